@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs every Debian and npm package Hangar's build and tests need. Idempotent:
+# a package already present is not fetched again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config git git-lfs curl ca-certificates
+  libboost1.81-dev libboost-url1.81-dev libboost-json1.81-dev libboost-system1.81-dev
+  libboost-thread1.81-dev
+  libgit2-dev libsqlite3-dev libssl-dev libargon2-dev zlib1g-dev
+  libtomlplusplus-dev libcli11-dev libspdlog-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  wrk python3
+)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi
+
+# Node.js: the machine's own if present, else Debian's.
+if ! command -v npm >/dev/null; then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs npm
+fi
+
+# npm packages used by the integration tests (the real @huggingface/hub client).
+if [ ! -f tests/js/node_modules/@huggingface/hub/package.json ]; then
+  (cd tests/js && npm install --no-audit --no-fund --loglevel=error)
+fi

@@ -1,0 +1,25 @@
+#pragma once
+// Principal: who is making a request, as established by the auth service from a token.
+
+#include <cstdint>
+#include <string>
+
+namespace hangar {
+
+enum class TokenRole { Read, Write };
+
+struct Principal {
+  bool anonymous = true;
+  int64_t user_id = 0;
+  std::string name;          // user name
+  bool is_admin = false;     // site administrator
+  TokenRole role = TokenRole::Read;  // role of the token used
+  int64_t token_id = 0;
+  std::string token_name;    // display name of the token
+  int64_t token_created_at = 0;  // unix seconds
+
+  bool CanWrite() const { return !anonymous && role == TokenRole::Write; }
+  static Principal Anonymous() { return Principal{}; }
+};
+
+}  // namespace hangar

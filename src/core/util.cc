@@ -1,0 +1,107 @@
+#include "core/util.h"
+
+#include <openssl/rand.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <vector>
+
+#include "core/hex.h"
+
+namespace hangar {
+
+int64_t NowUnix() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+int64_t NowUnixMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Iso8601(int64_t unix_seconds) {
+  std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[80];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.000Z", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+  return buf;
+}
+
+static void FillRandom(uint8_t* p, size_t n) {
+  if (RAND_bytes(p, static_cast<int>(n)) != 1) std::abort();  // no entropy: cannot go on
+}
+
+std::string RandomAlnum(size_t n) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  std::string out;
+  out.reserve(n);
+  uint8_t buf[64];
+  while (out.size() < n) {
+    FillRandom(buf, sizeof buf);
+    for (uint8_t b : buf) {
+      if (b >= 248) continue;  // 248 = 62 * 4: keep the distribution uniform
+      out.push_back(kAlphabet[b % 62]);
+      if (out.size() == n) break;
+    }
+  }
+  return out;
+}
+
+std::string RandomHex(size_t n) {
+  std::vector<uint8_t> buf(n);
+  FillRandom(buf.data(), n);
+  return HexEncode(buf);
+}
+
+static int HexVal(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string PercentDecode(std::string_view s, bool* ok) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size()) {
+      int hi = HexVal(s[i + 1]), lo = HexVal(s[i + 2]);
+      if (hi >= 0 && lo >= 0) {
+        out.push_back(static_cast<char>(hi << 4 | lo));
+        i += 2;
+        continue;
+      }
+    }
+    if (s[i] == '%' && ok) *ok = false;
+    out.push_back(s[i]);
+  }
+  return out;
+}
+
+std::string PercentEncode(std::string_view s, bool keep_slash) {
+  static constexpr char kDigits[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(s.size());
+  for (unsigned char c : s) {
+    bool unreserved = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                      (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' || c == '~';
+    if (unreserved || (keep_slash && c == '/')) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kDigits[c >> 4]);
+      out.push_back(kDigits[c & 0xf]);
+    }
+  }
+  return out;
+}
+
+}  // namespace hangar

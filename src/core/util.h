@@ -1,0 +1,29 @@
+#pragma once
+// Small shared helpers: time formatting, randomness.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace hangar {
+
+// Seconds since the Unix epoch, now.
+int64_t NowUnix();
+// Milliseconds since the Unix epoch, now.
+int64_t NowUnixMillis();
+// "2024-02-19T10:57:45.000Z" (hf-api.md §1.12): UTC with milliseconds and a Z suffix.
+std::string Iso8601(int64_t unix_seconds);
+
+// `n` characters of [A-Za-z0-9] from a cryptographic RNG (OpenSSL RAND_bytes).
+std::string RandomAlnum(size_t n);
+// `n` random bytes as 2n lower-case hex characters.
+std::string RandomHex(size_t n);
+
+// Percent-decodes `s` once; '+' is kept as is. nullopt-free: an invalid escape is kept
+// verbatim, and `ok` (when given) is set to false.
+std::string PercentDecode(std::string_view s, bool* ok = nullptr);
+// Percent-encodes everything but unreserved characters (RFC 3986) and, when
+// `keep_slash`, '/'.
+std::string PercentEncode(std::string_view s, bool keep_slash = false);
+
+}  // namespace hangar

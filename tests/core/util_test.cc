@@ -1,0 +1,31 @@
+#include "core/util.h"
+
+#include <gtest/gtest.h>
+
+namespace hangar {
+namespace {
+
+TEST(Util, Iso8601HasZSuffix) { EXPECT_EQ(Iso8601(1708340265), "2024-02-19T10:57:45.000Z"); }
+
+TEST(Util, PercentDecodeOnce) {
+  EXPECT_EQ(PercentDecode("refs%2Fpr%2F1"), "refs/pr/1");
+  EXPECT_EQ(PercentDecode("refs%252Fpr"), "refs%2Fpr");
+  bool ok = true;
+  EXPECT_EQ(PercentDecode("a%zz%4", &ok), "a%zz%4");
+  EXPECT_FALSE(ok);
+}
+
+TEST(Util, PercentEncode) {
+  EXPECT_EQ(PercentEncode("a b/c", true), "a%20b/c");
+  EXPECT_EQ(PercentEncode("a b/c"), "a%20b%2Fc");
+}
+
+TEST(Util, RandomAlnum) {
+  auto a = RandomAlnum(34), b = RandomAlnum(34);
+  EXPECT_EQ(a.size(), 34u);
+  EXPECT_NE(a, b);
+  for (char c : a) EXPECT_TRUE(isalnum(static_cast<unsigned char>(c)));
+}
+
+}  // namespace
+}  // namespace hangar
