@@ -1,0 +1,287 @@
+#include "storage/local/local_blob_store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <system_error>
+
+#include "core/util.h"
+#include "storage/file_source.h"
+
+namespace hangar::storage {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Appends are coalesced up to this many bytes per write(2); larger appends go straight
+// through. Memory per writer stays at this bound whatever the blob size.
+constexpr size_t kWriteBufferBytes = 256 * 1024;
+
+Error IoError(std::string_view what, const fs::path& path, int err) {
+  return MakeError(ErrorCode::Internal,
+                   std::string(what) + " " + path.string() + ": " + std::strerror(err));
+}
+
+Error UnknownBlob(const Sha256& id) {
+  return MakeError(ErrorCode::BlobUnknown, "blob sha256:" + id.Hex() + " is unknown");
+}
+
+// write(2) all of [p, p+n), retrying partial writes and EINTR.
+Result<void> WriteAll(int fd, const char* p, size_t n, const fs::path& path) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return IoError("write", path, errno);
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return {};
+}
+
+// fsync(2) of a directory, so a rename or mkdir in it survives a crash.
+Result<void> SyncDir(const fs::path& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return IoError("open", dir, errno);
+  int rc = ::fsync(fd);
+  int err = errno;
+  ::close(fd);
+  if (rc != 0) return IoError("fsync", dir, err);
+  return {};
+}
+
+// mkdir(2) that tolerates an existing directory; `created` says whether this call made it.
+Result<void> MakeDir(const fs::path& dir, bool& created) {
+  created = false;
+  if (::mkdir(dir.c_str(), 0755) == 0) {
+    created = true;
+    return {};
+  }
+  if (errno == EEXIST) return {};
+  return IoError("mkdir", dir, errno);
+}
+
+class LocalBlobWriter final : public BlobWriter {
+ public:
+  LocalBlobWriter(int fd, fs::path tmp_path, fs::path blobs_dir, Sha256 expected,
+                  std::optional<uint64_t> expected_size)
+      : fd_(fd),
+        tmp_path_(std::move(tmp_path)),
+        blobs_dir_(std::move(blobs_dir)),
+        expected_(expected),
+        expected_size_(expected_size),
+        buffer_(std::make_unique<char[]>(kWriteBufferBytes)) {}
+
+  ~LocalBlobWriter() override { Abort(); }
+
+  Result<void> Append(std::span<const char> data) override {
+    if (closed_) return MakeError(ErrorCode::Internal, "blob writer is already closed");
+    if (expected_size_ && data.size() > *expected_size_ - written_) {
+      Abort();
+      return MakeError(ErrorCode::SizeInvalid,
+                       "blob is larger than the expected " + std::to_string(*expected_size_) +
+                           " bytes");
+    }
+    hasher_.Update(std::string_view(data.data(), data.size()));
+    written_ += data.size();
+    if (buffered_ + data.size() <= kWriteBufferBytes) {
+      std::memcpy(buffer_.get() + buffered_, data.data(), data.size());
+      buffered_ += data.size();
+      return {};
+    }
+    if (auto r = Flush(); !r) return r;
+    if (data.size() >= kWriteBufferBytes) {
+      if (auto r = WriteAll(fd_, data.data(), data.size(), tmp_path_); !r) {
+        Abort();
+        return r;
+      }
+    } else {
+      std::memcpy(buffer_.get(), data.data(), data.size());
+      buffered_ = data.size();
+    }
+    return {};
+  }
+
+  Result<void> Commit() override {
+    if (closed_) return MakeError(ErrorCode::Internal, "blob writer is already closed");
+    if (auto r = Flush(); !r) return r;
+    if (expected_size_ && written_ != *expected_size_) {
+      Abort();
+      return MakeError(ErrorCode::SizeInvalid, "received " + std::to_string(written_) +
+                                                   " bytes, expected " +
+                                                   std::to_string(*expected_size_));
+    }
+    Sha256 actual = hasher_.Finish();
+    if (actual != expected_) {
+      Abort();
+      return MakeError(ErrorCode::DigestInvalid,
+                       "content has sha256 " + actual.Hex() + ", expected " + expected_.Hex());
+    }
+    auto r = Publish();
+    if (!r) Abort();
+    closed_ = true;
+    return r;
+  }
+
+  void Abort() override {
+    if (closed_) return;
+    closed_ = true;
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    ::unlink(tmp_path_.c_str());
+  }
+
+  uint64_t BytesWritten() const override { return written_; }
+
+ private:
+  Result<void> Flush() {
+    if (buffered_ == 0) return {};
+    auto r = WriteAll(fd_, buffer_.get(), buffered_, tmp_path_);
+    buffered_ = 0;
+    if (!r) Abort();
+    return r;
+  }
+
+  // The durable part of Commit: fsync, rename into place, fsync the directories.
+  Result<void> Publish() {
+    if (::fsync(fd_) != 0) return IoError("fsync", tmp_path_, errno);
+    int rc = ::close(fd_);
+    fd_ = -1;
+    if (rc != 0) return IoError("close", tmp_path_, errno);
+
+    std::string hex = expected_.Hex();
+    fs::path dir1 = blobs_dir_ / hex.substr(0, 2);
+    fs::path dir2 = dir1 / hex.substr(2, 2);
+    fs::path final_path = dir2 / hex;
+    bool made1 = false, made2 = false;
+    HANGAR_TRY(MakeDir(dir1, made1));
+    HANGAR_TRY(MakeDir(dir2, made2));
+
+    struct stat st;
+    if (::stat(final_path.c_str(), &st) == 0) {
+      // Content-addressed: the existing file holds these very bytes.
+      ::unlink(tmp_path_.c_str());
+    } else if (::rename(tmp_path_.c_str(), final_path.c_str()) != 0) {
+      return IoError("rename to", final_path, errno);
+    }
+    // Also when the blob existed: its writer may not have synced the directory yet.
+    HANGAR_TRY(SyncDir(dir2));
+    if (made2) HANGAR_TRY(SyncDir(dir1));
+    if (made1) HANGAR_TRY(SyncDir(blobs_dir_));
+    return {};
+  }
+
+  int fd_;
+  fs::path tmp_path_;
+  fs::path blobs_dir_;
+  Sha256 expected_;
+  std::optional<uint64_t> expected_size_;
+  Sha256Hasher hasher_;
+  std::unique_ptr<char[]> buffer_;
+  size_t buffered_ = 0;
+  uint64_t written_ = 0;
+  bool closed_ = false;
+};
+
+}  // namespace
+
+LocalBlobStore::LocalBlobStore(std::filesystem::path root)
+    : root_(std::move(root)), blobs_dir_(root_ / "blobs" / "sha256"), tmp_dir_(root_ / "tmp") {
+  std::error_code ec;
+  fs::create_directories(blobs_dir_, ec);
+  fs::create_directories(tmp_dir_, ec);
+}
+
+std::filesystem::path LocalBlobStore::BlobPath(const Sha256& id) const {
+  std::string hex = id.Hex();
+  return blobs_dir_ / hex.substr(0, 2) / hex.substr(2, 2) / hex;
+}
+
+Result<uint64_t> LocalBlobStore::Stat(const Sha256& id) {
+  fs::path path = BlobPath(id);
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return UnknownBlob(id);
+    return IoError("stat", path, errno);
+  }
+  return static_cast<uint64_t>(st.st_size);
+}
+
+Result<std::unique_ptr<ByteSource>> LocalBlobStore::Open(const Sha256& id, ByteRange range) {
+  auto src = OpenFileRange(BlobPath(id), range);
+  if (!src) {
+    if (src.error().code == ErrorCode::NotFound) return UnknownBlob(id);
+    return std::move(src).error();
+  }
+  return std::unique_ptr<ByteSource>(std::move(*src));
+}
+
+Result<std::unique_ptr<BlobWriter>> LocalBlobStore::Create(
+    const Sha256& expected, std::optional<uint64_t> expected_size) {
+  for (int attempt = 0;; ++attempt) {
+    fs::path tmp_path = tmp_dir_ / (expected.Hex() + "." + RandomHex(8));
+    int fd = ::open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      return std::unique_ptr<BlobWriter>(std::make_unique<LocalBlobWriter>(
+          fd, std::move(tmp_path), blobs_dir_, expected, expected_size));
+    }
+    if ((errno != EEXIST && errno != EINTR) || attempt == 3) {
+      return IoError("create", tmp_path, errno);
+    }
+  }
+}
+
+Result<void> LocalBlobStore::Delete(const Sha256& id) {
+  fs::path path = BlobPath(id);
+  if (::unlink(path.c_str()) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return UnknownBlob(id);
+    return IoError("unlink", path, errno);
+  }
+  // Fan-out dirs stay: removing them would race with a concurrent Commit's rename.
+  return {};
+}
+
+Result<std::string> LocalBlobStore::RedirectUrl(const Sha256& id, std::chrono::seconds ttl) {
+  return std::string();
+}
+
+Result<void> LocalBlobStore::CheckUsable() {
+  std::error_code ec;
+  fs::create_directories(blobs_dir_, ec);
+  fs::create_directories(tmp_dir_, ec);
+  for (const fs::path* dir : {&blobs_dir_, &tmp_dir_}) {
+    if (::access(dir->c_str(), R_OK | W_OK | X_OK) != 0) {
+      return MakeError(ErrorCode::Unavailable, "blob store directory " + dir->string() +
+                                                   " is not usable: " + std::strerror(errno));
+    }
+  }
+  return {};
+}
+
+Result<size_t> LocalBlobStore::CleanTmp(std::chrono::seconds older_than) {
+  std::error_code ec;
+  fs::directory_iterator it(tmp_dir_, ec);
+  if (ec) {
+    return MakeError(ErrorCode::Internal, "list " + tmp_dir_.string() + ": " + ec.message());
+  }
+  const auto cutoff = fs::file_time_type::clock::now() - older_than;
+  size_t removed = 0;
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    std::error_code entry_ec;
+    if (!it->is_regular_file(entry_ec)) continue;
+    auto mtime = it->last_write_time(entry_ec);
+    if (entry_ec || mtime >= cutoff) continue;
+    if (fs::remove(it->path(), entry_ec)) ++removed;
+  }
+  if (ec) {
+    return MakeError(ErrorCode::Internal, "list " + tmp_dir_.string() + ": " + ec.message());
+  }
+  return removed;
+}
+
+}  // namespace hangar::storage

@@ -1,0 +1,62 @@
+#pragma once
+// LocalBlobStore: the BlobStore on a local (or shared POSIX) filesystem, the default.
+
+#include <chrono>
+#include <filesystem>
+
+#include "storage/blob_store.h"
+
+namespace hangar::storage {
+
+// Disk layout under `root` (the data dir; DESIGN.md §Data dir):
+//
+//   <root>/
+//     blobs/
+//       sha256/
+//         <hex[0:2]>/
+//           <hex[2:4]>/
+//             <hex>               a committed blob: complete, verified, never modified
+//     tmp/
+//       <hex>.<16 random hex>     a write in flight; renamed into blobs/ by Commit()
+//
+//   e.g. blob e3b0c442...7852b855 is <root>/blobs/sha256/e3/b0/e3b0c442...7852b855
+//
+// A file appears under blobs/ only by rename(2) after its bytes were verified and
+// fsynced, so a crash leaves either no blob or the whole blob, plus perhaps a stray file
+// in tmp/ (removed by CleanTmp). tmp/ sits on the same filesystem so rename is atomic.
+//
+// Thread-safe and stateless beyond `root`: several processes may share one root.
+class LocalBlobStore final : public BlobStore {
+ public:
+  // Creates <root>/blobs/sha256 and <root>/tmp when missing. Never fails: a root that
+  // cannot be created makes CheckUsable() (and every call) report the problem.
+  explicit LocalBlobStore(std::filesystem::path root);
+
+  Result<uint64_t> Stat(const Sha256& id) override;
+  Result<std::unique_ptr<ByteSource>> Open(const Sha256& id, ByteRange range) override;
+  Result<std::unique_ptr<BlobWriter>> Create(const Sha256& expected,
+                                             std::optional<uint64_t> expected_size) override;
+  Result<void> Delete(const Sha256& id) override;
+  // Always "": local blobs are served by Hangar itself.
+  Result<std::string> RedirectUrl(const Sha256& id, std::chrono::seconds ttl) override;
+  // Unavailable unless blobs/sha256/ and tmp/ exist and are writable.
+  Result<void> CheckUsable() override;
+
+  // Removes files in tmp/ last modified more than `older_than` ago (writes a crash or a
+  // killed process left behind); returns how many were removed. Do not pass less than
+  // the longest an upload may stall, or live writes lose their temporary.
+  // Errors: Internal when tmp/ cannot be listed.
+  Result<size_t> CleanTmp(std::chrono::seconds older_than);
+
+  // Where blob `id` lives (or would live) on disk.
+  std::filesystem::path BlobPath(const Sha256& id) const;
+  // The directory of in-flight writes.
+  const std::filesystem::path& TmpDir() const { return tmp_dir_; }
+
+ private:
+  std::filesystem::path root_;
+  std::filesystem::path blobs_dir_;  // <root>/blobs/sha256
+  std::filesystem::path tmp_dir_;    // <root>/tmp
+};
+
+}  // namespace hangar::storage

@@ -1,0 +1,360 @@
+// One suite, run on every BlobStore implementation (STYLE.md §7).
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <functional>
+#include <thread>
+
+#include "storage/blob_store.h"
+#include "storage/local/local_blob_store.h"
+#include "storage/memory/memory_blob_store.h"
+#include "test_util.h"
+
+namespace hangar::storage {
+namespace {
+
+using testing_util::AsBytes;
+using testing_util::ListFiles;
+using testing_util::TempDir;
+
+struct StoreFactory {
+  std::string name;
+  std::function<std::unique_ptr<BlobStore>(const std::filesystem::path& dir)> make;
+  // Temporaries of unfinished writes still around: tmp/ files, pending memory writers.
+  std::function<size_t(BlobStore& store, const std::filesystem::path& dir)> leftovers;
+};
+
+StoreFactory LocalFactory() {
+  return {"Local",
+          [](const std::filesystem::path& dir) { return std::make_unique<LocalBlobStore>(dir); },
+          [](BlobStore&, const std::filesystem::path& dir) {
+            return ListFiles(dir / "tmp").size();
+          }};
+}
+
+StoreFactory MemoryFactory() {
+  return {"Memory", [](const std::filesystem::path&) { return std::make_unique<MemoryBlobStore>(); },
+          [](BlobStore& store, const std::filesystem::path&) {
+            return static_cast<MemoryBlobStore&>(store).PendingWriters();
+          }};
+}
+
+class BlobStoreConformance : public testing::TestWithParam<StoreFactory> {
+ protected:
+  void SetUp() override { store_ = GetParam().make(dir_.path()); }
+  size_t Leftovers() { return GetParam().leftovers(*store_, dir_.path()); }
+
+  // Writes `content` as one blob in appends of `chunk` bytes; returns its Sha256.
+  Sha256 Put(std::string_view content, size_t chunk = 4) {
+    Sha256 id = Sha256::Of(content);
+    auto w = store_->Create(id, content.size());
+    EXPECT_TRUE(w.has_value());
+    for (size_t i = 0; i < content.size(); i += chunk) {
+      EXPECT_TRUE((*w)->Append(AsBytes(content.substr(i, chunk))).has_value());
+    }
+    auto r = (*w)->Commit();
+    EXPECT_TRUE(r.has_value()) << r.error().message;
+    return id;
+  }
+
+  // Everything `range` of `id` reads, or the error code.
+  std::string Read(const Sha256& id, ByteRange range = {}) {
+    auto src = store_->Open(id, range);
+    if (!src) return "error:" + std::string(Describe(src.error().code).name);
+    auto all = ReadAll(**src, 1 << 20);
+    EXPECT_TRUE(all.has_value());
+    return *all;
+  }
+
+  TempDir dir_;
+  std::unique_ptr<BlobStore> store_;
+};
+
+TEST_P(BlobStoreConformance, WriteThenReadBack) {
+  const std::string content = "hello world";
+  Sha256 id = Sha256::Of(content);
+  auto w = store_->Create(id, std::nullopt).value();
+  ASSERT_TRUE(w->Append(AsBytes("hello ")).has_value());
+  ASSERT_TRUE(w->Append(AsBytes("world")).has_value());
+  EXPECT_EQ(w->BytesWritten(), 11u);
+  ASSERT_TRUE(w->Commit().has_value());
+
+  EXPECT_EQ(store_->Stat(id).value(), 11u);
+  auto src = store_->Open(id, {}).value();
+  EXPECT_EQ(src->Size(), 11u);
+  EXPECT_EQ(ReadAll(*src, 100).value(), content);
+  EXPECT_EQ(src->Size(), 0u);
+  EXPECT_EQ(Leftovers(), 0u);
+}
+
+TEST_P(BlobStoreConformance, InvisibleUntilCommit) {
+  Sha256 id = Sha256::Of("pending");
+  auto w = store_->Create(id, 7).value();
+  ASSERT_TRUE(w->Append(AsBytes("pending")).has_value());
+  EXPECT_EQ(store_->Stat(id).error().code, ErrorCode::BlobUnknown);
+  EXPECT_EQ(store_->Open(id, {}).error().code, ErrorCode::BlobUnknown);
+  EXPECT_EQ(Leftovers(), 1u);
+  ASSERT_TRUE(w->Commit().has_value());
+  EXPECT_EQ(store_->Stat(id).value(), 7u);
+}
+
+TEST_P(BlobStoreConformance, RangeFromOffsetToEnd) {
+  Sha256 id = Put("hello world");
+  auto src = store_->Open(id, ByteRange::From(6)).value();
+  EXPECT_EQ(src->Size(), 5u);
+  EXPECT_EQ(ReadAll(*src, 100).value(), "world");
+}
+
+TEST_P(BlobStoreConformance, RangeWithOffsetAndLength) {
+  Sha256 id = Put("hello world");
+  EXPECT_EQ(Read(id, ByteRange::Window(2, 3)), "llo");
+  EXPECT_EQ(Read(id, ByteRange::Window(0, 0)), "");
+  EXPECT_EQ(Read(id, ByteRange::Window(10, 1)), "d");
+}
+
+TEST_P(BlobStoreConformance, RangeLengthIsClampedToTheEnd) {
+  Sha256 id = Put("hello world");
+  auto src = store_->Open(id, ByteRange::Window(6, 1000)).value();
+  EXPECT_EQ(src->Size(), 5u);
+  EXPECT_EQ(ReadAll(*src, 100).value(), "world");
+}
+
+TEST_P(BlobStoreConformance, RangePastTheEndIsNotSatisfiable) {
+  Sha256 id = Put("hello world");
+  EXPECT_EQ(Read(id, ByteRange::From(11)), "");  // at the end: empty, not an error
+  auto r = store_->Open(id, ByteRange::From(12));
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::RangeNotSatisfiable);
+  EXPECT_NE(r.error().message.find("12"), std::string::npos) << r.error().message;
+}
+
+TEST_P(BlobStoreConformance, EmptyBlob) {
+  Sha256 id = Sha256::Of("");
+  auto w = store_->Create(id, 0).value();
+  ASSERT_TRUE(w->Commit().has_value());
+  EXPECT_EQ(store_->Stat(id).value(), 0u);
+  auto src = store_->Open(id, {}).value();
+  EXPECT_EQ(src->Size(), 0u);
+  char buf[8];
+  EXPECT_EQ(src->Read(buf).value(), 0u);
+  EXPECT_EQ(store_->Open(id, ByteRange::From(1)).error().code, ErrorCode::RangeNotSatisfiable);
+}
+
+TEST_P(BlobStoreConformance, SmallReadBuffersSeeEveryByte) {
+  Sha256 id = Put("0123456789abcdef");
+  auto src = store_->Open(id, ByteRange::Window(1, 14)).value();
+  std::string got;
+  char buf[3];
+  for (;;) {
+    size_t n = src->Read(buf).value();
+    if (n == 0) break;
+    EXPECT_LE(n, sizeof buf);
+    got.append(buf, n);
+  }
+  EXPECT_EQ(got, "123456789abcde");
+}
+
+TEST_P(BlobStoreConformance, WrongDigestIsRejectedAndLeavesNothing) {
+  Sha256 expected = Sha256::Of("expected");
+  auto w = store_->Create(expected, std::nullopt).value();
+  ASSERT_TRUE(w->Append(AsBytes("other bytes")).has_value());
+  auto r = w->Commit();
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::DigestInvalid);
+  EXPECT_NE(r.error().message.find(expected.Hex()), std::string::npos);
+  EXPECT_NE(r.error().message.find(Sha256::Of("other bytes").Hex()), std::string::npos);
+  EXPECT_EQ(store_->Stat(expected).error().code, ErrorCode::BlobUnknown);
+  EXPECT_EQ(store_->Stat(Sha256::Of("other bytes")).error().code, ErrorCode::BlobUnknown);
+  EXPECT_EQ(Leftovers(), 0u);
+}
+
+TEST_P(BlobStoreConformance, ShortContentIsSizeInvalid) {
+  Sha256 id = Sha256::Of("hello");
+  auto w = store_->Create(id, 6).value();
+  ASSERT_TRUE(w->Append(AsBytes("hello")).has_value());
+  auto r = w->Commit();
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::SizeInvalid);
+  EXPECT_EQ(r.error().message, "received 5 bytes, expected 6");
+  EXPECT_EQ(store_->Stat(id).error().code, ErrorCode::BlobUnknown);
+  EXPECT_EQ(Leftovers(), 0u);
+}
+
+TEST_P(BlobStoreConformance, AppendPastExpectedSizeFailsAtOnce) {
+  Sha256 id = Sha256::Of("hello world");
+  auto w = store_->Create(id, 5).value();
+  ASSERT_TRUE(w->Append(AsBytes("hello")).has_value());
+  auto r = w->Append(AsBytes(" world"));
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::SizeInvalid);
+  EXPECT_EQ(Leftovers(), 0u);  // the failed writer already dropped its temporary
+  EXPECT_EQ(w->Commit().error().code, ErrorCode::Internal);
+  EXPECT_EQ(store_->Stat(id).error().code, ErrorCode::BlobUnknown);
+}
+
+TEST_P(BlobStoreConformance, AbortLeavesNothing) {
+  Sha256 id = Sha256::Of("aborted");
+  auto w = store_->Create(id, std::nullopt).value();
+  ASSERT_TRUE(w->Append(AsBytes("aborted")).has_value());
+  w->Abort();
+  w->Abort();  // idempotent
+  EXPECT_EQ(Leftovers(), 0u);
+  EXPECT_EQ(w->Append(AsBytes("x")).error().code, ErrorCode::Internal);
+  EXPECT_EQ(w->Commit().error().code, ErrorCode::Internal);
+  EXPECT_EQ(store_->Stat(id).error().code, ErrorCode::BlobUnknown);
+}
+
+TEST_P(BlobStoreConformance, DestroyingAnUncommittedWriterLeavesNothing) {
+  Sha256 id = Sha256::Of("dropped");
+  {
+    auto w = store_->Create(id, std::nullopt).value();
+    ASSERT_TRUE(w->Append(AsBytes("dropped")).has_value());
+    EXPECT_EQ(Leftovers(), 1u);
+  }
+  EXPECT_EQ(Leftovers(), 0u);
+  EXPECT_EQ(store_->Stat(id).error().code, ErrorCode::BlobUnknown);
+}
+
+TEST_P(BlobStoreConformance, CommitAfterCommitFailsAndKeepsTheBlob) {
+  Sha256 id = Put("once");
+  auto w = store_->Create(id, 4).value();
+  ASSERT_TRUE(w->Append(AsBytes("once")).has_value());
+  ASSERT_TRUE(w->Commit().has_value());  // already there: still a success
+  EXPECT_EQ(w->Commit().error().code, ErrorCode::Internal);
+  EXPECT_EQ(w->Append(AsBytes("x")).error().code, ErrorCode::Internal);
+  w.reset();  // destructor after a commit must not remove the blob
+  EXPECT_EQ(Read(id), "once");
+  EXPECT_EQ(Leftovers(), 0u);
+}
+
+TEST_P(BlobStoreConformance, ConcurrentWritersOfTheSameBlobAllSucceed) {
+  std::string content(300 * 1024, '\0');
+  for (size_t i = 0; i < content.size(); ++i) content[i] = static_cast<char>(i * 31 + i / 977);
+  Sha256 id = Sha256::Of(content);
+
+  // Two writers interleaved on one thread: both commit.
+  auto a = store_->Create(id, content.size()).value();
+  auto b = store_->Create(id, content.size()).value();
+  for (size_t i = 0; i < content.size(); i += 10000) {
+    ASSERT_TRUE(a->Append(AsBytes(std::string_view(content).substr(i, 10000))).has_value());
+    ASSERT_TRUE(b->Append(AsBytes(std::string_view(content).substr(i, 10000))).has_value());
+  }
+  ASSERT_TRUE(b->Commit().has_value());
+  ASSERT_TRUE(a->Commit().has_value());
+
+  // Eight writers on eight threads, racing to publish another blob.
+  std::string other = content + "!";
+  Sha256 other_id = Sha256::Of(other);
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      auto w = store_->Create(other_id, other.size());
+      if (!w) return;
+      size_t chunk = 1000 + 37 * t;
+      for (size_t i = 0; i < other.size(); i += chunk) {
+        if (!(*w)->Append(AsBytes(std::string_view(other).substr(i, chunk)))) return;
+      }
+      if ((*w)->Commit()) ++ok;
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(ok.load(), 8);
+  EXPECT_EQ(Read(id), content);
+  EXPECT_EQ(Read(other_id), other);
+  EXPECT_EQ(Leftovers(), 0u);
+}
+
+TEST_P(BlobStoreConformance, UnknownBlob) {
+  Sha256 id = Sha256::Of("never written");
+  auto st = store_->Stat(id);
+  ASSERT_FALSE(st.has_value());
+  EXPECT_EQ(st.error().code, ErrorCode::BlobUnknown);
+  EXPECT_NE(st.error().message.find(id.Hex()), std::string::npos);
+  EXPECT_EQ(store_->Open(id, {}).error().code, ErrorCode::BlobUnknown);
+  EXPECT_EQ(store_->Delete(id).error().code, ErrorCode::BlobUnknown);
+}
+
+TEST_P(BlobStoreConformance, DeleteRemovesButOpenReadersFinish) {
+  Sha256 id = Put("to be deleted");
+  auto src = store_->Open(id, {}).value();
+  ASSERT_TRUE(store_->Delete(id).has_value());
+  EXPECT_EQ(store_->Stat(id).error().code, ErrorCode::BlobUnknown);
+  EXPECT_EQ(store_->Delete(id).error().code, ErrorCode::BlobUnknown);
+  EXPECT_EQ(ReadAll(*src, 100).value(), "to be deleted");
+  // And it can be written again.
+  Put("to be deleted");
+  EXPECT_EQ(Read(id), "to be deleted");
+}
+
+TEST_P(BlobStoreConformance, NoRedirectAndUsable) {
+  Sha256 id = Put("x");
+  EXPECT_EQ(store_->RedirectUrl(id, std::chrono::seconds(60)).value(), "");
+  EXPECT_TRUE(store_->CheckUsable().has_value());
+}
+
+// Content of the large test: byte i of a pattern whose period (a prime) is no power of 2,
+// so misplaced chunks change the digest.
+constexpr size_t kPatternPeriod = 1000003;
+char PatternByte(uint64_t i) {
+  uint64_t k = i % kPatternPeriod;
+  return static_cast<char>((k * 2654435761u) >> 13);
+}
+
+TEST_P(BlobStoreConformance, SixtyFourMebibytesInSmallAppends) {
+  constexpr uint64_t kSize = 64ull << 20;
+  std::string pattern(kPatternPeriod + 9000, '\0');
+  for (size_t i = 0; i < pattern.size(); ++i) pattern[i] = PatternByte(i);
+  Sha256Hasher hasher;
+  for (uint64_t i = 0; i < kSize;) {
+    size_t n = std::min<uint64_t>(kPatternPeriod - i % kPatternPeriod, kSize - i);
+    hasher.Update(std::string_view(pattern).substr(i % kPatternPeriod, n));
+    i += n;
+  }
+  Sha256 id = hasher.Finish();
+
+  auto w = store_->Create(id, kSize).value();
+  uint64_t written = 0;
+  for (size_t step = 0; written < kSize; ++step) {
+    size_t n = std::min<uint64_t>(1 + (step * 7919) % 8192, kSize - written);  // 1..8192
+    ASSERT_TRUE(w->Append(AsBytes(std::string_view(pattern).substr(written % kPatternPeriod, n)))
+                    .has_value());
+    written += n;
+  }
+  EXPECT_EQ(w->BytesWritten(), kSize);
+  auto r = w->Commit();
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  EXPECT_EQ(store_->Stat(id).value(), kSize);
+  EXPECT_EQ(Leftovers(), 0u);
+
+  // Read it all back through a 64 KiB buffer and hash it.
+  auto src = store_->Open(id, {}).value();
+  Sha256Hasher back;
+  std::vector<char> buf(64 * 1024);
+  uint64_t total = 0;
+  for (;;) {
+    size_t n = src->Read(buf).value();
+    if (n == 0) break;
+    back.Update(std::string_view(buf.data(), n));
+    total += n;
+  }
+  EXPECT_EQ(total, kSize);
+  EXPECT_EQ(back.Finish(), id);
+
+  // A window in the middle holds the bytes that were written there.
+  const uint64_t offset = kSize / 2 + 12345;
+  auto mid = store_->Open(id, ByteRange::Window(offset, 5000)).value();
+  std::string got = ReadAll(*mid, 10000).value();
+  ASSERT_EQ(got.size(), 5000u);
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], PatternByte(offset + i)) << i;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, BlobStoreConformance,
+                         testing::Values(LocalFactory(), MemoryFactory()),
+                         [](const testing::TestParamInfo<StoreFactory>& info) {
+                           return info.param.name;
+                         });
+
+}  // namespace
+}  // namespace hangar::storage

@@ -1,0 +1,112 @@
+// What only the local store promises: its disk layout, tmp/ handling, readiness.
+
+#include "storage/local/local_blob_store.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+
+#include "test_util.h"
+
+namespace hangar::storage {
+namespace {
+
+using testing_util::AsBytes;
+using testing_util::ListFiles;
+using testing_util::TempDir;
+
+TEST(LocalBlobStore, CreatesItsDirectories) {
+  TempDir dir;
+  LocalBlobStore store(dir.path() / "data");
+  EXPECT_TRUE(std::filesystem::is_directory(dir.path() / "data" / "blobs" / "sha256"));
+  EXPECT_TRUE(std::filesystem::is_directory(dir.path() / "data" / "tmp"));
+  EXPECT_TRUE(store.CheckUsable().has_value());
+}
+
+TEST(LocalBlobStore, LayoutIsTwoLevelFanOut) {
+  TempDir dir;
+  LocalBlobStore store(dir.path());
+  Sha256 id = Sha256::Of("layout");
+  std::string hex = id.Hex();
+  auto w = store.Create(id, 6).value();
+
+  // In flight: one file in tmp/, named after the blob, nothing under blobs/.
+  ASSERT_TRUE(w->Append(AsBytes("layout")).has_value());
+  auto tmp = ListFiles(dir.path() / "tmp");
+  ASSERT_EQ(tmp.size(), 1u);
+  EXPECT_EQ(tmp[0].substr(0, 65), hex + ".");
+  EXPECT_TRUE(ListFiles(dir.path() / "blobs" / "sha256").empty());
+
+  ASSERT_TRUE(w->Commit().has_value());
+  auto expected = dir.path() / "blobs" / "sha256" / hex.substr(0, 2) / hex.substr(2, 2) / hex;
+  EXPECT_EQ(store.BlobPath(id), expected);
+  struct stat st;
+  ASSERT_EQ(::stat(expected.c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, 6);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_NE(st.st_mode & S_IRUSR, 0u);
+  EXPECT_EQ(st.st_mode & S_IWOTH, 0u);
+  EXPECT_TRUE(ListFiles(dir.path() / "tmp").empty());
+}
+
+TEST(LocalBlobStore, FilesLeftInTmpAreNotBlobs) {
+  TempDir dir;
+  LocalBlobStore store(dir.path());
+  Sha256 id = Sha256::Of("crashed");
+  // What a crash mid-upload leaves: a complete-looking temporary.
+  std::ofstream(dir.path() / "tmp" / (id.Hex() + ".0123456789abcdef")) << "crashed";
+  EXPECT_EQ(store.Stat(id).error().code, ErrorCode::BlobUnknown);
+}
+
+TEST(LocalBlobStore, CleanTmpRemovesOnlyOldFiles) {
+  TempDir dir;
+  LocalBlobStore store(dir.path());
+  auto stale = dir.path() / "tmp" / "stale.part";
+  std::ofstream(stale) << "left by a crash";
+  std::filesystem::last_write_time(
+      stale, std::filesystem::file_time_type::clock::now() - std::chrono::hours(2));
+
+  Sha256 id = Sha256::Of("live");
+  auto live = store.Create(id, 4).value();
+  ASSERT_TRUE(live->Append(AsBytes("li")).has_value());
+
+  EXPECT_EQ(store.CleanTmp(std::chrono::hours(1)).value(), 1u);
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_EQ(ListFiles(dir.path() / "tmp").size(), 1u);  // the live write's temporary
+
+  ASSERT_TRUE(live->Append(AsBytes("ve")).has_value());
+  ASSERT_TRUE(live->Commit().has_value());
+  EXPECT_EQ(store.Stat(id).value(), 4u);
+  EXPECT_EQ(store.CleanTmp(std::chrono::hours(1)).value(), 0u);
+}
+
+TEST(LocalBlobStore, UnusableRootIsReported) {
+  TempDir dir;
+  auto not_a_dir = dir.path() / "file";
+  std::ofstream(not_a_dir) << "x";
+  LocalBlobStore store(not_a_dir);
+  auto r = store.CheckUsable();
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::Unavailable);
+  EXPECT_NE(r.error().message.find(not_a_dir.string()), std::string::npos);
+  auto w = store.Create(Sha256::Of("x"), std::nullopt);
+  ASSERT_FALSE(w.has_value());
+  EXPECT_EQ(w.error().code, ErrorCode::Internal);
+}
+
+TEST(LocalBlobStore, ReopeningAStoreSeesItsBlobs) {
+  TempDir dir;
+  Sha256 id = Sha256::Of("durable");
+  {
+    LocalBlobStore store(dir.path());
+    auto w = store.Create(id, std::nullopt).value();
+    ASSERT_TRUE(w->Append(AsBytes("durable")).has_value());
+    ASSERT_TRUE(w->Commit().has_value());
+  }
+  LocalBlobStore again(dir.path());
+  EXPECT_EQ(again.Stat(id).value(), 7u);
+}
+
+}  // namespace
+}  // namespace hangar::storage
