@@ -1,0 +1,141 @@
+#pragma once
+// Config: every setting of a Hangar process, with its default in the initializer.
+// Layers (DESIGN.md §Configuration): embedded defaults → TOML file → HANGAR_* environment
+// → command-line overrides. Every key is listed in docs/config.md.
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/result.h"
+
+namespace hangar::config {
+
+// Which BlobStore holds LFS objects and OCI blobs.
+enum class BlobsKind { Local, S3 };
+// How blob downloads reach clients: through Hangar, or by redirect to a presigned URL.
+enum class DownloadMode { Proxy, Redirect };
+// How blob uploads reach the store: through Hangar, or straight to presigned URLs.
+enum class UploadMode { Proxy, Direct };
+
+// [server]
+struct ServerConfig {
+  std::string listen = "127.0.0.1:8080";  // host:port or [v6]:port; port 0 = any free port
+  std::string public_url;        // "" = derive from the request's Host; no trailing '/'
+  int threads = 0;               // I/O threads; 0 = one per core (LoadConfig resolves it)
+  int worker_threads = 0;        // blocking-work pool; 0 = max(8, 4 × cores) (resolved)
+  int64_t max_header_bytes = 16384;  // request line + headers, bytes (431 above)
+  int idle_timeout_s = 60;           // keep-alive connection idle timeout, seconds
+  int shutdown_grace_s = 30;         // on SIGTERM, seconds to let requests finish
+};
+
+// [storage]
+struct StorageConfig {
+  std::string data_dir = "./hangar-data";           // root of repos/, blobs/, tmp/, hangar.db
+  BlobsKind blobs = BlobsKind::Local;               // "local" | "s3"
+  DownloadMode download_mode = DownloadMode::Proxy;  // "proxy" | "redirect"
+  UploadMode upload_mode = UploadMode::Proxy;        // "proxy" | "direct"
+};
+
+// [database]
+struct DatabaseConfig {
+  std::string sqlite_path;   // "" = <data_dir>/hangar.db (LoadConfig resolves it)
+  std::string postgres_url;  // "" = use SQLite; else postgres://user:pass@host/db
+};
+
+// [limits]
+struct LimitsConfig {
+  int pack_concurrency = 3;            // git upload-pack processes running at once
+  int pack_per_principal = 2;          // of which one user/token/IP may hold
+  int pack_queue = 32;                 // clones waiting for a slot; beyond: 429
+  int pack_queue_wait_s = 60;          // longest wait in that queue, seconds; then 429
+  int push_concurrency = 2;            // git receive-pack processes running at once
+  int password_hash_concurrency = 2;   // argon2id verifications running at once
+  int64_t max_json_body_bytes = 10 << 20;  // JSON request bodies, bytes (413 above)
+  int max_lfs_batch_objects = 1000;        // objects in one LFS batch request
+  int64_t max_upload_bytes = 0;            // one uploaded file/blob, bytes; 0 = unlimited
+};
+
+// [auth]
+struct AuthConfig {
+  int ticket_ttl_s = 3600;  // lifetime of credentials in LFS action hrefs, seconds
+  std::string secret_file;  // "" = <data_dir>/secret: server signing key, made on first
+                            // start with mode 0600 (LoadConfig resolves the path)
+};
+
+// [cache]
+struct CacheConfig {
+  int entries = 100000;  // in-process metadata cache (resolved revisions, repo rows)
+};
+
+// [log]
+struct LogConfig {
+  std::string level = "info";  // trace | debug | info | warn | error | critical | off
+  bool access_log = true;      // one line per request
+};
+
+// The whole configuration. A plain value; copy it freely. Nothing reads it globally:
+// each component's constructor takes its own section.
+struct Config {
+  ServerConfig server;
+  StorageConfig storage;
+  DatabaseConfig database;
+  LimitsConfig limits;
+  AuthConfig auth;
+  CacheConfig cache;
+  LogConfig log;
+};
+
+// Where LoadConfig reads from.
+struct LoadOptions {
+  // A TOML file (--config). When absent, HANGAR_CONFIG names one, if set.
+  std::optional<std::filesystem::path> config_file;
+  // TOML text applied in the file's place when config_file is absent (tests, embedding).
+  std::optional<std::string> config_toml;
+  // Environment lookup; nullptr = ::getenv. Returns nullopt for an unset variable.
+  std::function<std::optional<std::string>(const std::string& name)> getenv;
+  // Flag values, applied last, in order: {"server.listen", "127.0.0.1:0"}.
+  std::vector<std::pair<std::string, std::string>> overrides;
+};
+
+// Builds the configuration: defaults, then the TOML file, then environment variables
+// (HANGAR_<SECTION>_<KEY> for every key, e.g. HANGAR_LIMITS_PACK_QUEUE, plus the short
+// forms HANGAR_DATA_DIR, HANGAR_LISTEN, HANGAR_PUBLIC_URL, HANGAR_LOG_LEVEL, which the
+// long forms override), then `overrides`. Then validates and resolves it (Finalize).
+// Errors: BadRequest naming the source and the key, e.g. "config file hangar.toml:
+// unknown key 'server.lisen'" or "HANGAR_SERVER_THREADS: expected an integer, got 'x'";
+// NotFound when the config file does not exist.
+Result<Config> LoadConfig(const LoadOptions& options);
+
+// Checks cross-field rules (listen parses, public_url is http(s), ...) and fills the
+// derived defaults: server.threads, server.worker_threads, database.sqlite_path,
+// auth.secret_file; strips a trailing '/' from server.public_url.
+// Errors: BadRequest naming the key.
+Result<void> Finalize(Config& config);
+
+// Sets one key from its string form, as a flag or environment variable would:
+// SetKey(c, "limits.pack_queue", "64"). Errors: BadRequest (unknown key, bad value).
+Result<void> SetKey(Config& config, std::string_view key, std::string_view value);
+
+// Splits a "--set key=value" flag into its key and value. Errors: BadRequest.
+Result<std::pair<std::string, std::string>> ParseOverride(std::string_view flag);
+
+// The configuration as TOML: every key, in docs/config.md's order (`hangar config`).
+std::string ToToml(const Config& config);
+
+// Splits a listen address into host and port: "127.0.0.1:8080" → {"127.0.0.1", 8080},
+// "[::1]:0" → {"::1", 0}, "localhost:80" → {"localhost", 80}. Errors: BadRequest for a
+// missing host or port, a port over 65535, or an unbracketed IPv6 address.
+Result<std::pair<std::string, uint16_t>> ParseListen(std::string_view listen);
+
+// Wire names of the enums, as written in TOML ("local", "redirect", ...).
+std::string_view Name(BlobsKind v);
+std::string_view Name(DownloadMode v);
+std::string_view Name(UploadMode v);
+
+}  // namespace hangar::config
