@@ -108,8 +108,9 @@ struct LoadOptions {
 // forms HANGAR_DATA_DIR, HANGAR_LISTEN, HANGAR_PUBLIC_URL, HANGAR_LOG_LEVEL, which the
 // long forms override), then `overrides`. Then validates and resolves it (Finalize).
 // Errors: BadRequest naming the source and the key, e.g. "config file hangar.toml:
-// unknown key 'server.lisen'" or "HANGAR_SERVER_THREADS: expected an integer, got 'x'";
-// NotFound when the config file does not exist.
+// unknown key 'server.lisen'" or "HANGAR_SERVER_THREADS: expected an integer, got 'x'",
+// also when the config file cannot be read. A bad value in any layer is an error, even
+// when a later layer would replace it.
 Result<Config> LoadConfig(const LoadOptions& options);
 
 // Checks cross-field rules (listen parses, public_url is http(s), ...) and fills the
