@@ -9,7 +9,7 @@ APT_PACKAGES=(
   libboost1.81-dev libboost-url1.81-dev libboost-json1.81-dev libboost-system1.81-dev
   libboost-thread1.81-dev
   libgit2-dev libsqlite3-dev libssl-dev libargon2-dev zlib1g-dev
-  libtomlplusplus-dev libcli11-dev libspdlog-dev
+  libtomlplusplus-dev libcli11-dev libspdlog-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   wrk python3
 )

@@ -1,0 +1,86 @@
+#include "api/error_render.h"
+
+#include <boost/json.hpp>
+
+namespace hangar::api {
+
+namespace json = boost::json;
+
+namespace {
+
+// X-Error-Code is sent only for the codes the HF clients classify (hf-api.md §1.10) plus
+// a few informative ones; an invalid token must carry none (§1.7).
+bool SendsHfErrorCode(ErrorCode c) {
+  switch (c) {
+    case ErrorCode::RepoNotFound:
+    case ErrorCode::RevisionNotFound:
+    case ErrorCode::EntryNotFound:
+    case ErrorCode::GatedRepo:
+    case ErrorCode::BadRequest:
+    case ErrorCode::Conflict:
+    case ErrorCode::Forbidden:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Header values may not carry CR/LF; messages can quote user input.
+std::string HeaderSafe(std::string s) {
+  for (auto& c : s) {
+    if (c == '\r' || c == '\n' || static_cast<unsigned char>(c) < 0x20) c = ' ';
+  }
+  return s;
+}
+
+}  // namespace
+
+http::Response RenderError(http::ApiFamily api, const Error& e, const http::Request& req) {
+  const ErrorInfo& info = Describe(e.code);
+  http::Response res;
+  res.status = info.http_status;
+  if (e.code == ErrorCode::Unauthorized && api != http::ApiFamily::Oci) {
+    res.SetHeader("WWW-Authenticate", "Basic realm=\"Hangar\"");
+  }
+  switch (api) {
+    case http::ApiFamily::Hf:
+    case http::ApiFamily::Plain:
+    case http::ApiFamily::Html: {
+      if (SendsHfErrorCode(e.code)) res.SetHeader("X-Error-Code", std::string(info.name));
+      res.SetHeader("X-Error-Message", HeaderSafe(e.message));
+      res.body = json::serialize(json::object{{"error", e.message}});
+      res.SetHeader("Content-Type", "application/json");
+      break;
+    }
+    case http::ApiFamily::Lfs: {
+      if (e.code == ErrorCode::Unauthorized) {
+        res.SetHeader("LFS-Authenticate", "Basic realm=\"Hangar\"");
+      }
+      if (SendsHfErrorCode(e.code)) res.SetHeader("X-Error-Code", std::string(info.name));
+      res.SetHeader("X-Error-Message", HeaderSafe(e.message));
+      res.body = json::serialize(
+          json::object{{"message", e.message}, {"request_id", req.request_id}});
+      res.SetHeader("Content-Type", "application/vnd.git-lfs+json");
+      break;
+    }
+    case http::ApiFamily::Oci: {
+      std::string code = info.oci_code.empty() ? "UNKNOWN" : std::string(info.oci_code);
+      res.body = json::serialize(json::object{
+          {"errors", json::array{json::object{{"code", code}, {"message", e.message}}}}});
+      res.SetHeader("Content-Type", "application/json");
+      break;
+    }
+    case http::ApiFamily::Git: {
+      res.SetHeader("X-Error-Message", HeaderSafe(e.message));
+      res.body = e.message + "\n";
+      res.SetHeader("Content-Type", "text/plain; charset=utf-8");
+      break;
+    }
+  }
+  if (e.code == ErrorCode::TooManyRequests || e.code == ErrorCode::Unavailable) {
+    if (res.GetHeader("Retry-After").empty()) res.SetHeader("Retry-After", "5");
+  }
+  return res;
+}
+
+}  // namespace hangar::api

@@ -1,0 +1,32 @@
+#pragma once
+// The HF API handlers; hf_routes.cc binds them to routes. Each parses, calls services,
+// renders JSON (hf-api.md sections named per handler).
+
+#include "api/hf/hf_routes.h"
+#include "core/repo_id.h"
+#include "http/request.h"
+#include "http/response.h"
+
+namespace hangar::api {
+
+// §6.1–6.4, §5, §9.1, §6.10
+Result<http::Response> HandleCreateRepo(HfDeps& d, http::Request& req);
+Result<http::Response> HandleDeleteRepo(HfDeps& d, http::Request& req);
+Result<http::Response> HandleMoveRepo(HfDeps& d, http::Request& req);
+Result<http::Response> HandleRepoSettings(HfDeps& d, http::Request& req, RepoType type);
+Result<http::Response> HandleListRepos(HfDeps& d, http::Request& req, RepoType type);
+Result<http::Response> HandleWhoAmI(HfDeps& d, http::Request& req);
+Result<http::Response> HandleValidateYaml(HfDeps& d, http::Request& req);
+
+// §3, §4, §6.7, §6.8
+Result<http::Response> HandleRepoInfo(HfDeps& d, http::Request& req, RepoType type,
+                                      bool with_revision);
+Result<http::Response> HandleTree(HfDeps& d, http::Request& req, RepoType type);
+Result<http::Response> HandlePathsInfo(HfDeps& d, http::Request& req, RepoType type);
+Result<http::Response> HandleRefs(HfDeps& d, http::Request& req, RepoType type);
+Result<http::Response> HandleCommits(HfDeps& d, http::Request& req, RepoType type);
+
+// §2: /resolve (raw = false) and /raw (raw = true).
+Result<http::Response> HandleResolve(HfDeps& d, http::Request& req, RepoType type, bool raw);
+
+}  // namespace hangar::api

@@ -1,0 +1,26 @@
+#pragma once
+// The HF-compatible API (hf-api.md): JSON endpoints under /api and file downloads under
+// /{prefix}{ns}/{name}/resolve|raw.
+
+#include "config/config.h"
+#include "http/router.h"
+#include "services/auth_service.h"
+#include "services/content_service.h"
+#include "services/repo_service.h"
+
+namespace hangar::api {
+
+// What the HF handlers need; all outlive the router.
+struct HfDeps {
+  services::AuthService& auth;
+  services::RepoService& repos;
+  services::ContentService& content;
+  const config::Config& config;
+};
+
+// Registers /api/... routes. Call before any `/{ns}/{name}/...` pattern is added.
+void AddHfApiRoutes(http::Router& router, HfDeps& deps);
+// Registers /{prefix}{ns}/{name}/resolve/... and /raw/... for the three repo types.
+void AddHfFileRoutes(http::Router& router, HfDeps& deps);
+
+}  // namespace hangar::api

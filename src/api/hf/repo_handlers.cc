@@ -1,0 +1,249 @@
+// Repo management, listing, identity (hf-api.md §5, §6.1–6.4, §6.10, §9.1).
+
+#include "api/hf/hf_common.h"
+#include "api/hf/hf_handlers.h"
+#include "api/json_util.h"
+#include "core/util.h"
+#include "services/model_card.h"
+
+namespace hangar::api {
+
+namespace json = boost::json;
+
+namespace {
+
+size_t MaxJson(const HfDeps& d) { return static_cast<size_t>(d.config.limits.max_json_body_bytes); }
+
+// {"name", "organization", "type"} as create and delete send them; organization null →
+// the caller's own namespace (hf-api.md §6.1).
+Result<RepoId> RepoFromBody(const json::object& body, const Principal& who) {
+  auto name = StringField(body, "name");
+  if (!name) return std::move(name).error();
+  auto org = StringField(body, "organization");
+  if (!org) return std::move(org).error();
+  auto type_name = StringField(body, "type");
+  if (!type_name) return std::move(type_name).error();
+  RepoType type = RepoType::Model;
+  if (!type_name->empty()) {
+    auto t = ParseRepoType(*type_name);
+    if (!t) return MakeError(ErrorCode::BadRequest, "unknown repo type '" + *type_name + "'");
+    type = *t;
+  }
+  std::string ns = *org;
+  std::string repo_name = *name;
+  if (ns.empty()) {
+    size_t slash = repo_name.find('/');
+    if (slash != std::string::npos) {  // "ns/name" in `name`
+      ns = repo_name.substr(0, slash);
+      repo_name = repo_name.substr(slash + 1);
+    } else {
+      if (who.anonymous) {
+        return MakeError(ErrorCode::Unauthorized, "authentication required");
+      }
+      ns = who.name;
+    }
+  }
+  return RepoId::Parse(type, ns, repo_name);
+}
+
+json::object RepoSummary(const db::RepoRecord& r) {
+  json::object o;
+  o["_id"] = ObjectId(r.id, '6');
+  o["id"] = r.ns + "/" + r.name;
+  o["author"] = r.ns;
+  o["private"] = r.is_private;
+  o["gated"] = false;
+  o["disabled"] = false;
+  o["downloads"] = 0;
+  o["likes"] = 0;
+  o["tags"] = json::array{};
+  o["createdAt"] = Iso8601(r.created_at);
+  o["lastModified"] = Iso8601(r.last_modified);
+  if (!r.last_commit.empty()) o["sha"] = r.last_commit;
+  return o;
+}
+
+}  // namespace
+
+Result<http::Response> HandleCreateRepo(HfDeps& d, http::Request& req) {
+  auto body = ReadJsonObject(req, MaxJson(d));
+  if (!body) return std::move(body).error();
+  auto id = RepoFromBody(*body, req.principal);
+  if (!id) return std::move(id).error();
+  bool is_private = false;
+  if (auto it = body->find("private"); it != body->end() && it->value().is_bool()) {
+    is_private = it->value().as_bool();
+  }
+  if (auto vis = StringField(*body, "visibility"); vis && !vis->empty()) {
+    if (*vis != "public" && *vis != "private" && *vis != "protected") {
+      return MakeError(ErrorCode::BadRequest, "unknown visibility '" + *vis + "'");
+    }
+    is_private = *vis != "public";
+  }
+  std::string url = req.base_url + "/" + id->UrlPath();
+  auto created = d.repos.Create(req.principal, *id, is_private);
+  if (!created) {
+    if (created.error().code == ErrorCode::Conflict) {
+      // Python's exist_ok path reads `url` from the 409 body (hf-api.md §6.1).
+      std::string msg = "You already created this " + std::string(RepoTypeName(id->type)) +
+                        " repo: " + id->Id();
+      http::Response res = JsonResponse(json::object{{"error", msg}, {"url", url}}, 409);
+      res.SetHeader("X-Error-Code", "Conflict");
+      res.SetHeader("X-Error-Message", msg);
+      return res;
+    }
+    return std::move(created).error();
+  }
+  return JsonResponse(json::object{
+      {"url", url}, {"name", id->Id()}, {"id", ObjectId(created->id, '6')}});
+}
+
+Result<http::Response> HandleDeleteRepo(HfDeps& d, http::Request& req) {
+  auto body = ReadJsonObject(req, MaxJson(d));
+  if (!body) return std::move(body).error();
+  auto id = RepoFromBody(*body, req.principal);
+  if (!id) return std::move(id).error();
+  HANGAR_TRY(d.repos.Delete(req.principal, *id));
+  return JsonResponse(json::object{});
+}
+
+Result<http::Response> HandleMoveRepo(HfDeps& d, http::Request& req) {
+  auto body = ReadJsonObject(req, MaxJson(d));
+  if (!body) return std::move(body).error();
+  auto from = StringField(*body, "fromRepo");
+  if (!from) return std::move(from).error();
+  auto to = StringField(*body, "toRepo");
+  if (!to) return std::move(to).error();
+  auto type_name = StringField(*body, "type");
+  if (!type_name) return std::move(type_name).error();
+  RepoType type = RepoType::Model;
+  if (!type_name->empty()) {
+    auto t = ParseRepoType(*type_name);
+    if (!t) return MakeError(ErrorCode::BadRequest, "unknown repo type '" + *type_name + "'");
+    type = *t;
+  }
+  auto parse = [type](const std::string& s) -> Result<RepoId> {
+    size_t slash = s.find('/');
+    if (slash == std::string::npos) {
+      return MakeError(ErrorCode::BadRequest, "repo id '" + s + "' must be 'namespace/name'");
+    }
+    return RepoId::Parse(type, s.substr(0, slash), s.substr(slash + 1));
+  };
+  auto from_id = parse(*from);
+  if (!from_id) return std::move(from_id).error();
+  auto to_id = parse(*to);
+  if (!to_id) return std::move(to_id).error();
+  auto moved = d.repos.Move(req.principal, *from_id, *to_id);
+  if (!moved) return std::move(moved).error();
+  return JsonResponse(json::object{{"url", req.base_url + "/" + to_id->UrlPath()}});
+}
+
+Result<http::Response> HandleRepoSettings(HfDeps& d, http::Request& req, RepoType type) {
+  auto id = RepoFromParams(req, type);
+  if (!id) return std::move(id).error();
+  auto body = ReadJsonObject(req, MaxJson(d));
+  if (!body) return std::move(body).error();
+  std::optional<bool> is_private;
+  if (auto it = body->find("private"); it != body->end()) {
+    if (!it->value().is_bool()) return MakeError(ErrorCode::BadRequest, "'private' must be a boolean");
+    is_private = it->value().as_bool();
+  }
+  if (auto vis = StringField(*body, "visibility"); !vis) {
+    return std::move(vis).error();
+  } else if (!vis->empty()) {
+    if (*vis != "public" && *vis != "private" && *vis != "protected") {
+      return MakeError(ErrorCode::BadRequest, "unknown visibility '" + *vis + "'");
+    }
+    is_private = *vis != "public";
+  }
+  if (is_private) {
+    HANGAR_TRY(d.repos.SetPrivate(req.principal, *id, *is_private));
+  } else {
+    // Other settings (gated, ...) are accepted and ignored; access is still checked.
+    auto repo = d.repos.Open(req.principal, *id, services::Access::Admin);
+    if (!repo) return std::move(repo).error();
+  }
+  return JsonResponse(json::object{});
+}
+
+Result<http::Response> HandleListRepos(HfDeps& d, http::Request& req, RepoType type) {
+  db::RepoQuery q;
+  q.type = type;
+  for (const auto& s : req.QueryAll("search")) q.search = s;  // last one wins
+  q.author = req.Query("author").value_or("");
+  q.sort = db::ParseRepoSort(req.Query("sort").value_or(""));
+  if (auto dir = req.Query("direction"); dir && *dir == "1") q.descending = false;
+  q.limit = 100;
+  if (auto lim = req.Query("limit")) {
+    try {
+      q.limit = std::clamp(std::stoi(*lim), 1, 1000);
+    } catch (const std::exception&) {
+      return MakeError(ErrorCode::BadRequest, "'limit' must be a number");
+    }
+  }
+  q.cursor = req.Query("cursor").value_or("");
+  auto page = d.repos.List(req.principal, q);
+  if (!page) return std::move(page).error();
+  json::array items;
+  for (const auto& r : page->items) items.push_back(RepoSummary(r));
+  http::Response res = JsonResponse(items);
+  if (!page->next_cursor.empty()) SetNextLink(res, req, page->next_cursor);
+  return res;
+}
+
+Result<http::Response> HandleWhoAmI(HfDeps& d, http::Request& req) {
+  auto who = d.auth.WhoAmI(req.principal);
+  if (!who) return std::move(who).error();
+  json::array orgs;
+  for (const auto& m : who->orgs) {
+    orgs.push_back(json::object{{"type", "org"},
+                                {"id", ObjectId(m.org.id, '7')},
+                                {"name", m.org.name},
+                                {"fullname", m.org.fullname.empty() ? m.org.name : m.org.fullname},
+                                {"email", nullptr},
+                                {"avatarUrl", "/avatars/" + m.org.name + ".svg"},
+                                {"canPay", false},
+                                {"periodEnd", nullptr},
+                                {"roleInOrg", std::string(db::OrgRoleName(m.role))}});
+  }
+  json::object token{{"displayName", who->token_display_name},
+                     {"role", std::string(db::TokenRoleName(who->token_role))},
+                     {"createdAt", Iso8601(who->token_created_at)}};
+  return JsonResponse(json::object{
+      {"type", "user"},
+      {"id", ObjectId(who->user_id, '6')},
+      {"name", who->name},
+      {"fullname", who->fullname.empty() ? who->name : who->fullname},
+      {"email", who->email.empty() ? json::value(nullptr) : json::value(who->email)},
+      {"emailVerified", !who->email.empty()},
+      {"avatarUrl", "/avatars/" + who->name + ".svg"},
+      {"isPro", false},
+      {"canPay", false},
+      {"periodEnd", nullptr},
+      {"billingMode", "postpaid"},
+      {"orgs", std::move(orgs)},
+      {"auth", json::object{{"type", "access_token"}, {"accessToken", std::move(token)}}}});
+}
+
+Result<http::Response> HandleValidateYaml(HfDeps& d, http::Request& req) {
+  // Always JSON, whatever the status: the client parses the body first (hf-api.md §6.10).
+  auto body = ReadJsonObject(req, MaxJson(d));
+  if (!body) {
+    return JsonResponse(
+        json::object{{"errors", json::array{json::object{{"message", body.error().message}}}},
+                     {"warnings", json::array{}}},
+        Describe(body.error().code).http_status);
+  }
+  auto content = StringField(*body, "content");
+  std::string text = content ? *content : "";
+  auto card = services::ParseCardData(text);
+  if (!card) {
+    return JsonResponse(
+        json::object{{"errors", json::array{json::object{{"message", card.error().message}}}},
+                     {"warnings", json::array{}}},
+        400);
+  }
+  return JsonResponse(json::object{{"errors", json::array{}}, {"warnings", json::array{}}});
+}
+
+}  // namespace hangar::api

@@ -1,0 +1,68 @@
+#include "api/json_util.h"
+
+#include <cstdio>
+
+#include "core/byte_source.h"
+#include "core/util.h"
+
+namespace hangar::api {
+
+namespace json = boost::json;
+
+http::Response JsonResponse(const json::value& v, int status) {
+  return http::Response::Json(status, json::serialize(v));
+}
+
+Result<json::object> ReadJsonObject(http::Request& req, size_t max_bytes) {
+  if (auto len = req.ContentLength(); len && *len > max_bytes) {
+    return MakeError(ErrorCode::PayloadTooLarge,
+                     "request body is larger than " + std::to_string(max_bytes) + " bytes");
+  }
+  auto text = ReadAll(*req.body, max_bytes);
+  if (!text) return std::move(text).error();
+  boost::system::error_code ec;
+  json::value v = json::parse(*text, ec);
+  if (ec) return MakeError(ErrorCode::BadRequest, "malformed JSON body: " + ec.message());
+  if (!v.is_object()) return MakeError(ErrorCode::BadRequest, "expected a JSON object");
+  return std::move(v.as_object());
+}
+
+std::string NextPageUrl(const http::Request& req, std::string_view cursor_value) {
+  std::string query;
+  size_t start = 0;
+  const std::string& q = req.query;
+  while (start < q.size()) {
+    size_t end = q.find('&', start);
+    if (end == std::string::npos) end = q.size();
+    std::string_view pair(q.data() + start, end - start);
+    if (!pair.empty() && pair.substr(0, 7) != "cursor=" && pair != "cursor") {
+      if (!query.empty()) query += '&';
+      query += pair;
+    }
+    start = end + 1;
+  }
+  if (!query.empty()) query += '&';
+  query += "cursor=" + PercentEncode(cursor_value);
+  return req.base_url + req.path + "?" + query;
+}
+
+void SetNextLink(http::Response& res, const http::Request& req, std::string_view cursor_value) {
+  res.SetHeader("Link", "<" + NextPageUrl(req, cursor_value) + ">; rel=\"next\"");
+}
+
+Result<std::string> StringField(const json::object& o, std::string_view key) {
+  auto it = o.find(key);
+  if (it == o.end() || it->value().is_null()) return std::string();
+  if (!it->value().is_string()) {
+    return MakeError(ErrorCode::BadRequest, "field '" + std::string(key) + "' must be a string");
+  }
+  return std::string(it->value().as_string());
+}
+
+std::string ObjectId(int64_t id, char kind) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%c%023llx", kind, static_cast<unsigned long long>(id));
+  return buf;
+}
+
+}  // namespace hangar::api

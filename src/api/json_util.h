@@ -1,0 +1,35 @@
+#pragma once
+// Helpers shared by the JSON APIs: responses, request bodies, pagination links.
+
+#include <boost/json.hpp>
+
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+#include "http/request.h"
+#include "http/response.h"
+
+namespace hangar::api {
+
+// 200 (or `status`) with `v` serialized and Content-Type application/json.
+http::Response JsonResponse(const boost::json::value& v, int status = 200);
+
+// Reads the request body (at most `max_bytes`) and parses it as a JSON object.
+// Errors: PayloadTooLarge, BadRequest ("malformed JSON: ...", "expected a JSON object").
+Result<boost::json::object> ReadJsonObject(http::Request& req, size_t max_bytes);
+
+// The absolute URL of this request's path with its query string, `cursor` replaced by
+// `cursor_value` (hf-api.md §1.11: self-contained next-page URLs).
+std::string NextPageUrl(const http::Request& req, std::string_view cursor_value);
+
+// Sets `Link: <url>; rel="next"` for the next page (hf-api.md §1.11).
+void SetNextLink(http::Response& res, const http::Request& req, std::string_view cursor_value);
+
+// A string member of `o`, "" when absent; BadRequest when present but not a string/null.
+Result<std::string> StringField(const boost::json::object& o, std::string_view key);
+
+// Opaque id for `_id` fields: 24 hex characters (hf-api.md §1.12).
+std::string ObjectId(int64_t id, char kind);
+
+}  // namespace hangar::api

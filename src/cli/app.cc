@@ -1,0 +1,127 @@
+#include "cli/app.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "api/error_render.h"
+#include "api/git/git_routes.h"
+#include "api/hf/hf_routes.h"
+#include "api/lfs/lfs_routes.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "db/sqlite/sqlite_stores.h"
+
+namespace hangar::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The server signing key: 32 random bytes kept in `path` (0600), made on first start.
+Result<std::string> LoadOrCreateSecret(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (in) {
+    std::string key((std::istreambuf_iterator<char>(in)), {});
+    if (key.size() >= 32) return key;
+    return MakeError(ErrorCode::Internal, "secret file " + path.string() + " is too short");
+  }
+  std::string key = RandomHex(32);
+  std::string tmp = path.string() + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return MakeError(ErrorCode::Internal, "cannot create " + tmp);
+  bool ok = ::write(fd, key.data(), key.size()) == static_cast<ssize_t>(key.size()) &&
+            ::fsync(fd) == 0;
+  ::close(fd);
+  // link() fails if another process created the secret first: then use theirs.
+  if (!ok) return MakeError(ErrorCode::Internal, "cannot write " + tmp);
+  if (::link(tmp.c_str(), path.c_str()) != 0 && errno != EEXIST) {
+    ::unlink(tmp.c_str());
+    return MakeError(ErrorCode::Internal, "cannot create " + path.string());
+  }
+  ::unlink(tmp.c_str());
+  std::ifstream again(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(again)), {});
+}
+
+}  // namespace
+
+struct App::Routes {
+  http::Router router;
+  std::unique_ptr<api::HfDeps> hf;
+};
+
+App::~App() = default;
+
+Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
+  std::unique_ptr<App> app(new App(config));
+  const auto& c = app->config_;
+  fs::path data(c.storage.data_dir);
+  std::error_code ec;
+  fs::create_directories(data / "repos", ec);
+  if (ec) {
+    return MakeError(ErrorCode::Internal,
+                     "cannot create data dir " + data.string() + ": " + ec.message());
+  }
+  auto stores = db::OpenSqliteStores(c.database.sqlite_path);
+  if (!stores) return std::move(stores).error();
+  app->stores_ = std::move(*stores);
+  app->blobs_ = std::make_unique<storage::LocalBlobStore>(data);
+  HANGAR_TRY(app->blobs_->CheckUsable());
+  app->reader_ = std::make_unique<git::RepoReader>();
+  services::AuthOptions auth_options;
+  auth_options.password_hash_concurrency = c.limits.password_hash_concurrency;
+  app->auth_ = std::make_unique<services::AuthService>(*app->stores_.users, auth_options);
+  app->repos_ = std::make_unique<services::RepoService>(*app->stores_.repos, *app->auth_,
+                                                        *app->reader_, data / "repos");
+  app->content_ = std::make_unique<services::ContentService>(
+      *app->reader_, *app->blobs_, *app->stores_.lfs, static_cast<size_t>(c.cache.entries));
+  auto secret = LoadOrCreateSecret(c.auth.secret_file);
+  if (!secret) return std::move(secret).error();
+  services::LfsServiceOptions lfs_options;
+  lfs_options.ticket_ttl = std::chrono::seconds(c.auth.ticket_ttl_s);
+  lfs_options.max_objects = static_cast<size_t>(c.limits.max_lfs_batch_objects);
+  app->lfs_ = std::make_unique<services::LfsService>(*app->repos_, *app->stores_.lfs,
+                                                     *app->blobs_, *secret, lfs_options);
+  services::GitLimits limits;
+  limits.pack_concurrency = c.limits.pack_concurrency;
+  limits.pack_per_principal = c.limits.pack_per_principal;
+  limits.pack_queue = c.limits.pack_queue;
+  limits.pack_queue_wait = std::chrono::seconds(c.limits.pack_queue_wait_s);
+  limits.push_concurrency = c.limits.push_concurrency;
+  app->git_ = std::make_unique<services::GitService>(*app->repos_, limits);
+  return app;
+}
+
+http::Router& App::Router() {
+  if (routes_) return routes_->router;
+  routes_ = std::make_unique<Routes>();
+  auto& r = routes_->router;
+  r.SetAuthenticator([this](const http::Request& req) {
+    return auth_->Authenticate(req.Header("authorization"));
+  });
+  r.SetErrorRenderer(api::RenderError);
+  r.Add(http::Method::Get, "/healthz", http::ApiFamily::Plain,
+        [](http::Request&) -> Result<http::Response> { return http::Response::Text(200, "ok\n"); });
+  r.Add(http::Method::Get, "/readyz", http::ApiFamily::Plain,
+        [this](http::Request&) -> Result<http::Response> {
+          HANGAR_TRY(blobs_->CheckUsable());
+          db::RepoQuery q;
+          q.limit = 1;
+          auto probe = stores_.repos->List(q);
+          if (!probe) return MakeError(ErrorCode::Unavailable, "database: " + probe.error().message);
+          return http::Response::Text(200, "ready\n");
+        });
+  routes_->hf = std::make_unique<api::HfDeps>(api::HfDeps{*auth_, *repos_, *content_, config_});
+  // Literal prefixes first; the /{ns}/{name}/... patterns last (first match wins).
+  api::AddHfApiRoutes(r, *routes_->hf);
+  api::AddLfsRoutes(r, *lfs_, config_.limits);
+  api::AddGitRoutes(r, *git_);
+  api::AddHfFileRoutes(r, *routes_->hf);
+  return r;
+}
+
+}  // namespace hangar::cli

@@ -1,0 +1,53 @@
+#pragma once
+// App: the composition root. Opens the stores, builds the services and, for `serve`,
+// the router with every API's routes in the order their patterns need.
+
+#include <memory>
+
+#include "config/config.h"
+#include "core/result.h"
+#include "db/stores.h"
+#include "git/repo_reader.h"
+#include "http/router.h"
+#include "services/auth_service.h"
+#include "services/content_service.h"
+#include "services/git_service.h"
+#include "services/lfs_service.h"
+#include "services/repo_service.h"
+#include "storage/local/local_blob_store.h"
+
+namespace hangar::cli {
+
+// Owns everything a running hub (or an admin command) needs. Not thread-safe to build;
+// the services it holds are.
+class App {
+ public:
+  // Creates the data dir layout, opens the database (running migrations) and the blob
+  // store, loads or creates the server secret. Errors: Internal, BadRequest (config).
+  static Result<std::unique_ptr<App>> Open(const config::Config& config);
+  ~App();
+
+  // Builds the router with all routes (api → lfs → git → files). Call once.
+  http::Router& Router();
+
+  const config::Config& config() const { return config_; }
+  services::AuthService& auth() { return *auth_; }
+  services::RepoService& repos() { return *repos_; }
+
+ private:
+  explicit App(config::Config config) : config_(std::move(config)) {}
+
+  config::Config config_;
+  db::Stores stores_;
+  std::unique_ptr<storage::LocalBlobStore> blobs_;
+  std::unique_ptr<git::RepoReader> reader_;
+  std::unique_ptr<services::AuthService> auth_;
+  std::unique_ptr<services::RepoService> repos_;
+  std::unique_ptr<services::ContentService> content_;
+  std::unique_ptr<services::LfsService> lfs_;
+  std::unique_ptr<services::GitService> git_;
+  struct Routes;
+  std::unique_ptr<Routes> routes_;
+};
+
+}  // namespace hangar::cli

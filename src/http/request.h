@@ -1,0 +1,57 @@
+#pragma once
+// Request: what a handler sees of an HTTP request. Free of Beast/Asio so handlers compile
+// fast; bodies stream through a ByteSource that http/ feeds from the socket.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/byte_source.h"
+#include "core/principal.h"
+
+namespace hangar::http {
+
+enum class Method { Get, Head, Post, Put, Patch, Delete, Options, Other };
+
+// "GET" -> Method::Get; anything unknown -> Method::Other.
+Method ParseMethod(std::string_view name);
+
+// Not thread-safe; owned by one connection for one exchange, handed to one handler.
+class Request {
+ public:
+  Method method = Method::Get;
+  std::string method_name;  // as sent, e.g. "PROPFIND" for Method::Other
+  std::string target;       // raw request-target, e.g. "/a/b/resolve/main/x%20y?z=1"
+  std::string path;         // raw (still percent-encoded) path part of target
+  std::string query;        // raw query string without '?', possibly empty
+  std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased
+  std::vector<std::pair<std::string, std::string>> params;   // route params, raw segments
+  std::string request_id;   // also sent back as X-Request-Id
+  std::string remote;       // peer address "ip:port"
+  std::string base_url;     // "http://host:port[/prefix]" for absolute URLs (no trailing /)
+  Principal principal;      // set by the router's authenticator before the handler runs
+  std::shared_ptr<ByteSource> body;  // never null; empty when the request has no body
+
+  // Value of the first header `lower_name` ("" when absent).
+  std::string_view Header(std::string_view lower_name) const;
+  bool HasHeader(std::string_view lower_name) const;
+  // Raw (undecoded) value of route parameter `name` ("" when absent).
+  std::string_view Param(std::string_view name) const;
+  // First value of query key `key`, percent- and '+'-decoded; nullopt when absent.
+  // `key[]` is accepted for `key` (hf-api.md §1.6).
+  std::optional<std::string> Query(std::string_view key) const;
+  // Every value of query key `key` (and `key[]`), decoded, in order.
+  std::vector<std::string> QueryAll(std::string_view key) const;
+  // Content-Length as a number, when present and valid.
+  std::optional<uint64_t> ContentLength() const;
+};
+
+// Parses a boolean query value as the HF clients send them: true/True/1 and false/False/0
+// (case-insensitive); nullopt for anything else (hf-api.md §1.6).
+std::optional<bool> ParseBool(std::string_view v);
+
+}  // namespace hangar::http

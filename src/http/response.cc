@@ -1,0 +1,58 @@
+#include "http/response.h"
+
+#include <strings.h>
+
+namespace hangar::http {
+
+static bool SameName(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+void Response::SetHeader(std::string_view name, std::string value) {
+  for (auto& [k, v] : headers) {
+    if (SameName(k, name)) {
+      v = std::move(value);
+      return;
+    }
+  }
+  headers.emplace_back(std::string(name), std::move(value));
+}
+
+void Response::AddHeader(std::string_view name, std::string value) {
+  headers.emplace_back(std::string(name), std::move(value));
+}
+
+std::string_view Response::GetHeader(std::string_view name) const {
+  for (const auto& [k, v] : headers) {
+    if (SameName(k, name)) return v;
+  }
+  return {};
+}
+
+Response Response::Json(int status, std::string json, std::string_view content_type) {
+  Response r;
+  r.status = status;
+  r.body = std::move(json);
+  r.SetHeader("Content-Type", std::string(content_type));
+  return r;
+}
+
+Response Response::Text(int status, std::string text, std::string_view content_type) {
+  Response r;
+  r.status = status;
+  r.body = std::move(text);
+  r.SetHeader("Content-Type", std::string(content_type));
+  return r;
+}
+
+Response Response::Stream(int status, std::unique_ptr<ByteSource> src,
+                          std::string_view content_type) {
+  Response r;
+  r.status = status;
+  r.content_length = src->Size();
+  r.stream = std::move(src);
+  r.SetHeader("Content-Type", std::string(content_type));
+  return r;
+}
+
+}  // namespace hangar::http

@@ -1,0 +1,69 @@
+#pragma once
+// Router: a table of routes (method + path pattern → handler), like cgit's cmd.c.
+// Matches on the raw, still percent-encoded path (hf-api.md §1.4 rule 1), authenticates,
+// runs the handler and renders errors in the route's API family.
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+#include "http/request.h"
+#include "http/response.h"
+
+namespace hangar::http {
+
+// Which protocol's error shape a route speaks (STYLE.md §3).
+enum class ApiFamily { Hf, Git, Lfs, Oci, Html, Plain };
+
+// A handler: blocking; runs on the worker pool, never on an I/O thread.
+using Handler = std::function<Result<Response>(Request&)>;
+
+// Pattern syntax: segments separated by '/'. A literal segment matches itself; `{name}`
+// matches one non-empty segment; a final `{name*}` matches the rest of the path (possibly
+// empty, '/'s included). Parameters keep their raw, percent-encoded text.
+struct Route {
+  Method method;
+  std::string pattern;
+  ApiFamily api;
+  Handler handler;
+};
+
+// Turns a request's Authorization into a Principal; errors (Unauthorized) are rendered
+// in the route's family and the handler is not run.
+using Authenticator = std::function<Result<Principal>(const Request&)>;
+// Renders `err` for `req` in family `api` (api/error_render.cc).
+using ErrorRenderer = std::function<Response(ApiFamily, const Error&, const Request&)>;
+
+// Build once at start-up, then read-only: Dispatch is thread-safe.
+class Router {
+ public:
+  // Adds a route; earlier routes win when several match.
+  void Add(Method method, std::string pattern, ApiFamily api, Handler handler);
+  void SetAuthenticator(Authenticator a) { authenticate_ = std::move(a); }
+  void SetErrorRenderer(ErrorRenderer r) { render_ = std::move(r); }
+
+  // Matches, authenticates, runs the handler; always returns a response (errors rendered,
+  // a leaked exception becomes Internal). Sets X-Request-Id and CORS headers.
+  Response Dispatch(Request& req) const;
+
+  // Renders `err` for `req` as a response in family `api` (used by the server for
+  // protocol-level failures such as oversized headers).
+  Response Render(ApiFamily api, const Error& err, const Request& req) const;
+
+ private:
+  struct Compiled {
+    Route route;
+    std::vector<std::string> segments;  // literal text, "{x}" or "{x*}"
+  };
+  // The route for `path` and `method`, or null; `path_matched` tells a 405 from a 404.
+  const Compiled* Match(Method method, std::string_view path, Request& req,
+                        bool& path_matched) const;
+
+  std::vector<Compiled> routes_;
+  Authenticator authenticate_;
+  ErrorRenderer render_;
+};
+
+}  // namespace hangar::http

@@ -1,0 +1,53 @@
+#pragma once
+// Server: the HTTP/1.1 front door. Boost.Beast on Asio with C++20 coroutines, one I/O
+// thread per core, keep-alive, a bounded worker pool that runs the (blocking) handlers,
+// bodies streamed in both directions, one access-log line per request.
+// Beast and Asio stay inside server.cc so the rest of the tree compiles fast.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/result.h"
+#include "http/router.h"
+
+namespace hangar::http {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";  // address to bind
+  uint16_t port = 8080;            // 0 picks a free port
+  int io_threads = 0;              // 0 = one per core
+  int worker_threads = 16;         // handler pool size (blocking work)
+  std::string public_url;          // "" = absolute URLs from the request's Host header
+  size_t max_header_bytes = 16384; // larger request heads get 431
+  std::chrono::seconds idle_timeout{60};    // keep-alive idle and per-read/write timeout
+  std::chrono::seconds shutdown_grace{30};  // SIGTERM: how long in-flight requests may run
+  bool access_log = true;
+  bool handle_signals = true;      // SIGTERM/SIGINT start a graceful stop
+};
+
+// Owns the listening socket, the I/O threads and the worker pool. Not copyable.
+class Server {
+ public:
+  Server(ServerOptions options, const Router& router);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds and listens. Returns the bound port. Errors: Internal (address in use, ...).
+  Result<uint16_t> Listen();
+  // Serves until Stop() (or a signal) and the drain finish. Blocks the calling thread,
+  // which becomes one of the I/O threads. `on_ready` runs once accepting has begun.
+  void Run(const std::function<void()>& on_ready = {});
+  // Starts a graceful stop: no new connections, idle ones closed, in-flight requests
+  // finish (up to shutdown_grace). Thread-safe.
+  void Stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hangar::http
