@@ -1,0 +1,24 @@
+#pragma once
+// Schema migrations: numbered SQL scripts in portable SQL. The few dialect differences are
+// written as placeholders that RenderMigration fills per engine:
+//   {{ID}}  an auto-assigned 64-bit integer primary key column type.
+
+#include <span>
+#include <string>
+
+namespace hangar::db {
+
+enum class SqlDialect { Sqlite, Postgres };
+
+struct Migration {
+  int version;      // 1, 2, 3, ... in order, never reused
+  const char* sql;  // one or more statements separated by ';'
+};
+
+// All migrations, in version order.
+std::span<const Migration> AllMigrations();
+
+// `m.sql` with its placeholders replaced for `dialect`.
+std::string RenderMigration(const Migration& m, SqlDialect dialect);
+
+}  // namespace hangar::db

@@ -1,0 +1,83 @@
+#pragma once
+// RepoStore: the repos table (one row per model, dataset or space) and its listing.
+// Interface only; SqliteRepoStore (db/sqlite/) implements it.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/repo_id.h"
+#include "core/result.h"
+
+namespace hangar::db {
+
+struct RepoRecord {
+  int64_t id = 0;
+  RepoType type = RepoType::Model;
+  std::string ns;    // namespace: a user or org name
+  std::string name;  // name within the namespace
+  bool is_private = false;
+  int64_t created_at = 0;     // unix seconds
+  int64_t last_modified = 0;  // unix seconds
+  std::string last_commit;    // 40-hex commit Oid of the default branch head, "" when empty
+  std::string default_branch = "main";
+
+  RepoId Id() const { return RepoId{type, ns, name}; }
+};
+
+// Sort keys of a listing (hf-api.md §5.2); unknown client keys map to LastModified.
+enum class RepoSort { LastModified, CreatedAt, Id };
+
+// Maps "lastModified", "createdAt", "id"; anything else gives LastModified.
+RepoSort ParseRepoSort(std::string_view s);
+
+struct RepoQuery {
+  std::optional<RepoType> type;  // none = all types
+  std::string search;            // case-insensitive substring of "ns/name"; "" = all
+  std::string author;            // exact namespace; "" = all
+  RepoSort sort = RepoSort::LastModified;
+  bool descending = true;
+  int limit = 100;     // page size, clamped to [1, 10000]
+  std::string cursor;  // "" = first page; else a next_cursor from the same query
+  // Visibility: public repos always; private ones only when include_all_private (site
+  // admins) or when their namespace is in readable_namespaces.
+  bool include_all_private = false;
+  std::vector<std::string> readable_namespaces;
+};
+
+struct RepoPage {
+  std::vector<RepoRecord> items;
+  std::string next_cursor;  // "" on the last page
+};
+
+// Repos. Thread-safe; calls block on I/O. Errors: Internal for storage failures, plus those
+// listed per call.
+class RepoStore {
+ public:
+  virtual ~RepoStore() = default;
+
+  // Inserts `repo` (id ignored; created_at/last_modified 0 mean now) and returns it with its
+  // id. Errors: Conflict when (type, ns, name) exists.
+  virtual Result<RepoRecord> Create(const RepoRecord& repo) = 0;
+  // Errors: RepoNotFound.
+  virtual Result<RepoRecord> Find(const RepoId& id) = 0;
+  // Errors: RepoNotFound.
+  virtual Result<RepoRecord> FindById(int64_t id) = 0;
+  // Deletes the row and its LFS links. Errors: RepoNotFound.
+  virtual Result<void> Delete(const RepoId& id) = 0;
+  // Renames `from` to `to` (same type). Errors: RepoNotFound, Conflict when `to` exists,
+  // BadRequest when the types differ.
+  virtual Result<RepoRecord> Move(const RepoId& from, const RepoId& to) = 0;
+  // Errors: RepoNotFound.
+  virtual Result<void> SetPrivate(int64_t id, bool is_private) = 0;
+  // Records a new head commit of the default branch. Errors: RepoNotFound.
+  virtual Result<void> UpdateHead(int64_t id, std::string_view last_commit,
+                                  int64_t last_modified) = 0;
+  // One page of repos matching `q`, keyset-paginated. Errors: BadRequest for a cursor that
+  // this query did not produce.
+  virtual Result<RepoPage> List(const RepoQuery& q) = 0;
+};
+
+}  // namespace hangar::db

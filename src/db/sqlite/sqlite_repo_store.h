@@ -1,0 +1,29 @@
+#pragma once
+// SqliteRepoStore: RepoStore over a SqlitePool. Thread-safe.
+
+#include <memory>
+
+#include "db/repo_store.h"
+#include "db/sqlite/sqlite_pool.h"
+
+namespace hangar::db {
+
+class SqliteRepoStore : public RepoStore {
+ public:
+  explicit SqliteRepoStore(std::shared_ptr<SqlitePool> pool) : pool_(std::move(pool)) {}
+
+  Result<RepoRecord> Create(const RepoRecord& repo) override;
+  Result<RepoRecord> Find(const RepoId& id) override;
+  Result<RepoRecord> FindById(int64_t id) override;
+  Result<void> Delete(const RepoId& id) override;
+  Result<RepoRecord> Move(const RepoId& from, const RepoId& to) override;
+  Result<void> SetPrivate(int64_t id, bool is_private) override;
+  Result<void> UpdateHead(int64_t id, std::string_view last_commit,
+                          int64_t last_modified) override;
+  Result<RepoPage> List(const RepoQuery& q) override;
+
+ private:
+  std::shared_ptr<SqlitePool> pool_;
+};
+
+}  // namespace hangar::db

@@ -1,0 +1,19 @@
+#include "db/sqlite/sqlite_stores.h"
+
+#include "db/sqlite/sqlite_lfs_store.h"
+#include "db/sqlite/sqlite_repo_store.h"
+#include "db/sqlite/sqlite_user_store.h"
+
+namespace hangar::db {
+
+Result<Stores> OpenSqliteStores(const std::filesystem::path& db_file,
+                                SqlitePool::Options options) {
+  HANGAR_DB_ASSIGN(pool, SqlitePool::Open(db_file, options));
+  Stores stores;
+  stores.users = std::make_unique<SqliteUserStore>(pool);
+  stores.repos = std::make_unique<SqliteRepoStore>(pool);
+  stores.lfs = std::make_unique<SqliteLfsStore>(pool);
+  return stores;
+}
+
+}  // namespace hangar::db

@@ -1,0 +1,37 @@
+// Name mappings declared in the store interfaces (user_store.h, repo_store.h).
+#include "db/repo_store.h"
+#include "db/user_store.h"
+
+namespace hangar::db {
+
+std::string_view OrgRoleName(OrgRole r) {
+  switch (r) {
+    case OrgRole::Read: return "read";
+    case OrgRole::Write: return "write";
+    case OrgRole::Admin: return "admin";
+  }
+  return "read";
+}
+
+std::optional<OrgRole> ParseOrgRole(std::string_view s) {
+  if (s == "read") return OrgRole::Read;
+  if (s == "write") return OrgRole::Write;
+  if (s == "admin") return OrgRole::Admin;
+  return std::nullopt;
+}
+
+std::string_view TokenRoleName(TokenRole r) { return r == TokenRole::Write ? "write" : "read"; }
+
+std::optional<TokenRole> ParseTokenRole(std::string_view s) {
+  if (s == "read") return TokenRole::Read;
+  if (s == "write") return TokenRole::Write;
+  return std::nullopt;
+}
+
+RepoSort ParseRepoSort(std::string_view s) {
+  if (s == "createdAt") return RepoSort::CreatedAt;
+  if (s == "id") return RepoSort::Id;
+  return RepoSort::LastModified;
+}
+
+}  // namespace hangar::db

@@ -1,0 +1,20 @@
+#pragma once
+// Stores: the metadata stores services use, opened together over one database.
+// Open with OpenSqliteStores (db/sqlite/sqlite_stores.h).
+
+#include <memory>
+
+#include "db/lfs_store.h"
+#include "db/repo_store.h"
+#include "db/user_store.h"
+
+namespace hangar::db {
+
+// Owns the stores; they share one connection pool and stay valid while this lives.
+struct Stores {
+  std::unique_ptr<UserStore> users;
+  std::unique_ptr<RepoStore> repos;
+  std::unique_ptr<LfsStore> lfs;
+};
+
+}  // namespace hangar::db

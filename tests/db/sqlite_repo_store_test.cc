@@ -1,0 +1,244 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "db/test_db.h"
+
+namespace hangar::db {
+namespace {
+
+using testing::DbTest;
+
+RepoRecord Repo(std::string ns, std::string name, RepoType type = RepoType::Model,
+                bool is_private = false, int64_t created = 0, int64_t modified = 0) {
+  RepoRecord r;
+  r.type = type;
+  r.ns = std::move(ns);
+  r.name = std::move(name);
+  r.is_private = is_private;
+  r.created_at = created;
+  r.last_modified = modified;
+  return r;
+}
+
+RepoId Id(std::string ns, std::string name, RepoType type = RepoType::Model) {
+  return RepoId{type, std::move(ns), std::move(name)};
+}
+
+std::vector<std::string> Names(const std::vector<RepoRecord>& v) {
+  std::vector<std::string> out;
+  for (const auto& r : v) out.push_back(r.Id().Id());
+  return out;
+}
+
+TEST_F(DbTest, CreateFindAndConflict) {
+  auto bert = repos().Create(Repo("acme", "bert"));
+  ASSERT_TRUE(bert.has_value()) << bert.error().message;
+  EXPECT_GT(bert->id, 0);
+  EXPECT_GT(bert->created_at, 0);
+  EXPECT_EQ(bert->last_modified, bert->created_at);
+  EXPECT_EQ(bert->default_branch, "main");
+
+  auto dup = repos().Create(Repo("acme", "bert"));
+  ASSERT_FALSE(dup.has_value());
+  EXPECT_EQ(dup.error().code, ErrorCode::Conflict);
+  // Same name, other type: a different repo.
+  EXPECT_TRUE(repos().Create(Repo("acme", "bert", RepoType::Dataset)).has_value());
+
+  auto found = repos().Find(Id("acme", "bert"));
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->id, bert->id);
+  EXPECT_EQ(found->type, RepoType::Model);
+  EXPECT_EQ(repos().FindById(bert->id)->name, "bert");
+
+  auto missing = repos().Find(Id("acme", "gpt"));
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(missing.error().code, ErrorCode::RepoNotFound);
+  EXPECT_NE(missing.error().message.find("acme/gpt"), std::string::npos);
+  EXPECT_EQ(repos().FindById(99999).error().code, ErrorCode::RepoNotFound);
+}
+
+TEST_F(DbTest, UpdateHeadSetPrivateDelete) {
+  auto r = repos().Create(Repo("acme", "bert", RepoType::Model, false, 100, 100)).value();
+  ASSERT_TRUE(repos().UpdateHead(r.id, std::string(40, 'a'), 500).has_value());
+  ASSERT_TRUE(repos().SetPrivate(r.id, true).has_value());
+  auto got = repos().Find(Id("acme", "bert")).value();
+  EXPECT_EQ(got.last_commit, std::string(40, 'a'));
+  EXPECT_EQ(got.last_modified, 500);
+  EXPECT_EQ(got.created_at, 100);
+  EXPECT_TRUE(got.is_private);
+  EXPECT_EQ(repos().UpdateHead(4242, "", 1).error().code, ErrorCode::RepoNotFound);
+  EXPECT_EQ(repos().SetPrivate(4242, true).error().code, ErrorCode::RepoNotFound);
+
+  ASSERT_TRUE(repos().Delete(Id("acme", "bert")).has_value());
+  EXPECT_EQ(repos().Find(Id("acme", "bert")).error().code, ErrorCode::RepoNotFound);
+  EXPECT_EQ(repos().Delete(Id("acme", "bert")).error().code, ErrorCode::RepoNotFound);
+}
+
+TEST_F(DbTest, MoveRenamesAndRefusesExistingTarget) {
+  auto a = repos().Create(Repo("alice", "a")).value();
+  repos().Create(Repo("alice", "b")).value();
+  auto moved = repos().Move(Id("alice", "a"), Id("acme", "a2"));
+  ASSERT_TRUE(moved.has_value()) << moved.error().message;
+  EXPECT_EQ(moved->id, a.id);
+  EXPECT_EQ(moved->ns, "acme");
+  EXPECT_EQ(moved->name, "a2");
+  EXPECT_EQ(repos().Find(Id("alice", "a")).error().code, ErrorCode::RepoNotFound);
+
+  EXPECT_EQ(repos().Move(Id("acme", "a2"), Id("alice", "b")).error().code, ErrorCode::Conflict);
+  EXPECT_TRUE(repos().Find(Id("acme", "a2")).has_value());  // unchanged by the failed move
+  EXPECT_EQ(repos().Move(Id("nobody", "x"), Id("alice", "y")).error().code,
+            ErrorCode::RepoNotFound);
+  EXPECT_EQ(repos().Move(Id("acme", "a2"), Id("acme", "a3", RepoType::Dataset)).error().code,
+            ErrorCode::BadRequest);
+}
+
+class RepoListTest : public DbTest {
+ protected:
+  void SetUp() override {
+    DbTest::SetUp();
+    // 30 models: alice/m00..m09 (public), acme/m10..m19 (every other one private),
+    // bob/m20..m29 (private ones too). created_at ascends with the index; last_modified
+    // repeats in groups of 3 to exercise tie-breaking by id.
+    for (int i = 0; i < 30; ++i) {
+      std::string ns = i < 10 ? "alice" : i < 20 ? "acme" : "bob";
+      char name[8];
+      std::snprintf(name, sizeof name, "m%02d", i);
+      bool priv = i >= 10 && i % 2 == 1;
+      ASSERT_TRUE(
+          repos().Create(Repo(ns, name, RepoType::Model, priv, 1000 + i, 5000 + i / 3))
+              .has_value());
+    }
+    ASSERT_TRUE(repos().Create(Repo("alice", "data-set_1", RepoType::Dataset)).has_value());
+  }
+
+  // Follows next_cursor to the end; returns every item in order.
+  std::vector<RepoRecord> All(RepoQuery q, int* pages = nullptr) {
+    std::vector<RepoRecord> out;
+    int n = 0;
+    for (;;) {
+      auto page = repos().List(q);
+      EXPECT_TRUE(page.has_value()) << page.error().message;
+      if (!page) break;
+      ++n;
+      EXPECT_LE(static_cast<int>(page->items.size()), q.limit);
+      out.insert(out.end(), page->items.begin(), page->items.end());
+      if (page->next_cursor.empty()) break;
+      q.cursor = page->next_cursor;
+    }
+    if (pages) *pages = n;
+    return out;
+  }
+};
+
+TEST_F(RepoListTest, PaginatesInSortOrderWithoutGapsOrRepeats) {
+  RepoQuery q;
+  q.type = RepoType::Model;
+  q.include_all_private = true;
+  q.limit = 4;
+  for (RepoSort sort : {RepoSort::LastModified, RepoSort::CreatedAt, RepoSort::Id}) {
+    for (bool desc : {true, false}) {
+      q.sort = sort;
+      q.descending = desc;
+      int pages = 0;
+      auto all = All(q, &pages);
+      ASSERT_EQ(all.size(), 30u);
+      EXPECT_EQ(pages, 8);
+      std::set<int64_t> ids;
+      for (const auto& r : all) ids.insert(r.id);
+      EXPECT_EQ(ids.size(), 30u);
+      for (size_t i = 1; i < all.size(); ++i) {
+        auto key = [&](const RepoRecord& r) {
+          int64_t v = sort == RepoSort::CreatedAt ? r.created_at
+                      : sort == RepoSort::Id      ? r.id
+                                                  : r.last_modified;
+          return std::make_pair(v, r.id);
+        };
+        if (desc)
+          EXPECT_GT(key(all[i - 1]), key(all[i]));
+        else
+          EXPECT_LT(key(all[i - 1]), key(all[i]));
+      }
+    }
+  }
+}
+
+TEST_F(RepoListTest, LastPageHasNoCursor) {
+  RepoQuery q;
+  q.type = RepoType::Model;
+  q.author = "alice";
+  q.limit = 10;
+  auto page = repos().List(q).value();
+  EXPECT_EQ(page.items.size(), 10u);
+  EXPECT_EQ(page.next_cursor, "");
+}
+
+TEST_F(RepoListTest, SearchIsCaseInsensitiveSubstringOfRepoId) {
+  RepoQuery q;
+  q.include_all_private = true;
+  q.search = "ALICE/M0";
+  EXPECT_EQ(All(q).size(), 10u);
+  q.search = "ice/m05";
+  EXPECT_EQ(Names(All(q)), std::vector<std::string>{"alice/m05"});
+  // LIKE wildcards in the search text are literal.
+  q.search = "_";
+  EXPECT_EQ(Names(All(q)), std::vector<std::string>{"alice/data-set_1"});
+  q.search = "%";
+  EXPECT_TRUE(All(q).empty());
+}
+
+TEST_F(RepoListTest, AuthorAndTypeFilter) {
+  RepoQuery q;
+  q.include_all_private = true;
+  q.author = "acme";
+  EXPECT_EQ(All(q).size(), 10u);
+  q.author = "alice";
+  EXPECT_EQ(All(q).size(), 11u);
+  q.type = RepoType::Dataset;
+  EXPECT_EQ(Names(All(q)), std::vector<std::string>{"alice/data-set_1"});
+  q.author = "acm";  // exact match only
+  EXPECT_TRUE(All(q).empty());
+}
+
+TEST_F(RepoListTest, PrivateReposOnlyForReadableNamespaces) {
+  RepoQuery q;
+  q.type = RepoType::Model;
+  q.limit = 7;
+  // Anonymous: 10 alice + 5 public acme + 5 public bob.
+  EXPECT_EQ(All(q).size(), 20u);
+  q.readable_namespaces = {"acme"};
+  auto acme_member = All(q);
+  EXPECT_EQ(acme_member.size(), 25u);
+  for (const auto& r : acme_member) EXPECT_TRUE(!r.is_private || r.ns == "acme") << r.ns;
+  q.readable_namespaces = {"acme", "bob"};
+  EXPECT_EQ(All(q).size(), 30u);
+  q.readable_namespaces.clear();
+  q.include_all_private = true;
+  EXPECT_EQ(All(q).size(), 30u);
+}
+
+TEST_F(RepoListTest, ForeignOrGarbageCursorIsBadRequest) {
+  RepoQuery q;
+  q.limit = 2;
+  q.sort = RepoSort::CreatedAt;
+  auto first = repos().List(q).value();
+  ASSERT_FALSE(first.next_cursor.empty());
+  q.sort = RepoSort::LastModified;  // cursor from another sort
+  q.cursor = first.next_cursor;
+  EXPECT_EQ(repos().List(q).error().code, ErrorCode::BadRequest);
+  for (std::string bad : {"x", "md.abc.1", "md.1", "md.1.2.3", "md..5"}) {
+    q.cursor = bad;
+    EXPECT_EQ(repos().List(q).error().code, ErrorCode::BadRequest) << bad;
+  }
+}
+
+TEST(RepoSortTest, UnknownKeysFallBackToLastModified) {
+  EXPECT_EQ(ParseRepoSort("createdAt"), RepoSort::CreatedAt);
+  EXPECT_EQ(ParseRepoSort("id"), RepoSort::Id);
+  EXPECT_EQ(ParseRepoSort("lastModified"), RepoSort::LastModified);
+  EXPECT_EQ(ParseRepoSort("trendingScore"), RepoSort::LastModified);
+}
+
+}  // namespace
+}  // namespace hangar::db
