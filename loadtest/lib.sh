@@ -1,0 +1,235 @@
+# Shared helpers for loadtest/*.sh. Source it; do not run it.
+#
+# Everything a script starts (hangar, nginx, fcgiwrap) is recorded and killed by the
+# EXIT trap, and every temporary file lives under one mktemp dir that the trap removes.
+# Load goes to 127.0.0.1 only.
+#
+# Environment:
+#   HANGAR_BIN          hangar binary (default: newest of build*/hangar in the repo)
+#   HANGAR_BENCH_CACHE  cache for generated repos and tools (default ~/.cache/hangar-bench)
+#   BENCH_RESULTS       if set, RESULT lines are appended to this file too
+#   BENCH_QUICK=1       shorter runs and smaller repos, for a dry run of the scripts
+
+set -euo pipefail
+
+LT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BENCH_CACHE="${HANGAR_BENCH_CACHE:-$HOME/.cache/hangar-bench}"
+mkdir -p "$BENCH_CACHE/bin"
+LT_TMP="$(mktemp -d /tmp/hangar-loadtest.XXXXXX)"
+chmod 755 "$LT_TMP"  # nginx workers run as nobody
+LT_PIDS=()
+LT_PGIDS=()
+
+lt_cleanup() {
+  local pid
+  for pid in "${LT_PGIDS[@]}"; do
+    kill -- "-$pid" 2>/dev/null || true
+  done
+  for pid in "${LT_PIDS[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
+  for pid in "${LT_PIDS[@]}"; do
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
+  rm -rf "$LT_TMP"
+}
+trap lt_cleanup EXIT
+trap 'exit 130' INT TERM
+
+log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+# result KEY VALUE UNIT GOAL NOTE — one line for run_all.sh's table.
+result() {
+  local line
+  line=$(printf 'RESULT\t%s\t%s\t%s\t%s\t%s' "$1" "$2" "$3" "${4:-}" "${5:-}")
+  echo "$line"
+  if [ -n "${BENCH_RESULTS:-}" ]; then echo "$line" >>"$BENCH_RESULTS"; fi
+}
+
+median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) {print "nan"} else if (NR%2) {print a[(NR+1)/2]} else {printf "%.6g\n", (a[NR/2]+a[NR/2+1])/2}}'; }
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+now_s() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f\n", b - a}'; }
+
+find_hangar() {
+  if [ -n "${HANGAR_BIN:-}" ]; then echo "$HANGAR_BIN"; return; fi
+  local b
+  b=$(ls -t "$LT_ROOT"/build*/hangar 2>/dev/null | head -1 || true)
+  if [ -z "$b" ]; then
+    echo "no hangar binary: build it (ninja -C build hangar) or set HANGAR_BIN" >&2
+    return 1
+  fi
+  echo "$b"
+}
+
+# The load generator: the CMake-built one if present, else compiled into the cache.
+loadgen_bin() {
+  local b
+  b=$(ls -t "$LT_ROOT"/build*/bench/hangar-loadgen 2>/dev/null | head -1 || true)
+  if [ -n "$b" ] && [ "$b" -nt "$LT_ROOT/bench/loadgen.cc" ]; then echo "$b"; return; fi
+  b="$BENCH_CACHE/bin/hangar-loadgen"
+  if [ ! -x "$b" ] || [ "$LT_ROOT/bench/loadgen.cc" -nt "$b" ]; then
+    g++ -std=c++20 -O2 -o "$b.tmp" "$LT_ROOT/bench/loadgen.cc" && mv "$b.tmp" "$b"
+  fi
+  echo "$b"
+}
+
+# ---------------------------------------------------------------- hangar
+
+HANGAR_PID=""
+HANGAR_URL=""
+HANGAR_TOKEN=""
+HANGAR_DATA=""
+
+# hangar_start DATA_DIR — starts `hangar serve` on a free port, waits for its
+# "listening on" line (20 s at most); sets HANGAR_PID, HANGAR_URL.
+hangar_start() {
+  HANGAR_DATA="$1"
+  local bin logf
+  bin=$(find_hangar)
+  mkdir -p "$HANGAR_DATA"
+  logf="$LT_TMP/hangar.$RANDOM.log"
+  "$bin" serve --data-dir "$HANGAR_DATA" --listen 127.0.0.1:0 >"$logf" 2>&1 &
+  HANGAR_PID=$!
+  LT_PIDS+=("$HANGAR_PID")
+  HANGAR_LOG="$logf"
+  local i
+  for i in $(seq 400); do
+    if HANGAR_URL=$(grep -o -m1 'listening on http://[0-9.:]*' "$logf" | sed 's/listening on //'); then
+      [ -n "$HANGAR_URL" ] && return 0
+    fi
+    if ! kill -0 "$HANGAR_PID" 2>/dev/null; then
+      echo "hangar serve exited early:" >&2; tail -20 "$logf" >&2; return 1
+    fi
+    sleep 0.05
+  done
+  echo "hangar serve not ready after 20 s" >&2; tail -20 "$logf" >&2
+  return 1
+}
+
+# Peak RSS (VmHWM, KiB) of the running server.
+hangar_hwm_kib() { awk '/^VmHWM/ {print $2}' "/proc/$HANGAR_PID/status" 2>/dev/null || echo 0; }
+hangar_rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$HANGAR_PID/status" 2>/dev/null || echo 0; }
+
+hangar_stop() {
+  [ -n "$HANGAR_PID" ] || return 0
+  kill "$HANGAR_PID" 2>/dev/null || true
+  for _ in $(seq 100); do kill -0 "$HANGAR_PID" 2>/dev/null || break; sleep 0.05; done
+  kill -9 "$HANGAR_PID" 2>/dev/null || true
+  wait "$HANGAR_PID" 2>/dev/null || true
+  HANGAR_PID=""
+}
+
+# hangar_admin_token DATA_DIR — user "bench" with a write token; sets HANGAR_TOKEN.
+hangar_admin_token() {
+  local bin
+  bin=$(find_hangar)
+  "$bin" admin user create bench --data-dir "$1" >/dev/null 2>"$LT_TMP/admin.err" ||
+    grep -qi exist "$LT_TMP/admin.err" || { cat "$LT_TMP/admin.err" >&2; return 1; }
+  HANGAR_TOKEN=$("$bin" admin token create bench --role write --data-dir "$1" | grep -o 'hf_[A-Za-z0-9_]*' | head -1)
+  [ -n "$HANGAR_TOKEN" ] || { echo "no token printed by 'hangar admin token create'" >&2; return 1; }
+}
+
+# hangar_create_repo NAME [model|dataset|space] — repo bench/NAME.
+hangar_create_repo() {
+  local code
+  code=$(curl -s -o "$LT_TMP/create.out" -w '%{http_code}' -X POST \
+    -H "Authorization: Bearer $HANGAR_TOKEN" -H 'Content-Type: application/json' \
+    -d "{\"name\":\"$1\",\"organization\":\"bench\",\"type\":\"${2:-model}\"}" \
+    "$HANGAR_URL/api/repos/create")
+  case "$code" in
+    200|201|409) return 0 ;;
+    *) echo "repo create $1 -> HTTP $code: $(head -c 300 "$LT_TMP/create.out")" >&2; return 1 ;;
+  esac
+}
+
+# hangar_git_url NAME — push/clone URL with credentials.
+hangar_git_url() { echo "http://bench:$HANGAR_TOKEN@${HANGAR_URL#http://}/bench/$1"; }
+
+# hangar_push SRC_REPO NAME — pushes branch main of SRC_REPO; prints seconds taken.
+hangar_push() {
+  local t0 t1
+  t0=$(now_s)
+  timeout 600 git -C "$1" -c http.postBuffer=524288000 push -q "$(hangar_git_url "$2")" main:main >&2
+  t1=$(now_s)
+  elapsed "$t0" "$t1"
+}
+
+# ---------------------------------------------------------------- peers
+
+NGINX_PID=""
+NGINX_URL=""
+
+# nginx_start ROOT [extra server-block config] — static nginx on a free port, 2 workers
+# (Hangar runs one I/O thread per core: 2 here). Access log on, like Hangar's.
+nginx_start() {
+  local root="$1" extra="${2:-}" port dir
+  command -v nginx >/dev/null || { echo "nginx not installed (loadtest/install-peers.sh)" >&2; return 1; }
+  port=$(free_port)
+  dir="$LT_TMP/nginx.$port"
+  mkdir -p "$dir/logs" "$dir/tmp"
+  cat >"$dir/nginx.conf" <<EOF
+worker_processes 2;
+pid $dir/nginx.pid;
+error_log $dir/logs/error.log warn;
+daemon off;
+events { worker_connections 4096; }
+http {
+  access_log $dir/logs/access.log;
+  client_body_temp_path $dir/tmp/body;
+  proxy_temp_path $dir/tmp/proxy;
+  fastcgi_temp_path $dir/tmp/fastcgi;
+  uwsgi_temp_path $dir/tmp/uwsgi;
+  scgi_temp_path $dir/tmp/scgi;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 1000000;
+  keepalive_timeout 120s;
+  default_type application/octet-stream;
+  server {
+    listen 127.0.0.1:$port;
+    root $root;
+    $extra
+  }
+}
+EOF
+  nginx -p "$dir" -c "$dir/nginx.conf" </dev/null >/dev/null 2>&1 &
+  NGINX_PID=$!
+  LT_PIDS+=("$NGINX_PID")
+  NGINX_URL="http://127.0.0.1:$port"
+  for _ in $(seq 100); do
+    curl -s -o /dev/null "$NGINX_URL/" && return 0
+    sleep 0.05
+  done
+  echo "nginx did not start" >&2; cat "$dir/logs/error.log" >&2; return 1
+}
+
+# git_backend_start PROJECT_ROOT — `git http-backend` behind nginx + fcgiwrap, the
+# standard way to serve git smart HTTP; URLs are $NGINX_URL/<path under root>.
+git_backend_start() {
+  local root="$1" sock
+  command -v fcgiwrap >/dev/null || { echo "fcgiwrap not installed (loadtest/install-peers.sh)" >&2; return 1; }
+  sock="$LT_TMP/fcgiwrap.sock"
+  # Own session, so the trap can end fcgiwrap and the children it forks as a group.
+  setsid fcgiwrap -c 4 -s "unix:$sock" </dev/null >/dev/null 2>&1 &
+  LT_PGIDS+=("$!")
+  for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
+  chmod 666 "$sock"  # nginx workers run as nobody
+  nginx_start "$root" "
+    location / {
+      fastcgi_pass unix:$sock;
+      include /etc/nginx/fastcgi_params;
+      fastcgi_param SCRIPT_FILENAME /usr/lib/git-core/git-http-backend;
+      fastcgi_param GIT_PROJECT_ROOT $root;
+      fastcgi_param GIT_HTTP_EXPORT_ALL 1;
+      fastcgi_param PATH_INFO \$uri;
+      fastcgi_param GIT_PROTOCOL \$http_git_protocol;
+      client_max_body_size 0;
+      fastcgi_buffering off;
+    }"
+}

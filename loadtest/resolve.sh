@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# HEAD /resolve of a small file and GET model info under a fixed request rate, Hangar
+# beside nginx serving the same file statically (the floor for "answer a small HEAD").
+#
+#   loadtest/resolve.sh            # 10 s measured per run (+1 s warmup)
+#   BENCH_QUICK=1 loadtest/resolve.sh
+#
+# Open-loop load from bench/loadgen.cc (latency from the scheduled send time). Also
+# a closed-loop max-throughput figure from wrk (5 s). Loopback only; every run bounded.
+source "$(dirname "$0")/lib.sh"
+
+DUR=11; WARM=1; WRK_DUR=5s
+if [ "${BENCH_QUICK:-0}" = 1 ]; then DUR=3; WARM=1; WRK_DUR=2s; fi
+LG=$(loadgen_bin)
+NAME=resolve
+FILE=config.json
+
+# --- Hangar with one small repo
+hangar_admin_token "$LT_TMP/data"
+hangar_start "$LT_TMP/data"
+log "hangar at $HANGAR_URL"
+hangar_create_repo "$NAME"
+src="$LT_TMP/src"
+git init -q -b main "$src"
+printf '{\n  "model_type": "bert",\n  "hidden_size": 768,\n  "num_attention_heads": 12\n}\n' >"$src/$FILE"
+echo "# resolve bench" >"$src/README.md"
+git -C "$src" add -A
+git -C "$src" -c user.name=bench -c user.email=bench@hangar.invalid commit -q -m init
+hangar_push "$src" "$NAME" >/dev/null
+
+RESOLVE="/bench/$NAME/resolve/main/$FILE"
+INFO="/api/models/bench/$NAME"
+code=$(curl -s -o /dev/null -w '%{http_code}' -I "$HANGAR_URL$RESOLVE")
+[ "$code" = 200 ] || { echo "HEAD $RESOLVE -> $code, expected 200; cannot measure" >&2; exit 1; }
+code=$(curl -s -o /dev/null -w '%{http_code}' "$HANGAR_URL$INFO")
+[ "$code" = 200 ] || { echo "GET $INFO -> $code, expected 200; cannot measure" >&2; exit 1; }
+
+# --- nginx peer: the same bytes at the same path
+have_nginx=0
+mkdir -p "$LT_TMP/www/bench/$NAME/resolve/main" "$LT_TMP/www/api/models/bench"
+cp "$src/$FILE" "$LT_TMP/www/bench/$NAME/resolve/main/$FILE"
+curl -s "$HANGAR_URL$INFO" >"$LT_TMP/www/api/models/bench/$NAME"
+if nginx_start "$LT_TMP/www"; then have_nginx=1; log "nginx at $NGINX_URL"; fi
+
+# run NAME URL METHOD RATE CONNS -> prints the loadgen JSON, keeps it in $LT_TMP/NAME.json
+run() {
+  "$LG" -m "$3" -R "$4" -c "$5" -d "$DUR" -w "$WARM" --json "$2" | tee "$LT_TMP/$1.json"
+}
+field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$LT_TMP/$1.json" "$2"; }
+ratio() { python3 -c "import sys; a,b=map(float,sys.argv[1:]); print('%.2f' % (a/b) if b else 'nan')" "$1" "$2"; }
+
+for rate in 1000 5000; do
+  conns=$((rate / 50)); [ $conns -lt 16 ] && conns=16
+  run "hangar_head_$rate" "$HANGAR_URL$RESOLVE" HEAD $rate $conns >&2
+  [ $have_nginx = 1 ] && run "nginx_head_$rate" "$NGINX_URL$RESOLVE" HEAD $rate $conns >&2
+  for p in p50 p99; do
+    v=$(field "hangar_head_$rate" ${p}_ms)
+    note="errors=$(field "hangar_head_$rate" errors) achieved=$(field "hangar_head_$rate" achieved_rps)/s"
+    if [ $have_nginx = 1 ]; then
+      n=$(field "nginx_head_$rate" ${p}_ms)
+      note="$note nginx=${n}ms ratio=$(ratio "$v" "$n")"
+    fi
+    goal=""; [ $p = p99 ] && [ $rate = 5000 ] && goal="p99 < 2 ms at 5,000 rps"
+    result "resolve_head_${rate}rps_$p" "$v" ms "$goal" "$note"
+  done
+done
+
+run hangar_info_1000 "$HANGAR_URL$INFO" GET 1000 20 >&2
+[ $have_nginx = 1 ] && run nginx_info_1000 "$NGINX_URL$INFO" GET 1000 20 >&2
+for p in p50 p99; do
+  v=$(field hangar_info_1000 ${p}_ms)
+  note="errors=$(field hangar_info_1000 errors)"
+  [ $have_nginx = 1 ] && note="$note nginx(static copy)=$(field nginx_info_1000 ${p}_ms)ms"
+  goal=""; [ $p = p99 ] && goal="p99 < 2 ms"
+  result "model_info_1000rps_$p" "$v" ms "$goal" "$note"
+done
+
+# --- closed-loop max throughput (wrk, HEAD via a Lua one-liner)
+echo 'wrk.method = "HEAD"' >"$LT_TMP/head.lua"
+wrk_rps() { wrk -t1 -c32 -d"$WRK_DUR" -s "$LT_TMP/head.lua" "$1" | awk '/^Requests\/sec/ {print $2}'; }
+h=$(wrk_rps "$HANGAR_URL$RESOLVE")
+note=""
+if [ $have_nginx = 1 ]; then n=$(wrk_rps "$NGINX_URL$RESOLVE"); note="nginx=${n}/s ratio=$(ratio "$h" "$n")"; fi
+result resolve_head_max_rps "$h" req/s "(none; >= 5,000 needed for the p99 goal)" "wrk -t1 -c32 $WRK_DUR; $note"
+
+result rss_peak_resolve "$(( $(hangar_hwm_kib) / 1024 ))" MiB "" "VmHWM of hangar serve after the resolve runs"
+hangar_stop

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Start-to-ready time of `hangar serve` (median of 10, fresh data dir and restart), and
+# the server's memory while it serves large files: RSS during the git-lfs push of a
+# 1 GiB file and during 4 concurrent downloads of it, plus single-download throughput
+# beside nginx (sendfile) serving the same bytes.
+#
+#   loadtest/startup.sh
+#   BENCH_QUICK=1 loadtest/startup.sh      # 3 starts, 64 MiB file
+#
+# The random file lives under the script's temp dir in /tmp and is deleted on exit.
+source "$(dirname "$0")/lib.sh"
+
+STARTS=10; MIB=${BENCH_LFS_MIB:-1024}
+if [ "${BENCH_QUICK:-0}" = 1 ]; then STARTS=3; MIB=${BENCH_LFS_MIB:-64}; fi
+BIN=$(find_hangar)
+
+# --- start to ready
+mkdir -p "$LT_TMP/starts"
+python3 "$LT_ROOT/bench/startup_time.py" "$BIN" "$LT_TMP/starts" --runs "$STARTS" --fresh >"$LT_TMP/fresh.json"
+mkdir -p "$LT_TMP/reuse"
+python3 "$LT_ROOT/bench/startup_time.py" "$BIN" "$LT_TMP/reuse" --runs 1 >/dev/null  # initialise
+python3 "$LT_ROOT/bench/startup_time.py" "$BIN" "$LT_TMP/reuse" --runs "$STARTS" >"$LT_TMP/reuse.json"
+j() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
+result startup_fresh_ms "$(j "$LT_TMP/fresh.json" median_ms)" ms "< 100 ms" \
+  "median of $STARTS, empty data dir; runs $(j "$LT_TMP/fresh.json" runs_ms)"
+result startup_restart_ms "$(j "$LT_TMP/reuse.json" median_ms)" ms "< 100 ms" \
+  "median of $STARTS, existing data dir; runs $(j "$LT_TMP/reuse.json" runs_ms)"
+rss0=$(python3 -c "import json,sys; print(max(json.load(open(sys.argv[1]))['rss_ready_kib'])//1024)" "$LT_TMP/reuse.json")
+result rss_at_ready "$rss0" MiB "" "VmRSS right after 'listening on'"
+
+# --- large file: push with git-lfs, then 4 concurrent downloads
+command -v git-lfs >/dev/null || { echo "git-lfs not installed; skipping the large-file part" >&2; exit 0; }
+hangar_admin_token "$LT_TMP/data"
+hangar_start "$LT_TMP/data"
+log "hangar at $HANGAR_URL"
+NAME=lfs
+hangar_create_repo "$NAME"
+
+# sample_rss OUT — max VmRSS (KiB) of hangar until $LT_TMP/stop-sampler exists.
+sample_rss() {
+  rm -f "$LT_TMP/stop-sampler"
+  python3 - "$HANGAR_PID" "$1" "$LT_TMP/stop-sampler" <<'EOF' &
+import os, sys, time
+pid, out, stop = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+peak, samples, t_end = 0, [], time.time() + 900
+while not os.path.exists(stop) and time.time() < t_end:
+    try:
+        for line in open("/proc/%d/status" % pid):
+            if line.startswith("VmRSS:"):
+                v = int(line.split()[1]); peak = max(peak, v); samples.append(v)
+    except OSError:
+        break
+    time.sleep(0.02)
+open(out, "w").write("%d %d %d\n" % (peak, samples[0] if samples else 0, len(samples)))
+EOF
+  SAMPLER_PID=$!
+  LT_PIDS+=("$SAMPLER_PID")
+}
+stop_sampler() { touch "$LT_TMP/stop-sampler"; wait "$SAMPLER_PID" 2>/dev/null || true; }
+
+src="$LT_TMP/lfs-src"
+git init -q -b main "$src"
+git -C "$src" lfs install --local >/dev/null
+git -C "$src" lfs track "*.bin" >/dev/null
+log "writing $MIB MiB of random data"
+head -c "$((MIB * 1024 * 1024))" /dev/urandom >"$src/big.bin"
+git -C "$src" add -A
+git -C "$src" -c user.name=bench -c user.email=bench@hangar.invalid commit -q -m "big file"
+sample_rss "$LT_TMP/rss-upload"
+t0=$(now_s)
+if ! timeout 600 git -C "$src" push -q "$(hangar_git_url "$NAME")" main:main >&2; then
+  stop_sampler
+  echo "git-lfs push to hangar failed; cannot measure downloads" >&2
+  exit 1
+fi
+t1=$(now_s)
+stop_sampler
+read -r up_peak up_first _ <"$LT_TMP/rss-upload"
+up_s=$(elapsed "$t0" "$t1")
+result lfs_push_seconds "$up_s" s "" "git-lfs push of $MIB MiB ($(python3 -c "print('%.0f' % ($MIB/$up_s))") MiB/s incl. client hashing)"
+result rss_peak_upload "$((up_peak / 1024))" MiB "flat, < 64 MiB" "max VmRSS sampled every 20 ms during the push (at start: $((up_first / 1024)) MiB)"
+rm -rf "$src/.git/lfs/objects"  # the client's copy: not needed any more
+
+URL="$HANGAR_URL/bench/$NAME/resolve/main/big.bin"
+code=$(curl -s -o /dev/null -w '%{http_code}' -I "$URL")
+[ "$code" = 200 ] || { echo "HEAD $URL -> $code; cannot measure downloads" >&2; exit 1; }
+
+# Single download, Hangar vs nginx serving the same file (sendfile: the loopback floor).
+dl() { curl -s -o /dev/null -w '%{speed_download} %{size_download}\n' "$1"; }
+mkdir -p "$LT_TMP/www/bench/$NAME/resolve/main"
+ln "$src/big.bin" "$LT_TMP/www/bench/$NAME/resolve/main/big.bin"
+have_nginx=0; nginx_start "$LT_TMP/www" && have_nginx=1
+dl "$URL" >/dev/null  # warm the page cache for both (same bytes, different files)
+[ $have_nginx = 1 ] && dl "$NGINX_URL/bench/$NAME/resolve/main/big.bin" >/dev/null
+: >"$LT_TMP/dh"; : >"$LT_TMP/dn"
+for i in 1 2 3; do
+  read -r speed size < <(dl "$URL"); echo "$speed" >>"$LT_TMP/dh"
+  [ "$size" = "$((MIB * 1024 * 1024))" ] || { echo "download size $size, expected $((MIB * 1024 * 1024))" >&2; exit 1; }
+  if [ $have_nginx = 1 ]; then read -r speed _ < <(dl "$NGINX_URL/bench/$NAME/resolve/main/big.bin"); echo "$speed" >>"$LT_TMP/dn"; fi
+done
+mbh=$(median <"$LT_TMP/dh" | awk '{printf "%.0f", $1/1048576}')
+note="median of 3, curl -o /dev/null"
+if [ $have_nginx = 1 ]; then
+  mbn=$(median <"$LT_TMP/dn" | awk '{printf "%.0f", $1/1048576}')
+  note="$note; nginx sendfile ${mbn} MiB/s; ratio $(python3 -c "print('%.2f' % ($mbh/$mbn))")"
+fi
+result download_mib_s "$mbh" MiB/s ">= 90% of loopback cat-to-socket" "$note"
+
+# 4 concurrent downloads; RSS sampled throughout.
+sample_rss "$LT_TMP/rss-dl"
+t0=$(now_s)
+pids=()
+for i in 1 2 3 4; do
+  curl -s -o /dev/null -w '%{size_download}\n' "$URL" >"$LT_TMP/dl$i" &
+  pids+=("$!"); LT_PIDS+=("$!")
+done
+for p in "${pids[@]}"; do wait "$p"; done
+t1=$(now_s)
+stop_sampler
+read -r dl_peak dl_first nsamples <"$LT_TMP/rss-dl"
+total=$(cat "$LT_TMP"/dl[1-4] | paste -sd+ | bc)
+agg=$(python3 -c "print('%.0f' % ($total/1048576/($t1-$t0)))")
+result rss_peak_4x_download "$((dl_peak / 1024))" MiB "flat, < 64 MiB RSS for 4 x 1 GiB" \
+  "max VmRSS over $nsamples samples (20 ms) during 4 concurrent ${MIB} MiB downloads (at start: $((dl_first / 1024)) MiB); aggregate ${agg} MiB/s; $total bytes"
+result rss_peak_startup_sh "$(( $(hangar_hwm_kib) / 1024 ))" MiB "" "VmHWM of hangar serve after upload + downloads"
+hangar_stop
