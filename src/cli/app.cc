@@ -54,6 +54,7 @@ struct App::Routes {
   std::unique_ptr<api::HfDeps> hf;
 };
 
+App::App(config::Config config) : config_(std::move(config)) {}
 App::~App() = default;
 
 Result<std::unique_ptr<App>> App::Open(const config::Config& config) {

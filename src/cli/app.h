@@ -35,7 +35,7 @@ class App {
   services::RepoService& repos() { return *repos_; }
 
  private:
-  explicit App(config::Config config) : config_(std::move(config)) {}
+  explicit App(config::Config config);
 
   config::Config config_;
   db::Stores stores_;
