@@ -1,0 +1,480 @@
+#include "git/command.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+extern char** environ;
+
+namespace hangar::git {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Error SysError(std::string_view what) {
+  return MakeError(ErrorCode::Internal, std::string(what) + ": " + std::strerror(errno));
+}
+
+void CloseFd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+int ExitCodeOf(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+// Milliseconds until `deadline` for poll(), at least 0.
+int RemainingMs(Clock::time_point deadline) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+  return left.count() <= 0 ? 0 : static_cast<int>(std::min<int64_t>(left.count(), 1 << 30));
+}
+
+// write() that turns a closed pipe into EPIPE without delivering SIGPIPE, whatever the
+// process-wide disposition is: SIGPIPE is blocked for this thread around the call and a
+// SIGPIPE we caused is consumed before unblocking (the MSG_NOSIGNAL of pipes).
+ssize_t WriteNoSigpipe(int fd, const char* data, size_t n) {
+  sigset_t pipe_set, old_set, pending;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  sigpending(&pending);
+  bool was_pending = sigismember(&pending, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
+  ssize_t r;
+  do {
+    r = ::write(fd, data, n);
+  } while (r < 0 && errno == EINTR);
+  int saved = errno;
+  // The kernel raises SIGPIPE also when a write was cut short by the reader going away
+  // (r > 0), so check what is pending rather than r.
+  if (!was_pending) {
+    sigpending(&pending);
+    if (sigismember(&pending, SIGPIPE)) {
+      timespec zero{};
+      sigtimedwait(&pipe_set, nullptr, &zero);
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &old_set, nullptr);
+  errno = saved;
+  return r;
+}
+
+bool HasPrefix(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// The child's environment: ours minus GIT_* and locale variables, plus fixed settings,
+// plus the command's own.
+std::vector<std::string> BuildEnv(const std::vector<std::pair<std::string, std::string>>& extra) {
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string_view kv(*e);
+    if (HasPrefix(kv, "GIT_") || HasPrefix(kv, "LC_") || HasPrefix(kv, "LANG")) continue;
+    bool overridden = false;
+    for (const auto& [k, v] : extra) {
+      if (kv.size() > k.size() && HasPrefix(kv, k) && kv[k.size()] == '=') overridden = true;
+    }
+    if (!overridden) env.emplace_back(kv);
+  }
+  env.emplace_back("LC_ALL=C");
+  env.emplace_back("GIT_TERMINAL_PROMPT=0");
+  env.emplace_back("GIT_NO_REPLACE_OBJECTS=1");
+  for (const auto& [k, v] : extra) env.push_back(k + "=" + v);
+  return env;
+}
+
+}  // namespace
+
+struct Command::Spawned {
+  pid_t pid = -1;
+  int pidfd = -1;
+  int in = -1, out = -1, err = -1;  // our ends
+  Clock::time_point deadline;
+};
+
+Command::Command(std::string_view subcommand) {
+  if (!subcommand.empty()) args_.emplace_back(subcommand);
+}
+Command::~Command() = default;
+
+Command& Command::Arg(std::string_view literal) {
+  args_.emplace_back(literal);
+  return *this;
+}
+
+Command& Command::UserArg(std::string_view value) {
+  if (refused_) return *this;
+  if (value.empty() || value.front() == '-' || value.find('\0') != value.npos) {
+    refused_ = "argument may not be empty, start with '-' or contain NUL";
+  } else {
+    args_.emplace_back(value);
+  }
+  return *this;
+}
+
+Command& Command::EndOfOptions() { return Arg("--end-of-options"); }
+
+Command& Command::Dashes() {
+  seen_dashes_ = true;
+  return Arg("--");
+}
+
+Command& Command::PathArg(std::string_view path) {
+  if (refused_) return *this;
+  if (!seen_dashes_ || path.find('\0') != path.npos) {
+    refused_ = "path argument must follow '--' and may not contain NUL";
+  } else {
+    args_.emplace_back(path);
+  }
+  return *this;
+}
+
+Command& Command::Env(std::string_view key, std::string_view value) {
+  env_.emplace_back(std::string(key), std::string(value));
+  return *this;
+}
+Command& Command::Dir(std::string path) {
+  dir_ = std::move(path);
+  return *this;
+}
+Command& Command::Timeout(std::chrono::milliseconds timeout) {
+  timeout_ = timeout;
+  return *this;
+}
+Command& Command::MaxOutput(size_t bytes) {
+  max_output_ = bytes;
+  return *this;
+}
+
+std::string Command::ToString() const {
+  std::string s = "git";
+  for (const auto& a : args_) (s += ' ') += a;
+  return s;
+}
+
+Result<Command::Spawned> Command::Spawn() {
+  if (refused_) return MakeError(ErrorCode::BadRequest, *refused_);
+  int in[2], out[2], err[2];
+  if (pipe2(in, O_CLOEXEC) != 0) return SysError("pipe2");
+  if (pipe2(out, O_CLOEXEC) != 0) {
+    Error e = SysError("pipe2");
+    ::close(in[0]), ::close(in[1]);
+    return e;
+  }
+  if (pipe2(err, O_CLOEXEC) != 0) {
+    Error e = SysError("pipe2");
+    ::close(in[0]), ::close(in[1]), ::close(out[0]), ::close(out[1]);
+    return e;
+  }
+  auto close_all = [&] {
+    for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1]}) ::close(fd);
+  };
+
+  std::vector<std::string> env = BuildEnv(env_);
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::string git = "git";
+  std::vector<char*> argv{git.data()};
+  for (auto& a : args_) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+  if (!dir_.empty()) posix_spawn_file_actions_addchdir_np(&fa, dir_.c_str());
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  // Own process group (killable as a whole), empty signal mask, default dispositions for
+  // signals a server commonly ignores (an ignored SIGPIPE would be inherited across exec).
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                      POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setpgroup(&attr, 0);
+  sigset_t empty, defaults;
+  sigemptyset(&empty);
+  posix_spawnattr_setsigmask(&attr, &empty);
+  sigemptyset(&defaults);
+  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) sigaddset(&defaults, s);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+
+  pid_t pid = -1;
+  int rc = posix_spawnp(&pid, "git", &fa, &attr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) {
+    close_all();
+    return MakeError(ErrorCode::Internal,
+                     "cannot start " + ToString() + ": " + std::strerror(rc));
+  }
+  ::close(in[0]), ::close(out[1]), ::close(err[1]);
+
+  Spawned s;
+  s.pid = pid;
+  s.in = in[1];
+  s.out = out[0];
+  s.err = err[0];
+  s.deadline = Clock::now() + timeout_;
+  s.pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (s.pidfd < 0) {
+    Error e = SysError("pidfd_open");
+    ::kill(-pid, SIGKILL);
+    ::close(s.in), ::close(s.out), ::close(s.err);
+    int status;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return e;
+  }
+  return s;
+}
+
+Result<Output> Command::Run(std::string_view stdin_data) {
+  auto spawned = Spawn();
+  if (!spawned) return std::move(spawned).error();
+  Spawned s = *spawned;
+  // One thread multiplexes stdin, stdout, stderr and the child's exit with poll().
+  int flags = fcntl(s.in, F_GETFL);
+  fcntl(s.in, F_SETFL, flags | O_NONBLOCK);
+  if (stdin_data.empty()) CloseFd(s.in);
+
+  Output out;
+  size_t written = 0;
+  bool exited = false, timed_out = false, too_large = false, killed = false;
+  std::optional<Error> pipe_error;
+  char buf[65536];
+  auto kill_group = [&] {
+    if (!killed) ::kill(-s.pid, SIGKILL);
+    killed = true;
+  };
+  while (s.out >= 0 || s.err >= 0 || !exited) {
+    pollfd fds[4];
+    int n = 0, i_in = -1, i_out = -1, i_err = -1, i_pid = -1;
+    if (s.in >= 0) fds[i_in = n++] = {s.in, POLLOUT, 0};
+    if (s.out >= 0) fds[i_out = n++] = {s.out, POLLIN, 0};
+    if (s.err >= 0) fds[i_err = n++] = {s.err, POLLIN, 0};
+    if (!exited) fds[i_pid = n++] = {s.pidfd, POLLIN, 0};
+    int timeout = killed ? -1 : RemainingMs(s.deadline);
+    int r = ::poll(fds, n, timeout);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      pipe_error = SysError("poll");
+      kill_group();
+      break;
+    }
+    if (r == 0) {  // deadline
+      timed_out = true;
+      kill_group();
+      continue;
+    }
+    if (i_in >= 0 && fds[i_in].revents) {
+      ssize_t w = WriteNoSigpipe(s.in, stdin_data.data() + written,
+                                 std::min<size_t>(stdin_data.size() - written, 65536));
+      if (w > 0) written += static_cast<size_t>(w);
+      // EPIPE: the child stopped reading its input; its exit code tells the rest.
+      if ((w < 0 && errno != EAGAIN) || written == stdin_data.size()) CloseFd(s.in);
+    }
+    if (i_out >= 0 && fds[i_out].revents) {
+      ssize_t got = ::read(s.out, buf, sizeof buf);
+      if (got > 0) {
+        if (out.stdout_data.size() + static_cast<size_t>(got) > max_output_) {
+          too_large = true;
+          kill_group();
+          CloseFd(s.out);
+        } else {
+          out.stdout_data.append(buf, static_cast<size_t>(got));
+        }
+      } else if (got == 0 || errno != EINTR) {
+        CloseFd(s.out);
+      }
+    }
+    if (i_err >= 0 && fds[i_err].revents) {
+      ssize_t got = ::read(s.err, buf, sizeof buf);
+      if (got > 0) {
+        size_t room = kMaxStderr - std::min(kMaxStderr, out.stderr_data.size());
+        out.stderr_data.append(buf, std::min(room, static_cast<size_t>(got)));
+      } else if (got == 0 || errno != EINTR) {
+        CloseFd(s.err);
+      }
+    }
+    if (i_pid >= 0 && fds[i_pid].revents) exited = true;
+  }
+  CloseFd(s.in), CloseFd(s.out), CloseFd(s.err);
+  int status = 0;
+  while (::waitpid(s.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  ::close(s.pidfd);
+  out.exit_code = ExitCodeOf(status);
+  if (pipe_error) return *pipe_error;
+  if (timed_out)
+    return MakeError(ErrorCode::Unavailable, ToString() + " timed out after " +
+                                                 std::to_string(timeout_.count()) + " ms");
+  if (too_large)
+    return MakeError(ErrorCode::PayloadTooLarge, ToString() + " wrote more than " +
+                                                     std::to_string(max_output_) + " bytes");
+  return out;
+}
+
+Result<std::unique_ptr<Process>> Command::Start() {
+  auto spawned = Spawn();
+  if (!spawned) return std::move(spawned).error();
+  const Spawned& s = *spawned;
+  return std::unique_ptr<Process>(
+      new Process(s.pid, s.pidfd, s.in, s.out, s.err, s.deadline, ToString()));
+}
+
+// ---------------------------------------------------------------------------------------
+// Process
+
+Process::Process(pid_t pid, int pidfd, int stdin_fd, int stdout_fd, int stderr_fd,
+                 std::chrono::steady_clock::time_point deadline, std::string description)
+    : pid_(pid),
+      pidfd_(pidfd),
+      stdin_fd_(stdin_fd),
+      stdout_fd_(stdout_fd),
+      stderr_fd_(stderr_fd),
+      deadline_(deadline),
+      description_(std::move(description)) {
+  watcher_ = std::thread([this] { Watch(); });
+}
+
+Process::~Process() {
+  if (!exit_code_) Kill();
+  CloseStdin();
+  {
+    std::lock_guard lock(mu_);
+    CloseFd(stdout_fd_);
+  }
+  if (watcher_.joinable()) watcher_.join();
+  std::lock_guard lock(mu_);
+  if (!reaped_) {
+    int status;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    reaped_ = true;
+  }
+  ::close(stderr_fd_);
+  ::close(pidfd_);
+}
+
+void Process::Watch() {
+  // Ends when stderr is at EOF and the child has exited; kills the group at the deadline.
+  bool err_open = true, exited = false, killed = false;
+  char buf[4096];
+  while (err_open || !exited) {
+    pollfd fds[2];
+    int n = 0, i_err = -1, i_pid = -1;
+    if (err_open) fds[i_err = n++] = {stderr_fd_, POLLIN, 0};
+    if (!exited) fds[i_pid = n++] = {pidfd_, POLLIN, 0};
+    int r = ::poll(fds, n, killed ? -1 : RemainingMs(deadline_));
+    if (r < 0 && errno == EINTR) continue;
+    if (r == 0 || r < 0) {
+      timed_out_ = (r == 0);
+      Kill();
+      killed = true;
+      if (r < 0) return;
+      continue;
+    }
+    if (i_err >= 0 && fds[i_err].revents) {
+      ssize_t got = ::read(stderr_fd_, buf, sizeof buf);
+      if (got > 0) {
+        std::lock_guard lock(mu_);
+        size_t room = Command::kMaxStderr - std::min(Command::kMaxStderr, stderr_.size());
+        stderr_.append(buf, std::min(room, static_cast<size_t>(got)));
+      } else if (got == 0 || errno != EINTR) {
+        err_open = false;
+      }
+    }
+    if (i_pid >= 0 && fds[i_pid].revents) exited = true;
+  }
+}
+
+Result<void> Process::WriteStdin(std::span<const char> data) {
+  if (stdin_fd_ < 0) return MakeError(ErrorCode::Internal, description_ + ": stdin is closed");
+  while (!data.empty()) {
+    ssize_t w = WriteNoSigpipe(stdin_fd_, data.data(), data.size());
+    if (w < 0) {
+      if (timed_out_)
+        return MakeError(ErrorCode::Unavailable, description_ + " timed out");
+      return SysError(description_ + ": writing stdin");
+    }
+    data = data.subspan(static_cast<size_t>(w));
+  }
+  return {};
+}
+
+void Process::CloseStdin() {
+  std::lock_guard lock(mu_);
+  CloseFd(stdin_fd_);
+}
+
+Result<size_t> Process::ReadStdout(std::span<char> buf) {
+  if (stdout_fd_ < 0) return size_t{0};
+  for (;;) {
+    ssize_t got = ::read(stdout_fd_, buf.data(), buf.size());
+    if (got > 0) return static_cast<size_t>(got);
+    if (got < 0 && errno == EINTR) continue;
+    if (timed_out_) return MakeError(ErrorCode::Unavailable, description_ + " timed out");
+    if (got < 0) return SysError(description_ + ": reading stdout");
+    return size_t{0};
+  }
+}
+
+Result<int> Process::Wait() {
+  if (!exit_code_) {
+    CloseStdin();
+    {
+      std::lock_guard lock(mu_);
+      CloseFd(stdout_fd_);  // a child still writing gets EPIPE instead of blocking
+    }
+    if (watcher_.joinable()) watcher_.join();
+    std::lock_guard lock(mu_);
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    reaped_ = true;
+    exit_code_ = ExitCodeOf(status);
+  }
+  if (timed_out_) return MakeError(ErrorCode::Unavailable, description_ + " timed out");
+  return *exit_code_;
+}
+
+void Process::Kill() {
+  std::lock_guard lock(mu_);
+  // Only before reaping: until then the pid (= pgid) cannot be reused.
+  if (!reaped_) ::kill(-pid_, SIGKILL);
+}
+
+std::string Process::Stderr() const {
+  std::lock_guard lock(mu_);
+  return stderr_;
+}
+
+// ---------------------------------------------------------------------------------------
+// ProcessSource
+
+ProcessSource::ProcessSource(std::unique_ptr<Process> process) : process_(std::move(process)) {}
+
+Result<size_t> ProcessSource::Read(std::span<char> buf) {
+  if (done_) return size_t{0};
+  auto n = process_->ReadStdout(buf);
+  if (!n) return n;
+  if (*n > 0) return n;
+  done_ = true;
+  auto code = process_->Wait();
+  if (!code) return std::move(code).error();
+  if (*code != 0)
+    return MakeError(ErrorCode::Internal, "git exited with status " + std::to_string(*code) +
+                                              ": " + process_->Stderr());
+  return size_t{0};
+}
+
+}  // namespace hangar::git

@@ -1,0 +1,449 @@
+#include "git/repo_reader.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "git/command.h"
+#include "git/git2_util.h"
+#include "git/tree_walk.h"
+
+namespace hangar::git {
+namespace {
+
+using namespace internal;
+
+bool IsHex(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+  });
+}
+
+// The revision as it may appear in a message (and so in an X-Error-Message header):
+// control bytes replaced, length bounded.
+std::string Printable(std::string_view rev) {
+  std::string out;
+  for (char c : rev.substr(0, 256)) {
+    unsigned char u = static_cast<unsigned char>(c);
+    out += (u < 0x20 || u == 0x7f) ? '?' : c;
+  }
+  return out;
+}
+
+Error RevisionNotFound(std::string_view rev) {
+  return MakeError(ErrorCode::RevisionNotFound, "Invalid rev id: " + Printable(rev));
+}
+
+// The commit `oid` peels to (annotated tags followed); nullopt when it names no object or
+// one that does not peel to a commit.
+Result<std::optional<Oid>> PeelToCommit(git_repository* repo, const git_oid& oid) {
+  git_object* raw = nullptr;
+  int rc = git_object_lookup(&raw, repo, &oid, GIT_OBJECT_ANY);
+  if (rc == GIT_ENOTFOUND) return std::optional<Oid>();
+  if (rc != 0) return Git2Error(rc, "looking up object");
+  ObjectPtr obj(raw);
+  if (git_object_type(obj.get()) == GIT_OBJECT_COMMIT) return std::optional(FromGit(&oid));
+  git_object* peeled_raw = nullptr;
+  rc = git_object_peel(&peeled_raw, obj.get(), GIT_OBJECT_COMMIT);
+  if (rc != 0) return std::optional<Oid>();  // a tag of a tree or blob: not a revision
+  ObjectPtr peeled(peeled_raw);
+  return std::optional(FromGit(git_object_id(peeled.get())));
+}
+
+// The commit ref `name` peels to; nullopt when there is no such (valid) ref.
+Result<std::optional<Oid>> TryRef(git_repository* repo, const std::string& name) {
+  git_oid oid;
+  int rc = git_reference_name_to_id(&oid, repo, name.c_str());
+  if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) return std::optional<Oid>();
+  if (rc != 0) return Git2Error(rc, "resolving " + name);
+  return PeelToCommit(repo, oid);
+}
+
+Result<CommitPtr> LookupCommit(git_repository* repo, const Oid& id) {
+  git_oid g = ToGit(id);
+  git_commit* raw = nullptr;
+  int rc = git_commit_lookup(&raw, repo, &g);
+  if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC)
+    return MakeError(ErrorCode::RevisionNotFound, "Invalid rev id: " + id.Hex());
+  if (rc != 0) return Git2Error(rc, "reading commit " + id.Hex());
+  return CommitPtr(raw);
+}
+
+Result<TreePtr> CommitTree(git_repository* repo, const Oid& commit) {
+  auto c = LookupCommit(repo, commit);
+  if (!c) return std::move(c).error();
+  git_tree* raw = nullptr;
+  int rc = git_commit_tree(&raw, c->get());
+  if (rc != 0) return Git2Error(rc, "reading tree of " + commit.Hex());
+  return TreePtr(raw);
+}
+
+Result<OdbPtr> RepoOdb(git_repository* repo) {
+  git_odb* raw = nullptr;
+  int rc = git_repository_odb(&raw, repo);
+  if (rc != 0) return Git2Error(rc, "opening object database");
+  return OdbPtr(raw);
+}
+
+// Normalizes a path inside the repo: no leading/trailing '/', no empty, "." or ".."
+// components. nullopt when it cannot name an entry.
+std::optional<std::string_view> CleanPath(std::string_view p) {
+  while (!p.empty() && p.back() == '/') p.remove_suffix(1);
+  if (p.empty()) return p;
+  if (p.front() == '/' || p.find('\0') != p.npos) return std::nullopt;
+  size_t start = 0;
+  while (start <= p.size()) {
+    size_t end = p.find('/', start);
+    if (end == p.npos) end = p.size();
+    std::string_view part = p.substr(start, end - start);
+    if (part.empty() || part == "." || part == "..") return std::nullopt;
+    start = end + 1;
+  }
+  return p;
+}
+
+Error EntryNotFound(std::string_view path) {
+  return MakeError(ErrorCode::EntryNotFound, "Entry not found: " + Printable(path));
+}
+
+CommitInfo ToCommitInfo(const git_commit* c) {
+  CommitInfo info;
+  info.id = FromGit(git_commit_id(c));
+  unsigned int np = git_commit_parentcount(c);
+  info.parents.reserve(np);
+  for (unsigned int i = 0; i < np; ++i) info.parents.push_back(FromGit(git_commit_parent_id(c, i)));
+  const git_signature* a = git_commit_author(c);
+  const git_signature* m = git_commit_committer(c);
+  info.author_name = a->name ? a->name : "";
+  info.author_email = a->email ? a->email : "";
+  info.author_time = a->when.time;
+  info.committer_name = m->name ? m->name : "";
+  info.committer_email = m->email ? m->email : "";
+  info.committer_time = m->when.time;
+  const char* msg = git_commit_message(c);
+  info.message = msg ? msg : "";
+  info.summary = info.message.substr(0, info.message.find('\n'));
+  info.tree = FromGit(git_commit_tree_id(c));
+  return info;
+}
+
+// A ByteSource over part of an inflated blob.
+class BlobSource final : public ByteSource {
+ public:
+  BlobSource(OdbObjectPtr obj, size_t begin, size_t end)
+      : obj_(std::move(obj)), pos_(begin), end_(end) {}
+  Result<size_t> Read(std::span<char> buf) override {
+    size_t n = std::min(buf.size(), end_ - pos_);
+    std::memcpy(buf.data(), static_cast<const char*>(git_odb_object_data(obj_.get())) + pos_, n);
+    pos_ += n;
+    return n;
+  }
+  std::optional<uint64_t> Size() const override { return end_ - pos_; }
+
+ private:
+  OdbObjectPtr obj_;
+  size_t pos_, end_;
+};
+
+Result<OdbObjectPtr> ReadBlobObject(git_repository* repo, const Oid& blob) {
+  auto odb = RepoOdb(repo);
+  if (!odb) return std::move(odb).error();
+  git_oid g = ToGit(blob);
+  git_odb_object* raw = nullptr;
+  int rc = git_odb_read(&raw, odb->get(), &g);
+  if (rc == GIT_ENOTFOUND) return EntryNotFound(blob.Hex());
+  if (rc != 0) return Git2Error(rc, "reading blob " + blob.Hex());
+  OdbObjectPtr obj(raw);
+  if (git_odb_object_type(obj.get()) != GIT_OBJECT_BLOB) return EntryNotFound(blob.Hex());
+  return obj;
+}
+
+}  // namespace
+
+RepoReader::RepoReader() { EnsureLibgit2(); }
+
+Result<Oid> RepoReader::ResolveRevision(const std::string& path, std::string_view rev) {
+  auto repo_or = OpenCached(path);
+  if (!repo_or) return std::move(repo_or).error();
+  git_repository* repo = *repo_or;
+  if (rev.empty() || rev.size() > 1024 || rev.find("..") != rev.npos ||
+      std::any_of(rev.begin(), rev.end(), [](char c) {
+        return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+      })) {
+    return RevisionNotFound(rev);
+  }
+  auto found = [](Result<std::optional<Oid>>& r) { return !r || r->has_value(); };
+  auto take = [&](Result<std::optional<Oid>>& r) -> Result<Oid> {
+    if (!r) return std::move(r).error();
+    return **r;
+  };
+  if (rev == "HEAD") {
+    auto r = TryRef(repo, "HEAD");
+    if (found(r)) return take(r);
+    return RevisionNotFound(rev);
+  }
+  bool hex = IsHex(rev);
+  if (hex && rev.size() == 40) {
+    git_oid oid;
+    git_object* raw = nullptr;
+    if (git_oid_fromstrn(&oid, rev.data(), rev.size()) == 0 &&
+        git_object_lookup(&raw, repo, &oid, GIT_OBJECT_COMMIT) == 0) {
+      git_object_free(raw);
+      return FromGit(&oid);
+    }
+  }
+  std::string name = "refs/heads/";
+  name.append(rev);
+  if (auto r = TryRef(repo, name); found(r)) return take(r);
+  name.assign("refs/tags/").append(rev);
+  if (auto r = TryRef(repo, name); found(r)) return take(r);
+  for (std::string_view prefix : {"refs/heads/", "refs/tags/", "refs/pr/", "refs/convert/"}) {
+    if (rev.substr(0, prefix.size()) != prefix) continue;
+    if (auto r = TryRef(repo, std::string(rev)); found(r)) return take(r);
+    break;
+  }
+  if (hex && rev.size() >= 5 && rev.size() < 40) {
+    git_oid oid;
+    git_object* raw = nullptr;
+    if (git_oid_fromstrn(&oid, rev.data(), rev.size()) == 0 &&
+        git_object_lookup_prefix(&raw, repo, &oid, rev.size(), GIT_OBJECT_COMMIT) == 0) {
+      ObjectPtr obj(raw);
+      return FromGit(git_object_id(obj.get()));
+    }
+  }
+  return RevisionNotFound(rev);
+}
+
+Result<std::vector<Ref>> RepoReader::ListRefs(const std::string& path) {
+  auto repo = OpenCached(path);
+  if (!repo) return std::move(repo).error();
+  git_reference_iterator* raw_it = nullptr;
+  int rc = git_reference_iterator_new(&raw_it, *repo);
+  if (rc != 0) return Git2Error(rc, "listing refs");
+  ReferenceIteratorPtr it(raw_it);
+  std::vector<Ref> refs;
+  git_reference* raw_ref = nullptr;
+  while ((rc = git_reference_next(&raw_ref, it.get())) == 0) {
+    ReferencePtr ref(raw_ref);
+    if (git_reference_type(ref.get()) != GIT_REFERENCE_DIRECT) continue;
+    auto peeled = PeelToCommit(*repo, *git_reference_target(ref.get()));
+    if (!peeled) return std::move(peeled).error();
+    if (!*peeled) continue;
+    refs.push_back(Ref{git_reference_name(ref.get()), **peeled});
+  }
+  if (rc != GIT_ITEROVER) return Git2Error(rc, "listing refs");
+  std::sort(refs.begin(), refs.end(), [](const Ref& a, const Ref& b) { return a.name < b.name; });
+  return refs;
+}
+
+Result<std::optional<std::string>> RepoReader::DefaultBranch(const std::string& path) {
+  auto repo = OpenCached(path);
+  if (!repo) return std::move(repo).error();
+  git_reference* raw = nullptr;
+  int rc = git_reference_lookup(&raw, *repo, "HEAD");
+  if (rc == GIT_ENOTFOUND) return std::optional<std::string>();
+  if (rc != 0) return Git2Error(rc, "reading HEAD");
+  ReferencePtr head(raw);
+  if (git_reference_type(head.get()) != GIT_REFERENCE_SYMBOLIC) return std::optional<std::string>();
+  std::string_view target = git_reference_symbolic_target(head.get());
+  constexpr std::string_view kHeads = "refs/heads/";
+  if (target.substr(0, kHeads.size()) != kHeads) return std::optional<std::string>();
+  return std::optional<std::string>(target.substr(kHeads.size()));
+}
+
+Result<TreeEntry> RepoReader::Lookup(const std::string& path, const Oid& commit,
+                                     std::string_view repo_path) {
+  auto repo = OpenCached(path);
+  if (!repo) return std::move(repo).error();
+  auto clean = CleanPath(repo_path);
+  if (!clean) return EntryNotFound(repo_path);
+  auto tree = CommitTree(*repo, commit);
+  if (!tree) return std::move(tree).error();
+  TreeEntry out;
+  if (clean->empty()) {
+    out.is_dir = true;
+    out.oid = FromGit(git_tree_id(tree->get()));
+    out.mode = GIT_FILEMODE_TREE;
+    return out;
+  }
+  std::string p(*clean);
+  git_tree_entry* raw = nullptr;
+  int rc = git_tree_entry_bypath(&raw, tree->get(), p.c_str());
+  if (rc == GIT_ENOTFOUND) return EntryNotFound(repo_path);
+  if (rc != 0) return Git2Error(rc, "looking up " + p);
+  TreeEntryPtr entry(raw);
+  auto odb = RepoOdb(*repo);
+  if (!odb) return std::move(odb).error();
+  out.path = std::move(p);
+  FillEntry(odb->get(), entry.get(), out);
+  return out;
+}
+
+Result<std::vector<TreeEntry>> RepoReader::ListTree(const std::string& path, const Oid& commit,
+                                                    std::string_view dir, bool recursive) {
+  auto repo = OpenCached(path);
+  if (!repo) return std::move(repo).error();
+  auto clean = CleanPath(dir);
+  if (!clean) return EntryNotFound(dir);
+  auto root = CommitTree(*repo, commit);
+  if (!root) return std::move(root).error();
+  TreePtr sub;
+  const git_tree* tree = root->get();
+  std::string prefix;
+  if (!clean->empty()) {
+    prefix.assign(*clean);
+    git_tree_entry* raw = nullptr;
+    int rc = git_tree_entry_bypath(&raw, root->get(), prefix.c_str());
+    if (rc == GIT_ENOTFOUND) return EntryNotFound(dir);
+    if (rc != 0) return Git2Error(rc, "looking up " + prefix);
+    TreeEntryPtr entry(raw);
+    if (git_tree_entry_type(entry.get()) != GIT_OBJECT_TREE) return EntryNotFound(dir);
+    git_tree* raw_tree = nullptr;
+    rc = git_tree_lookup(&raw_tree, *repo, git_tree_entry_id(entry.get()));
+    if (rc != 0) return Git2Error(rc, "reading tree " + prefix);
+    sub.reset(raw_tree);
+    tree = sub.get();
+    prefix.push_back('/');
+  }
+  auto odb = RepoOdb(*repo);
+  if (!odb) return std::move(odb).error();
+  std::vector<TreeEntry> out;
+  if (recursive) {
+    auto count = CountEntries(*repo, tree);
+    if (!count) return std::move(count).error();
+    out.reserve(*count);
+  } else {
+    out.reserve(git_tree_entrycount(tree));
+  }
+  HANGAR_TRY(WalkTree(*repo, odb->get(), tree, prefix, recursive, out));
+  return out;
+}
+
+Result<std::string> RepoReader::ReadBlob(const std::string& path, const Oid& blob,
+                                         uint64_t max_bytes) {
+  auto repo = OpenCached(path);
+  if (!repo) return std::move(repo).error();
+  auto odb = RepoOdb(*repo);
+  if (!odb) return std::move(odb).error();
+  git_oid g = ToGit(blob);
+  size_t len = 0;
+  git_object_t type;
+  int rc = git_odb_read_header(&len, &type, odb->get(), &g);
+  if (rc == GIT_ENOTFOUND || (rc == 0 && type != GIT_OBJECT_BLOB)) return EntryNotFound(blob.Hex());
+  if (rc != 0) return Git2Error(rc, "reading blob " + blob.Hex());
+  if (len > max_bytes)
+    return MakeError(ErrorCode::PayloadTooLarge, "blob " + blob.Hex() + " is larger than " +
+                                                     std::to_string(max_bytes) + " bytes");
+  auto obj = ReadBlobObject(*repo, blob);
+  if (!obj) return std::move(obj).error();
+  return std::string(static_cast<const char*>(git_odb_object_data(obj->get())),
+                     git_odb_object_size(obj->get()));
+}
+
+Result<std::unique_ptr<ByteSource>> RepoReader::OpenBlob(const std::string& path,
+                                                         const Oid& blob, uint64_t offset,
+                                                         std::optional<uint64_t> length) {
+  auto repo = OpenCached(path);
+  if (!repo) return std::move(repo).error();
+  auto obj = ReadBlobObject(*repo, blob);
+  if (!obj) return std::move(obj).error();
+  uint64_t size = git_odb_object_size(obj->get());
+  if (offset > size)
+    return MakeError(ErrorCode::RangeNotSatisfiable,
+                     "offset " + std::to_string(offset) + " is past the end of the file");
+  uint64_t end = length ? std::min(size, offset + std::min(*length, size - offset)) : size;
+  return std::unique_ptr<ByteSource>(new BlobSource(std::move(*obj), offset, end));
+}
+
+Result<CommitInfo> RepoReader::ReadCommit(const std::string& path, const Oid& id) {
+  auto repo = OpenCached(path);
+  if (!repo) return std::move(repo).error();
+  auto c = LookupCommit(*repo, id);
+  if (!c) return std::move(c).error();
+  return ToCommitInfo(c->get());
+}
+
+namespace {
+
+// A revision walk from `start` in git log's default order.
+Result<RevwalkPtr> StartWalk(git_repository* repo, const Oid& start, unsigned int sorting) {
+  auto c = LookupCommit(repo, start);  // RevisionNotFound for a non-commit
+  if (!c) return std::move(c).error();
+  git_revwalk* raw = nullptr;
+  int rc = git_revwalk_new(&raw, repo);
+  if (rc != 0) return Git2Error(rc, "starting revision walk");
+  RevwalkPtr walk(raw);
+  git_revwalk_sorting(walk.get(), sorting);
+  git_oid g = ToGit(start);
+  rc = git_revwalk_push(walk.get(), &g);
+  if (rc != 0) return Git2Error(rc, "starting revision walk");
+  return walk;
+}
+
+}  // namespace
+
+Result<std::vector<CommitInfo>> RepoReader::Log(const std::string& path, const Oid& start,
+                                                size_t skip, size_t limit) {
+  auto repo = OpenCached(path);
+  if (!repo) return std::move(repo).error();
+  // Time order pops the newest commit from a queue as it goes (no full pre-walk), like
+  // git log without --topo-order.
+  auto walk = StartWalk(*repo, start, GIT_SORT_TIME);
+  if (!walk) return std::move(walk).error();
+  std::vector<CommitInfo> out;
+  git_oid g;
+  int rc;
+  size_t seen = 0;
+  while (out.size() < limit && (rc = git_revwalk_next(&g, walk->get())) == 0) {
+    if (seen++ < skip) continue;
+    auto c = LookupCommit(*repo, FromGit(&g));
+    if (!c) return std::move(c).error();
+    out.push_back(ToCommitInfo(c->get()));
+  }
+  if (out.size() < limit && rc != GIT_ITEROVER) return Git2Error(rc, "walking history");
+  return out;
+}
+
+Result<uint64_t> RepoReader::CountCommits(const std::string& path, const Oid& start) {
+  auto repo = OpenCached(path);
+  if (!repo) return std::move(repo).error();
+  auto walk = StartWalk(*repo, start, GIT_SORT_NONE);
+  if (!walk) return std::move(walk).error();
+  uint64_t n = 0;
+  git_oid g;
+  int rc;
+  while ((rc = git_revwalk_next(&g, walk->get())) == 0) ++n;
+  if (rc != GIT_ITEROVER) return Git2Error(rc, "walking history");
+  return n;
+}
+
+Result<std::optional<CommitInfo>> RepoReader::LastCommitTouching(const std::string& path,
+                                                                 const Oid& start,
+                                                                 std::string_view repo_path) {
+  auto repo = OpenCached(path);
+  if (!repo) return std::move(repo).error();
+  auto clean = CleanPath(repo_path);
+  if (!clean) return std::optional<CommitInfo>();
+  auto first = LookupCommit(*repo, start);
+  if (!first) return std::move(first).error();
+  if (clean->empty()) return std::optional(ToCommitInfo(first->get()));
+  // git log uses the commit-graph's changed-path Bloom filters; libgit2 would diff trees
+  // commit by commit.
+  Command cmd("log");
+  cmd.Arg("-1").Arg("--format=%H").EndOfOptions().Arg(start.Hex()).Dashes().PathArg(*clean);
+  cmd.Env("GIT_DIR", path).Env("GIT_LITERAL_PATHSPECS", "1").Dir(path);
+  cmd.Timeout(std::chrono::seconds(30)).MaxOutput(4096);
+  auto out = cmd.Run();
+  if (!out) return std::move(out).error();
+  if (!out->ok())
+    return MakeError(ErrorCode::Internal, cmd.ToString() + " failed: " + out->stderr_data);
+  std::string_view hex(out->stdout_data);
+  while (!hex.empty() && (hex.back() == '\n' || hex.back() == '\r')) hex.remove_suffix(1);
+  if (hex.empty()) return std::optional<CommitInfo>();
+  auto id = Oid::ParseHex(hex);
+  if (!id) return MakeError(ErrorCode::Internal, "unexpected git log output: " + out->stdout_data);
+  auto c = LookupCommit(*repo, *id);
+  if (!c) return std::move(c).error();
+  return std::optional(ToCommitInfo(c->get()));
+}
+
+}  // namespace hangar::git
