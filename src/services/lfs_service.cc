@@ -58,7 +58,7 @@ Result<LfsBatchResult> LfsService::Batch(const Principal& who, const RepoId& rep
   if (request.objects.empty()) {
     return MakeError(ErrorCode::Unprocessable, "objects must list at least one object");
   }
-  if (request.objects.size() > static_cast<size_t>(std::max(options_.max_objects, 1))) {
+  if (request.objects.size() > std::max<size_t>(options_.max_objects, 1)) {
     return MakeError(ErrorCode::PayloadTooLarge,
                      "too many objects in one batch: " + std::to_string(request.objects.size()) +
                          " > " + std::to_string(options_.max_objects));
@@ -66,8 +66,8 @@ Result<LfsBatchResult> LfsService::Batch(const Principal& who, const RepoId& rep
 
   LfsBatchResult out;
   out.operation = request.operation;
-  out.expires_in = options_.ticket_ttl_s;
-  int64_t expires_at = Now() + options_.ticket_ttl_s;
+  out.expires_in = options_.ticket_ttl.count();
+  int64_t expires_at = Now() + out.expires_in;
   out.objects.reserve(request.objects.size());
   for (const auto& obj : request.objects) {
     auto r = AnswerObject(*handle, request.operation, obj, expires_at);

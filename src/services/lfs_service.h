@@ -5,6 +5,8 @@
 // objects into and out of the sha256 blob store and link them to repos (db::LfsStore).
 // No HTTP here: api/lfs/ parses requests, builds hrefs and renders JSON.
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -27,8 +29,9 @@
 namespace hangar::services {
 
 struct LfsServiceOptions {
-  int64_t ticket_ttl_s = 3600;     // lifetime of transfer tickets (config auth.ticket_ttl_s)
-  int max_objects = 1000;          // objects per batch (config limits.max_lfs_batch_objects)
+  // Lifetime of transfer tickets (config auth.ticket_ttl_s).
+  std::chrono::seconds ticket_ttl{3600};
+  size_t max_objects = 1000;       // objects per batch (config limits.max_lfs_batch_objects)
   uint64_t max_object_bytes = 0;   // largest object accepted, bytes; 0 = no limit
                                    // (config limits.max_upload_bytes)
   std::function<int64_t()> now;    // clock, unix seconds; empty = NowUnix. Tests inject it.

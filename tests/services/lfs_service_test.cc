@@ -48,7 +48,7 @@ class LfsServiceTest : public ::testing::Test {
     auth_ = std::make_unique<AuthService>(*stores_.users);
     repos_ = std::make_unique<RepoService>(*stores_.repos, *auth_, reader_, dir_ / "repos");
     LfsServiceOptions opts;
-    opts.ticket_ttl_s = 600;
+    opts.ticket_ttl = std::chrono::seconds(600);
     opts.max_objects = 3;
     opts.max_object_bytes = 1000;
     opts.now = [this] { return now_; };

@@ -18,28 +18,11 @@ Error Invalid(std::string message) {
   return MakeError(ErrorCode::Unprocessable, std::move(message));
 }
 
-// Media type without parameters, lower-cased.
-std::string MediaType(std::string_view content_type) {
-  std::string out;
-  for (char c : content_type.substr(0, content_type.find(';'))) {
-    if (c == ' ' || c == '\t') continue;
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
-
-// Reads and parses a JSON object body of at most `max_bytes`. A missing Content-Type is
-// tolerated; any other than the LFS or plain JSON type is refused (git-lfs.md §11.2).
+// Reads and parses a JSON object body of at most `max_bytes`. The Content-Type is not
+// checked: clients send application/vnd.git-lfs+json (with "; charset=utf-8"), Python's
+// verify sends application/json, and curl users send a form type; all carry JSON
+// (git-lfs.md §11.2, hf-api.md §7.3).
 Result<json::object> ReadJsonObject(http::Request& req, int64_t max_bytes) {
-  std::string_view ct = req.Header("content-type");
-  if (!ct.empty()) {
-    std::string mt = MediaType(ct);
-    if (mt != kLfsMediaType && mt != "application/json") {
-      return MakeError(ErrorCode::UnsupportedMediaType,
-                       "Content-Type must be application/vnd.git-lfs+json, not " +
-                           std::string(ct));
-    }
-  }
   size_t cap = max_bytes > 0 ? static_cast<size_t>(max_bytes) : 0;
   auto declared = req.ContentLength();
   if (declared && *declared > cap) {

@@ -23,7 +23,7 @@ inline constexpr std::string_view kDownloadPath = "/lfs-objects/download/";
 // stripped) under `type`. Errors: BadRequest for an invalid name.
 Result<RepoId> RepoFromParams(const http::Request& req, RepoType type);
 
-// POST .../info/lfs/objects/batch. Errors: UnsupportedMediaType, PayloadTooLarge,
+// POST .../info/lfs/objects/batch. Errors: PayloadTooLarge,
 // Unprocessable (malformed JSON or fields), and LfsService::Batch's.
 Result<http::Response> HandleBatch(services::LfsService& lfs, http::Request& req,
                                    RepoType type, int64_t max_body_bytes);
