@@ -47,7 +47,7 @@ W="$T/work"
 if gitc "" clone -q "$BASE/alice/tiny-ocr" "$W" 2>"$T/clone0.err"; then
   pass "anonymous clone of the new public repo"
 else
-  die "git clone $BASE/alice/tiny-ocr" "$(tail -c 600 "$T/clone0.err")"
+  die "git clone $BASE/alice/tiny-ocr" "$(brief "$T/clone0.err" 600)"
 fi
 check_eq "clone of the new repo is at the initial commit" "$INIT_SHA" "$(git -C "$W" rev-parse HEAD 2>&1)"
 add_model_commits "$W" || die "building the local commits"
@@ -75,7 +75,7 @@ check_status "receive-pack advertisement with bob's token -> 403" 403
 if gitc "$HA" -C "$W" push origin main >"$T/push.out" 2>&1; then
   pass "git push (git-lfs uploads) with alice's token"
 else
-  fail "git push (git-lfs uploads) with alice's token" "$(tail -c 1500 "$T/push.out")"
+  fail "git push (git-lfs uploads) with alice's token" "$(brief "$T/push.out" 1500)"
 fi
 check_eq "ls-remote shows the pushed head" "$HEAD_SHA" \
   "$(gitc "" ls-remote "$BASE/alice/tiny-ocr" refs/heads/main 2>&1 | cut -f1)"
@@ -183,7 +183,7 @@ C1="$T/clone-full"
 if gitc "" clone -q "$BASE/alice/tiny-ocr" "$C1" >"$T/c1.out" 2>&1; then
   pass "anonymous full clone of the public repo"
 else
-  fail "anonymous full clone of the public repo" "$(tail -c 800 "$T/c1.out")"
+  fail "anonymous full clone of the public repo" "$(brief "$T/c1.out" 800)"
 fi
 check_eq "full clone: HEAD == pushed head" "$HEAD_SHA" "$(git -C "$C1" rev-parse HEAD 2>&1)"
 check_eq "full clone: commit count" "$COUNT" "$(git -C "$C1" rev-list --count HEAD 2>&1)"
@@ -195,7 +195,7 @@ C2="$T/clone-shallow"
 if gitc "" clone -q --depth 1 "$BASE/alice/tiny-ocr.git" "$C2" >"$T/c2.out" 2>&1; then
   pass "anonymous --depth 1 clone (URL with .git)"
 else
-  fail "anonymous --depth 1 clone (URL with .git)" "$(tail -c 800 "$T/c2.out")"
+  fail "anonymous --depth 1 clone (URL with .git)" "$(brief "$T/c2.out" 800)"
 fi
 check_eq "shallow clone: HEAD == pushed head" "$HEAD_SHA" "$(git -C "$C2" rev-parse HEAD 2>&1)"
 check_eq "shallow clone: 1 commit" "1" "$(git -C "$C2" rev-list --count HEAD 2>&1)"
@@ -206,13 +206,13 @@ C3="$T/clone-skip"
 if GIT_LFS_SKIP_SMUDGE=1 gitc "" clone -q "$BASE/alice/tiny-ocr" "$C3" >"$T/c3.out" 2>&1; then
   pass "clone with GIT_LFS_SKIP_SMUDGE=1"
 else
-  fail "clone with GIT_LFS_SKIP_SMUDGE=1" "$(tail -c 800 "$T/c3.out")"
+  fail "clone with GIT_LFS_SKIP_SMUDGE=1" "$(brief "$T/c3.out" 800)"
 fi
 check_eq "skip-smudge clone holds the pointer" "$TESS_PTR_SIZE" "$(stat -c %s "$C3/tessdata/eng.traineddata" 2>&1)"
 if gitc "" -C "$C3" lfs pull >"$T/c3pull.out" 2>&1; then
   pass "git lfs pull (batch download)"
 else
-  fail "git lfs pull (batch download)" "$(tail -c 800 "$T/c3pull.out")"
+  fail "git lfs pull (batch download)" "$(brief "$T/c3pull.out" 800)"
 fi
 check_true "after git lfs pull: every file byte for byte equal" diff -r --exclude=.git "$W" "$C3"
 
@@ -240,7 +240,7 @@ check_status "info/refs of a private repo with a token that cannot read it -> 40
 if gitc "$HA" clone -q "$BASE/alice/secret-ocr" "$P1" >"$T/p1.out" 2>&1; then
   pass "clone of the private repo with alice's token"
 else
-  die "clone of the private repo with alice's token" "$(tail -c 800 "$T/p1.out")"
+  die "clone of the private repo with alice's token" "$(brief "$T/p1.out" 800)"
 fi
 add_model_commits "$P1" || die "building the private repo's commits"
 printf 'secret\n' >"$P1/SECRET.txt"
@@ -249,13 +249,13 @@ PHEAD="$(git -C "$P1" rev-parse HEAD)"
 if gitc "$HA" -C "$P1" push origin main >"$T/ppush.out" 2>&1; then
   pass "git push to the private repo with alice's token"
 else
-  fail "git push to the private repo with alice's token" "$(tail -c 1500 "$T/ppush.out")"
+  fail "git push to the private repo with alice's token" "$(brief "$T/ppush.out" 1500)"
 fi
 P2="$T/priv-clone"
 if gitc "$HA" clone -q "$BASE/alice/secret-ocr" "$P2" >"$T/p2.out" 2>&1; then
   pass "clone of the private repo with the token after the push"
 else
-  fail "clone of the private repo with the token after the push" "$(tail -c 800 "$T/p2.out")"
+  fail "clone of the private repo with the token after the push" "$(brief "$T/p2.out" 800)"
 fi
 check_eq "private clone: HEAD == pushed head" "$PHEAD" "$(git -C "$P2" rev-parse HEAD 2>&1)"
 check_true "private clone: every file byte for byte equal (LFS smudged with the token)" \
@@ -306,7 +306,7 @@ if gitc "" clone -q "$BASE/datasets/alice/tiny-ds" "$D1" >"$T/d1.out" 2>&1; then
   if gitc "$HA" -C "$D1" push origin main >"$T/dpush.out" 2>&1; then
     pass "git push to the dataset repo"
   else
-    fail "git push to the dataset repo" "$(tail -c 1500 "$T/dpush.out")"
+    fail "git push to the dataset repo" "$(brief "$T/dpush.out" 1500)"
   fi
   req GET "$BASE/api/datasets/alice/tiny-ds"
   check_json "GET /api/datasets/alice/tiny-ds sha == pushed head" .sha "$(git -C "$D1" rev-parse HEAD)"
@@ -316,11 +316,11 @@ if gitc "" clone -q "$BASE/datasets/alice/tiny-ds" "$D1" >"$T/d1.out" 2>&1; then
   if gitc "" clone -q "$BASE/datasets/alice/tiny-ds.git" "$D2" >"$T/d2.out" 2>&1; then
     pass "anonymous clone of /datasets/alice/tiny-ds.git"
   else
-    fail "anonymous clone of /datasets/alice/tiny-ds.git" "$(tail -c 800 "$T/d2.out")"
+    fail "anonymous clone of /datasets/alice/tiny-ds.git" "$(brief "$T/d2.out" 800)"
   fi
   check_true "dataset clone: every file byte for byte equal" diff -r --exclude=.git "$D1" "$D2"
 else
-  fail "anonymous clone of /datasets/alice/tiny-ds" "$(tail -c 800 "$T/d1.out")"
+  fail "anonymous clone of /datasets/alice/tiny-ds" "$(brief "$T/d1.out" 800)"
 fi
 req GET "$BASE/api/models/alice/tiny-ds"
 check_hf_error "the dataset is not a model: /api/models/alice/tiny-ds -> 404 RepoNotFound" 404 RepoNotFound

@@ -12,7 +12,7 @@ source "$(dirname "$0")/lib.sh" "$@"
 JS_DIR="$REPO_ROOT/tests/js"
 [[ -d "$JS_DIR/node_modules/@huggingface/hub" ]] ||
   (cd "$JS_DIR" && npm ci --silent >"$T/npm.out" 2>&1) ||
-  die "tests/js/node_modules missing and npm ci failed" "$(tail -c 500 "$T/npm.out")"
+  die "tests/js/node_modules missing and npm ci failed" "$(brief "$T/npm.out" 500)"
 fetch_inputs
 
 section "setup"
@@ -28,25 +28,25 @@ HA="$(cred_helper alice "$ALICE")"
 
 must_create "$ALICE" js-model alice model false
 W="$T/model"
-gitc "" clone -q "$BASE/alice/js-model" "$W" 2>"$T/c.err" || die "clone alice/js-model" "$(tail -c 500 "$T/c.err")"
+gitc "" clone -q "$BASE/alice/js-model" "$W" 2>"$T/c.err" || die "clone alice/js-model" "$(brief "$T/c.err" 500)"
 add_model_commits "$W" || die "model commits"
-gitc "$HA" -C "$W" push -q origin main >"$T/p.out" 2>&1 || die "push alice/js-model" "$(tail -c 1000 "$T/p.out")"
+gitc "$HA" -C "$W" push -q origin main >"$T/p.out" 2>&1 || die "push alice/js-model" "$(brief "$T/p.out" 1000)"
 pass "pushed alice/js-model"
 
 must_create "$ALICE" js-private alice model true
 P="$T/private"
-gitc "$HA" clone -q "$BASE/alice/js-private" "$P" 2>"$T/c2.err" || die "clone alice/js-private" "$(tail -c 500 "$T/c2.err")"
+gitc "$HA" clone -q "$BASE/alice/js-private" "$P" 2>"$T/c2.err" || die "clone alice/js-private" "$(brief "$T/c2.err" 500)"
 printf 'only for alice\n' >"$P/secret.txt"
 (cd "$P" && git lfs track "*.onnx" >/dev/null && cp "$ONNX" model.onnx && git add -A && git commit -q -m "Private files")
-gitc "$HA" -C "$P" push -q origin main >"$T/p2.out" 2>&1 || die "push alice/js-private" "$(tail -c 1000 "$T/p2.out")"
+gitc "$HA" -C "$P" push -q origin main >"$T/p2.out" 2>&1 || die "push alice/js-private" "$(brief "$T/p2.out" 1000)"
 pass "pushed alice/js-private"
 
 must_create "$ALICE" js-data alice dataset false
 D="$T/dataset"
-gitc "" clone -q "$BASE/datasets/alice/js-data" "$D" 2>"$T/c3.err" || die "clone alice/js-data" "$(tail -c 500 "$T/c3.err")"
+gitc "" clone -q "$BASE/datasets/alice/js-data" "$D" 2>"$T/c3.err" || die "clone alice/js-data" "$(brief "$T/c3.err" 500)"
 printf 'id,text\n1,héllo\n2,wörld\n' >"$D/train.csv"
 (cd "$D" && git add train.csv && git commit -q -m "Add train split")
-gitc "$HA" -C "$D" push -q origin main >"$T/p3.out" 2>&1 || die "push alice/js-data" "$(tail -c 1000 "$T/p3.out")"
+gitc "$HA" -C "$D" push -q origin main >"$T/p3.out" 2>&1 || die "push alice/js-data" "$(brief "$T/p3.out" 1000)"
 pass "pushed datasets/alice/js-data"
 
 FIX="$T/fixture.json"
@@ -82,9 +82,12 @@ while IFS= read -r line; do
     name="${BASH_REMATCH[2]}"
     [[ "$name" == *"hf_client.test.mjs"* ]] && continue
     if [[ -n "${BASH_REMATCH[1]}" ]]; then
-      detail="$(awk -v n="$name" 'f && /^[[:space:]]*(not )?ok [0-9]+ - / { exit } index($0, "- " n) { f = 1; next } f' "$T/node.out" |
-        grep -E "error:|expected|actual|message|code:|status" | head -n 12)"
-      fail "js: $name" "$detail"
+      # The YAML block after "not ok N - name", up to its stack trace.
+      mapfile -t detail < <(awk -v n="$name" '
+        f && (/^[[:space:]]*(not )?ok [0-9]+ - / || /^[[:space:]]*stack:/ || /^[[:space:]]*\.\.\.$/) { exit }
+        !f && /^[[:space:]]*not ok [0-9]+ - / && index($0, "- " n) { f = 1; next }
+        f && !/^[[:space:]]*(---|duration_ms:|location:|failureType:)/' "$T/node.out" | head -n 30)
+      fail "js: $name" "${detail[@]}"
     else
       pass "js: $name"
     fi

@@ -32,12 +32,20 @@ SERVER_LOGS=()
 # ---------------------------------------------------------------------------------------
 # Cleanup
 
+# alive PID: the process exists and is not a zombie (an exited child that we have not
+# reaped yet still answers kill -0).
+alive() {
+  local st
+  st="$(sed -E 's/^[0-9]+ \(.*\) ([A-Za-z]).*/\1/' "/proc/$1/stat" 2>/dev/null)" || return 1
+  [[ -n "$st" && "$st" != Z && "$st" != X ]]
+}
+
 _cleanup() {
   local rc=$?
-  if [[ -n "${SERVER_PID}" ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+  if [[ -n "${SERVER_PID}" ]] && alive "$SERVER_PID"; then
     kill -TERM "$SERVER_PID" 2>/dev/null
     local i
-    for ((i = 0; i < 200; i++)); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.05; done
+    for ((i = 0; i < 200; i++)); do alive "$SERVER_PID" || break; sleep 0.05; done
     kill -KILL "$SERVER_PID" 2>/dev/null
   fi
   local p
@@ -284,7 +292,7 @@ launch_server() {
       BASE="http://127.0.0.1:$PORT"
       return 0
     fi
-    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+    if ! alive "$SERVER_PID"; then
       echo "server exited before listening; stdout: $(head -c 300 "$SERVER_OUT"); stderr: $(tail -c 600 "$SERVER_ERR")" >&2
       SERVER_PID=""
       return 1
@@ -308,10 +316,10 @@ stop_server() {
   kill -TERM "$SERVER_PID" 2>/dev/null
   local i
   for ((i = 0; i < 800; i++)); do
-    kill -0 "$SERVER_PID" 2>/dev/null || break
+    alive "$SERVER_PID" || break
     sleep 0.05
   done
-  if kill -0 "$SERVER_PID" 2>/dev/null; then
+  if alive "$SERVER_PID"; then
     kill -KILL "$SERVER_PID" 2>/dev/null
     wait "$SERVER_PID" 2>/dev/null
     SERVER_RC="hung"
@@ -411,7 +419,7 @@ gitc() {
 # fetch_inputs: sets INPUTS to the cache dir with the real model files (dies if missing).
 fetch_inputs() {
   INPUTS="$("$REPO_ROOT/scripts/fetch-inputs.sh" 2>"$T/fetch-inputs.err" | tail -n 1)" ||
-    die "scripts/fetch-inputs.sh" "$(tail -c 600 "$T/fetch-inputs.err")"
+    die "scripts/fetch-inputs.sh" "$(brief "$T/fetch-inputs.err" 600)"
   TESS="$INPUTS/eng.traineddata"
   TESS_SHA=7d4322bd2a7749724879683fc3912cb542f19906c83bcc1a52132556427170b2
   TESS_SIZE=4113088
@@ -507,3 +515,9 @@ get_all_pages() {
 
 # pjq JQ_FILTER: jq -r over $PAGES.
 pjq() { jq -r "$1" <"$PAGES" 2>/dev/null; }
+
+# brief FILE [MAXCHARS]: the end of a command's output without Go/stack-trace noise.
+brief() {
+  grep -vE '^[[:space:]]|^(goroutine |github\.com/|io\.|net/|created by |runtime|main\.|os/|bufio\.|sync\.)' "$1" 2>/dev/null |
+    tail -c "${2:-800}"
+}

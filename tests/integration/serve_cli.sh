@@ -153,13 +153,13 @@ check_match "LFS upload href with Host 127.0.0.1:$PORT" "^$BASE/" "$(jbody '.obj
 section "SIGTERM during a slow download"
 must_create "$ALICE" big alice model false
 W="$T/big"
-gitc "" clone -q "$BASE/alice/big" "$W" 2>"$T/clone.err" || die "clone alice/big" "$(tail -c 500 "$T/clone.err")"
+gitc "" clone -q "$BASE/alice/big" "$W" 2>"$T/clone.err" || die "clone alice/big" "$(brief "$T/clone.err" 500)"
 cat "$TESS" "$TESS" "$TESS" "$TESS" >"$W/model.bin"
 BIG_SHA="$(sha256_of "$W/model.bin")"
 BIG_SIZE="$(stat -c %s "$W/model.bin")"
 (cd "$W" && git lfs track "*.bin" >/dev/null && git add .gitattributes model.bin && git commit -q -m "Add a 16 MB model")
 HA="$(cred_helper alice "$ALICE")"
-gitc "$HA" -C "$W" push -q origin main >"$T/push.out" 2>&1 || die "push alice/big" "$(tail -c 1000 "$T/push.out")"
+gitc "$HA" -C "$W" push -q origin main >"$T/push.out" 2>&1 || die "push alice/big" "$(brief "$T/push.out" 1000)"
 BIG_HEAD="$(git -C "$W" rev-parse HEAD)"
 pass "pushed a $BIG_SIZE-byte LFS object"
 
@@ -209,7 +209,7 @@ STARTED="$T/download-started"
 python3 "$T/slow_get.py" 127.0.0.1 "$PORT" "/alice/big/resolve/main/model.bin" "$STARTED" >"$T/slow.out" 2>"$T/slow.err" &
 SLOW_PID=$!
 EXTRA_PIDS+=("$SLOW_PID")
-for ((i = 0; i < 600; i++)); do [[ -e "$STARTED" ]] && break; kill -0 "$SLOW_PID" 2>/dev/null || break; sleep 0.05; done
+for ((i = 0; i < 600; i++)); do [[ -e "$STARTED" ]] && break; alive "$SLOW_PID" || break; sleep 0.05; done
 if [[ -e "$STARTED" ]]; then
   pass "slow download under way"
 else
@@ -218,8 +218,8 @@ fi
 TERM_PID="$SERVER_PID"
 kill -TERM "$TERM_PID"
 ALIVE_AFTER_TERM=no
-kill -0 "$TERM_PID" 2>/dev/null && ALIVE_AFTER_TERM=yes
-for ((i = 0; i < 1200; i++)); do kill -0 "$SLOW_PID" 2>/dev/null || break; sleep 0.05; done
+alive "$TERM_PID" && ALIVE_AFTER_TERM=yes
+for ((i = 0; i < 1200; i++)); do alive "$SLOW_PID" || break; sleep 0.05; done
 wait "$SLOW_PID" 2>/dev/null
 info "download result: $(cat "$T/slow.out") (server alive right after SIGTERM: $ALIVE_AFTER_TERM)"
 check_eq "the in-flight download completed with every byte after SIGTERM" "200 $BIG_SIZE $BIG_SHA" "$(cat "$T/slow.out")"
