@@ -85,6 +85,7 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   services::LfsServiceOptions lfs_options;
   lfs_options.ticket_ttl = std::chrono::seconds(c.auth.ticket_ttl_s);
   lfs_options.max_objects = static_cast<size_t>(c.limits.max_lfs_batch_objects);
+  lfs_options.max_object_bytes = static_cast<uint64_t>(c.limits.max_upload_bytes);
   app->lfs_ = std::make_unique<services::LfsService>(*app->repos_, *app->stores_.lfs,
                                                      *app->blobs_, *secret, lfs_options);
   services::GitLimits limits;

@@ -282,6 +282,9 @@ asio::awaitable<void> Server::Impl::Session(std::shared_ptr<Conn> c) {
     if (stopping) break;
     bhttp::request_parser<bhttp::empty_body> hp;
     hp.header_limit(static_cast<uint32_t>(options.max_header_bytes));
+    // Beast checks Content-Length against the body limit (1 MB default) while reading the
+    // header; bodies are streamed and capped by their handlers, so no limit here.
+    hp.body_limit(boost::none);
     c->stream.expires_after(options.idle_timeout);
     auto [ec, n] = co_await bhttp::async_read_header(c->stream, c->buffer, hp, kTuple);
     c->idle = false;
