@@ -1,0 +1,52 @@
+#include "api/error_render.h"
+
+#include <gtest/gtest.h>
+
+namespace hangar::api {
+namespace {
+
+http::Request Req() {
+  http::Request r;
+  r.request_id = "abc";
+  return r;
+}
+
+TEST(RenderError, HfShapeCarriesCodeMessageAndJsonBody) {
+  auto res = RenderError(http::ApiFamily::Hf,
+                         MakeError(ErrorCode::RevisionNotFound, "Invalid rev id: v9"), Req());
+  EXPECT_EQ(res.status, 404);
+  EXPECT_EQ(res.GetHeader("X-Error-Code"), "RevisionNotFound");
+  EXPECT_EQ(res.GetHeader("X-Error-Message"), "Invalid rev id: v9");
+  EXPECT_EQ(res.body, R"({"error":"Invalid rev id: v9"})");
+}
+
+TEST(RenderError, InvalidTokenHasNoErrorCodeButAChallenge) {
+  auto res = RenderError(
+      http::ApiFamily::Hf,
+      MakeError(ErrorCode::Unauthorized, "Invalid credentials in Authorization header"), Req());
+  EXPECT_EQ(res.status, 401);
+  EXPECT_EQ(res.GetHeader("X-Error-Code"), "");
+  EXPECT_EQ(res.GetHeader("WWW-Authenticate"), "Basic realm=\"Hangar\"");
+}
+
+TEST(RenderError, LfsShape) {
+  auto res = RenderError(http::ApiFamily::Lfs, MakeError(ErrorCode::Unauthorized, "login"), Req());
+  EXPECT_EQ(res.GetHeader("Content-Type"), "application/vnd.git-lfs+json");
+  EXPECT_EQ(res.GetHeader("LFS-Authenticate"), "Basic realm=\"Hangar\"");
+  EXPECT_EQ(res.body, R"({"message":"login","request_id":"abc"})");
+}
+
+TEST(RenderError, HeaderValuesCannotBeSplit) {
+  auto res = RenderError(http::ApiFamily::Hf,
+                         MakeError(ErrorCode::BadRequest, "bad\r\nX-Evil: 1"), Req());
+  EXPECT_EQ(res.GetHeader("X-Error-Message").find('\n'), std::string::npos);
+}
+
+TEST(RenderError, UnavailableSaysWhenToRetry) {
+  auto res = RenderError(http::ApiFamily::Git, MakeError(ErrorCode::Unavailable, "busy"), Req());
+  EXPECT_EQ(res.status, 503);
+  EXPECT_FALSE(res.GetHeader("Retry-After").empty());
+}
+
+}  // namespace
+}  // namespace hangar::api

@@ -1,0 +1,70 @@
+#include "http/request.h"
+
+#include <gtest/gtest.h>
+
+#include "http/gzip_source.h"
+
+#include <zlib.h>
+
+namespace hangar::http {
+namespace {
+
+TEST(Request, QueryDecodingRepeatedAndBracketKeys) {
+  Request r;
+  r.query = "expand=author&expand%5B%5D=sha&search=a+b%20c&flag";
+  EXPECT_EQ(r.QueryAll("expand"), (std::vector<std::string>{"author", "sha"}));
+  EXPECT_EQ(r.Query("search"), "a b c");
+  EXPECT_EQ(r.Query("flag"), "");
+  EXPECT_FALSE(r.Query("missing").has_value());
+}
+
+TEST(Request, ParseBoolAcceptsClientSpellings) {
+  for (auto t : {"true", "True", "TRUE", "1"}) EXPECT_EQ(ParseBool(t), true) << t;
+  for (auto f : {"false", "False", "0"}) EXPECT_EQ(ParseBool(f), false) << f;
+  EXPECT_FALSE(ParseBool("yes").has_value());
+}
+
+TEST(Request, ContentLengthMustBeANumber) {
+  Request r;
+  r.headers = {{"content-length", "12x"}};
+  EXPECT_FALSE(r.ContentLength().has_value());
+  r.headers = {{"content-length", "42"}};
+  EXPECT_EQ(r.ContentLength(), 42u);
+}
+
+std::string Gzip(const std::string& in) {
+  z_stream zs{};
+  deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  std::string out(in.size() + 128, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  zs.avail_in = static_cast<uInt>(in.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  deflate(&zs, Z_FINISH);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+TEST(GunzipSource, InflatesAndRejectsCorruptOrTruncated) {
+  std::string text(100000, 'x');
+  auto src = GunzipSource(std::make_shared<StringSource>(Gzip(text)));
+  auto all = ReadAll(*src, 1 << 20);
+  ASSERT_TRUE(all.has_value());
+  EXPECT_EQ(*all, text);
+
+  std::string gz = Gzip(text);
+  auto cut = GunzipSource(std::make_shared<StringSource>(gz.substr(0, gz.size() / 2)));
+  auto r = ReadAll(*cut, 1 << 20);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::BadRequest);
+
+  auto junk = GunzipSource(std::make_shared<StringSource>("not gzip at all"));
+  EXPECT_EQ(ReadAll(*junk, 1 << 20).error().code, ErrorCode::BadRequest);
+
+  auto bomb = GunzipSource(std::make_shared<StringSource>(Gzip(text)), 1000);
+  EXPECT_EQ(ReadAll(*bomb, 1 << 20).error().code, ErrorCode::PayloadTooLarge);
+}
+
+}  // namespace
+}  // namespace hangar::http
