@@ -521,3 +521,21 @@ brief() {
   grep -vE '^[[:space:]]|^(goroutine |github\.com/|io\.|net/|created by |runtime|main\.|os/|bufio\.|sync\.)' "$1" 2>/dev/null |
     tail -c "${2:-800}"
 }
+
+# wait_until TIMEOUT_S CMD...: re-runs CMD every 0.2 s (bounded polling, for effects the
+# server documents as eventually consistent, e.g. its 5 s auth caches) until it succeeds.
+# Sets WAITED_MS to the time it took. Returns non-zero if it never succeeded.
+wait_until() {
+  local limit=$(($1 * 5)) i start
+  shift
+  start="$(date +%s%N)"
+  for ((i = 0; i <= limit; i++)); do
+    if "$@"; then
+      WAITED_MS=$((($(date +%s%N) - start) / 1000000))
+      return 0
+    fi
+    ((i < limit)) && sleep 0.2
+  done
+  WAITED_MS=$((($(date +%s%N) - start) / 1000000))
+  return 1
+}

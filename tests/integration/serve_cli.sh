@@ -125,8 +125,11 @@ if admin org add-member acme dave --role read >"$T/am5.out" 2>&1; then
 else
   fail "add dave to acme while running" "$(head -c 400 "$T/am5.out")"
 fi
-req GET "$BASE/api/models/acme/secret" -H "Authorization: Bearer $DAVE"
-check_status "  dave's access follows at once -> 200" 200
+# Memberships are cached (documented auth cache TTL, 5 s): poll for up to 15 s.
+dave_reads() { req GET "$BASE/api/models/acme/secret" -H "Authorization: Bearer $DAVE"; [[ "$ST" == 200 ]]; }
+wait_until 15 dave_reads
+info "dave's new membership took effect after ${WAITED_MS} ms"
+check_status "  dave's access follows (within 15 s) -> 200" 200
 
 # ---------------------------------------------------------------------------------------
 section "absolute URLs follow the request's Host and the bound port"
