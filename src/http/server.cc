@@ -5,6 +5,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <future>
 #include <list>
@@ -253,10 +254,18 @@ asio::awaitable<std::optional<uint64_t>> Server::Impl::Write(Conn& c, const Requ
     auto [ec, n] = co_await bhttp::async_write_header(c.stream, sr, kTuple);
     if (ec) co_return std::nullopt;
   }
-  std::vector<char> buf(kStreamChunk);
+  // Sized to the body when it is small; not zero-filled (it is written before it is read).
+  size_t cap = res.content_length
+                   ? static_cast<size_t>(std::clamp<uint64_t>(*res.content_length, 1, kStreamChunk))
+                   : kStreamChunk;
+  std::unique_ptr<char[]> buf(new char[cap]);
+  std::span<char> window(buf.get(), cap);
   uint64_t total = 0;
   for (;;) {
-    auto n = co_await OnPool(pool, [&] { return res.stream->Read(buf); });
+    // A body of known length ends when that many bytes went out: no extra read for EOF.
+    bool known_done = res.content_length && total == *res.content_length;
+    Result<size_t> n = size_t{0};
+    if (!known_done) n = co_await OnPool(pool, [&] { return res.stream->Read(window); });
     if (!n) {
       Log("http")->warn("[req {}] response stream failed: {}", req.request_id, n.error().message);
       co_return std::nullopt;
@@ -264,7 +273,7 @@ asio::awaitable<std::optional<uint64_t>> Server::Impl::Write(Conn& c, const Requ
     total += *n;
     if (res.content_length && total > *res.content_length) co_return std::nullopt;
     if (*n == 0 && res.content_length && total != *res.content_length) co_return std::nullopt;
-    r.body().data = *n ? buf.data() : nullptr;
+    r.body().data = *n ? buf.get() : nullptr;
     r.body().size = *n;
     r.body().more = *n != 0;
     c.stream.expires_after(timeout);
