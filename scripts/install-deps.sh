@@ -11,7 +11,7 @@ APT_PACKAGES=(
   libgit2-dev libsqlite3-dev libssl-dev libargon2-dev zlib1g-dev
   libtomlplusplus-dev libcli11-dev libspdlog-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  wrk python3
+  wrk python3 jq
 )
 
 missing=()

@@ -385,9 +385,9 @@ Result<std::vector<CommitInfo>> RepoReader::Log(const std::string& path, const O
                                                 size_t skip, size_t limit) {
   auto repo = OpenCached(path);
   if (!repo) return std::move(repo).error();
-  // Time order pops the newest commit from a queue as it goes (no full pre-walk), like
-  // git log without --topo-order.
-  auto walk = StartWalk(*repo, start, GIT_SORT_TIME);
+  // Topological + time order: never a parent before its child, even when commits share a
+  // timestamp (libgit2's time-only order breaks such ties arbitrarily).
+  auto walk = StartWalk(*repo, start, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
   if (!walk) return std::move(walk).error();
   std::vector<CommitInfo> out;
   git_oid g;

@@ -32,12 +32,12 @@ struct AuthOptions {
   int password_hash_concurrency = 2;
   // Successful token lookups kept in memory, and for how long. A token revoked through
   // this service is evicted at once; revoked elsewhere (another replica, the admin CLI),
-  // it stops working within the TTL.
+  // it stops working within the TTL (1 s).
   size_t token_cache_capacity = 10000;
-  int64_t token_cache_ttl_ms = 5000;
+  int64_t token_cache_ttl_ms = 1000;
   // Org-membership lookups kept in memory (NamespaceAccess), and for how long.
   size_t membership_cache_capacity = 10000;
-  int64_t membership_cache_ttl_ms = 5000;
+  int64_t membership_cache_ttl_ms = 1000;
   // A token's last_used_at is written at most this often.
   int64_t touch_interval_seconds = 60;
   // argon2id parameters for new hashes (verification reads them from the stored hash).
