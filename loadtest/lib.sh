@@ -18,6 +18,7 @@ mkdir -p "$BENCH_CACHE/bin"
 LT_TMP="$(mktemp -d /tmp/hangar-loadtest.XXXXXX)"
 chmod 755 "$LT_TMP"  # nginx workers run as nobody
 LT_PIDS=()
+export GIT_TERMINAL_PROMPT=0  # never wait for a password
 LT_PGIDS=()
 
 lt_cleanup() {
@@ -155,7 +156,7 @@ hangar_git_url() { echo "http://bench:$HANGAR_TOKEN@${HANGAR_URL#http://}/bench/
 hangar_push() {
   local t0 t1
   t0=$(now_s)
-  timeout 600 git -C "$1" -c http.postBuffer=524288000 push -q "$(hangar_git_url "$2")" main:main >&2
+  timeout 600 git -C "$1" -c http.postBuffer=524288000 push -q "$(hangar_git_url "$2")" +main:main >&2
   t1=$(now_s)
   elapsed "$t0" "$t1"
 }

@@ -9,8 +9,8 @@
 # a closed-loop max-throughput figure from wrk (5 s). Loopback only; every run bounded.
 source "$(dirname "$0")/lib.sh"
 
-DUR=11; WARM=1; WRK_DUR=5s
-if [ "${BENCH_QUICK:-0}" = 1 ]; then DUR=3; WARM=1; WRK_DUR=2s; fi
+DUR=11; WARM=1; WRK_DUR=5s; REPS=${BENCH_REPS:-3}
+if [ "${BENCH_QUICK:-0}" = 1 ]; then DUR=3; WARM=1; WRK_DUR=2s; REPS=1; fi
 LG=$(loadgen_bin)
 NAME=resolve
 FILE=config.json
@@ -42,46 +42,60 @@ cp "$src/$FILE" "$LT_TMP/www/bench/$NAME/resolve/main/$FILE"
 curl -s "$HANGAR_URL$INFO" >"$LT_TMP/www/api/models/bench/$NAME"
 if nginx_start "$LT_TMP/www"; then have_nginx=1; log "nginx at $NGINX_URL"; fi
 
-# run NAME URL METHOD RATE CONNS -> prints the loadgen JSON, keeps it in $LT_TMP/NAME.json
+# run NAME URL METHOD RATE CONNS REP -> prints the loadgen JSON, keeps it in $LT_TMP/NAME.REP.json
 run() {
-  "$LG" -m "$3" -R "$4" -c "$5" -d "$DUR" -w "$WARM" --json "$2" | tee "$LT_TMP/$1.json"
+  "$LG" -m "$3" -R "$4" -c "$5" -d "$DUR" -w "$WARM" --json "$2" | tee "$LT_TMP/$1.$6.json"
 }
-field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$LT_TMP/$1.json" "$2"; }
+# field NAME KEY -> median of KEY over the repetitions (errors: the sum)
+field() {
+  python3 - "$2" "$LT_TMP/$1".*.json <<'EOF'
+import json, statistics, sys
+key, files = sys.argv[1], sys.argv[2:]
+vals = [json.load(open(f))[key] for f in files]
+print(sum(vals) if key == "errors" else round(statistics.median(vals), 3))
+EOF
+}
 ratio() { python3 -c "import sys; a,b=map(float,sys.argv[1:]); print('%.2f' % (a/b) if b else 'nan')" "$1" "$2"; }
 
 for rate in 1000 5000; do
   conns=$((rate / 50)); [ $conns -lt 16 ] && conns=16
-  run "hangar_head_$rate" "$HANGAR_URL$RESOLVE" HEAD $rate $conns >&2
-  [ $have_nginx = 1 ] && run "nginx_head_$rate" "$NGINX_URL$RESOLVE" HEAD $rate $conns >&2
+  for rep in $(seq "$REPS"); do
+    run "hangar_head_$rate" "$HANGAR_URL$RESOLVE" HEAD $rate $conns "$rep" >&2
+    [ $have_nginx = 1 ] && run "nginx_head_$rate" "$NGINX_URL$RESOLVE" HEAD $rate $conns "$rep" >&2
+  done
   for p in p50 p99; do
     v=$(field "hangar_head_$rate" ${p}_ms)
-    note="errors=$(field "hangar_head_$rate" errors) achieved=$(field "hangar_head_$rate" achieved_rps)/s"
+    note="errors=$(field "hangar_head_$rate" errors) achieved=$(field "hangar_head_$rate" achieved_rps)/s service-time $p=$(field "hangar_head_$rate" svc_${p}_ms)ms"
     if [ $have_nginx = 1 ]; then
       n=$(field "nginx_head_$rate" ${p}_ms)
       note="$note nginx=${n}ms ratio=$(ratio "$v" "$n")"
     fi
     goal=""; [ $p = p99 ] && [ $rate = 5000 ] && goal="p99 < 2 ms at 5,000 rps"
+    note="median of $REPS x 10 s; $note"
     result "resolve_head_${rate}rps_$p" "$v" ms "$goal" "$note"
   done
 done
 
-run hangar_info_1000 "$HANGAR_URL$INFO" GET 1000 20 >&2
-[ $have_nginx = 1 ] && run nginx_info_1000 "$NGINX_URL$INFO" GET 1000 20 >&2
+for rep in $(seq "$REPS"); do
+  run hangar_info_1000 "$HANGAR_URL$INFO" GET 1000 20 "$rep" >&2
+  [ $have_nginx = 1 ] && run nginx_info_1000 "$NGINX_URL$INFO" GET 1000 20 "$rep" >&2
+done
 for p in p50 p99; do
   v=$(field hangar_info_1000 ${p}_ms)
   note="errors=$(field hangar_info_1000 errors)"
   [ $have_nginx = 1 ] && note="$note nginx(static copy)=$(field nginx_info_1000 ${p}_ms)ms"
   goal=""; [ $p = p99 ] && goal="p99 < 2 ms"
+  note="median of $REPS x 10 s; $note"
   result "model_info_1000rps_$p" "$v" ms "$goal" "$note"
 done
 
-# --- closed-loop max throughput (wrk, HEAD via a Lua one-liner)
-echo 'wrk.method = "HEAD"' >"$LT_TMP/head.lua"
-wrk_rps() { wrk -t1 -c32 -d"$WRK_DUR" -s "$LT_TMP/head.lua" "$1" | awk '/^Requests\/sec/ {print $2}'; }
+# --- closed-loop max throughput (wrk). GET, not HEAD: wrk 4.1 waits for a body after
+# a HEAD response that carries Content-Length, and so counts 0 requests.
+wrk_rps() { wrk -t1 -c32 -d"$WRK_DUR" "$1" | awk '/^Requests\/sec/ {print $2}'; }
 h=$(wrk_rps "$HANGAR_URL$RESOLVE")
 note=""
 if [ $have_nginx = 1 ]; then n=$(wrk_rps "$NGINX_URL$RESOLVE"); note="nginx=${n}/s ratio=$(ratio "$h" "$n")"; fi
-result resolve_head_max_rps "$h" req/s "(none; >= 5,000 needed for the p99 goal)" "wrk -t1 -c32 $WRK_DUR; $note"
+result resolve_get_max_rps "$h" req/s "(none; >= 5,000 needed for the p99 goal)" "wrk -t1 -c32 $WRK_DUR; $note"
 
 result rss_peak_resolve "$(( $(hangar_hwm_kib) / 1024 ))" MiB "" "VmHWM of hangar serve after the resolve runs"
 hangar_stop

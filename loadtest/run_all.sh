@@ -22,7 +22,7 @@ export BENCH_RESULTS="$out"
 echo "# Hangar load tests — $(date -u +'%Y-%m-%d %H:%M UTC')"
 echo
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/^Mem/ {print $2}') GiB RAM; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "hangar: $(ls -t "$here"/../build*/hangar 2>/dev/null | head -1) @ $(git -C "$here/.." rev-parse --short HEAD)"
+echo "hangar: ${HANGAR_BIN:-$(ls -t "$here"/../build*/hangar 2>/dev/null | head -1)} built from ${BENCH_REV:-$(git -C "$here/.." rev-parse --short HEAD)}"
 echo
 failed=()
 for t in "${tests[@]}"; do

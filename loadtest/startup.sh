@@ -62,13 +62,14 @@ src="$LT_TMP/lfs-src"
 git init -q -b main "$src"
 git -C "$src" lfs install --local >/dev/null
 git -C "$src" lfs track "*.bin" >/dev/null
+git -C "$src" config lfs.locksverify false
 log "writing $MIB MiB of random data"
 head -c "$((MIB * 1024 * 1024))" /dev/urandom >"$src/big.bin"
 git -C "$src" add -A
 git -C "$src" -c user.name=bench -c user.email=bench@hangar.invalid commit -q -m "big file"
 sample_rss "$LT_TMP/rss-upload"
 t0=$(now_s)
-if ! timeout 600 git -C "$src" push -q "$(hangar_git_url "$NAME")" main:main >&2; then
+if ! timeout 600 git -C "$src" push -q "$(hangar_git_url "$NAME")" +main:main >&2; then
   stop_sampler
   echo "git-lfs push to hangar failed; cannot measure downloads" >&2
   exit 1
