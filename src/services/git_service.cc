@@ -141,6 +141,8 @@ class RpcSource final : public ByteSource {
     if (!finished_) {
       state_->cancelled = true;
       process_->Kill();
+      log_->info("{} of {} abandoned before its end; git killed", GitRpcName(rpc_),
+                 repo_.record.Id().UrlPath());
     }
     if (feeder_.joinable()) {
       bool done;
