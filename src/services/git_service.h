@@ -54,10 +54,11 @@ struct GitLimits {
   std::chrono::milliseconds rpc_timeout{std::chrono::hours(6)};
   // Limit of one `--advertise-refs` run.
   std::chrono::milliseconds advertise_timeout{std::chrono::minutes(2)};
-  // Request bytes read before git starts. A body that fits (fetch negotiations, small
-  // pushes, git's probe) is consumed by the handler, which keeps the connection
-  // reusable; larger bodies stream on. Held once per running RPC.
-  size_t request_prebuffer = 1 << 20;
+  // Request bytes read before waiting for a slot and starting git. A body that fits
+  // (fetch negotiations, small pushes, git's probe) is consumed by the handler, which
+  // keeps the connection reusable; larger bodies stream on. Held per RPC until git has
+  // it, so at most (worker threads + pack_queue) × this at once.
+  size_t request_prebuffer = 256 << 10;
 };
 
 class GitAdmission;
