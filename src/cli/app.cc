@@ -59,9 +59,14 @@ App::~App() = default;
 
 Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   std::unique_ptr<App> app(new App(config));
+  // Absolute paths: git subprocesses run with the repository as their working directory.
+  std::error_code ec;
+  auto& mc = app->config_;
+  mc.storage.data_dir = fs::absolute(mc.storage.data_dir, ec).lexically_normal().string();
+  mc.database.sqlite_path = fs::absolute(mc.database.sqlite_path, ec).string();
+  mc.auth.secret_file = fs::absolute(mc.auth.secret_file, ec).string();
   const auto& c = app->config_;
   fs::path data(c.storage.data_dir);
-  std::error_code ec;
   fs::create_directories(data / "repos", ec);
   if (ec) {
     return MakeError(ErrorCode::Internal,

@@ -34,8 +34,14 @@ int Fail(const Error& e) {
   return Describe(e.code).http_status >= 500 ? 1 : 2;
 }
 
-int Serve(const CommonFlags& f, const std::string& listen, const std::string& public_url) {
+int Serve(const CommonFlags& f, const std::string& listen, const std::string& public_url,
+          const std::vector<std::string>& sets) {
   std::vector<std::pair<std::string, std::string>> overrides;
+  for (const auto& s : sets) {
+    auto kv = config::ParseOverride(s);
+    if (!kv) return Fail(kv.error());
+    overrides.push_back(std::move(*kv));
+  }
   if (!listen.empty()) overrides.emplace_back("server.listen", listen);
   if (!public_url.empty()) overrides.emplace_back("server.public_url", public_url);
   auto cfg = Load(f, overrides);
@@ -92,10 +98,12 @@ int main(int argc, char** argv) {
   };
 
   std::string listen, public_url;
+  std::vector<std::string> sets;
   auto* serve = app.add_subcommand("serve", "run the hub");
   add_common(serve);
   serve->add_option("--listen", listen, "HOST:PORT to listen on (default 127.0.0.1:8080)");
   serve->add_option("--public-url", public_url, "base URL clients use, for absolute URLs");
+  serve->add_option("--set", sets, "set any config key: --set limits.pack_queue=64 (repeatable)");
 
   auto* admin = app.add_subcommand("admin", "manage users, tokens and orgs");
   admin->require_subcommand(1);
@@ -137,7 +145,7 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
 
-  if (serve->parsed()) return Serve(common, listen, public_url);
+  if (serve->parsed()) return Serve(common, listen, public_url, sets);
 
   SetLogLevel("warn");
   auto cfg = [&] {

@@ -26,7 +26,10 @@ using tcp = asio::ip::tcp;
 namespace {
 
 constexpr auto kTuple = asio::experimental::as_tuple(asio::use_awaitable);
-constexpr size_t kStreamChunk = 256 * 1024;
+constexpr size_t kStreamChunk = 256 * 1024;   // response chunk read per worker hand-off
+constexpr size_t kBodyReadSize = 64 * 1024;   // socket read size for request bodies
+constexpr size_t kBodyBatch = 256 * 1024;     // request bytes gathered per worker hand-off
+constexpr uint64_t kInlineBody = 64 * 1024;   // streamed bodies up to this are read at once
 
 // Runs f() on `pool`; the awaiting coroutine resumes on its own executor.
 template <typename F>
@@ -107,25 +110,28 @@ class SocketBodySource final : public ByteSource {
         co_return;
       }
     }
-    while (!parser.is_done()) {
-      parser.get().body().data = buf.data();
-      parser.get().body().size = buf.size();
+    // Beast reads into c->buffer as far as its free capacity goes (512 bytes by default):
+    // give it room, and fill up to kBodyBatch per hand-off to the worker thread.
+    if (c->buffer.capacity() - c->buffer.size() < kBodyReadSize) {
+      c->buffer.reserve(c->buffer.size() + kBodyReadSize);
+    }
+    size_t got = 0;
+    size_t want = std::min(buf.size(), kBodyBatch);
+    while (!parser.is_done() && got < want) {
+      parser.get().body().data = buf.data() + got;
+      parser.get().body().size = buf.size() - got;
       c->stream.expires_after(timeout);
       auto [ec, n] = co_await bhttp::async_read_some(c->stream, c->buffer, parser, kTuple);
       if (ec == bhttp::error::need_buffer) ec = {};
-      size_t got = buf.size() - parser.get().body().size;
+      got = buf.size() - parser.get().body().size;
       if (ec) {
         c->body_failed = true;
         p->set_value(MakeError(ErrorCode::BadRequest,
                                "request body cut short (" + ec.message() + ")"));
         co_return;
       }
-      if (got > 0) {
-        p->set_value(got);
-        co_return;
-      }
     }
-    p->set_value(size_t{0});
+    p->set_value(got);
   }
 
   std::shared_ptr<Conn> conn_;
@@ -164,6 +170,7 @@ struct Server::Impl {
   asio::awaitable<void> Session(std::shared_ptr<Conn> c);
   asio::awaitable<std::optional<uint64_t>> Write(Conn& c, const Request& req, Response& res,
                                                  bool keep_alive);
+  asio::awaitable<void> Reject(Conn& c, const Error& e);
   void BeginStop();
   void ConnDone();
   std::shared_ptr<Request> MakeRequest(const bhttp::request_parser<bhttp::empty_body>& hp,
@@ -285,6 +292,17 @@ asio::awaitable<std::optional<uint64_t>> Server::Impl::Write(Conn& c, const Requ
   co_return total;
 }
 
+asio::awaitable<void> Server::Impl::Reject(Conn& c, const Error& e) {
+  Request dummy;
+  dummy.request_id = id_prefix + std::to_string(next_id.fetch_add(1));
+  Response res = router.Render(ApiFamily::Plain, e, dummy);
+  res.SetHeader("X-Request-Id", dummy.request_id);
+  co_await Write(c, dummy, res, false);
+  if (options.access_log) {
+    Log("access")->info("[req {}] {} - - {} 0 0ms", dummy.request_id, c.remote, res.status);
+  }
+}
+
 asio::awaitable<void> Server::Impl::Session(std::shared_ptr<Conn> c) {
   for (;;) {
     c->idle = true;
@@ -297,26 +315,26 @@ asio::awaitable<void> Server::Impl::Session(std::shared_ptr<Conn> c) {
     c->stream.expires_after(options.idle_timeout);
     auto [ec, n] = co_await bhttp::async_read_header(c->stream, c->buffer, hp, kTuple);
     c->idle = false;
+    // A malformed or oversized head, or framing we do not accept (RFC 9112 §6.3: a
+    // transfer coding other than a final chunked; §3.2: one Host for HTTP/1.1), still gets
+    // a clear answer before the close.
+    std::optional<Error> reject;
     if (ec) {
-      // A malformed or oversized head still gets a clear answer before the close.
       bool too_big = ec == bhttp::error::header_limit || ec == bhttp::error::buffer_overflow;
-      if (too_big || ec.category() == bhttp::make_error_code(bhttp::error::bad_target).category()) {
-        Request dummy;
-        dummy.request_id = id_prefix + std::to_string(next_id.fetch_add(1));
-        Response res = router.Render(
-            ApiFamily::Plain,
-            too_big ? MakeError(ErrorCode::HeadersTooLarge, "request header fields too large")
-                    : MakeError(ErrorCode::BadRequest, "malformed request: " + ec.message()),
-            dummy);
-        res.SetHeader("X-Request-Id", dummy.request_id);
-        res.close = true;
-        co_await Write(*c, dummy, res, false);
-        if (options.access_log)
-          Log("access")->info("[req {}] {} - - {} 0 0ms", dummy.request_id, c->remote,
-                              res.status);
+      bool closed = ec == bhttp::error::end_of_stream || ec == bhttp::error::partial_message;
+      if (too_big) {
+        reject = MakeError(ErrorCode::HeadersTooLarge, "request header fields too large");
+      } else if (!closed &&
+                 ec.category() == bhttp::make_error_code(bhttp::error::bad_target).category()) {
+        reject = MakeError(ErrorCode::BadRequest, "malformed request: " + ec.message());
       }
-      break;
+    } else if (hp.get().count(bhttp::field::transfer_encoding) && !hp.chunked()) {
+      reject = MakeError(ErrorCode::BadRequest, "unsupported Transfer-Encoding (only chunked)");
+    } else if (hp.get().version() >= 11 && hp.get().count(bhttp::field::host) != 1) {
+      reject = MakeError(ErrorCode::BadRequest, "an HTTP/1.1 request needs exactly one Host");
     }
+    if (reject) co_await Reject(*c, *reject);
+    if (ec || reject) break;
     auto start = std::chrono::steady_clock::now();
     auto req = MakeRequest(hp, *c);
     bool client_keep_alive = hp.get().keep_alive();
@@ -331,7 +349,20 @@ asio::awaitable<void> Server::Impl::Session(std::shared_ptr<Conn> c) {
       req->body = std::make_shared<SocketBodySource>(c, options.idle_timeout,
                                                      req->ContentLength());
     }
-    Response res = co_await OnPool(pool, [&] { return router.Dispatch(*req); });
+    Response res = co_await OnPool(pool, [&] {
+      Response r = router.Dispatch(*req);
+      // A small streamed body is read here, in the same worker hop as the handler.
+      if (r.stream && r.content_length && *r.content_length <= kInlineBody &&
+          req->method != Method::Head) {
+        auto all = ReadAll(*r.stream, kInlineBody);
+        if (all && all->size() == *r.content_length) {
+          r.body = std::move(*all);
+          r.stream.reset();
+          r.content_length.reset();
+        }
+      }
+      return r;
+    });
     // Body bytes the handler left unread make the connection unusable for the next request.
     bool body_consumed = c->body_parser->is_done() && !c->body_failed;
     bool keep = client_keep_alive && !res.close && !stopping && body_consumed;

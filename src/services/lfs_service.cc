@@ -138,6 +138,11 @@ Result<LfsBatchObjectResult> LfsService::AnswerObject(const RepoHandle& repo,
     r.error = ObjectError(404, "Object does not exist");
     return r;
   }
+  if (*stored != size) {  // git-lfs.md §11.4: the size must match the object's
+    r.error = ObjectError(422, "Object " + obj.oid + " has size " + std::to_string(*stored) +
+                                   ", not " + std::to_string(size));
+    return r;
+  }
   claims.op = TicketOp::Download;
   claims.size = *stored;
   r.ticket = IssueTicket(key_, claims);

@@ -84,6 +84,11 @@ Result<RepoHandle> RepoService::Open(const Principal& who, const RepoId& id, Acc
       return MakeError(ErrorCode::Unauthorized, "authentication required to write to " +
                                                     id.UrlPath());
     }
+    if (!who.CanWrite()) {
+      return MakeError(ErrorCode::Forbidden,
+                       "token '" + who.token_name + "' is read-only; " + id.UrlPath() +
+                           " needs a write token");
+    }
     return MakeError(ErrorCode::Forbidden, "you do not have write access to " + id.UrlPath());
   }
   return RepoHandle{std::move(*rec), GitPath(id), access};
@@ -93,6 +98,9 @@ Result<db::RepoRecord> RepoService::Create(const Principal& who, const RepoId& i
                                            bool is_private) {
   if (who.anonymous) {
     return MakeError(ErrorCode::Unauthorized, "authentication required to create a repo");
+  }
+  if (!who.CanWrite()) {
+    return MakeError(ErrorCode::Forbidden, "token '" + who.token_name + "' is read-only");
   }
   if (auth_.NamespaceAccess(who, id.ns) < Access::Write) {
     return MakeError(ErrorCode::Forbidden,

@@ -289,4 +289,30 @@ else
   fail "flags override HANGAR_LISTEN / HANGAR_DATA_DIR" "$(tail -c 800 "$SERVER_ERR")"
 fi
 
+section "relative --data-dir: git hooks-free work (commit-graph) runs in the right place"
+REL="$T/relcwd"
+mkdir -p "$REL"
+pushd "$REL" >/dev/null
+launch_server "$HANGAR_BIN" serve --data-dir rel-data --listen 127.0.0.1:0
+started=$?
+popd >/dev/null
+if [[ $started == 0 ]]; then
+  (cd "$REL" && "$HANGAR_BIN" admin user create rita --data-dir rel-data >/dev/null 2>&1)
+  RT="$(cd "$REL" && "$HANGAR_BIN" admin token create rita --data-dir rel-data 2>/dev/null)"
+  curl -s -o /dev/null -X POST -H "Authorization: Bearer $RT" \
+    -d '{"name":"rel","organization":"rita"}' "$BASE/api/repos/create"
+  W="$T/relwork"
+  git -c credential.helper= clone -q "http://rita:$RT@127.0.0.1:$PORT/rita/rel" "$W" 2>/dev/null
+  echo one >"$W/one.txt"
+  git -C "$W" add one.txt
+  git -C "$W" -c user.name=r -c user.email=r@x commit -qm one
+  check_true "push to a server started with a relative data dir" \
+    git -C "$W" push -q origin main
+  check_true "  the push wrote a commit-graph (changed-path filters) into the repo" \
+    test -s "$REL/rel-data/repos/models/rita/rel.git/objects/info/commit-graph"
+  stop_server
+else
+  fail "serve with a relative --data-dir" "did not start"
+fi
+
 finish

@@ -281,8 +281,10 @@ Result<http::Response> HandleCommits(HfDeps& d, http::Request& req, RepoType typ
   if (!log) return std::move(log).error();
   json::array out;
   for (const auto& c : *log) {
+    // The body after the title; a one-line commit has none.
     std::string message = c.message.size() > c.summary.size() ? c.message.substr(c.summary.size())
                                                                : std::string();
+    if (message.find_first_not_of(" \t\r\n") == std::string::npos) message.clear();
     out.push_back(json::object{
         {"id", c.id.Hex()},
         {"title", c.summary},

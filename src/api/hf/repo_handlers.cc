@@ -46,6 +46,27 @@ Result<RepoId> RepoFromBody(const json::object& body, const Principal& who) {
   return RepoId::Parse(type, ns, repo_name);
 }
 
+// `private` (bool, older clients) and `visibility` ("public"|"private"|"protected", newer
+// ones; it wins) as create and settings send them (hf-api.md §6.1, §6.3); nullopt when
+// neither is given. Errors: BadRequest for a wrong type or value, never a silent default.
+Result<std::optional<bool>> PrivacyFromBody(const json::object& body) {
+  std::optional<bool> out;
+  if (const auto* p = body.if_contains("private"); p && !p->is_null()) {
+    if (!p->is_bool()) return MakeError(ErrorCode::BadRequest, "'private' must be a boolean");
+    out = p->as_bool();
+  }
+  if (const auto* v = body.if_contains("visibility"); v && !v->is_null()) {
+    if (!v->is_string()) return MakeError(ErrorCode::BadRequest, "'visibility' must be a string");
+    const auto& vis = v->as_string();
+    if (vis != "public" && vis != "private" && vis != "protected") {
+      return MakeError(ErrorCode::BadRequest,
+                       "unknown visibility '" + std::string(vis) + "' (public, private, protected)");
+    }
+    out = vis != "public";
+  }
+  return out;
+}
+
 json::object RepoSummary(const db::RepoRecord& r) {
   json::object o;
   o["_id"] = ObjectId(r.id, '6');
@@ -70,18 +91,10 @@ Result<http::Response> HandleCreateRepo(HfDeps& d, http::Request& req) {
   if (!body) return std::move(body).error();
   auto id = RepoFromBody(*body, req.principal);
   if (!id) return std::move(id).error();
-  bool is_private = false;
-  if (auto it = body->find("private"); it != body->end() && it->value().is_bool()) {
-    is_private = it->value().as_bool();
-  }
-  if (auto vis = StringField(*body, "visibility"); vis && !vis->empty()) {
-    if (*vis != "public" && *vis != "private" && *vis != "protected") {
-      return MakeError(ErrorCode::BadRequest, "unknown visibility '" + *vis + "'");
-    }
-    is_private = *vis != "public";
-  }
+  auto is_private = PrivacyFromBody(*body);
+  if (!is_private) return std::move(is_private).error();
   std::string url = req.base_url + "/" + id->UrlPath();
-  auto created = d.repos.Create(req.principal, *id, is_private);
+  auto created = d.repos.Create(req.principal, *id, is_private->value_or(false));
   if (!created) {
     if (created.error().code == ErrorCode::Conflict) {
       // Python's exist_ok path reads `url` from the 409 body (hf-api.md §6.1).
@@ -143,21 +156,15 @@ Result<http::Response> HandleRepoSettings(HfDeps& d, http::Request& req, RepoTyp
   if (!id) return std::move(id).error();
   auto body = ReadJsonObject(req, MaxJson(d));
   if (!body) return std::move(body).error();
-  std::optional<bool> is_private;
-  if (auto it = body->find("private"); it != body->end()) {
-    if (!it->value().is_bool()) return MakeError(ErrorCode::BadRequest, "'private' must be a boolean");
-    is_private = it->value().as_bool();
+  auto is_private = PrivacyFromBody(*body);
+  if (!is_private) return std::move(is_private).error();
+  if (const auto* gated = body->if_contains("gated")) {
+    bool ok = (gated->is_bool() && !gated->as_bool()) ||
+              (gated->is_string() && (gated->as_string() == "auto" || gated->as_string() == "manual"));
+    if (!ok) return MakeError(ErrorCode::BadRequest, "'gated' must be \"auto\", \"manual\" or false");
   }
-  if (auto vis = StringField(*body, "visibility"); !vis) {
-    return std::move(vis).error();
-  } else if (!vis->empty()) {
-    if (*vis != "public" && *vis != "private" && *vis != "protected") {
-      return MakeError(ErrorCode::BadRequest, "unknown visibility '" + *vis + "'");
-    }
-    is_private = *vis != "public";
-  }
-  if (is_private) {
-    HANGAR_TRY(d.repos.SetPrivate(req.principal, *id, *is_private));
+  if (*is_private) {
+    HANGAR_TRY(d.repos.SetPrivate(req.principal, *id, **is_private));
   } else {
     // Other settings (gated, ...) are accepted and ignored; access is still checked.
     auto repo = d.repos.Open(req.principal, *id, services::Access::Admin);

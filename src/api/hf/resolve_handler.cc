@@ -138,13 +138,23 @@ Result<http::Response> HandleResolve(HfDeps& deps, http::Request& req, RepoType 
         return err;
     }
   }
+  // Errors from here on name a missing LFS object; they carry the commit too (§1.10).
+  auto with_commit = [&](const Error& e) {
+    http::Response err = RenderError(http::ApiFamily::Hf, e, req);
+    err.SetHeader("X-Repo-Commit", commit_hex);
+    return err;
+  };
   if (req.method == http::Method::Head) {
-    if (serve_lfs) HANGAR_TRY(deps.content.CheckLinked(*repo, *file));
+    if (serve_lfs) {
+      if (auto linked = deps.content.CheckLinked(*repo, *file); !linked) {
+        return with_commit(linked.error());
+      }
+    }
     res.content_length = range.length;
     return res;
   }
   auto body = deps.content.Open(*repo, *file, raw, range.offset, range.length);
-  if (!body) return std::move(body).error();
+  if (!body) return with_commit(body.error());
   res.stream = std::move(*body);
   res.content_length = range.length;
   return res;

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Bad input found by adversarial testing, each a clear 4xx that changes nothing:
+# wrongly typed privacy fields, invalid `gated`, request framing (RFC 9112 §6.3, §3.2),
+# an LFS download batch with the wrong size, a /resolve of an LFS object that was never
+# uploaded (404 with X-Repo-Commit), and repo ids never reused after a delete.
+# Usage: hardening.sh PATH_TO_HANGAR
+source "$(dirname "$0")/lib.sh" "$@"
+
+section "setup"
+DATA="$T/data"
+mkdir -p "$DATA"
+new_user hana
+HANA="$(new_token hana --role write)"
+start_server "$DATA" || die "hangar serve did not start"
+AUTH=(-H "Authorization: Bearer $HANA")
+JSON=(-H 'Content-Type: application/json')
+
+section "privacy fields must have the right type (never a silent public repo)"
+for body in '{"name":"p1","private":"true"}' '{"name":"p2","private":1}' \
+            '{"name":"p3","visibility":1}' '{"name":"p4","visibility":"secret"}'; do
+  req POST "$BASE/api/repos/create" "${AUTH[@]}" "${JSON[@]}" --data-binary "$body"
+  check_hf_error "create $body → 400" 400 BadRequest
+done
+for n in p1 p2 p3 p4; do
+  req GET "$BASE/api/models/hana/$n" "${AUTH[@]}"
+  check_hf_error "  hana/$n was not created" 404 RepoNotFound
+done
+must_create "$HANA" vis hana model false
+req POST "$BASE/api/repos/create" "${AUTH[@]}" "${JSON[@]}" --data-binary '{"name":"vis2","visibility":"private"}'
+check_status "create with visibility=private → 200" 200
+req GET "$BASE/api/models/hana/vis2"
+check_hf_error "  anonymous cannot see it" 404 RepoNotFound
+for body in '{"private":"yes"}' '{"gated":"bogus"}' '{"gated":123}' '{"visibility":false}'; do
+  req PUT "$BASE/api/models/hana/vis/settings" "${AUTH[@]}" "${JSON[@]}" --data-binary "$body"
+  check_hf_error "settings $body → 400" 400 BadRequest
+done
+req GET "$BASE/api/models/hana/vis"
+check_json "  hana/vis is still public" .private false
+
+section "request framing"
+# raw EXCHANGE: sends bytes on one connection, prints what came back (bounded: 5 s).
+raw() {
+  python3 - "$PORT" "$1" <<'PY'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(sys.argv[2].encode().decode("unicode_escape").encode("latin-1"))
+s.settimeout(5)
+out = b""
+try:
+    while True:
+        d = s.recv(65536)
+        if not d:
+            break
+        out += d
+except socket.timeout:
+    out += b"\n<timeout>"
+sys.stdout.write(out.decode("latin-1"))
+PY
+}
+OUT="$(raw 'POST /api/repos/create HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n')"
+check_match "Transfer-Encoding: gzip → 400" '^HTTP/1.1 400' "$OUT"
+check_false "  and the smuggled request behind it is not served" grep -q 'ok' <<<"$OUT"
+check_false "  and the connection is closed" grep -q '<timeout>' <<<"$OUT"
+OUT="$(raw 'GET /healthz HTTP/1.1\r\n\r\n')"
+check_match "HTTP/1.1 without Host → 400" '^HTTP/1.1 400' "$OUT"
+OUT="$(raw 'GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n')"
+check_match "two Host headers → 400" '^HTTP/1.1 400' "$OUT"
+OUT="$(raw 'GET /healthz HTTP/1.0\r\n\r\n')"
+check_match "HTTP/1.0 without Host is fine" '^HTTP/1.0 200|^HTTP/1.1 200' "$OUT"
+
+section "LFS: sizes must match, missing objects say which commit"
+W="$T/work"
+gitc "$(cred_helper hana "$HANA")" clone -q "$BASE/hana/vis" "$W" 2>/dev/null
+printf 'payload bytes for lfs\n' >"$W/w.bin"
+git -C "$W" add w.bin && git -C "$W" commit -qm "lfs file"
+gitc "$(cred_helper hana "$HANA")" -C "$W" push -q origin main 2>"$T/push.err"
+check_true "push with an LFS file" test -s "$W/.git/lfs/objects/$(sha256sum "$W/w.bin" | cut -c1-2)/$(sha256sum "$W/w.bin" | cut -c3-4)/$(sha256sum "$W/w.bin" | cut -c1-64)"
+OID="$(sha256sum "$W/w.bin" | cut -c1-64)"
+req POST "$BASE/hana/vis.git/info/lfs/objects/batch" "${AUTH[@]}" \
+  -H 'Content-Type: application/vnd.git-lfs+json' \
+  --data-binary "{\"operation\":\"download\",\"objects\":[{\"oid\":\"$OID\",\"size\":999}]}"
+check_status "download batch with a wrong size → 200 with a per-object error" 200
+check_json "  per-object error 422" '.objects[0].error.code' 422
+check_json "  and no download action" '.objects[0].actions' null
+
+# A pointer to an object nobody uploaded (pushed without its object).
+printf 'version https://git-lfs.github.com/spec/v1\noid sha256:%s\nsize 5\n' \
+  "$(printf 'never' | sha256sum | cut -c1-64)" >"$W/ghost.bin"
+GIT_LFS_SKIP_PUSH=1 git -C "$W" -c filter.lfs.clean=cat -c filter.lfs.smudge=cat add ghost.bin
+git -C "$W" -c filter.lfs.clean=cat commit -qm "dangling pointer"
+GIT_LFS_SKIP_PUSH=1 gitc "$(cred_helper hana "$HANA")" -C "$W" push -q origin main 2>"$T/push2.err"
+HEAD_SHA="$(git -C "$W" rev-parse HEAD)"
+req HEAD "$BASE/hana/vis/resolve/main/ghost.bin"
+check_status "HEAD /resolve of a never-uploaded LFS object → 404" 404
+check_hdr "  with X-Error-Code EntryNotFound" X-Error-Code EntryNotFound
+check_hdr "  and X-Repo-Commit" X-Repo-Commit "$HEAD_SHA"
+req GET "$BASE/hana/vis/resolve/main/ghost.bin"
+check_hf_error "GET of it → 404 EntryNotFound" 404 EntryNotFound
+check_hdr "  with X-Repo-Commit" X-Repo-Commit "$HEAD_SHA"
+
+section "repo ids are never reused"
+must_create "$HANA" tmp1 hana model false
+ID1="$(jbody .id)"
+req DELETE "$BASE/api/repos/delete" "${AUTH[@]}" "${JSON[@]}" --data-binary '{"name":"tmp1","organization":"hana"}'
+check_status "delete hana/tmp1" 200
+must_create "$HANA" tmp2 hana model false
+ID2="$(jbody .id)"
+check_true "the next repo gets a new id ($ID1 then $ID2)" test "$ID1" != "$ID2"
+
+stop_server
+finish
