@@ -12,6 +12,13 @@
 
 namespace hangar {
 
+// A window of an open file that a sender may transmit with sendfile(2) instead of Read().
+struct FileRegion {
+  int fd = -1;          // owned by the source; valid while it lives
+  uint64_t offset = 0;  // file offset of the first byte
+  uint64_t length = 0;  // bytes
+};
+
 // Not thread-safe: one reader at a time. Read() may block; callers run it on the worker
 // pool, never on an I/O thread.
 class ByteSource {
@@ -22,6 +29,9 @@ class ByteSource {
   virtual Result<size_t> Read(std::span<char> buf) = 0;
   // Bytes still to come, when known up front (becomes a Content-Length).
   virtual std::optional<uint64_t> Size() const { return std::nullopt; }
+  // The file window still to come, when this source is one; a sender that uses it sends
+  // those bytes itself and does not call Read().
+  virtual std::optional<FileRegion> Region() const { return std::nullopt; }
 };
 
 // A ByteSource over an owned string.

@@ -2,10 +2,13 @@
 
 #include <boost/asio.hpp>
 #include <boost/asio/experimental/as_tuple.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
 #include <algorithm>
+#include <sys/sendfile.h>
+
 #include <atomic>
 #include <future>
 #include <list>
@@ -171,6 +174,7 @@ struct Server::Impl {
   asio::awaitable<std::optional<uint64_t>> Write(Conn& c, const Request& req, Response& res,
                                                  bool keep_alive);
   asio::awaitable<void> Reject(Conn& c, const Error& e);
+  asio::awaitable<std::optional<uint64_t>> SendFile(Conn& c, FileRegion region);
   void BeginStop();
   void ConnDone();
   std::shared_ptr<Request> MakeRequest(const bhttp::request_parser<bhttp::empty_body>& hp,
@@ -261,6 +265,10 @@ asio::awaitable<std::optional<uint64_t>> Server::Impl::Write(Conn& c, const Requ
     auto [ec, n] = co_await bhttp::async_write_header(c.stream, sr, kTuple);
     if (ec) co_return std::nullopt;
   }
+  if (auto region = res.stream->Region(); region && res.content_length &&
+                                           region->length == *res.content_length) {
+    co_return co_await SendFile(c, *region);
+  }
   // Sized to the body when it is small; not zero-filled (it is written before it is read).
   size_t cap = res.content_length
                    ? static_cast<size_t>(std::clamp<uint64_t>(*res.content_length, 1, kStreamChunk))
@@ -290,6 +298,38 @@ asio::awaitable<std::optional<uint64_t>> Server::Impl::Write(Conn& c, const Requ
     if (*n == 0) break;
   }
   co_return total;
+}
+
+// Sends a file window straight from the page cache to the socket (sendfile(2)), on the
+// worker pool since a cold page means disk I/O; waits for socket space on the I/O thread.
+asio::awaitable<std::optional<uint64_t>> Server::Impl::SendFile(Conn& c, FileRegion region) {
+  using namespace asio::experimental::awaitable_operators;
+  auto& sock = c.stream.socket();
+  beast::error_code ec;
+  sock.native_non_blocking(true, ec);
+  if (ec) co_return std::nullopt;
+  int out_fd = sock.native_handle();
+  uint64_t sent = 0;
+  asio::steady_timer timer(c.stream.get_executor());
+  while (sent < region.length) {
+    auto [n, err] = co_await OnPool(pool, [&] {
+      off_t off = static_cast<off_t>(region.offset + sent);
+      size_t want = static_cast<size_t>(std::min<uint64_t>(region.length - sent, 8 << 20));
+      ssize_t r = ::sendfile(out_fd, region.fd, &off, want);
+      return std::pair<ssize_t, int>(r, r < 0 ? errno : 0);
+    });
+    if (n > 0) {
+      sent += static_cast<uint64_t>(n);
+      continue;
+    }
+    if (n == 0 || (err != EAGAIN && err != EINTR)) co_return std::nullopt;  // file shrank
+    timer.expires_after(options.idle_timeout);
+    auto which = co_await (sock.async_wait(tcp::socket::wait_write, kTuple) ||
+                           timer.async_wait(kTuple));
+    if (which.index() == 1) co_return std::nullopt;  // client stopped reading
+    if (std::get<0>(std::get<0>(which))) co_return std::nullopt;
+  }
+  co_return sent;
 }
 
 asio::awaitable<void> Server::Impl::Reject(Conn& c, const Error& e) {

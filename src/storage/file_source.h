@@ -30,6 +30,10 @@ class FileSource final : public ByteSource {
   // Bytes left in the window.
   std::optional<uint64_t> Size() const override { return remaining_; }
 
+  // The rest of the window, for zero-copy senders (sendfile(2)).
+  std::optional<FileRegion> Region() const override {
+    return FileRegion{fd_, pos_, remaining_};
+  }
   // For zero-copy senders (sendfile(2)): the fd and the file offset of the next byte.
   // A sender that uses them sends Size() bytes itself and does not call Read().
   int fd() const { return fd_; }
