@@ -74,8 +74,9 @@ constexpr const char* kExposeHeaders =
 
 }  // namespace
 
-void Router::Add(Method method, std::string pattern, ApiFamily api, Handler handler) {
-  Compiled c{Route{method, pattern, api, std::move(handler)}, {}};
+void Router::Add(Method method, std::string pattern, ApiFamily api, Handler handler,
+                 bool authenticate) {
+  Compiled c{Route{method, pattern, api, std::move(handler), authenticate}, {}};
   for (auto seg : SplitPath(pattern)) c.segments.emplace_back(seg);
   routes_.push_back(std::move(c));
 }
@@ -120,7 +121,8 @@ Response Router::Dispatch(Request& req) const {
                                 req);
   } else {
     try {
-      Result<Principal> who = authenticate_ ? authenticate_(req) : Principal::Anonymous();
+      Result<Principal> who = authenticate_ && c->route.authenticate ? authenticate_(req)
+                                                                     : Principal::Anonymous();
       if (!who) {
         res = Render(api, who.error(), req);
       } else {

@@ -28,6 +28,9 @@ struct Route {
   std::string pattern;
   ApiFamily api;
   Handler handler;
+  // False for routes that authorise by something in the request itself (a signed ticket):
+  // their Authorization header is not looked at and the principal stays anonymous.
+  bool authenticate = true;
 };
 
 // Turns a request's Authorization into a Principal; errors (Unauthorized) are rendered
@@ -40,7 +43,8 @@ using ErrorRenderer = std::function<Response(ApiFamily, const Error&, const Requ
 class Router {
  public:
   // Adds a route; earlier routes win when several match.
-  void Add(Method method, std::string pattern, ApiFamily api, Handler handler);
+  void Add(Method method, std::string pattern, ApiFamily api, Handler handler,
+           bool authenticate = true);
   void SetAuthenticator(Authenticator a) { authenticate_ = std::move(a); }
   void SetErrorRenderer(ErrorRenderer r) { render_ = std::move(r); }
 

@@ -72,6 +72,21 @@ TEST(Router, AuthenticatorErrorStopsTheHandler) {
   EXPECT_FALSE(ran);
 }
 
+TEST(Router, TicketRoutesSkipTokenAuthentication) {
+  Router r;
+  r.Add(Method::Put, "/lfs-objects/upload/{ticket}/{oid}", ApiFamily::Lfs, Echo("up"),
+        /*authenticate=*/false);
+  r.SetAuthenticator([](const Request&) -> Result<Principal> {
+    return MakeError(ErrorCode::Unauthorized, "Invalid credentials in Authorization header");
+  });
+  auto req = MakeRequest(Method::Get, "/lfs-objects/upload/t/o");
+  req.method = Method::Put;
+  req.method_name = "PUT";
+  auto res = r.Dispatch(req);
+  EXPECT_EQ(res.status, 200);
+  EXPECT_TRUE(req.principal.anonymous);
+}
+
 TEST(Router, ThrownExceptionBecomesInternal) {
   Router r;
   r.Add(Method::Get, "/boom", ApiFamily::Hf,

@@ -83,6 +83,19 @@ check_status "download batch with a wrong size → 200 with a per-object error" 
 check_json "  per-object error 422" '.objects[0].error.code' 422
 check_json "  and no download action" '.objects[0].actions' null
 
+NEWOID="$(printf 'fresh object' | sha256sum | cut -c1-64)"
+req POST "$BASE/hana/vis.git/info/lfs/objects/batch" "${AUTH[@]}" \
+  -H 'Content-Type: application/vnd.git-lfs+json' \
+  --data-binary "{\"operation\":\"upload\",\"objects\":[{\"oid\":\"$NEWOID\",\"size\":12}]}"
+check_json_true "upload action: the ticket is in the href (hub clients)" \
+  '.objects[0].actions.upload.href | test("/lfs-objects/upload/[A-Za-z0-9_-]+/")'
+check_json_true "  and in the header form (git-lfs)" \
+  '.objects[0].actions.upload.header.Authorization | startswith("Bearer ")'
+HREF="$(jbody '.objects[0].actions.upload.href')"
+TICKET_HDR="$(jbody '.objects[0].actions.upload.header.Authorization')"
+req PUT "$HREF" -H "Authorization: $TICKET_HDR" --data-binary 'fresh object'
+check_status "  a PUT sending that header is accepted" 200
+
 # A pointer to an object nobody uploaded (pushed without its object).
 printf 'version https://git-lfs.github.com/spec/v1\noid sha256:%s\nsize 5\n' \
   "$(printf 'never' | sha256sum | cut -c1-64)" >"$W/ghost.bin"

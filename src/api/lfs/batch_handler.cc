@@ -101,11 +101,14 @@ Result<services::LfsBatchRequest> ParseBatch(const json::object& o) {
   return r;
 }
 
-json::object Action(std::string href, int64_t expires_in) {
-  // No credential in `header`: the href carries the ticket, and an Authorization header
-  // would be checked as a user token by the router. git-lfs sends the (empty) map; the hub
-  // clients ignore it (git-lfs.md §11.3).
-  return json::object{{"href", std::move(href)}, {"header", json::object{}},
+// An action whose href carries the ticket (the hub clients send no Authorization on
+// transfers, hf-api.md §7.3). With `ticket`, the same credential also goes in `header`
+// for git-lfs, which sends it (git-lfs.md §11.3); transfer routes skip user-token
+// authentication, so the router does not mistake it for a token.
+json::object Action(std::string href, int64_t expires_in, std::string_view ticket = {}) {
+  json::object header;
+  if (!ticket.empty()) header["Authorization"] = "Bearer " + std::string(ticket);
+  return json::object{{"href", std::move(href)}, {"header", std::move(header)},
                       {"expires_in", expires_in}};
 }
 
@@ -122,13 +125,14 @@ json::object RenderObject(const services::LfsBatchObjectResult& r,
   json::object actions;
   if (op == services::LfsOperation::Upload) {
     actions["upload"] = Action(
-        req.base_url + std::string(kUploadPath) + *r.ticket + "/" + r.oid, expires_in);
+        req.base_url + std::string(kUploadPath) + *r.ticket + "/" + r.oid, expires_in, *r.ticket);
     actions["verify"] = Action(req.base_url + "/" + repo.UrlPath() +
                                    ".git/info/lfs/objects/verify?ticket=" + *r.ticket,
                                expires_in);
   } else {
     actions["download"] = Action(
-        req.base_url + std::string(kDownloadPath) + *r.ticket + "/" + r.oid, expires_in);
+        req.base_url + std::string(kDownloadPath) + *r.ticket + "/" + r.oid, expires_in,
+        *r.ticket);
   }
   o["actions"] = std::move(actions);
   return o;

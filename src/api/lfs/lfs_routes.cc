@@ -14,9 +14,11 @@ void AddLfsRoutes(http::Router& router, services::LfsService& lfs,
 
   // Transfer hrefs first: they carry their own credential (a ticket) and no repo.
   router.Add(Method::Put, "/lfs-objects/upload/{ticket}/{oid}", ApiFamily::Lfs,
-             [&lfs](http::Request& req) { return lfs::HandleUpload(lfs, req); });
+             [&lfs](http::Request& req) { return lfs::HandleUpload(lfs, req); },
+             /*authenticate=*/false);
   router.Add(Method::Get, "/lfs-objects/download/{ticket}/{oid}", ApiFamily::Lfs,
-             [&lfs](http::Request& req) { return lfs::HandleDownload(lfs, req); });
+             [&lfs](http::Request& req) { return lfs::HandleDownload(lfs, req); },
+             /*authenticate=*/false);
 
   for (RepoType type : {RepoType::Model, RepoType::Dataset, RepoType::Space}) {
     std::string base = "/" + std::string(RepoUrlPrefix(type)) + "{ns}/{name}/info/lfs";
