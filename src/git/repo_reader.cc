@@ -339,18 +339,74 @@ Result<std::string> RepoReader::ReadBlob(const std::string& path, const Oid& blo
                      git_odb_object_size(obj->get()));
 }
 
+namespace {
+
+// Blobs above this are streamed from `git cat-file` instead of inflated into memory.
+constexpr uint64_t kInMemoryBlobMax = 4 << 20;
+
+// The window [skip, skip + length) of another source; the bytes before it are discarded.
+class WindowSource final : public ByteSource {
+ public:
+  WindowSource(std::unique_ptr<ByteSource> inner, uint64_t skip, uint64_t length)
+      : inner_(std::move(inner)), skip_(skip), remaining_(length) {}
+
+  Result<size_t> Read(std::span<char> buf) override {
+    while (skip_ > 0) {
+      auto n = inner_->Read(buf.first(std::min<uint64_t>(buf.size(), skip_)));
+      if (!n) return n;
+      if (*n == 0) return MakeError(ErrorCode::Internal, "blob ended before the range");
+      skip_ -= *n;
+    }
+    if (remaining_ == 0) return size_t{0};
+    auto n = inner_->Read(buf.first(std::min<uint64_t>(buf.size(), remaining_)));
+    if (!n) return n;
+    if (*n == 0) return MakeError(ErrorCode::Internal, "blob ended early");
+    remaining_ -= *n;
+    return n;
+  }
+  std::optional<uint64_t> Size() const override { return remaining_; }
+
+ private:
+  std::unique_ptr<ByteSource> inner_;
+  uint64_t skip_;
+  uint64_t remaining_;
+};
+
+}  // namespace
+
 Result<std::unique_ptr<ByteSource>> RepoReader::OpenBlob(const std::string& path,
                                                          const Oid& blob, uint64_t offset,
                                                          std::optional<uint64_t> length) {
   auto repo = OpenCached(path);
   if (!repo) return std::move(repo).error();
-  auto obj = ReadBlobObject(*repo, blob);
-  if (!obj) return std::move(obj).error();
-  uint64_t size = git_odb_object_size(obj->get());
+  auto odb = RepoOdb(*repo);
+  if (!odb) return std::move(odb).error();
+  git_oid g = ToGit(blob);
+  size_t header_len = 0;
+  git_object_t type;
+  int rc = git_odb_read_header(&header_len, &type, odb->get(), &g);
+  if (rc == GIT_ENOTFOUND || (rc == 0 && type != GIT_OBJECT_BLOB)) return EntryNotFound(blob.Hex());
+  if (rc != 0) return Git2Error(rc, "reading blob " + blob.Hex());
+  uint64_t size = header_len;
   if (offset > size)
     return MakeError(ErrorCode::RangeNotSatisfiable,
                      "offset " + std::to_string(offset) + " is past the end of the file");
   uint64_t end = length ? std::min(size, offset + std::min(*length, size - offset)) : size;
+  if (size > kInMemoryBlobMax) {
+    // Large non-LFS blobs stream through git itself: memory stays flat whatever the size.
+    auto proc = Command("cat-file")
+                    .Arg("blob")
+                    .Arg(blob.Hex())
+                    .Env("GIT_DIR", path)
+                    .Dir(path)
+                    .Timeout(std::chrono::hours(6))
+                    .Start();
+    if (!proc) return std::move(proc).error();
+    return std::unique_ptr<ByteSource>(new WindowSource(
+        std::make_unique<ProcessSource>(std::move(*proc)), offset, end - offset));
+  }
+  auto obj = ReadBlobObject(*repo, blob);
+  if (!obj) return std::move(obj).error();
   return std::unique_ptr<ByteSource>(new BlobSource(std::move(*obj), offset, end));
 }
 

@@ -111,6 +111,19 @@ req GET "$BASE/hana/vis/resolve/main/ghost.bin"
 check_hf_error "GET of it → 404 EntryNotFound" 404 EntryNotFound
 check_hdr "  with X-Repo-Commit" X-Repo-Commit "$HEAD_SHA"
 
+section "a large non-LFS file streams through git (never held whole)"
+head -c 6291456 /dev/urandom >"$W/plain.raw"
+git -C "$W" add plain.raw && git -C "$W" commit -qm "large non-LFS file"
+gitc "$(cred_helper hana "$HANA")" -C "$W" push -q origin main 2>"$T/push3.err"
+check_true "  it was committed as a plain git blob" \
+  test "$(git -C "$W" cat-file -s HEAD:plain.raw)" = 6291456
+curl -s -o "$T/plain.got" "$BASE/hana/vis/resolve/main/plain.raw"
+check_true "GET /resolve gives every byte" cmp -s "$W/plain.raw" "$T/plain.got"
+req GET "$BASE/hana/vis/resolve/main/plain.raw" -H 'Range: bytes=5000000-5000099'
+check_status "  a range deep inside → 206" 206
+check_true "  with the right 100 bytes" \
+  cmp -s "$BODY" <(tail -c +5000001 "$W/plain.raw" | head -c 100)
+
 section "repo ids are never reused"
 must_create "$HANA" tmp1 hana model false
 ID1="$(jbody .id)"
