@@ -6,6 +6,8 @@
 #
 # Environment:
 #   HANGAR_BIN          hangar binary (default: newest of build*/hangar in the repo)
+#   HANGAR_LOADGEN      load generator binary (default: newest build*/bench/hangar-loadgen
+#                       if newer than bench/loadgen.cc, else compiled into the cache)
 #   HANGAR_BENCH_CACHE  cache for generated repos and tools (default ~/.cache/hangar-bench)
 #   BENCH_RESULTS       if set, RESULT lines are appended to this file too
 #   BENCH_QUICK=1       shorter runs and smaller repos, for a dry run of the scripts
@@ -71,6 +73,7 @@ find_hangar() {
 # The load generator: the CMake-built one if present, else compiled into the cache.
 loadgen_bin() {
   local b
+  if [ -n "${HANGAR_LOADGEN:-}" ]; then echo "$HANGAR_LOADGEN"; return; fi
   b=$(ls -t "$LT_ROOT"/build*/bench/hangar-loadgen 2>/dev/null | head -1 || true)
   if [ -n "$b" ] && [ "$b" -nt "$LT_ROOT/bench/loadgen.cc" ]; then echo "$b"; return; fi
   b="$BENCH_CACHE/bin/hangar-loadgen"

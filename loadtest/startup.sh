@@ -91,19 +91,72 @@ dl() { curl -s -o /dev/null -w '%{speed_download} %{size_download}\n' "$1"; }
 mkdir -p "$LT_TMP/www/bench/$NAME/resolve/main"
 ln "$src/big.bin" "$LT_TMP/www/bench/$NAME/resolve/main/big.bin"
 have_nginx=0; nginx_start "$LT_TMP/www" && have_nginx=1
+
+# The "cat-to-socket" floor itself: a minimal server that answers any request with a
+# bare HTTP/1.1 header and os.sendfile(2)s the whole file into the socket, then closes.
+FLOOR_PORT=$(free_port)
+python3 - "$FLOOR_PORT" "$LT_TMP/www/bench/$NAME/resolve/main/big.bin" <<'PY' &
+import os, socket, sys
+port, path = int(sys.argv[1]), sys.argv[2]
+size = os.path.getsize(path)
+srv = socket.socket()
+srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind(("127.0.0.1", port))
+srv.listen(8)
+while True:
+    c, _ = srv.accept()
+    try:
+        buf = b""
+        while b"\r\n\r\n" not in buf:
+            d = c.recv(4096)
+            if not d:
+                break
+            buf += d
+        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % size)
+        if not buf.startswith(b"HEAD "):
+            with open(path, "rb") as f:
+                off = 0
+                while off < size:
+                    n = os.sendfile(c.fileno(), f.fileno(), off, size - off)
+                    if n == 0:
+                        break
+                    off += n
+    except OSError:
+        pass
+    c.close()
+PY
+LT_PIDS+=("$!")
+FLOOR_URL="http://127.0.0.1:$FLOOR_PORT/big.bin"
+have_floor=0
+for _ in $(seq 100); do
+  if [ "$(curl -s -o /dev/null -w '%{http_code}' -I "$FLOOR_URL" 2>/dev/null)" = 200 ]; then have_floor=1; break; fi
+  sleep 0.05
+done
+
 dl "$URL" >/dev/null  # warm the page cache for both (same bytes, different files)
 [ $have_nginx = 1 ] && dl "$NGINX_URL/bench/$NAME/resolve/main/big.bin" >/dev/null
-: >"$LT_TMP/dh"; : >"$LT_TMP/dn"
-for i in 1 2 3; do
+: >"$LT_TMP/dh"; : >"$LT_TMP/dn"; : >"$LT_TMP/df"
+for i in 1 2 3 4 5; do
   read -r speed size < <(dl "$URL"); echo "$speed" >>"$LT_TMP/dh"
   [ "$size" = "$((MIB * 1024 * 1024))" ] || { echo "download size $size, expected $((MIB * 1024 * 1024))" >&2; exit 1; }
   if [ $have_nginx = 1 ]; then read -r speed _ < <(dl "$NGINX_URL/bench/$NAME/resolve/main/big.bin"); echo "$speed" >>"$LT_TMP/dn"; fi
+  if [ $have_floor = 1 ]; then
+    read -r speed size < <(dl "$FLOOR_URL"); echo "$speed" >>"$LT_TMP/df"
+    [ "$size" = "$((MIB * 1024 * 1024))" ] || { echo "floor download size $size" >&2; exit 1; }
+  fi
 done
+mib() { awk '{printf "%.0f\n", $1/1048576}' "$1" | paste -sd' '; }
 mbh=$(median <"$LT_TMP/dh" | awk '{printf "%.0f", $1/1048576}')
-note="median of 3, curl -o /dev/null"
+note="median of 5 (alternating), curl -o /dev/null; hangar runs $(mib "$LT_TMP/dh")"
 if [ $have_nginx = 1 ]; then
   mbn=$(median <"$LT_TMP/dn" | awk '{printf "%.0f", $1/1048576}')
-  note="$note; nginx sendfile ${mbn} MiB/s; ratio $(python3 -c "print('%.2f' % ($mbh/$mbn))")"
+  note="$note; nginx sendfile ${mbn} MiB/s (runs $(mib "$LT_TMP/dn")), hangar/nginx $(python3 -c "print('%.2f' % ($mbh/$mbn))")"
+fi
+if [ $have_floor = 1 ]; then
+  mbf=$(median <"$LT_TMP/df" | awk '{printf "%.0f", $1/1048576}')
+  note="$note; cat-to-socket floor (python os.sendfile) ${mbf} MiB/s (runs $(mib "$LT_TMP/df"))"
+  result download_floor_ratio "$(python3 -c "print('%.2f' % ($mbh/$mbf))")" x ">= 0.90" \
+    "hangar / cat-to-socket floor (python os.sendfile of the same file, same curl client)"
 fi
 result download_mib_s "$mbh" MiB/s ">= 90% of loopback cat-to-socket" "$note"
 
