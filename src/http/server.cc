@@ -34,6 +34,16 @@ constexpr size_t kBodyReadSize = 64 * 1024;   // socket read size for request bo
 constexpr size_t kBodyBatch = 256 * 1024;     // request bytes gathered per worker hand-off
 constexpr uint64_t kInlineBody = 64 * 1024;   // streamed bodies up to this are read at once
 
+// A Host header value that is a plain host[:port] or [v6]:port (or absent).
+bool ValidHost(std::string_view h) {
+  for (char ch : h) {
+    bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '.' || ch == '-' || ch == ':' || ch == '[' || ch == ']' || ch == '_';
+    if (!ok) return false;
+  }
+  return h.size() <= 255;
+}
+
 // Runs f() on `pool`; the awaiting coroutine resumes on its own executor.
 template <typename F>
 asio::awaitable<std::invoke_result_t<F&>> OnPool(asio::thread_pool& pool, F f) {
@@ -372,6 +382,9 @@ asio::awaitable<void> Server::Impl::Session(std::shared_ptr<Conn> c) {
       reject = MakeError(ErrorCode::BadRequest, "unsupported Transfer-Encoding (only chunked)");
     } else if (hp.get().version() >= 11 && hp.get().count(bhttp::field::host) != 1) {
       reject = MakeError(ErrorCode::BadRequest, "an HTTP/1.1 request needs exactly one Host");
+    } else if (!ValidHost(hp.get()[bhttp::field::host])) {
+      // Host goes into absolute URLs (Link, LFS hrefs): only a host[:port] may.
+      reject = MakeError(ErrorCode::BadRequest, "invalid Host header");
     }
     if (reject) co_await Reject(*c, *reject);
     if (ec || reject) break;

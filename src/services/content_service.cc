@@ -66,7 +66,9 @@ std::string Key(const RepoHandle& repo, const Oid& commit, std::string_view rest
 }  // namespace
 
 struct ContentService::Caches {
-  explicit Caches(size_t n) : entries(n), pointers(n), trees(n * 10) {}
+  // Trees are weighed by entry count (~150 bytes each): with the default 100,000 that is
+  // 500,000 entries, ~75 MB, enough for a 100,000-file repo's full listing and more.
+  explicit Caches(size_t n) : entries(n), pointers(n), trees(n * 5) {}
   Lru<Entry> entries;                          // (repo, commit, path) -> entry
   Lru<std::optional<git::Pointer>> pointers;   // blob oid -> pointer or not
   Lru<EntryList> trees;                        // (repo, commit, dir, recursive) -> listing
@@ -158,7 +160,7 @@ Result<EntryList> ContentService::ListTree(const RepoHandle& repo, const Oid& co
     out->push_back(std::move(e));
   }
   EntryList list = std::move(out);
-  caches_->trees.Put(key, list, std::max<size_t>(1, list->size() / 100));
+  caches_->trees.Put(key, list, std::max<size_t>(1, list->size()));
   return list;
 }
 

@@ -65,6 +65,8 @@ OUT="$(raw 'GET /healthz HTTP/1.1\r\n\r\n')"
 check_match "HTTP/1.1 without Host → 400" '^HTTP/1.1 400' "$OUT"
 OUT="$(raw 'GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n')"
 check_match "two Host headers → 400" '^HTTP/1.1 400' "$OUT"
+OUT="$(raw 'GET /healthz HTTP/1.1\r\nHost: evil.example/phish?\r\n\r\n')"
+check_match "a Host that is not host[:port] → 400 (it would go into absolute URLs)" '^HTTP/1.1 400' "$OUT"
 OUT="$(raw 'GET /healthz HTTP/1.0\r\n\r\n')"
 check_match "HTTP/1.0 without Host is fine" '^HTTP/1.0 200|^HTTP/1.1 200' "$OUT"
 
