@@ -4,6 +4,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "core/util.h"
+
 namespace hangar::services {
 
 namespace {
@@ -12,6 +14,8 @@ namespace {
 // window are never read to look for one.
 constexpr uint64_t kMinPointerSize = 100;
 constexpr uint64_t kMaxPointerSize = 1023;
+// How long a positive "this repo links that LFS object" answer is trusted.
+constexpr int64_t kLinkCacheMs = 10000;
 
 // A small thread-safe LRU map. Values are immutable once inserted.
 template <typename V>
@@ -30,7 +34,11 @@ class Lru {
   void Put(const std::string& key, V value, size_t weight = 1) {
     std::lock_guard lock(mu_);
     auto it = map_.find(key);
-    if (it != map_.end()) return;
+    if (it != map_.end()) {  // refresh (same weight: values of one key are alike)
+      it->second.first = std::move(value);
+      order_.splice(order_.begin(), order_, it->second.second);
+      return;
+    }
     order_.push_front(Item{key, weight});
     map_.emplace(key, std::make_pair(std::move(value), order_.begin()));
     weight_ += weight;
@@ -68,10 +76,11 @@ std::string Key(const RepoHandle& repo, const Oid& commit, std::string_view rest
 struct ContentService::Caches {
   // Trees are weighed by entry count (~150 bytes each): with the default 100,000 that is
   // 500,000 entries, ~75 MB, enough for a 100,000-file repo's full listing and more.
-  explicit Caches(size_t n) : entries(n), pointers(n), trees(n * 5) {}
+  explicit Caches(size_t n) : entries(n), pointers(n), trees(n * 5), links(n) {}
   Lru<Entry> entries;                          // (repo, commit, path) -> entry
   Lru<std::optional<git::Pointer>> pointers;   // blob oid -> pointer or not
   Lru<EntryList> trees;                        // (repo, commit, dir, recursive) -> listing
+  Lru<int64_t> links;                          // (repo id, oid) linked -> until (unix ms)
 };
 
 ContentService::ContentService(git::RepoReader& reader, storage::BlobStore& blobs,
@@ -118,6 +127,11 @@ Result<Entry> ContentService::Stat(const RepoHandle& repo, const Oid& commit,
 
 Result<void> ContentService::CheckLinked(const RepoHandle& repo, const Entry& file) {
   if (!file.lfs) return {};
+  // Links only go away when a repo is deleted (its id is never reused) or collected; a
+  // positive answer is remembered briefly so a warm HEAD does no database work.
+  std::string key = std::to_string(repo.record.id) + ":" + file.lfs->oid.Hex();
+  int64_t now = NowUnixMillis();
+  if (auto until = caches_->links.Get(key); until && *until > now) return {};
   auto linked = links_.IsLinked(repo.record.id, file.lfs->oid);
   if (!linked) return std::move(linked).error();
   if (!*linked) {
@@ -125,6 +139,7 @@ Result<void> ContentService::CheckLinked(const RepoHandle& repo, const Entry& fi
                      "LFS object " + file.lfs->oid.Hex() + " of '" + file.git.path +
                          "' has not been uploaded to this repo");
   }
+  caches_->links.Put(key, now + kLinkCacheMs);
   return {};
 }
 
