@@ -13,7 +13,7 @@ http::Response JsonResponse(const json::value& v, int status) {
   return http::Response::Json(status, json::serialize(v));
 }
 
-Result<json::object> ReadJsonObject(http::Request& req, size_t max_bytes) {
+Result<json::object> ReadJsonObject(http::Request& req, size_t max_bytes, ErrorCode invalid) {
   if (auto len = req.ContentLength(); len && *len > max_bytes) {
     return MakeError(ErrorCode::PayloadTooLarge,
                      "request body is larger than " + std::to_string(max_bytes) + " bytes");
@@ -22,8 +22,8 @@ Result<json::object> ReadJsonObject(http::Request& req, size_t max_bytes) {
   if (!text) return std::move(text).error();
   boost::system::error_code ec;
   json::value v = json::parse(*text, ec);
-  if (ec) return MakeError(ErrorCode::BadRequest, "malformed JSON body: " + ec.message());
-  if (!v.is_object()) return MakeError(ErrorCode::BadRequest, "expected a JSON object");
+  if (ec) return MakeError(invalid, "malformed JSON body: " + ec.message());
+  if (!v.is_object()) return MakeError(invalid, "the request body must be a JSON object");
   return std::move(v.as_object());
 }
 

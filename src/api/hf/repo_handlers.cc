@@ -14,6 +14,16 @@ namespace {
 
 size_t MaxJson(const HfDeps& d) { return static_cast<size_t>(d.config.limits.max_json_body_bytes); }
 
+// `type` of a create/delete/move body: absent → model (hf-api.md §6.1).
+Result<RepoType> TypeFromBody(const json::object& body) {
+  auto name = StringField(body, "type");
+  if (!name) return std::move(name).error();
+  if (name->empty()) return RepoType::Model;
+  auto t = ParseRepoType(*name);
+  if (!t) return MakeError(ErrorCode::BadRequest, "unknown repo type '" + *name + "'");
+  return *t;
+}
+
 // {"name", "organization", "type"} as create and delete send them; organization null →
 // the caller's own namespace (hf-api.md §6.1).
 Result<RepoId> RepoFromBody(const json::object& body, const Principal& who) {
@@ -21,14 +31,8 @@ Result<RepoId> RepoFromBody(const json::object& body, const Principal& who) {
   if (!name) return std::move(name).error();
   auto org = StringField(body, "organization");
   if (!org) return std::move(org).error();
-  auto type_name = StringField(body, "type");
-  if (!type_name) return std::move(type_name).error();
-  RepoType type = RepoType::Model;
-  if (!type_name->empty()) {
-    auto t = ParseRepoType(*type_name);
-    if (!t) return MakeError(ErrorCode::BadRequest, "unknown repo type '" + *type_name + "'");
-    type = *t;
-  }
+  auto type = TypeFromBody(body);
+  if (!type) return std::move(type).error();
   std::string ns = *org;
   std::string repo_name = *name;
   if (ns.empty()) {
@@ -43,7 +47,7 @@ Result<RepoId> RepoFromBody(const json::object& body, const Principal& who) {
       ns = who.name;
     }
   }
-  return RepoId::Parse(type, ns, repo_name);
+  return RepoId::Parse(*type, ns, repo_name);
 }
 
 // `private` (bool, older clients) and `visibility` ("public"|"private"|"protected", newer
@@ -127,20 +131,14 @@ Result<http::Response> HandleMoveRepo(HfDeps& d, http::Request& req) {
   if (!from) return std::move(from).error();
   auto to = StringField(*body, "toRepo");
   if (!to) return std::move(to).error();
-  auto type_name = StringField(*body, "type");
-  if (!type_name) return std::move(type_name).error();
-  RepoType type = RepoType::Model;
-  if (!type_name->empty()) {
-    auto t = ParseRepoType(*type_name);
-    if (!t) return MakeError(ErrorCode::BadRequest, "unknown repo type '" + *type_name + "'");
-    type = *t;
-  }
-  auto parse = [type](const std::string& s) -> Result<RepoId> {
+  auto type = TypeFromBody(*body);
+  if (!type) return std::move(type).error();
+  auto parse = [t = *type](const std::string& s) -> Result<RepoId> {
     size_t slash = s.find('/');
     if (slash == std::string::npos) {
       return MakeError(ErrorCode::BadRequest, "repo id '" + s + "' must be 'namespace/name'");
     }
-    return RepoId::Parse(type, s.substr(0, slash), s.substr(slash + 1));
+    return RepoId::Parse(t, s.substr(0, slash), s.substr(slash + 1));
   };
   auto from_id = parse(*from);
   if (!from_id) return std::move(from_id).error();

@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "api/json_util.h"
 #include "api/lfs/lfs_handlers.h"
 
 namespace hangar::api::lfs {
@@ -16,26 +17,6 @@ namespace {
 
 Error Invalid(std::string message) {
   return MakeError(ErrorCode::Unprocessable, std::move(message));
-}
-
-// Reads and parses a JSON object body of at most `max_bytes`. The Content-Type is not
-// checked: clients send application/vnd.git-lfs+json (with "; charset=utf-8"), Python's
-// verify sends application/json, and curl users send a form type; all carry JSON
-// (git-lfs.md §11.2, hf-api.md §7.3).
-Result<json::object> ReadJsonObject(http::Request& req, int64_t max_bytes) {
-  size_t cap = max_bytes > 0 ? static_cast<size_t>(max_bytes) : 0;
-  auto declared = req.ContentLength();
-  if (declared && *declared > cap) {
-    return MakeError(ErrorCode::PayloadTooLarge,
-                     "request body is larger than " + std::to_string(cap) + " bytes");
-  }
-  auto text = ReadAll(*req.body, cap);
-  if (!text) return std::move(text).error();
-  boost::system::error_code ec;
-  json::value v = json::parse(*text, ec);
-  if (ec) return Invalid("malformed JSON body: " + ec.message());
-  if (!v.is_object()) return Invalid("the request body must be a JSON object");
-  return std::move(v.as_object());
 }
 
 // A JSON integer (or an integral double) as int64; nullopt for anything else.
@@ -154,7 +135,8 @@ Result<http::Response> HandleBatch(services::LfsService& lfs, http::Request& req
                                    RepoType type, int64_t max_body_bytes) {
   auto repo = RepoFromParams(req, type);
   if (!repo) return std::move(repo).error();
-  auto body = ReadJsonObject(req, max_body_bytes);
+  auto body = ReadJsonObject(req, static_cast<size_t>(std::max<int64_t>(0, max_body_bytes)),
+                             ErrorCode::Unprocessable);
   if (!body) return std::move(body).error();
   auto batch = ParseBatch(*body);
   if (!batch) return std::move(batch).error();
@@ -174,7 +156,8 @@ Result<http::Response> HandleVerify(services::LfsService& lfs, http::Request& re
                                     RepoType type, int64_t max_body_bytes) {
   auto repo = RepoFromParams(req, type);
   if (!repo) return std::move(repo).error();
-  auto body = ReadJsonObject(req, max_body_bytes);
+  auto body = ReadJsonObject(req, static_cast<size_t>(std::max<int64_t>(0, max_body_bytes)),
+                             ErrorCode::Unprocessable);
   if (!body) return std::move(body).error();
   const json::value* oid_v = body->if_contains("oid");
   if (!oid_v || !oid_v->is_string()) return Invalid("oid must be a string");
