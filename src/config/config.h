@@ -70,7 +70,7 @@ struct AuthConfig {
 
 // [cache]
 struct CacheConfig {
-  int entries = 100000;  // in-process metadata cache (resolved revisions, repo rows)
+  int entries = 100000;  // size of each cache of immutable data (entries, pointers, links)
 };
 
 // [log]
