@@ -93,6 +93,8 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   lfs_options.max_object_bytes = static_cast<uint64_t>(c.limits.max_upload_bytes);
   app->lfs_ = std::make_unique<services::LfsService>(*app->repos_, *app->stores_.lfs,
                                                      *app->blobs_, *secret, lfs_options);
+  app->commits_ = std::make_unique<services::CommitService>(*app->repos_, *app->content_,
+                                                            *app->lfs_);
   services::GitLimits limits;
   limits.pack_concurrency = c.limits.pack_concurrency;
   limits.pack_per_principal = c.limits.pack_per_principal;
@@ -122,7 +124,7 @@ http::Router& App::Router() {
           if (!probe) return MakeError(ErrorCode::Unavailable, "database: " + probe.error().message);
           return http::Response::Text(200, "ready\n");
         });
-  routes_->hf = std::make_unique<api::HfDeps>(api::HfDeps{*auth_, *repos_, *content_, config_});
+  routes_->hf = std::make_unique<api::HfDeps>(api::HfDeps{*auth_, *repos_, *content_, *commits_, config_});
   // Literal prefixes first; the /{ns}/{name}/... patterns last (first match wins).
   api::AddHfApiRoutes(r, *routes_->hf);
   api::AddLfsRoutes(r, *lfs_, config_.limits);

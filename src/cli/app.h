@@ -10,6 +10,7 @@
 #include "git/repo_reader.h"
 #include "http/router.h"
 #include "services/auth_service.h"
+#include "services/commit_service.h"
 #include "services/content_service.h"
 #include "services/git_service.h"
 #include "services/lfs_service.h"
@@ -45,6 +46,7 @@ class App {
   std::unique_ptr<services::RepoService> repos_;
   std::unique_ptr<services::ContentService> content_;
   std::unique_ptr<services::LfsService> lfs_;
+  std::unique_ptr<services::CommitService> commits_;
   std::unique_ptr<services::GitService> git_;
   struct Routes;
   std::unique_ptr<Routes> routes_;

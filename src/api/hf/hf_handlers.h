@@ -29,4 +29,9 @@ Result<http::Response> HandleCommits(HfDeps& d, http::Request& req, RepoType typ
 // §2: /resolve (raw = false) and /raw (raw = true).
 Result<http::Response> HandleResolve(HfDeps& d, http::Request& req, RepoType type, bool raw);
 
+// §7.1 preupload and §7.2 the NDJSON commit (commit_handlers.cc). create_pr is not
+// supported yet: commits always go to the named branch.
+Result<http::Response> HandlePreupload(HfDeps& d, http::Request& req, RepoType type);
+Result<http::Response> HandleCommit(HfDeps& d, http::Request& req, RepoType type);
+
 }  // namespace hangar::api

@@ -30,6 +30,9 @@ void AddHfApiRoutes(http::Router& r, HfDeps& d) {
     add(Method::Get, repo + "/refs", [&d, t](auto& q) { return HandleRefs(d, q, t); });
     add(Method::Get, repo + "/commits/{rest*}",
         [&d, t](auto& q) { return HandleCommits(d, q, t); });
+    add(Method::Post, repo + "/preupload/{rest*}",
+        [&d, t](auto& q) { return HandlePreupload(d, q, t); });
+    add(Method::Post, repo + "/commit/{rest*}", [&d, t](auto& q) { return HandleCommit(d, q, t); });
     add(Method::Put, repo + "/settings", [&d, t](auto& q) { return HandleRepoSettings(d, q, t); });
   }
 }

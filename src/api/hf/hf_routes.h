@@ -5,6 +5,7 @@
 #include "config/config.h"
 #include "http/router.h"
 #include "services/auth_service.h"
+#include "services/commit_service.h"
 #include "services/content_service.h"
 #include "services/repo_service.h"
 
@@ -15,6 +16,7 @@ struct HfDeps {
   services::AuthService& auth;
   services::RepoService& repos;
   services::ContentService& content;
+  services::CommitService& commits;
   const config::Config& config;
 };
 

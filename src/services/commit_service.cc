@@ -1,0 +1,154 @@
+#include "services/commit_service.h"
+
+#include <fnmatch.h>
+
+#include <ctime>
+
+#include "git/commit_builder.h"
+#include "git/pointer.h"
+
+namespace hangar::services {
+
+namespace {
+
+constexpr uint64_t kMaxGitattributes = 1 << 20;
+constexpr size_t kMaxPreuploadFiles = 10000;
+
+bool PatternMatches(std::string pattern, std::string_view path) {
+  if (!pattern.empty() && pattern.front() == '/') pattern.erase(0, 1);
+  std::string p(path);
+  if (pattern.ends_with("/**")) {
+    std::string dir = pattern.substr(0, pattern.size() - 3);
+    return p.starts_with(dir + "/");
+  }
+  if (pattern.find('/') == std::string::npos) {
+    size_t slash = p.rfind('/');
+    std::string base = slash == std::string::npos ? p : p.substr(slash + 1);
+    return fnmatch(pattern.c_str(), base.c_str(), 0) == 0;
+  }
+  return fnmatch(pattern.c_str(), p.c_str(), FNM_PATHNAME) == 0;
+}
+
+}  // namespace
+
+bool MatchesLfsAttribute(std::string_view gitattributes, std::string_view path) {
+  bool lfs = false;
+  size_t pos = 0;
+  while (pos < gitattributes.size()) {
+    size_t end = gitattributes.find('\n', pos);
+    if (end == std::string_view::npos) end = gitattributes.size();
+    std::string_view line = gitattributes.substr(pos, end - pos);
+    pos = end + 1;
+    std::vector<std::string> words;
+    size_t i = 0;
+    while (i < line.size()) {
+      while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+      size_t start = i;
+      while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
+      if (i > start) words.emplace_back(line.substr(start, i - start));
+    }
+    if (words.size() < 2 || words[0].starts_with("#")) continue;
+    std::optional<bool> says;
+    for (size_t w = 1; w < words.size(); ++w) {
+      const std::string& word = words[w];
+      if (word == "filter=lfs") {
+        says = true;
+      } else if (word == "-filter" || word == "!filter" || word.starts_with("filter=")) {
+        says = false;
+      }
+    }
+    if (says && PatternMatches(words[0], path)) lfs = *says;
+  }
+  return lfs;
+}
+
+CommitService::CommitService(RepoService& repos, ContentService& content, LfsService& lfs)
+    : repos_(repos), content_(content), lfs_(lfs) {}
+
+Result<std::vector<PreuploadAnswer>> CommitService::Preupload(
+    const Principal& who, const RepoId& id, std::string_view revision,
+    const std::vector<PreuploadFile>& files, const std::optional<std::string>& git_attributes) {
+  auto repo = repos_.Open(who, id, Access::Write);
+  if (!repo) return std::move(repo).error();
+  if (files.size() > kMaxPreuploadFiles) {
+    return MakeError(ErrorCode::BadRequest, "too many files (max 10000)");
+  }
+  for (const auto& f : files) HANGAR_TRY(ValidateRepoPath(f.path));
+  auto commit = content_.ResolveRevision(*repo, revision);
+  if (!commit) return std::move(commit).error();
+  std::string attributes;
+  if (git_attributes) {
+    attributes = *git_attributes;
+  } else {
+    auto text = content_.ReadText(*repo, *commit, ".gitattributes", kMaxGitattributes);
+    if (!text) return std::move(text).error();
+    if (*text) attributes = std::move(**text);
+  }
+  std::vector<PreuploadAnswer> out;
+  out.reserve(files.size());
+  for (const auto& f : files) {
+    PreuploadAnswer a;
+    a.path = f.path;
+    a.lfs = f.size >= kLfsSizeThreshold || f.sample.find('\0') != std::string::npos ||
+            MatchesLfsAttribute(attributes, f.path);
+    auto existing = content_.Stat(*repo, *commit, f.path);
+    if (existing) {
+      a.oid = existing->git.oid;
+    } else if (existing.error().code != ErrorCode::EntryNotFound) {
+      return std::move(existing).error();
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+Result<Oid> CommitService::Commit(const Principal& who, const RepoId& id, std::string_view branch,
+                                  const CommitInput& input) {
+  auto repo = repos_.Open(who, id, Access::Write);
+  if (!repo) return std::move(repo).error();
+  if (input.summary.empty()) return MakeError(ErrorCode::BadRequest, "the commit summary is empty");
+  if (input.operations.empty()) return MakeError(ErrorCode::BadRequest, "no operations to commit");
+  git::CommitRequest req;
+  req.branch = std::string(branch);
+  if (req.branch.starts_with("refs/heads/")) req.branch.erase(0, 11);
+  req.expected_parent = input.parent_commit;
+  for (const auto& op : input.operations) {
+    HANGAR_TRY(ValidateRepoPath(op.path));
+    git::TreeChange c;
+    c.path = op.path;
+    switch (op.kind) {
+      case CommitOperation::Kind::File:
+        c.content = op.content;
+        break;
+      case CommitOperation::Kind::LfsFile: {
+        auto linked = lfs_.LinkedSize(repo->record.id, op.lfs_oid);
+        if (!linked) return std::move(linked).error();
+        if (!*linked || **linked != op.lfs_size) {
+          return MakeError(ErrorCode::Unprocessable,
+                           "LFS object " + op.lfs_oid.Hex() + " of size " +
+                               std::to_string(op.lfs_size) + " was not uploaded to this repo");
+        }
+        c.content = git::FormatPointer(git::Pointer{op.lfs_oid, op.lfs_size});
+        break;
+      }
+      case CommitOperation::Kind::DeletedFile:
+        c.kind = git::TreeChange::Kind::DeleteFile;
+        break;
+      case CommitOperation::Kind::DeletedFolder:
+        c.kind = git::TreeChange::Kind::DeleteFolder;
+        break;
+    }
+    req.changes.push_back(std::move(c));
+  }
+  req.author = git::Signature{who.name, who.name + "@users.noreply.hangar",
+                              static_cast<int64_t>(std::time(nullptr)), 0};
+  req.message = input.summary;
+  if (!input.description.empty()) req.message += "\n\n" + input.description;
+  if (!req.message.ends_with('\n')) req.message += '\n';
+  auto commit = git::CommitChanges(repo->git_path, req);
+  if (!commit) return std::move(commit).error();
+  repos_.AfterPush(*repo);
+  return *commit;
+}
+
+}  // namespace hangar::services

@@ -1,0 +1,93 @@
+#pragma once
+// CommitService: commits made over HTTP rather than git push (hf-api.md §7.1 preupload,
+// §7.2 commit; issue #3): which files go through LFS, and building a commit from file
+// operations on a branch head. No HTTP here: api/hf/commit_handlers.cc parses NDJSON and
+// base64 and renders JSON.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/oid.h"
+#include "core/principal.h"
+#include "core/repo_id.h"
+#include "core/result.h"
+#include "core/sha256.h"
+#include "services/content_service.h"
+#include "services/lfs_service.h"
+#include "services/repo_service.h"
+
+namespace hangar::services {
+
+// Files of this size or larger always go through LFS (hf-api.md §7.1).
+inline constexpr uint64_t kLfsSizeThreshold = 10 * 1024 * 1024;
+
+// One file a client is about to upload (§7.1 request).
+struct PreuploadFile {
+  std::string path;
+  uint64_t size = 0;
+  std::string sample;  // first bytes of the file (decoded)
+};
+
+// The answer for one file (§7.1 response).
+struct PreuploadAnswer {
+  std::string path;
+  bool lfs = false;
+  std::optional<Oid> oid;  // git blob id of the file already at that path
+};
+
+// One operation of a commit (§7.2).
+struct CommitOperation {
+  enum class Kind { File, LfsFile, DeletedFile, DeletedFolder };
+  Kind kind = Kind::File;
+  std::string path;
+  std::string content;  // File: the bytes
+  Sha256 lfs_oid;       // LfsFile: the object, already uploaded and linked to the repo
+  uint64_t lfs_size = 0;
+};
+
+struct CommitInput {
+  std::string summary;
+  std::string description;
+  std::optional<Oid> parent_commit;
+  std::vector<CommitOperation> operations;
+};
+
+// Whether `path` matches a `pattern filter=lfs` line of `gitattributes` (a subset of
+// gitattributes(5): patterns without '/' match the file name at any depth, others the
+// whole path with fnmatch(3) FNM_PATHNAME; "dir/**" matches everything below dir; later
+// lines win, and "-filter" / "!filter" turn LFS off).
+bool MatchesLfsAttribute(std::string_view gitattributes, std::string_view path);
+
+// Thread-safe; one per process. Calls block (git, database).
+class CommitService {
+ public:
+  CommitService(RepoService& repos, ContentService& content, LfsService& lfs);
+
+  // §7.1: for each file, "lfs" when the revision's .gitattributes (or `git_attributes`,
+  // when given) routes it to LFS, its size is ≥ kLfsSizeThreshold or its sample holds a
+  // NUL byte; and the blob id of the existing file. Needs write access.
+  // Errors: as RepoService::Open with Write, RevisionNotFound, BadRequest (bad path).
+  Result<std::vector<PreuploadAnswer>> Preupload(const Principal& who, const RepoId& id,
+                                                 std::string_view revision,
+                                                 const std::vector<PreuploadFile>& files,
+                                                 const std::optional<std::string>& git_attributes);
+
+  // §7.2: commits `input` on branch `branch` as `who` (author and committer
+  // "<name> <name@users.noreply.hangar>"), then updates repo metadata. Returns the commit.
+  // Errors: as RepoService::Open with Write; BadRequest (empty summary, invalid path, a
+  // path both file and folder, no operations); RevisionNotFound (not a branch);
+  // Unprocessable (LFS object not uploaded/linked, or another size); EntryNotFound
+  // (deleting a missing path); PreconditionFailed (stale parent_commit); Conflict.
+  Result<Oid> Commit(const Principal& who, const RepoId& id, std::string_view branch,
+                     const CommitInput& input);
+
+ private:
+  RepoService& repos_;
+  ContentService& content_;
+  LfsService& lfs_;
+};
+
+}  // namespace hangar::services
