@@ -19,6 +19,10 @@ bool SendsHfErrorCode(ErrorCode c) {
     case ErrorCode::BadRequest:
     case ErrorCode::Conflict:
     case ErrorCode::Forbidden:
+    case ErrorCode::PreconditionFailed:
+    case ErrorCode::Unprocessable:
+    case ErrorCode::PayloadTooLarge:
+    case ErrorCode::RangeNotSatisfiable:
       return true;
     default:
       return false;

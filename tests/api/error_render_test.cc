@@ -29,6 +29,13 @@ TEST(RenderError, InvalidTokenHasNoErrorCodeButAChallenge) {
   EXPECT_EQ(res.GetHeader("WWW-Authenticate"), "Basic realm=\"Hangar\"");
 }
 
+TEST(RenderError, StaleParentCarriesItsCode) {
+  auto res = RenderError(http::ApiFamily::Hf,
+                         MakeError(ErrorCode::PreconditionFailed, "parent moved"), Req());
+  EXPECT_EQ(res.status, 412);
+  EXPECT_EQ(res.GetHeader("X-Error-Code"), "PreconditionFailed");
+}
+
 TEST(RenderError, LfsShape) {
   auto res = RenderError(http::ApiFamily::Lfs, MakeError(ErrorCode::Unauthorized, "login"), Req());
   EXPECT_EQ(res.GetHeader("Content-Type"), "application/vnd.git-lfs+json");
