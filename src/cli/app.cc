@@ -91,6 +91,9 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   lfs_options.ticket_ttl = std::chrono::seconds(c.auth.ticket_ttl_s);
   lfs_options.max_objects = static_cast<size_t>(c.limits.max_lfs_batch_objects);
   lfs_options.max_object_bytes = static_cast<uint64_t>(c.limits.max_upload_bytes);
+  lfs_options.multipart_threshold = static_cast<uint64_t>(c.limits.multipart_threshold_bytes);
+  lfs_options.multipart_chunk_bytes = static_cast<uint64_t>(c.limits.multipart_chunk_bytes);
+  lfs_options.multipart_dir = data / "tmp" / "multipart";
   app->lfs_ = std::make_unique<services::LfsService>(*app->repos_, *app->stores_.lfs,
                                                      *app->blobs_, *secret, lfs_options);
   app->commits_ = std::make_unique<services::CommitService>(*app->repos_, *app->content_,

@@ -59,6 +59,9 @@ struct LimitsConfig {
   int64_t max_json_body_bytes = 10 << 20;  // JSON request bodies, bytes (413 above)
   int max_lfs_batch_objects = 1000;        // objects in one LFS batch request
   int64_t max_upload_bytes = 0;            // one uploaded file/blob, bytes; 0 = unlimited
+  int64_t multipart_threshold_bytes = int64_t{64} << 20;  // LFS objects sent in parts from
+                                                          // this size on; 0 = never
+  int64_t multipart_chunk_bytes = int64_t{16} << 20;      // size of those parts
 };
 
 // [auth]

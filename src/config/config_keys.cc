@@ -260,6 +260,11 @@ std::vector<KeyDef> MakeKeys() {
                      [](Config& c) -> auto& { return c.limits.max_lfs_batch_objects; }));
   k.push_back(IntKey("limits", "max_upload_bytes", 0, kMaxInt64,
                      [](Config& c) -> auto& { return c.limits.max_upload_bytes; }, true));
+  k.push_back(IntKey("limits", "multipart_threshold_bytes", 0, kMaxInt64,
+                     [](Config& c) -> auto& { return c.limits.multipart_threshold_bytes; },
+                     true));
+  k.push_back(IntKey("limits", "multipart_chunk_bytes", 1024, int64_t{5} << 30,
+                     [](Config& c) -> auto& { return c.limits.multipart_chunk_bytes; }, true));
   // [auth]
   k.push_back(IntKey("auth", "ticket_ttl_s", 60, 7 * 86400,
                      [](Config& c) -> auto& { return c.auth.ticket_ttl_s; }));

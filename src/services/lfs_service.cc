@@ -68,10 +68,15 @@ Result<LfsBatchResult> LfsService::Batch(const Principal& who, const RepoId& rep
   out.operation = request.operation;
   out.expires_in = options_.ticket_ttl.count();
   int64_t expires_at = Now() + out.expires_in;
+  // git-lfs never lists "multipart" (hf-api.md §7.4): it keeps getting basic.
+  bool multipart_offered = upload && std::find(request.transfers.begin(),
+                                               request.transfers.end(),
+                                               "multipart") != request.transfers.end();
   out.objects.reserve(request.objects.size());
   for (const auto& obj : request.objects) {
-    auto r = AnswerObject(*handle, request.operation, obj, expires_at);
+    auto r = AnswerObject(*handle, request.operation, obj, expires_at, multipart_offered);
     if (!r) return std::move(r).error();
+    if (r->chunk_size != 0) out.transfer = "multipart";
     out.objects.push_back(std::move(*r));
   }
   return out;
@@ -80,7 +85,8 @@ Result<LfsBatchResult> LfsService::Batch(const Principal& who, const RepoId& rep
 Result<LfsBatchObjectResult> LfsService::AnswerObject(const RepoHandle& repo,
                                                       LfsOperation op,
                                                       const LfsBatchObject& obj,
-                                                      int64_t expires_at) {
+                                                      int64_t expires_at,
+                                                      bool multipart_offered) {
   LfsBatchObjectResult r;
   r.oid = obj.oid;
   r.size = obj.size;
@@ -122,6 +128,10 @@ Result<LfsBatchObjectResult> LfsService::AnswerObject(const RepoHandle& repo,
     claims.op = TicketOp::Upload;
     claims.size = size;
     r.ticket = IssueTicket(key_, claims);
+    if (multipart_offered && options_.multipart_threshold != 0 &&
+        !options_.multipart_dir.empty() && size >= options_.multipart_threshold) {
+      r.chunk_size = ChunkSizeFor(size);
+    }
     return r;
   }
 

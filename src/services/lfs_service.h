@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -35,6 +36,27 @@ struct LfsServiceOptions {
   uint64_t max_object_bytes = 0;   // largest object accepted, bytes; 0 = no limit
                                    // (config limits.max_upload_bytes)
   std::function<int64_t()> now;    // clock, unix seconds; empty = NowUnix. Tests inject it.
+  // HF multipart transfer (hf-api.md §7.4): uploads of at least `multipart_threshold`
+  // bytes, from clients that list "multipart" in `transfers`, are sent in parts of
+  // `multipart_chunk_bytes` (config limits.multipart_threshold_bytes and
+  // limits.multipart_chunk_bytes). Parts wait in `multipart_dir` (<data>/tmp/multipart);
+  // a threshold of 0 or an empty dir turns multipart off.
+  uint64_t multipart_threshold = kDefaultMultipartThreshold;
+  uint64_t multipart_chunk_bytes = kDefaultMultipartChunk;
+  std::filesystem::path multipart_dir;
+
+  static constexpr uint64_t kDefaultMultipartThreshold = uint64_t{64} << 20;  // 64 MiB
+  static constexpr uint64_t kDefaultMultipartChunk = uint64_t{16} << 20;      // 16 MiB
+};
+
+// At most this many parts per multipart upload (S3's limit too): larger objects get
+// bigger parts than LfsServiceOptions::multipart_chunk_bytes.
+inline constexpr uint64_t kMaxMultipartParts = 10000;
+
+// One entry of a multipart completion body: {"partNumber": n, "etag": "<ETag as sent>"}.
+struct LfsPartRef {
+  uint64_t number = 0;  // 1-based
+  std::string etag;     // the ETag header of that part's PUT answer, quotes allowed
 };
 
 enum class LfsOperation { Upload, Download };
@@ -67,11 +89,14 @@ struct LfsBatchObjectResult {
   // Set when the client must act: the credential for the upload (and verify) or download
   // href; the handler puts it in the URL. Valid for LfsBatchResult::expires_in seconds.
   std::optional<std::string> ticket;
+  // Non-zero for a multipart upload (hf-api.md §7.4): the part size; the object has
+  // ceil(size / chunk_size) parts, all authorised by `ticket`.
+  uint64_t chunk_size = 0;
 };
 
 struct LfsBatchResult {
   LfsOperation operation = LfsOperation::Download;
-  std::string transfer = "basic";  // the adapter chosen; always "basic" (no multipart yet)
+  std::string transfer = "basic";  // "multipart" when some object has chunk_size set
   int64_t expires_in = 0;          // seconds the tickets stay valid
   std::vector<LfsBatchObjectResult> objects;  // one per request object, in order
 };
@@ -121,6 +146,26 @@ class LfsService {
   Result<void> Upload(std::string_view ticket, const Sha256& oid, ByteSource& body,
                       std::optional<uint64_t> content_length);
 
+  // Multipart part upload (hf-api.md §7.4; lfs_multipart.cc): checks `ticket` (an upload
+  // ticket for `oid`), streams `body` (part `part`, 1-based, of the object's parts; its
+  // length must be exactly that part's) to a temporary file, then renames it into place,
+  // replacing an earlier copy of that part. Returns the part's ETag value (quoted sha256).
+  // Parts may arrive in any order and concurrently. Errors: Forbidden (ticket), NotFound
+  // (multipart off, or no such part number), SizeInvalid (wrong length), BadRequest (body
+  // cut short), Internal (I/O).
+  Result<std::string> UploadPart(std::string_view ticket, const Sha256& oid, uint64_t part,
+                                 ByteSource& body, std::optional<uint64_t> content_length);
+
+  // Multipart completion: checks `ticket`, that `parts` names every part 1..N once, that
+  // each part file is there with its length and the ETag given, then streams the parts in
+  // order into the blob store (verifying sha256 and size), links the object to the repo
+  // and deletes the parts. Errors: Forbidden (ticket), BadRequest (part missing, not yet
+  // uploaded, or ETag mismatch: the parts are kept so the client can resend),
+  // DigestInvalid / SizeInvalid (the assembled bytes are not `oid`: nothing becomes
+  // visible and the parts are deleted), RepoNotFound, Internal.
+  Result<void> CompleteMultipart(std::string_view ticket, const Sha256& oid,
+                                 const std::vector<LfsPartRef>& parts);
+
   // Verify action (git-lfs.md §11.5) authorised by the caller: needs Read on `repo`.
   // Succeeds when the repo links `oid` with `size` bytes. Errors: as Batch's access errors;
   // NotFound when not linked; Unprocessable when linked with another size.
@@ -148,7 +193,12 @@ class LfsService {
   Result<void> CheckLinked(int64_t repo_id, const Sha256& oid, int64_t size);
   // One object's answer; an error here (database, store) fails the whole batch.
   Result<LfsBatchObjectResult> AnswerObject(const RepoHandle& repo, LfsOperation op,
-                                            const LfsBatchObject& obj, int64_t expires_at);
+                                            const LfsBatchObject& obj, int64_t expires_at,
+                                            bool multipart_offered);
+  // The part size of a multipart upload of `size` bytes (lfs_multipart.cc).
+  uint64_t ChunkSizeFor(uint64_t size) const;
+  // The directory holding the parts of the upload `ticket` authorises.
+  std::filesystem::path PartsDir(std::string_view ticket) const;
 
   RepoService& repos_;
   db::LfsStore& links_;

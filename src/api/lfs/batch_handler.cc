@@ -104,7 +104,22 @@ json::object RenderObject(const services::LfsBatchObjectResult& r,
   if (!r.ticket) return o;  // already stored: no actions key at all (§11.4)
   o["authenticated"] = true;
   json::object actions;
-  if (op == services::LfsOperation::Upload) {
+  if (op == services::LfsOperation::Upload && r.chunk_size != 0) {
+    // HF multipart (hf-api.md §7.4): href = completion, header = chunk_size + part URLs.
+    std::string base = req.base_url + std::string(kMultipartPath) + *r.ticket + "/" + r.oid;
+    uint64_t size = static_cast<uint64_t>(r.size);
+    uint64_t count = (size + r.chunk_size - 1) / r.chunk_size;
+    json::object header;
+    header["chunk_size"] = std::to_string(r.chunk_size);
+    for (uint64_t i = 1; i <= count; ++i) {
+      header[std::to_string(i)] = base + "/part/" + std::to_string(i);
+    }
+    actions["upload"] = json::object{
+        {"href", base + "/complete"}, {"header", std::move(header)}, {"expires_in", expires_in}};
+    actions["verify"] = Action(req.base_url + "/" + repo.UrlPath() +
+                                   ".git/info/lfs/objects/verify?ticket=" + *r.ticket,
+                               expires_in);
+  } else if (op == services::LfsOperation::Upload) {
     actions["upload"] = Action(
         req.base_url + std::string(kUploadPath) + *r.ticket + "/" + r.oid, expires_in, *r.ticket);
     actions["verify"] = Action(req.base_url + "/" + repo.UrlPath() +

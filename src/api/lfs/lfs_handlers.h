@@ -18,6 +18,8 @@ inline constexpr std::string_view kLfsMediaType = "application/vnd.git-lfs+json"
 // Path prefix of the transfer hrefs; the routes in lfs_routes.cc must agree.
 inline constexpr std::string_view kUploadPath = "/lfs-objects/upload/";
 inline constexpr std::string_view kDownloadPath = "/lfs-objects/download/";
+// Multipart hrefs: kMultipartPath + "{ticket}/{oid}/part/{n}" and ".../complete".
+inline constexpr std::string_view kMultipartPath = "/lfs-multipart/";
 
 // The repo a /P{ns}/{name}/info/lfs/... route names: params "ns" and "name" (".git"
 // stripped) under `type`. Errors: BadRequest for an invalid name.
@@ -39,5 +41,14 @@ Result<http::Response> HandleLocks(http::Request& req);
 Result<http::Response> HandleUpload(services::LfsService& lfs, http::Request& req);
 // GET|HEAD /lfs-objects/download/{ticket}/{oid}: 200 or 206 with the bytes, 416.
 Result<http::Response> HandleDownload(services::LfsService& lfs, http::Request& req);
+
+// PUT /lfs-multipart/{ticket}/{oid}/part/{part}: 200 with an ETag once the part is stored
+// (hf-api.md §7.4). Errors: LfsService::UploadPart's.
+Result<http::Response> HandlePartUpload(services::LfsService& lfs, http::Request& req);
+// POST /lfs-multipart/{ticket}/{oid}/complete with {"oid", "parts": [{"partNumber",
+// "etag"}]}: 200 {} once the object is assembled, verified and linked. Errors:
+// PayloadTooLarge, Unprocessable (malformed body), LfsService::CompleteMultipart's.
+Result<http::Response> HandleMultipartComplete(services::LfsService& lfs, http::Request& req,
+                                               int64_t max_body_bytes);
 
 }  // namespace hangar::api::lfs

@@ -19,6 +19,14 @@ void AddLfsRoutes(http::Router& router, services::LfsService& lfs,
   router.Add(Method::Get, "/lfs-objects/download/{ticket}/{oid}", ApiFamily::Lfs,
              [&lfs](http::Request& req) { return lfs::HandleDownload(lfs, req); },
              /*authenticate=*/false);
+  router.Add(Method::Put, "/lfs-multipart/{ticket}/{oid}/part/{part}", ApiFamily::Lfs,
+             [&lfs](http::Request& req) { return lfs::HandlePartUpload(lfs, req); },
+             /*authenticate=*/false);
+  router.Add(Method::Post, "/lfs-multipart/{ticket}/{oid}/complete", ApiFamily::Lfs,
+             [&lfs, max_body](http::Request& req) {
+               return lfs::HandleMultipartComplete(lfs, req, max_body);
+             },
+             /*authenticate=*/false);
 
   for (RepoType type : {RepoType::Model, RepoType::Dataset, RepoType::Space}) {
     std::string base = "/" + std::string(RepoUrlPrefix(type)) + "{ns}/{name}/info/lfs";
