@@ -203,6 +203,7 @@ Result<Oid> CommitChanges(const std::string& repo_path, const CommitRequest& req
     }
     auto commit = WriteCommit(*repo, head, req);
     if (!commit) return std::move(commit).error();
+    if (req.detached) return FromGit(&*commit);
     git_reference* raw_ref = nullptr;
     rc = git_reference_create_matching(&raw_ref, *repo, refname.c_str(), &*commit, 1, &head,
                                        "commit (hangar)");

@@ -27,12 +27,15 @@ struct CommitRequest {
   std::vector<TreeChange> changes;      // applied in order
   Signature author;                     // also the committer
   std::string message;
+  // Write the commit on the head but leave the branch where it is (create_pr, §7.6).
+  bool detached = false;
 };
 
 // Applies `req.changes` to the tree of the head of refs/heads/<branch>, writes the blobs,
 // trees and commit, and moves the branch with a compare-and-swap. When the branch moved
 // meanwhile and no expected_parent was given, rebuilds on the new head and retries a few
-// times with jittered growing waits. Returns the new commit.
+// times with jittered growing waits. Returns the new commit. With `req.detached` the
+// branch is only read: the caller stores the commit under another ref.
 // Errors: RevisionNotFound (no such branch), PreconditionFailed (expected_parent is not
 // the head), EntryNotFound (deleting a missing file or folder), BadRequest (a path that is
 // both a file and a folder), Conflict (the branch kept moving), Internal.

@@ -6,6 +6,7 @@
 
 #include "git/commit_builder.h"
 #include "git/pointer.h"
+#include "git/ref_writer.h"
 
 namespace hangar::services {
 
@@ -102,8 +103,8 @@ Result<std::vector<PreuploadAnswer>> CommitService::Preupload(
   return out;
 }
 
-Result<Oid> CommitService::Commit(const Principal& who, const RepoId& id, std::string_view branch,
-                                  const CommitInput& input) {
+Result<CommitOutcome> CommitService::Commit(const Principal& who, const RepoId& id,
+                                            std::string_view branch, const CommitInput& input) {
   auto repo = repos_.Open(who, id, Access::Write);
   if (!repo) return std::move(repo).error();
   if (input.summary.empty()) return MakeError(ErrorCode::BadRequest, "the commit summary is empty");
@@ -112,6 +113,7 @@ Result<Oid> CommitService::Commit(const Principal& who, const RepoId& id, std::s
   req.branch = std::string(branch);
   if (req.branch.starts_with("refs/heads/")) req.branch.erase(0, 11);
   req.expected_parent = input.parent_commit;
+  req.detached = input.create_pr;
   for (const auto& op : input.operations) {
     HANGAR_TRY(ValidateRepoPath(op.path));
     git::TreeChange c;
@@ -147,8 +149,16 @@ Result<Oid> CommitService::Commit(const Principal& who, const RepoId& id, std::s
   if (!req.message.ends_with('\n')) req.message += '\n';
   auto commit = git::CommitChanges(repo->git_path, req);
   if (!commit) return std::move(commit).error();
+  CommitOutcome out{*commit, std::nullopt};
+  if (input.create_pr) {
+    // The branch did not move: no metadata to refresh.
+    auto n = git::CreatePullRequestRef(repo->git_path, *commit);
+    if (!n) return std::move(n).error();
+    out.pull_request = *n;
+    return out;
+  }
   repos_.AfterPush(*repo);
-  return *commit;
+  return out;
 }
 
 }  // namespace hangar::services

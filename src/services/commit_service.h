@@ -53,6 +53,21 @@ struct CommitInput {
   std::string description;
   std::optional<Oid> parent_commit;
   std::vector<CommitOperation> operations;
+  bool create_pr = false;  // §7.6: store the commit under a new refs/pr/<n>
+};
+
+// What a commit made (§7.2 response).
+struct CommitOutcome {
+  Oid commit;
+  std::optional<int> pull_request;  // n of refs/pr/<n> when create_pr was asked
+};
+
+// A branch to create (§6.5 request body).
+struct BranchInput {
+  std::string name;                           // short name, '/' allowed
+  std::optional<std::string> starting_point;  // a revision; none = the default branch's head
+  bool overwrite = false;                     // JS: move an existing branch
+  bool empty = false;                         // JS emptyBranch (not supported)
 };
 
 // Whether `path` matches a `pattern filter=lfs` line of `gitattributes` (a subset of
@@ -81,8 +96,26 @@ class CommitService {
   // path both file and folder, no operations); RevisionNotFound (not a branch);
   // Unprocessable (LFS object not uploaded/linked, or another size); EntryNotFound
   // (deleting a missing path); PreconditionFailed (stale parent_commit); Conflict.
-  Result<Oid> Commit(const Principal& who, const RepoId& id, std::string_view branch,
-                     const CommitInput& input);
+  // With input.create_pr (§7.6) the commit is made on the branch head but stored under a
+  // new refs/pr/<n>, the branch untouched.
+  Result<CommitOutcome> Commit(const Principal& who, const RepoId& id, std::string_view branch,
+                               const CommitInput& input);
+
+  // Branches and tags (§6.5, §6.6; commit_service_refs.cc). Each needs write access and
+  // fails as RepoService::Open with Write first; names are checked with
+  // git::IsValidShortRefName (BadRequest).
+
+  // Creates refs/heads/<in.name> at the head of in.starting_point. Errors: BadRequest
+  // (emptyBranch), RevisionNotFound (bad starting point), Conflict (exists, no overwrite).
+  Result<Oid> CreateBranch(const Principal& who, const RepoId& id, const BranchInput& in);
+  // Errors: Forbidden (the default branch), RevisionNotFound (no such branch).
+  Result<void> DeleteBranch(const Principal& who, const RepoId& id, std::string_view name);
+  // Tags the commit `revision` names as `tag`: annotated (tagger `who`) when `message` is
+  // given, else lightweight. Returns the commit. Errors: RevisionNotFound, Conflict.
+  Result<Oid> CreateTag(const Principal& who, const RepoId& id, std::string_view revision,
+                        std::string_view tag, const std::optional<std::string>& message);
+  // Errors: RevisionNotFound (no such tag).
+  Result<void> DeleteTag(const Principal& who, const RepoId& id, std::string_view tag);
 
  private:
   RepoService& repos_;

@@ -215,13 +215,19 @@ Result<http::Response> HandleCommit(HfDeps& d, http::Request& req, RepoType type
     HANGAR_TRY(ParseLine(line, ++line_no, have_header, input));
   }
   if (!have_header) return MakeError(ErrorCode::BadRequest, "missing header line");
-  auto commit = d.commits.Commit(req.principal, *id, *rev, input);
-  if (!commit) return std::move(commit).error();
-  std::string url = req.base_url + "/" + id->UrlPath() + "/commit/" + commit->Hex();
-  return JsonResponse(json::object{{"success", true},
-                                   {"commitOid", commit->Hex()},
-                                   {"commitUrl", url},
-                                   {"hookOutput", ""}});
+  input.create_pr = http::ParseBool(req.Query("create_pr").value_or("false")).value_or(false);
+  auto made = d.commits.Commit(req.principal, *id, *rev, input);
+  if (!made) return std::move(made).error();
+  std::string repo_url = req.base_url + "/" + id->UrlPath();
+  json::object out{{"success", true},
+                   {"commitOid", made->commit.Hex()},
+                   {"commitUrl", repo_url + "/commit/" + made->commit.Hex()},
+                   {"hookOutput", ""}};
+  // §7.5: clients derive refs/pr/<n> from the URL's last segment.
+  if (made->pull_request) {
+    out["pullRequestUrl"] = repo_url + "/discussions/" + std::to_string(*made->pull_request);
+  }
+  return JsonResponse(out);
 }
 
 }  // namespace hangar::api

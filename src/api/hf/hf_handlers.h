@@ -29,9 +29,15 @@ Result<http::Response> HandleCommits(HfDeps& d, http::Request& req, RepoType typ
 // §2: /resolve (raw = false) and /raw (raw = true).
 Result<http::Response> HandleResolve(HfDeps& d, http::Request& req, RepoType type, bool raw);
 
-// §7.1 preupload and §7.2 the NDJSON commit (commit_handlers.cc). create_pr is not
-// supported yet: commits always go to the named branch.
+// §7.1 preupload and §7.2 the NDJSON commit (commit_handlers.cc); create_pr=1 (§7.6)
+// stores the commit under a new refs/pr/<n>.
 Result<http::Response> HandlePreupload(HfDeps& d, http::Request& req, RepoType type);
 Result<http::Response> HandleCommit(HfDeps& d, http::Request& req, RepoType type);
+
+// §6.5 branches and §6.6 tags (ref_handlers.cc).
+Result<http::Response> HandleCreateBranch(HfDeps& d, http::Request& req, RepoType type);
+Result<http::Response> HandleDeleteBranch(HfDeps& d, http::Request& req, RepoType type);
+Result<http::Response> HandleCreateTag(HfDeps& d, http::Request& req, RepoType type);
+Result<http::Response> HandleDeleteTag(HfDeps& d, http::Request& req, RepoType type);
 
 }  // namespace hangar::api

@@ -33,6 +33,13 @@ void AddHfApiRoutes(http::Router& r, HfDeps& d) {
     add(Method::Post, repo + "/preupload/{rest*}",
         [&d, t](auto& q) { return HandlePreupload(d, q, t); });
     add(Method::Post, repo + "/commit/{rest*}", [&d, t](auto& q) { return HandleCommit(d, q, t); });
+    add(Method::Post, repo + "/branch/{rest*}",
+        [&d, t](auto& q) { return HandleCreateBranch(d, q, t); });
+    add(Method::Delete, repo + "/branch/{rest*}",
+        [&d, t](auto& q) { return HandleDeleteBranch(d, q, t); });
+    add(Method::Post, repo + "/tag/{rest*}", [&d, t](auto& q) { return HandleCreateTag(d, q, t); });
+    add(Method::Delete, repo + "/tag/{rest*}",
+        [&d, t](auto& q) { return HandleDeleteTag(d, q, t); });
     add(Method::Put, repo + "/settings", [&d, t](auto& q) { return HandleRepoSettings(d, q, t); });
   }
 }

@@ -1,0 +1,134 @@
+// Branches and tags over HTTP (hf-api.md §6.5, §6.6): parse, call CommitService, render.
+
+#include <boost/json.hpp>
+
+#include "api/hf/hf_common.h"
+#include "api/hf/hf_handlers.h"
+#include "api/json_util.h"
+#include "core/byte_source.h"
+#include "core/util.h"
+
+namespace hangar::api {
+
+namespace json = boost::json;
+
+namespace {
+
+// The JSON object body, `{}` when the body is empty (curl -X POST without data).
+// Errors: PayloadTooLarge, BadRequest.
+Result<json::object> BodyOrEmpty(HfDeps& d, http::Request& req) {
+  size_t max = static_cast<size_t>(d.config.limits.max_json_body_bytes);
+  if (auto len = req.ContentLength(); len && *len > max) {
+    return MakeError(ErrorCode::PayloadTooLarge, "request body is too large");
+  }
+  auto text = ReadAll(*req.body, max);
+  if (!text) return std::move(text).error();
+  if (text->find_first_not_of(" \t\r\n") == std::string::npos) return json::object();
+  boost::system::error_code ec;
+  json::value v = json::parse(*text, ec);
+  if (ec || !v.is_object()) {
+    return MakeError(ErrorCode::BadRequest, "the body must be a JSON object");
+  }
+  return std::move(v.as_object());
+}
+
+// A ref short name from the rest of the path: the clients encode '/' as %2F; a raw '/'
+// is taken as part of the name too. Decoded once. Errors: BadRequest (empty).
+Result<std::string> NameParam(const http::Request& req, std::string_view what) {
+  std::string name = PercentDecode(req.Param("rest"));
+  if (name.empty()) {
+    return MakeError(ErrorCode::BadRequest, "missing " + std::string(what) + " name");
+  }
+  return name;
+}
+
+// Optional boolean member `key`. Errors: BadRequest when present and not a bool.
+Result<bool> BoolField(const json::object& o, std::string_view key) {
+  const auto* v = o.if_contains(key);
+  if (!v || v->is_null()) return false;
+  if (!v->is_bool()) {
+    return MakeError(ErrorCode::BadRequest, "'" + std::string(key) + "' must be a boolean");
+  }
+  return v->as_bool();
+}
+
+// Optional string member `key`. Errors: BadRequest when present and not a string.
+Result<std::optional<std::string>> OptionalString(const json::object& o, std::string_view key) {
+  const auto* v = o.if_contains(key);
+  if (!v || v->is_null()) return std::optional<std::string>();
+  if (!v->is_string()) {
+    return MakeError(ErrorCode::BadRequest, "'" + std::string(key) + "' must be a string");
+  }
+  return std::optional<std::string>(std::string(v->as_string()));
+}
+
+json::object RefJson(std::string_view prefix, std::string_view name, const Oid& target) {
+  return json::object{{"name", name},
+                      {"ref", std::string(prefix) + std::string(name)},
+                      {"targetCommit", target.Hex()}};
+}
+
+}  // namespace
+
+Result<http::Response> HandleCreateBranch(HfDeps& d, http::Request& req, RepoType type) {
+  auto id = RepoFromParams(req, type);
+  if (!id) return std::move(id).error();
+  auto name = NameParam(req, "branch");
+  if (!name) return std::move(name).error();
+  auto body = BodyOrEmpty(d, req);
+  if (!body) return std::move(body).error();
+  services::BranchInput in;
+  in.name = std::move(*name);
+  auto start = OptionalString(*body, "startingPoint");
+  if (!start) return std::move(start).error();
+  in.starting_point = std::move(*start);
+  auto overwrite = BoolField(*body, "overwrite");
+  if (!overwrite) return std::move(overwrite).error();
+  in.overwrite = *overwrite;
+  auto empty = BoolField(*body, "emptyBranch");
+  if (!empty) return std::move(empty).error();
+  in.empty = *empty;
+  auto target = d.commits.CreateBranch(req.principal, *id, in);
+  if (!target) return std::move(target).error();
+  return JsonResponse(RefJson("refs/heads/", in.name, *target));
+}
+
+Result<http::Response> HandleDeleteBranch(HfDeps& d, http::Request& req, RepoType type) {
+  auto id = RepoFromParams(req, type);
+  if (!id) return std::move(id).error();
+  auto name = NameParam(req, "branch");
+  if (!name) return std::move(name).error();
+  HANGAR_TRY(d.commits.DeleteBranch(req.principal, *id, *name));
+  return JsonResponse(json::object{{"success", true}});
+}
+
+Result<http::Response> HandleCreateTag(HfDeps& d, http::Request& req, RepoType type) {
+  auto id = RepoFromParams(req, type);
+  if (!id) return std::move(id).error();
+  auto split = SplitRevisionAndPath(req.Param("rest"));
+  if (!split) return std::move(split).error();
+  if (!split->path.empty()) return MakeError(ErrorCode::RevisionNotFound, "invalid revision");
+  auto body = BodyOrEmpty(d, req);
+  if (!body) return std::move(body).error();
+  auto tag = OptionalString(*body, "tag");
+  if (!tag) return std::move(tag).error();
+  if (!*tag) return MakeError(ErrorCode::BadRequest, "'tag' must be a string");
+  auto message = OptionalString(*body, "message");
+  if (!message) return std::move(message).error();
+  // Python sends "message": null or "" for a lightweight tag.
+  if (*message && (*message)->empty()) message->reset();
+  auto target = d.commits.CreateTag(req.principal, *id, split->revision, **tag, *message);
+  if (!target) return std::move(target).error();
+  return JsonResponse(RefJson("refs/tags/", **tag, *target));
+}
+
+Result<http::Response> HandleDeleteTag(HfDeps& d, http::Request& req, RepoType type) {
+  auto id = RepoFromParams(req, type);
+  if (!id) return std::move(id).error();
+  auto name = NameParam(req, "tag");
+  if (!name) return std::move(name).error();
+  HANGAR_TRY(d.commits.DeleteTag(req.principal, *id, *name));
+  return JsonResponse(json::object{{"success", true}});
+}
+
+}  // namespace hangar::api

@@ -1,0 +1,41 @@
+#pragma once
+// Creating and deleting refs (branches, tags, pull-request refs) with libgit2
+// (hf-api.md §6.5, §6.6, §7.6). Every write is atomic (libgit2 lock files); functions are
+// blocking and thread-safe.
+
+#include <string>
+#include <string_view>
+
+#include "core/oid.h"
+#include "core/result.h"
+#include "git/repo_writer.h"
+
+namespace hangar::git {
+
+// Whether `name` is acceptable as a branch or tag short name: a valid git ref name once
+// prefixed with refs/heads/ (git check-ref-format rules, via libgit2), '/' allowed, and
+// not starting with '-' nor equal to "HEAD" (as `git branch` refuses them).
+bool IsValidShortRefName(std::string_view name);
+
+// Points `refname` (full, e.g. "refs/heads/dev") at commit `target`. When `overwrite` is
+// false an existing ref is left alone. Errors: Conflict (exists, and !overwrite),
+// RevisionNotFound (no such commit), BadRequest (invalid name), Internal.
+Result<void> CreateRef(const std::string& repo_path, const std::string& refname,
+                       const Oid& target, bool overwrite);
+
+// Writes an annotated tag object named `name` on commit `target` and refs/tags/<name>.
+// Errors: Conflict (tag exists), RevisionNotFound, BadRequest (invalid name or tagger),
+// Internal.
+Result<Oid> CreateAnnotatedTag(const std::string& repo_path, const std::string& name,
+                               const Oid& target, const Signature& tagger,
+                               const std::string& message);
+
+// Deletes `refname` (full) if it still has the value read first. Errors: RevisionNotFound
+// (no such ref), Conflict (it moved meanwhile), Internal.
+Result<void> DeleteRef(const std::string& repo_path, const std::string& refname);
+
+// Creates refs/pr/<n> at `target`, n = 1 + the highest existing pull-request number (one
+// more on a race with another creator). Returns n. Errors: Conflict, Internal.
+Result<int> CreatePullRequestRef(const std::string& repo_path, const Oid& target);
+
+}  // namespace hangar::git
