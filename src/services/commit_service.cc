@@ -125,12 +125,12 @@ Result<CommitOutcome> CommitService::Commit(const Principal& who, const RepoId& 
       case CommitOperation::Kind::LfsFile: {
         auto linked = lfs_.LinkedSize(repo->record.id, op.lfs_oid);
         if (!linked) return std::move(linked).error();
-        if (!*linked || **linked != op.lfs_size) {
-          return MakeError(ErrorCode::Unprocessable,
-                           "LFS object " + op.lfs_oid.Hex() + " of size " +
-                               std::to_string(op.lfs_size) + " was not uploaded to this repo");
+        if (!*linked || (op.lfs_size && **linked != *op.lfs_size)) {
+          std::string size = op.lfs_size ? " of size " + std::to_string(*op.lfs_size) : "";
+          return MakeError(ErrorCode::Unprocessable, "LFS object " + op.lfs_oid.Hex() + size +
+                                                         " was not uploaded to this repo");
         }
-        c.content = git::FormatPointer(git::Pointer{op.lfs_oid, op.lfs_size});
+        c.content = git::FormatPointer(git::Pointer{op.lfs_oid, **linked});
         break;
       }
       case CommitOperation::Kind::DeletedFile:

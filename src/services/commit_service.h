@@ -45,7 +45,9 @@ struct CommitOperation {
   std::string path;
   std::string content;  // File: the bytes
   Sha256 lfs_oid;       // LfsFile: the object, already uploaded and linked to the repo
-  uint64_t lfs_size = 0;
+  // LfsFile: its size; absent when Python copies an LFS file (hf-api.md §7.5 "Copies"),
+  // then the linked object's size is used.
+  std::optional<uint64_t> lfs_size;
 };
 
 struct CommitInput {

@@ -148,7 +148,18 @@ while IFS= read -r line; do
 done <"$T/node.out"
 if ((NODE_RC != 0)) && ((FAILED == 0)); then fail "node --test exited $NODE_RC" "$(tail -c 1500 "$T/node.out")"; fi
 
+section "Python's copy of an LFS file: an lfsFile line without size (§7.5 Copies)"
+printf '{"key":"header","value":{"summary":"copy"}}\n{"key":"lfsFile","value":{"path":"weights/copy2.bin","algo":"sha256","oid":"%s"}}\n' \
+  "$BIG_SHA" >"$T/copy.ndjson"
+req POST "$API/commit/main" "${AUTH[@]}" "${ND[@]}" --data-binary @"$T/copy.ndjson"
+check_status "commit → 200" 200
+req GET "$BASE/cora/cm/resolve/main/weights/copy2.bin"
+check_status "  the copy resolves" 200
+check_eq "  to the same object" "$BIG_SHA" "$(sha256_of "$BODY")"
+check_hdr "  with the object's size" X-Linked-Size 200000
+
 section "shutdown"
 stop_server
 check_eq "SIGTERM: server exits 0" 0 "$SERVER_RC"
+
 finish

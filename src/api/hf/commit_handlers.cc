@@ -127,9 +127,11 @@ Result<void> ParseLine(std::string_view line, size_t line_no, bool& have_header,
     auto sha = Sha256::ParseHex(*oid);
     if (!sha) return Bad(where, "'oid' must be 64 lower-case hex digits");
     op.lfs_oid = *sha;
-    auto size = SizeField(value, "size", where);
-    if (!size) return std::move(size).error();
-    op.lfs_size = *size;
+    if (value.contains("size")) {  // absent in Python's copies (hf-api.md §7.5)
+      auto size = SizeField(value, "size", where);
+      if (!size) return std::move(size).error();
+      op.lfs_size = *size;
+    }
   } else if (*key == "deletedFile") {
     op.kind = Kind::DeletedFile;
   } else if (*key == "deletedFolder") {
