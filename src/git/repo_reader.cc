@@ -318,18 +318,31 @@ Result<std::vector<TreeEntry>> RepoReader::ListTree(const std::string& path, con
   return out;
 }
 
+namespace {
+
+// Size of blob `blob` from its object header, without inflating it.
+// Errors: EntryNotFound (missing or not a blob), Internal.
+Result<uint64_t> BlobSize(git_odb* odb, const Oid& blob) {
+  git_oid g = ToGit(blob);
+  size_t len = 0;
+  git_object_t type;
+  int rc = git_odb_read_header(&len, &type, odb, &g);
+  if (rc == GIT_ENOTFOUND || (rc == 0 && type != GIT_OBJECT_BLOB)) return EntryNotFound(blob.Hex());
+  if (rc != 0) return Git2Error(rc, "reading blob " + blob.Hex());
+  return static_cast<uint64_t>(len);
+}
+
+}  // namespace
+
 Result<std::string> RepoReader::ReadBlob(const std::string& path, const Oid& blob,
                                          uint64_t max_bytes) {
   auto repo = OpenCached(path);
   if (!repo) return std::move(repo).error();
   auto odb = RepoOdb(*repo);
   if (!odb) return std::move(odb).error();
-  git_oid g = ToGit(blob);
-  size_t len = 0;
-  git_object_t type;
-  int rc = git_odb_read_header(&len, &type, odb->get(), &g);
-  if (rc == GIT_ENOTFOUND || (rc == 0 && type != GIT_OBJECT_BLOB)) return EntryNotFound(blob.Hex());
-  if (rc != 0) return Git2Error(rc, "reading blob " + blob.Hex());
+  auto size = BlobSize(odb->get(), blob);
+  if (!size) return std::move(size).error();
+  uint64_t len = *size;
   if (len > max_bytes)
     return MakeError(ErrorCode::PayloadTooLarge, "blob " + blob.Hex() + " is larger than " +
                                                      std::to_string(max_bytes) + " bytes");
@@ -381,13 +394,9 @@ Result<std::unique_ptr<ByteSource>> RepoReader::OpenBlob(const std::string& path
   if (!repo) return std::move(repo).error();
   auto odb = RepoOdb(*repo);
   if (!odb) return std::move(odb).error();
-  git_oid g = ToGit(blob);
-  size_t header_len = 0;
-  git_object_t type;
-  int rc = git_odb_read_header(&header_len, &type, odb->get(), &g);
-  if (rc == GIT_ENOTFOUND || (rc == 0 && type != GIT_OBJECT_BLOB)) return EntryNotFound(blob.Hex());
-  if (rc != 0) return Git2Error(rc, "reading blob " + blob.Hex());
-  uint64_t size = header_len;
+  auto blob_size = BlobSize(odb->get(), blob);
+  if (!blob_size) return std::move(blob_size).error();
+  uint64_t size = *blob_size;
   if (offset > size)
     return MakeError(ErrorCode::RangeNotSatisfiable,
                      "offset " + std::to_string(offset) + " is past the end of the file");

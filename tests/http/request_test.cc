@@ -2,9 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/gzip.h"
+
 #include "http/gzip_source.h"
 
-#include <zlib.h>
 
 namespace hangar::http {
 namespace {
@@ -32,19 +33,7 @@ TEST(Request, ContentLengthMustBeANumber) {
   EXPECT_EQ(r.ContentLength(), 42u);
 }
 
-std::string Gzip(const std::string& in) {
-  z_stream zs{};
-  deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  std::string out(in.size() + 128, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  zs.avail_in = static_cast<uInt>(in.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
+using hangar::testing::Gzip;
 
 TEST(GunzipSource, InflatesAndRejectsCorruptOrTruncated) {
   std::string text(100000, 'x');

@@ -1,7 +1,8 @@
 #include "api/git/git_routes.h"
 
 #include <gtest/gtest.h>
-#include <zlib.h>
+
+#include "testing/gzip.h"
 
 #include "api/error_render.h"
 #include "git/pkt_line.h"
@@ -13,19 +14,7 @@ namespace {
 using git::testing::Sh;
 using git::testing::TempDir;
 
-std::string Gzip(std::string_view in) {
-  z_stream zs{};
-  deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&zs, in.size()) + 32, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  zs.avail_in = static_cast<uInt>(in.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
+using hangar::testing::Gzip;
 
 // Routes over a real bare repo; the repo lookup is faked and records what it was asked.
 class GitRoutesTest : public ::testing::Test {
