@@ -8,7 +8,7 @@ APT_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git git-lfs curl ca-certificates
   libboost1.81-dev libboost-url1.81-dev libboost-json1.81-dev libboost-system1.81-dev
   libboost-thread1.81-dev
-  libgit2-dev libsqlite3-dev libssl-dev libargon2-dev zlib1g-dev
+  libgit2-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libargon2-dev zlib1g-dev
   libtomlplusplus-dev libcli11-dev libspdlog-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   wrk python3 jq
