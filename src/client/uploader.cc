@@ -1,0 +1,243 @@
+#include "client/uploader.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "client/file_io.h"
+#include "client/parallel.h"
+
+namespace hangar::client {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr size_t kSampleBytes = 512;  // what preupload looks at (hf-api.md §7.1)
+constexpr int kPartTries = 3;
+
+struct LocalFile {
+  fs::path local;
+  std::string repo_path;
+  uint64_t size = 0;
+  std::string sha256;
+  std::string sample;
+  std::optional<bool> lfs;  // nullopt: the server says to ignore it
+  UploadSession session;
+};
+
+std::string JoinRepoPath(std::string prefix, const std::string& rel) {
+  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+  while (!prefix.empty() && prefix.front() == '/') prefix.erase(0, 1);
+  if (prefix.empty() || prefix == ".") return rel;
+  return prefix + "/" + rel;
+}
+
+Result<std::vector<LocalFile>> Collect(const UploadOptions& opts) {
+  std::vector<LocalFile> files;
+  std::error_code ec;
+  auto st = fs::status(opts.local_path, ec);
+  if (ec || !fs::exists(st)) {
+    return MakeError(ErrorCode::NotFound, "no such file or directory: " + opts.local_path.string());
+  }
+  if (fs::is_regular_file(st)) {
+    LocalFile f;
+    f.local = opts.local_path;
+    f.repo_path = opts.path_in_repo.empty() ? opts.local_path.filename().string()
+                                            : JoinRepoPath(opts.path_in_repo, "");
+    if (f.repo_path.empty()) f.repo_path = opts.local_path.filename().string();
+    files.push_back(std::move(f));
+  } else if (fs::is_directory(st)) {
+    fs::recursive_directory_iterator it(opts.local_path, ec), end;
+    if (ec) return MakeError(ErrorCode::Internal, "cannot list " + opts.local_path.string() + ": " + ec.message());
+    for (; it != end; it.increment(ec)) {
+      if (ec) return MakeError(ErrorCode::Internal, "cannot list " + opts.local_path.string() + ": " + ec.message());
+      if (it->is_directory() && it->path().filename() == ".git") {
+        it.disable_recursion_pending();
+        continue;
+      }
+      if (!it->is_regular_file()) continue;
+      LocalFile f;
+      f.local = it->path();
+      f.repo_path = JoinRepoPath(opts.path_in_repo,
+                                 it->path().lexically_relative(opts.local_path).generic_string());
+      files.push_back(std::move(f));
+    }
+  } else {
+    return MakeError(ErrorCode::BadRequest,
+                     opts.local_path.string() + " is neither a file nor a directory");
+  }
+  std::sort(files.begin(), files.end(),
+            [](const LocalFile& a, const LocalFile& b) { return a.repo_path < b.repo_path; });
+  for (auto& f : files) {
+    auto size = fs::file_size(f.local, ec);
+    if (ec) return MakeError(ErrorCode::Internal, "cannot stat " + f.local.string() + ": " + ec.message());
+    f.size = size;
+  }
+  return files;
+}
+
+// sha256 and the preupload sample of one file, streamed.
+Result<void> Inspect(LocalFile& f, Progress* progress) {
+  auto file = File::Open(f.local, O_RDONLY);
+  if (!file) return std::move(file).error();
+  ::posix_fadvise(file->fd(), 0, 0, POSIX_FADV_SEQUENTIAL);
+  f.sample.resize(static_cast<size_t>(std::min<uint64_t>(kSampleBytes, f.size)));
+  if (!f.sample.empty() && ::pread(file->fd(), f.sample.data(), f.sample.size(), 0) !=
+                               static_cast<ssize_t>(f.sample.size())) {
+    return MakeError(ErrorCode::Internal, "cannot read " + f.local.string());
+  }
+  ContentHasher h(ContentHasher::Kind::Sha256, f.size);
+  auto r = HashRange(file->fd(), 0, f.size, h, [&](size_t n) {
+    if (progress) progress->Add(static_cast<int64_t>(n));
+  });
+  if (!r) return MakeError(r.error().code, f.local.string() + ": " + r.error().message);
+  f.sha256 = h.FinishHex();
+  return {};
+}
+
+Result<std::string> ReadSmallFile(const LocalFile& f) {
+  auto file = File::Open(f.local, O_RDONLY);
+  if (!file) return std::move(file).error();
+  std::string out(f.size, '\0');
+  size_t got = 0;
+  while (got < out.size()) {
+    ssize_t n = ::pread(file->fd(), out.data() + got, out.size() - got, static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return MakeError(ErrorCode::Internal, "cannot read " + f.local.string());
+    got += static_cast<size_t>(n);
+  }
+  return out;
+}
+
+struct PartTask {
+  size_t file;
+  uint64_t number;
+};
+
+}  // namespace
+
+Result<UploadResult> Upload(const HubClient& hub, const RepoRef& repo, const UploadOptions& opts) {
+  UploadResult result;
+  auto collected = Collect(opts);
+  if (!collected) return std::move(collected).error();
+  std::vector<LocalFile>& files = *collected;
+  if (files.empty()) {
+    return MakeError(ErrorCode::BadRequest, "nothing to upload in " + opts.local_path.string());
+  }
+  HANGAR_TRY(hub.CreateRepo(repo));
+
+  // 1. Hash everything (files in parallel; one file is one sequential read).
+  uint64_t total = 0;
+  for (const auto& f : files) total += f.size;
+  if (opts.progress) opts.progress->Start("hashing", total);
+  HANGAR_TRY(RunParallel(files.size(), opts.workers,
+                         [&](size_t i) { return Inspect(files[i], opts.progress); }));
+  if (opts.progress) opts.progress->Finish();
+
+  // 2. Which are LFS.
+  std::vector<PreuploadFile> pre;
+  pre.reserve(files.size());
+  for (const auto& f : files) pre.push_back({f.repo_path, f.size, f.sample});
+  auto modes = hub.Preupload(repo, opts.revision, pre);
+  if (!modes) return std::move(modes).error();
+  for (size_t i = 0; i < files.size(); ++i) files[i].lfs = (*modes)[i];
+
+  // 3. Open (or resume) an upload per LFS object; list the parts still to send.
+  std::vector<PartTask> tasks;
+  std::vector<File> fds(files.size());
+  uint64_t to_send = 0;
+  for (size_t i = 0; i < files.size(); ++i) {
+    auto& f = files[i];
+    if (!f.lfs || !*f.lfs) continue;
+    auto s = hub.CreateUpload(repo, f.sha256, f.size, opts.part_size);
+    if (!s) return std::move(s).error();
+    f.session = std::move(*s);
+    if (f.session.present) continue;
+    auto fd = File::Open(f.local, O_RDONLY);
+    if (!fd) return std::move(fd).error();
+    fds[i] = std::move(*fd);
+    std::vector<bool> stored(f.session.part_count + 1, false);
+    for (uint64_t n : f.session.stored_parts) {
+      if (n >= 1 && n <= f.session.part_count) stored[n] = true;
+    }
+    for (uint64_t n = 1; n <= f.session.part_count; ++n) {
+      if (stored[n]) {
+        ++result.parts_resumed;
+        continue;
+      }
+      tasks.push_back({i, n});
+      to_send += f.session.PartBytes(n);
+    }
+  }
+
+  // 4. Send the parts, `workers` at a time, each streamed from its offset.
+  if (opts.progress && !tasks.empty()) opts.progress->Start("uploading", to_send);
+  std::atomic<uint64_t> sent{0};
+  HANGAR_TRY(RunParallel(tasks.size(), opts.workers, [&](size_t t) -> Result<void> {
+    const auto& task = tasks[t];
+    const auto& f = files[task.file];
+    const auto& s = f.session;
+    uint64_t offset = (task.number - 1) * s.part_size;
+    uint64_t length = s.PartBytes(task.number);
+    int fd = fds[task.file].fd();
+    ContentHasher ph(ContentHasher::Kind::Sha256, length);
+    HANGAR_TRY(HashRange(fd, offset, length, ph));
+    std::string part_sha = ph.FinishHex();
+    auto r = WithRetries(kPartTries, Retryable, [&]() -> Result<void> {
+      FileRangeSource src(fd, offset, length, [&](size_t n) {
+        if (opts.progress) opts.progress->Add(static_cast<int64_t>(n));
+      });
+      auto put = hub.PutPart(s, task.number, src, part_sha);
+      if (!put && opts.progress) opts.progress->Add(-static_cast<int64_t>(src.Sent()));
+      return put;
+    });
+    if (!r) return MakeError(r.error().code, f.repo_path + ": " + r.error().message);
+    sent.fetch_add(1);
+    return {};
+  }));
+  result.parts_sent = sent.load();
+  if (opts.progress) opts.progress->Finish();
+
+  // 5. Complete the uploads (the server hashes each object once more).
+  std::vector<size_t> open;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (files[i].lfs && *files[i].lfs && !files[i].session.present) open.push_back(i);
+  }
+  HANGAR_TRY(RunParallel(open.size(), opts.workers, [&](size_t k) -> Result<void> {
+    auto r = hub.CompleteUpload(files[open[k]].session);
+    if (!r) return MakeError(r.error().code, files[open[k]].repo_path + ": " + r.error().message);
+    return {};
+  }));
+
+  // 6. One commit.
+  std::vector<CommitOp> ops;
+  for (const auto& f : files) {
+    if (!f.lfs) continue;  // shouldIgnore
+    CommitOp op;
+    op.path = f.repo_path;
+    if (*f.lfs) {
+      op.lfs = true;
+      op.sha256 = f.sha256;
+      op.size = f.size;
+      ++result.lfs_files;
+    } else {
+      auto content = ReadSmallFile(f);
+      if (!content) return std::move(content).error();
+      op.content = std::move(*content);
+    }
+    ops.push_back(std::move(op));
+  }
+  result.files = ops.size();
+  std::string message = opts.commit_message.empty()
+                            ? "Upload " + opts.local_path.string() + " with hangar"
+                            : opts.commit_message;
+  auto url = hub.Commit(repo, opts.revision, message, ops);
+  if (!url) return std::move(url).error();
+  result.commit_url = std::move(*url);
+  return result;
+}
+
+}  // namespace hangar::client
