@@ -11,6 +11,7 @@
 #include "api/git/git_routes.h"
 #include "api/hf/hf_routes.h"
 #include "api/lfs/lfs_routes.h"
+#include "api/uploads/upload_routes.h"
 #include "core/log.h"
 #include "core/util.h"
 #include "db/sqlite/sqlite_stores.h"
@@ -98,6 +99,14 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
                                                      *app->blobs_, *secret, lfs_options);
   app->commits_ = std::make_unique<services::CommitService>(*app->repos_, *app->content_,
                                                             *app->lfs_);
+  services::UploadServiceOptions upload_options;
+  upload_options.default_part_bytes = static_cast<uint64_t>(c.limits.upload_part_bytes);
+  upload_options.max_object_bytes = static_cast<uint64_t>(c.limits.max_upload_bytes);
+  upload_options.expiry = std::chrono::seconds(c.limits.upload_expiry_s);
+  upload_options.direct_parts = c.storage.upload_mode == config::UploadMode::Direct;
+  app->uploads_ = std::make_unique<services::UploadService>(
+      *app->repos_, *app->stores_.repos, *app->stores_.uploads, *app->stores_.lfs, *app->blobs_,
+      upload_options);
   services::GitLimits limits;
   limits.pack_concurrency = c.limits.pack_concurrency;
   limits.pack_per_principal = c.limits.pack_per_principal;
@@ -130,6 +139,7 @@ http::Router& App::Router() {
   routes_->hf = std::make_unique<api::HfDeps>(api::HfDeps{*auth_, *repos_, *content_, *commits_, config_});
   // Literal prefixes first; the /{ns}/{name}/... patterns last (first match wins).
   api::AddHfApiRoutes(r, *routes_->hf);
+  api::AddUploadRoutes(r, *uploads_, config_.limits);
   api::AddLfsRoutes(r, *lfs_, config_.limits);
   api::AddGitRoutes(r, *git_);
   api::AddHfFileRoutes(r, *routes_->hf);

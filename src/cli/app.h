@@ -15,6 +15,7 @@
 #include "services/git_service.h"
 #include "services/lfs_service.h"
 #include "services/repo_service.h"
+#include "services/upload_service.h"
 #include "storage/local/local_blob_store.h"
 
 namespace hangar::cli {
@@ -47,6 +48,7 @@ class App {
   std::unique_ptr<services::ContentService> content_;
   std::unique_ptr<services::LfsService> lfs_;
   std::unique_ptr<services::CommitService> commits_;
+  std::unique_ptr<services::UploadService> uploads_;
   std::unique_ptr<services::GitService> git_;
   struct Routes;
   std::unique_ptr<Routes> routes_;

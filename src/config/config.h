@@ -62,6 +62,10 @@ struct LimitsConfig {
   int64_t multipart_threshold_bytes = int64_t{64} << 20;  // LFS objects sent in parts from
                                                           // this size on; 0 = never
   int64_t multipart_chunk_bytes = int64_t{16} << 20;      // size of those parts
+  int64_t upload_part_bytes = int64_t{64} << 20;  // native uploads' part size without a
+                                                  // client hint (docs/uploads.md)
+  int upload_expiry_s = 86400;                    // an upload lives this long after its
+                                                  // creation or last part, seconds
 };
 
 // [auth]

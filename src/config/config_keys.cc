@@ -265,6 +265,10 @@ std::vector<KeyDef> MakeKeys() {
                      true));
   k.push_back(IntKey("limits", "multipart_chunk_bytes", 1024, int64_t{5} << 30,
                      [](Config& c) -> auto& { return c.limits.multipart_chunk_bytes; }, true));
+  k.push_back(IntKey("limits", "upload_part_bytes", int64_t{5} << 20, int64_t{5} << 30,
+                     [](Config& c) -> auto& { return c.limits.upload_part_bytes; }, true));
+  k.push_back(IntKey("limits", "upload_expiry_s", 1, kMaxInt,
+                     [](Config& c) -> auto& { return c.limits.upload_expiry_s; }));
   // [auth]
   k.push_back(IntKey("auth", "ticket_ttl_s", 60, 7 * 86400,
                      [](Config& c) -> auto& { return c.auth.ticket_ttl_s; }));

@@ -75,4 +75,15 @@ class [[nodiscard]] Result<void> {
     if (!hangar_try_r_) return std::move(hangar_try_r_).error(); \
   } while (0)
 
+// Declares `lhs` from a Result-returning `expr`, or returns its error early.
+// Usage: HANGAR_ASSIGN_OR_RETURN(auto parts, store.ListParts(handle));
+#define HANGAR_ASSIGN_OR_RETURN(lhs, expr) \
+  HANGAR_ASSIGN_OR_RETURN_IMPL_(HANGAR_CONCAT_(hangar_assign_r_, __LINE__), lhs, expr)
+#define HANGAR_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
+  auto tmp = (expr);                                 \
+  if (!tmp) return std::move(tmp).error();           \
+  lhs = std::move(*tmp)
+#define HANGAR_CONCAT_(a, b) HANGAR_CONCAT_INNER_(a, b)
+#define HANGAR_CONCAT_INNER_(a, b) a##b
+
 }  // namespace hangar

@@ -6,6 +6,7 @@
 
 #include "db/lfs_store.h"
 #include "db/repo_store.h"
+#include "db/upload_store.h"
 #include "db/user_store.h"
 
 namespace hangar::db {
@@ -15,6 +16,7 @@ struct Stores {
   std::unique_ptr<UserStore> users;
   std::unique_ptr<RepoStore> repos;
   std::unique_ptr<LfsStore> lfs;
+  std::unique_ptr<UploadStore> uploads;
 };
 
 }  // namespace hangar::db

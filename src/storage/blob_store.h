@@ -1,14 +1,18 @@
 #pragma once
 // BlobStore: immutable byte strings addressed by their Sha256 (LFS objects, OCI blobs).
 // Knows nothing of repos, links or HTTP: db/'s link table decides who may read a blob.
-// Implementations: LocalBlobStore (storage/local/), MemoryBlobStore (storage/memory/).
+// Implementations: LocalBlobStore (storage/local/), MemoryBlobStore (storage/memory/),
+// S3BlobStore (storage/s3/). tests/storage/blob_store_conformance_test.cc runs on each.
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/byte_source.h"
 #include "core/result.h"
@@ -45,6 +49,21 @@ class BlobWriter {
   virtual uint64_t BytesWritten() const = 0;
 };
 
+// One part of a multipart write as the store holds it (BlobStore::PutPart, ListParts).
+struct PartInfo {
+  uint64_t number = 0;  // 1-based
+  uint64_t size = 0;    // bytes
+  std::string etag;     // the store's tag for the part's bytes, unquoted: the part's sha256
+                        // hex (local, memory) or the object store's ETag (S3)
+};
+
+// A committed blob as listed for garbage collection (BlobStore::ForEachBlob).
+struct BlobListing {
+  Sha256 id;
+  uint64_t size = 0;      // bytes
+  int64_t modified = 0;   // last write or dedup touch, unix seconds
+};
+
 // The store. Thread-safe; every call may block on I/O (run it on the worker pool).
 class BlobStore {
  public:
@@ -70,6 +89,57 @@ class BlobStore {
   // A presigned URL serving blob `id` for `ttl`, or "" when only Hangar can serve it
   // (then the caller proxies via Open()). Errors: BlobUnknown when the store checks.
   virtual Result<std::string> RedirectUrl(const Sha256& id, std::chrono::seconds ttl) = 0;
+
+  // ---- Multipart writes (docs/uploads.md; LFS multipart, hangar upload) ----
+  // A blob of `size` bytes assembled from parts of `part_size` bytes (the last may be
+  // shorter) that arrive in any order, concurrently, from several processes, across
+  // restarts. Nothing is visible under the blob's Sha256 until CompleteParts verified it.
+
+  // Opens a staging area named `key` (32 lower-case hex, unique per upload, chosen by the
+  // caller) and returns the store's handle for it, which the caller persists and passes
+  // to the calls below. A handle starts with its key (local: the key itself; S3: key and
+  // the S3 upload id), so GC can tell which upload a staging area belongs to.
+  // Errors: BadRequest for a malformed key or part_size 0, Internal.
+  virtual Result<std::string> BeginParts(std::string_view key, uint64_t size,
+                                         uint64_t part_size) = 0;
+
+  // Stores part `number`, which covers bytes [offset, offset + size) of the blob, from
+  // `body` (exactly `size` bytes). Writing a part again replaces it. When `sha256` is given
+  // the part's bytes must hash to it. Errors: NotFound (no such staging area),
+  // SizeInvalid (body longer or shorter than `size`), DigestInvalid (nothing of the part
+  // is kept: it reads as not uploaded), BadRequest (body cut short), Internal.
+  virtual Result<PartInfo> PutPart(std::string_view handle, uint64_t number, uint64_t offset,
+                                   uint64_t size, ByteSource& body,
+                                   std::optional<Sha256> sha256) = 0;
+
+  // A presigned URL a client may PUT part `number` (of `size` bytes) to directly, valid for
+  // `ttl`, or "" when parts go through Hangar (PutPart). Errors: Internal.
+  virtual Result<std::string> PartUrl(std::string_view handle, uint64_t number, uint64_t size,
+                                      std::chrono::seconds ttl) = 0;
+
+  // The parts stored so far, by number. Errors: NotFound (no such staging area), Internal.
+  virtual Result<std::vector<PartInfo>> ListParts(std::string_view handle) = 0;
+
+  // Joins parts 1..ceil(size / part_size) in order, verifies the size and `expected`,
+  // publishes the blob (as BlobWriter::Commit: an existing blob stays) and removes the
+  // staging area. Errors: NotFound (no such staging area); Conflict naming the missing
+  // parts (staging kept, so the client can send them); DigestInvalid / SizeInvalid (the
+  // staging area is removed, nothing becomes visible); Internal.
+  virtual Result<void> CompleteParts(std::string_view handle, const Sha256& expected,
+                                     uint64_t size) = 0;
+
+  // Removes a staging area and its parts. Idempotent: a missing area is not an error.
+  virtual Result<void> AbortParts(std::string_view handle) = 0;
+
+  // Handles of staging areas last written more than `older_than` ago (abandoned uploads
+  // a crash left without a database row; GC aborts them). Errors: Internal.
+  virtual Result<std::vector<std::string>> ListStaleParts(std::chrono::seconds older_than) = 0;
+
+  // ---- Garbage collection ----
+  // Calls `fn` for every committed blob, in no particular order; stops at the first error
+  // `fn` returns and passes it on. Blobs added or deleted meanwhile may or may not be seen.
+  // Errors: Internal, or fn's.
+  virtual Result<void> ForEachBlob(const std::function<Result<void>(const BlobListing&)>& fn) = 0;
 
   // Whether the store can serve reads and writes now (for /readyz and startup).
   // Errors: Unavailable with a message naming what is wrong.

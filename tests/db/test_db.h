@@ -36,6 +36,7 @@ class DbTest : public ::testing::Test {
   UserStore& users() { return *stores_.users; }
   RepoStore& repos() { return *stores_.repos; }
   LfsStore& lfs() { return *stores_.lfs; }
+  UploadStore& uploads() { return *stores_.uploads; }
 
   std::filesystem::path dir_;
   Stores stores_;

@@ -3,9 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <algorithm>
+#include <cstdlib>
 #include <functional>
+#include <map>
 #include <thread>
 
+#include "core/util.h"
 #include "storage/blob_store.h"
 #include "storage/local/local_blob_store.h"
 #include "storage/memory/memory_blob_store.h"
@@ -29,14 +33,17 @@ StoreFactory LocalFactory() {
   return {"Local",
           [](const std::filesystem::path& dir) { return std::make_unique<LocalBlobStore>(dir); },
           [](BlobStore&, const std::filesystem::path& dir) {
-            return ListFiles(dir / "tmp").size();
+            size_t n = ListFiles(dir / "tmp" / "uploads").size();
+            for (const auto& name : ListFiles(dir / "tmp")) n += name != "uploads";
+            return n;
           }};
 }
 
 StoreFactory MemoryFactory() {
   return {"Memory", [](const std::filesystem::path&) { return std::make_unique<MemoryBlobStore>(); },
           [](BlobStore& store, const std::filesystem::path&) {
-            return static_cast<MemoryBlobStore&>(store).PendingWriters();
+            return static_cast<MemoryBlobStore&>(store).PendingWriters() +
+                   store.ListStaleParts(std::chrono::hours(-1)).value().size();
           }};
 }
 
@@ -62,7 +69,7 @@ class BlobStoreConformance : public testing::TestWithParam<StoreFactory> {
   std::string Read(const Sha256& id, ByteRange range = {}) {
     auto src = store_->Open(id, range);
     if (!src) return "error:" + std::string(Describe(src.error().code).name);
-    auto all = ReadAll(**src, 1 << 20);
+    auto all = ReadAll(**src, 64 << 20);
     EXPECT_TRUE(all.has_value());
     return *all;
   }
@@ -350,8 +357,200 @@ TEST_P(BlobStoreConformance, SixtyFourMebibytesInSmallAppends) {
   for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], PatternByte(offset + i)) << i;
 }
 
-INSTANTIATE_TEST_SUITE_P(All, BlobStoreConformance,
-                         testing::Values(LocalFactory(), MemoryFactory()),
+// ---- Multipart writes (BlobStore::BeginParts .. CompleteParts) ----
+// Parts are 5 MiB, S3's smallest allowed part (but the last).
+
+constexpr uint64_t kPartSize = 5ull << 20;
+
+class PartsConformance : public BlobStoreConformance {
+ protected:
+  using BlobStoreConformance::Put;
+  // `size` bytes of the test pattern, and its digest.
+  static std::string Content(uint64_t size) {
+    std::string s(size, '\0');
+    for (uint64_t i = 0; i < size; ++i) s[i] = PatternByte(i * 7 + 3);
+    return s;
+  }
+  std::string Begin(uint64_t size) {
+    key_ = RandomHex(16);
+    auto h = store_->BeginParts(key_, size, kPartSize);
+    EXPECT_TRUE(h.has_value()) << h.error().message;
+    return h ? *h : std::string();
+  }
+  // Stores part `n` (1-based) of `content`; returns the store's answer.
+  Result<PartInfo> Put(const std::string& handle, const std::string& content, uint64_t n,
+                       std::optional<Sha256> sha = std::nullopt) {
+    uint64_t offset = (n - 1) * kPartSize;
+    std::string bytes = content.substr(offset, kPartSize);
+    StringSource body(bytes);
+    return store_->PutPart(handle, n, offset, bytes.size(), body, sha);
+  }
+  std::vector<uint64_t> Listed(const std::string& handle) {
+    std::vector<uint64_t> out;
+    auto parts = store_->ListParts(handle);
+    for (const auto& p : parts.value()) out.push_back(p.number);
+    return out;
+  }
+  std::string key_;
+};
+
+TEST_P(PartsConformance, PartsInAnyOrderMakeTheBlob) {
+  const std::string content = Content(2 * kPartSize + 12345);
+  const Sha256 id = Sha256::Of(content);
+  std::string h = Begin(content.size());
+  for (uint64_t n : {3, 1, 2}) {
+    auto part = Put(h, content, n);
+    ASSERT_TRUE(part.has_value()) << part.error().message;
+    EXPECT_EQ(part->number, n);
+    EXPECT_FALSE(part->etag.empty());
+  }
+  auto parts = store_->ListParts(h).value();
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(parts[0].number, 1u);
+  EXPECT_EQ(parts[0].size, kPartSize);
+  EXPECT_EQ(parts[2].size, 12345u);
+  EXPECT_EQ(store_->Stat(id).error().code, ErrorCode::BlobUnknown);  // not before Complete
+
+  auto done = store_->CompleteParts(h, id, content.size());
+  ASSERT_TRUE(done.has_value()) << done.error().message;
+  EXPECT_EQ(store_->Stat(id).value(), content.size());
+  EXPECT_TRUE(Read(id) == content);
+  EXPECT_EQ(store_->ListParts(h).error().code, ErrorCode::NotFound);
+  EXPECT_EQ(Leftovers(), 0u);
+}
+
+TEST_P(PartsConformance, MissingPartsAreNamedAndTheRestKept) {
+  const std::string content = Content(2 * kPartSize + 10);
+  const Sha256 id = Sha256::Of(content);
+  std::string h = Begin(content.size());
+  ASSERT_TRUE(Put(h, content, 1).has_value());
+  ASSERT_TRUE(Put(h, content, 3).has_value());
+  auto early = store_->CompleteParts(h, id, content.size());
+  ASSERT_FALSE(early.has_value());
+  EXPECT_EQ(early.error().code, ErrorCode::Conflict);
+  EXPECT_NE(early.error().message.find('2'), std::string::npos) << early.error().message;
+  EXPECT_EQ(Listed(h), (std::vector<uint64_t>{1, 3}));
+  ASSERT_TRUE(Put(h, content, 2).has_value());  // resume: only the missing part
+  ASSERT_TRUE(store_->CompleteParts(h, id, content.size()).has_value());
+  EXPECT_TRUE(Read(id) == content);
+}
+
+TEST_P(PartsConformance, WrongWholeDigestMakesNothingVisible) {
+  const std::string content = Content(kPartSize + 100);
+  const Sha256 claimed = Sha256::Of("something else");
+  std::string h = Begin(content.size());
+  ASSERT_TRUE(Put(h, content, 1).has_value());
+  ASSERT_TRUE(Put(h, content, 2).has_value());
+  auto r = store_->CompleteParts(h, claimed, content.size());
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::DigestInvalid);
+  EXPECT_EQ(store_->Stat(claimed).error().code, ErrorCode::BlobUnknown);
+  EXPECT_EQ(store_->Stat(Sha256::Of(content)).error().code, ErrorCode::BlobUnknown);
+  EXPECT_EQ(Leftovers(), 0u);
+}
+
+TEST_P(PartsConformance, PartWithWrongDigestReadsAsMissing) {
+  const std::string content = Content(kPartSize + 100);
+  std::string h = Begin(content.size());
+  auto bad = Put(h, content, 1, Sha256::Of("not this part"));
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.error().code, ErrorCode::DigestInvalid);
+  EXPECT_TRUE(Listed(h).empty());
+  auto good = Put(h, content, 1, Sha256::Of(content.substr(0, kPartSize)));
+  ASSERT_TRUE(good.has_value()) << good.error().message;
+  EXPECT_EQ(Listed(h), (std::vector<uint64_t>{1}));
+  ASSERT_TRUE(store_->AbortParts(h).has_value());
+}
+
+TEST_P(PartsConformance, PartOfTheWrongLengthIsRefused) {
+  const std::string content = Content(kPartSize + 100);
+  std::string h = Begin(content.size());
+  StringSource longer(std::string(101, 'x'));
+  auto r = store_->PutPart(h, 2, kPartSize, 100, longer, std::nullopt);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::SizeInvalid);
+  StringSource shorter(std::string(99, 'x'));
+  r = store_->PutPart(h, 2, kPartSize, 100, shorter, std::nullopt);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::SizeInvalid);
+  EXPECT_TRUE(Listed(h).empty());
+  ASSERT_TRUE(store_->AbortParts(h).has_value());
+}
+
+TEST_P(PartsConformance, ResendingAPartReplacesIt) {
+  const std::string content = Content(kPartSize + 100);
+  const Sha256 id = Sha256::Of(content);
+  std::string h = Begin(content.size());
+  std::string garbage(kPartSize, 'g');
+  StringSource wrong(garbage);
+  ASSERT_TRUE(store_->PutPart(h, 1, 0, kPartSize, wrong, std::nullopt).has_value());
+  ASSERT_TRUE(Put(h, content, 2).has_value());
+  ASSERT_TRUE(Put(h, content, 1).has_value());
+  auto r = store_->CompleteParts(h, id, content.size());
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  EXPECT_TRUE(Read(id) == content);
+}
+
+TEST_P(PartsConformance, ConcurrentPartsFromSeveralThreads) {
+  const std::string content = Content(4 * kPartSize + 1);
+  const Sha256 id = Sha256::Of(content);
+  std::string h = Begin(content.size());
+  std::atomic<int> failures{0};
+  std::vector<std::thread> workers;
+  for (uint64_t n = 1; n <= 5; ++n) {
+    workers.emplace_back([&, n] {
+      if (!Put(h, content, n).has_value()) ++failures;
+    });
+  }
+  for (auto& t : workers) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  ASSERT_TRUE(store_->CompleteParts(h, id, content.size()).has_value());
+  EXPECT_TRUE(Read(id) == content);
+}
+
+TEST_P(PartsConformance, AbortIsIdempotentAndStaleListingSeesOpenAreas) {
+  const std::string content = Content(kPartSize);
+  std::string h = Begin(content.size());
+  ASSERT_TRUE(Put(h, content, 1).has_value());
+  auto fresh = store_->ListStaleParts(std::chrono::hours(1)).value();
+  EXPECT_TRUE(std::find(fresh.begin(), fresh.end(), h) == fresh.end());
+  auto all = store_->ListStaleParts(std::chrono::seconds(-5)).value();
+  EXPECT_TRUE(std::find(all.begin(), all.end(), h) != all.end());
+  ASSERT_TRUE(store_->AbortParts(h).has_value());
+  ASSERT_TRUE(store_->AbortParts(h).has_value());
+  EXPECT_EQ(store_->ListParts(h).error().code, ErrorCode::NotFound);
+  EXPECT_EQ(Leftovers(), 0u);
+}
+
+TEST_P(PartsConformance, ForEachBlobListsCommittedBlobsOnly) {
+  Sha256 a = Put("first blob");
+  Sha256 b = Put("second, longer blob");
+  auto pending = store_->Create(Sha256::Of("never committed"), std::nullopt).value();
+  ASSERT_TRUE(pending->Append(AsBytes("never committed")).has_value());
+  std::map<Sha256, uint64_t> seen;
+  int64_t now = NowUnix();
+  ASSERT_TRUE(store_->ForEachBlob([&](const BlobListing& blob) -> Result<void> {
+    seen[blob.id] = blob.size;
+    EXPECT_LE(std::llabs(blob.modified - now), 600) << blob.modified;
+    return {};
+  }).has_value());
+  EXPECT_EQ(seen, (std::map<Sha256, uint64_t>{{a, 10}, {b, 19}}));
+  auto stop = store_->ForEachBlob([](const BlobListing&) -> Result<void> {
+    return MakeError(ErrorCode::Conflict, "stop");
+  });
+  ASSERT_FALSE(stop.has_value());
+  EXPECT_EQ(stop.error().code, ErrorCode::Conflict);
+  pending->Abort();
+}
+
+// Every store the suites run on.
+std::vector<StoreFactory> Factories() { return {LocalFactory(), MemoryFactory()}; }
+
+INSTANTIATE_TEST_SUITE_P(All, BlobStoreConformance, testing::ValuesIn(Factories()),
+                         [](const testing::TestParamInfo<StoreFactory>& info) {
+                           return info.param.name;
+                         });
+INSTANTIATE_TEST_SUITE_P(All, PartsConformance, testing::ValuesIn(Factories()),
                          [](const testing::TestParamInfo<StoreFactory>& info) {
                            return info.param.name;
                          });

@@ -60,8 +60,28 @@ CREATE TABLE lfs_links (
 CREATE INDEX lfs_links_sha256 ON lfs_links(sha256);
 )sql";
 
+// Version 2: multipart uploads in flight (docs/uploads.md). The id is also the blob
+// store's staging key; rows of a deleted repo go with it (GC then removes the staging).
+constexpr const char kV2[] = R"sql(
+CREATE TABLE uploads (
+  id CHAR(32) PRIMARY KEY,
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  sha256 CHAR(64) NOT NULL,
+  size BIGINT NOT NULL,
+  part_size BIGINT NOT NULL,
+  store_handle TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL,
+  completed_at BIGINT
+);
+CREATE INDEX uploads_object ON uploads(repo_id, user_id, sha256);
+CREATE INDEX uploads_expires ON uploads(expires_at);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kV1},
+    {2, kV2},
 };
 
 void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {

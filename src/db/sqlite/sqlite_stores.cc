@@ -2,6 +2,7 @@
 
 #include "db/sqlite/sqlite_lfs_store.h"
 #include "db/sqlite/sqlite_repo_store.h"
+#include "db/sqlite/sqlite_upload_store.h"
 #include "db/sqlite/sqlite_user_store.h"
 
 namespace hangar::db {
@@ -13,6 +14,7 @@ Result<Stores> OpenSqliteStores(const std::filesystem::path& db_file,
   stores.users = std::make_unique<SqliteUserStore>(pool);
   stores.repos = std::make_unique<SqliteRepoStore>(pool);
   stores.lfs = std::make_unique<SqliteLfsStore>(pool);
+  stores.uploads = std::make_unique<SqliteUploadStore>(pool);
   return stores;
 }
 

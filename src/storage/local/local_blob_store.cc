@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "core/util.h"
+#include "storage/local/local_fs.h"
 #include "storage/file_source.h"
 
 namespace hangar::storage {
@@ -20,49 +21,11 @@ namespace fs = std::filesystem;
 // through. Memory per writer stays at this bound whatever the blob size.
 constexpr size_t kWriteBufferBytes = 256 * 1024;
 
-Error IoError(std::string_view what, const fs::path& path, int err) {
-  return MakeError(ErrorCode::Internal,
-                   std::string(what) + " " + path.string() + ": " + std::strerror(err));
-}
+using local_fs::IoError;
+using local_fs::WriteAll;
 
 Error UnknownBlob(const Sha256& id) {
   return MakeError(ErrorCode::BlobUnknown, "blob sha256:" + id.Hex() + " is unknown");
-}
-
-// write(2) all of [p, p+n), retrying partial writes and EINTR.
-Result<void> WriteAll(int fd, const char* p, size_t n, const fs::path& path) {
-  while (n > 0) {
-    ssize_t w = ::write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return IoError("write", path, errno);
-    }
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-  return {};
-}
-
-// fsync(2) of a directory, so a rename or mkdir in it survives a crash.
-Result<void> SyncDir(const fs::path& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return IoError("open", dir, errno);
-  int rc = ::fsync(fd);
-  int err = errno;
-  ::close(fd);
-  if (rc != 0) return IoError("fsync", dir, err);
-  return {};
-}
-
-// mkdir(2) that tolerates an existing directory; `created` says whether this call made it.
-Result<void> MakeDir(const fs::path& dir, bool& created) {
-  created = false;
-  if (::mkdir(dir.c_str(), 0755) == 0) {
-    created = true;
-    return {};
-  }
-  if (errno == EEXIST) return {};
-  return IoError("mkdir", dir, errno);
 }
 
 class LocalBlobWriter final : public BlobWriter {
@@ -153,26 +116,7 @@ class LocalBlobWriter final : public BlobWriter {
     fd_ = -1;
     if (rc != 0) return IoError("close", tmp_path_, errno);
 
-    std::string hex = expected_.Hex();
-    fs::path dir1 = blobs_dir_ / hex.substr(0, 2);
-    fs::path dir2 = dir1 / hex.substr(2, 2);
-    fs::path final_path = dir2 / hex;
-    bool made1 = false, made2 = false;
-    HANGAR_TRY(MakeDir(dir1, made1));
-    HANGAR_TRY(MakeDir(dir2, made2));
-
-    struct stat st;
-    if (::stat(final_path.c_str(), &st) == 0) {
-      // Content-addressed: the existing file holds these very bytes.
-      ::unlink(tmp_path_.c_str());
-    } else if (::rename(tmp_path_.c_str(), final_path.c_str()) != 0) {
-      return IoError("rename to", final_path, errno);
-    }
-    // Also when the blob existed: its writer may not have synced the directory yet.
-    HANGAR_TRY(SyncDir(dir2));
-    if (made2) HANGAR_TRY(SyncDir(dir1));
-    if (made1) HANGAR_TRY(SyncDir(blobs_dir_));
-    return {};
+    return local_fs::PublishFile(tmp_path_, blobs_dir_, expected_);
   }
 
   int fd_;
@@ -190,10 +134,13 @@ class LocalBlobWriter final : public BlobWriter {
 }  // namespace
 
 LocalBlobStore::LocalBlobStore(std::filesystem::path root)
-    : root_(std::move(root)), blobs_dir_(root_ / "blobs" / "sha256"), tmp_dir_(root_ / "tmp") {
+    : root_(std::move(root)),
+      blobs_dir_(root_ / "blobs" / "sha256"),
+      tmp_dir_(root_ / "tmp"),
+      uploads_dir_(tmp_dir_ / "uploads") {
   std::error_code ec;
   fs::create_directories(blobs_dir_, ec);
-  fs::create_directories(tmp_dir_, ec);
+  fs::create_directories(uploads_dir_, ec);
 }
 
 std::filesystem::path LocalBlobStore::BlobPath(const Sha256& id) const {
@@ -252,8 +199,8 @@ Result<std::string> LocalBlobStore::RedirectUrl(const Sha256& id, std::chrono::s
 Result<void> LocalBlobStore::CheckUsable() {
   std::error_code ec;
   fs::create_directories(blobs_dir_, ec);
-  fs::create_directories(tmp_dir_, ec);
-  for (const fs::path* dir : {&blobs_dir_, &tmp_dir_}) {
+  fs::create_directories(uploads_dir_, ec);
+  for (const fs::path* dir : {&blobs_dir_, &tmp_dir_, &uploads_dir_}) {
     if (::access(dir->c_str(), R_OK | W_OK | X_OK) != 0) {
       return MakeError(ErrorCode::Unavailable, "blob store directory " + dir->string() +
                                                    " is not usable: " + std::strerror(errno));

@@ -18,6 +18,10 @@ namespace hangar::storage {
 //             <hex>               a committed blob: complete, verified, never modified
 //     tmp/
 //       <hex>.<16 random hex>     a write in flight; renamed into blobs/ by Commit()
+//       uploads/<key>/            a multipart write (BeginParts .. CompleteParts):
+//         meta                    "<size> <part_size>\n"
+//         data                    the blob's bytes, each part pwritten at its offset
+//         <n>.part                "<size> <sha256 hex>\n": part n is in data and synced
 //
 //   e.g. blob e3b0c442...7852b855 is <root>/blobs/sha256/e3/b0/e3b0c442...7852b855
 //
@@ -39,6 +43,25 @@ class LocalBlobStore final : public BlobStore {
   Result<void> Delete(const Sha256& id) override;
   // Always "": local blobs are served by Hangar itself.
   Result<std::string> RedirectUrl(const Sha256& id, std::chrono::seconds ttl) override;
+  // Multipart: the handle is the key. A part is pwritten into uploads/<key>/data and
+  // fdatasynced before its <n>.part marker is renamed into place, so a crash leaves
+  // each part either recorded or missing. CompleteParts hashes data and renames it into
+  // blobs/ (one copy of the bytes, no reassembly).
+  Result<std::string> BeginParts(std::string_view key, uint64_t size,
+                                 uint64_t part_size) override;
+  Result<PartInfo> PutPart(std::string_view handle, uint64_t number, uint64_t offset,
+                           uint64_t size, ByteSource& body,
+                           std::optional<Sha256> sha256) override;
+  // Always "": parts go through Hangar.
+  Result<std::string> PartUrl(std::string_view handle, uint64_t number, uint64_t size,
+                              std::chrono::seconds ttl) override;
+  Result<std::vector<PartInfo>> ListParts(std::string_view handle) override;
+  Result<void> CompleteParts(std::string_view handle, const Sha256& expected,
+                             uint64_t size) override;
+  Result<void> AbortParts(std::string_view handle) override;
+  Result<std::vector<std::string>> ListStaleParts(std::chrono::seconds older_than) override;
+  Result<void> ForEachBlob(const std::function<Result<void>(const BlobListing&)>& fn) override;
+
   // Unavailable unless blobs/sha256/ and tmp/ exist and are writable.
   Result<void> CheckUsable() override;
 
@@ -57,6 +80,10 @@ class LocalBlobStore final : public BlobStore {
   std::filesystem::path root_;
   std::filesystem::path blobs_dir_;  // <root>/blobs/sha256
   std::filesystem::path tmp_dir_;    // <root>/tmp
+  std::filesystem::path uploads_dir_;  // <root>/tmp/uploads
+
+  // uploads/<handle>, or NotFound / BadRequest for a handle that is not a staging key.
+  Result<std::filesystem::path> StagingDir(std::string_view handle) const;
 };
 
 }  // namespace hangar::storage

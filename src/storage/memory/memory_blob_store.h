@@ -28,6 +28,22 @@ class MemoryBlobStore final : public BlobStore {
   // Always succeeds.
   Result<void> CheckUsable() override;
 
+  // Multipart: parts kept as strings; the handle is the key. Same rules as LocalBlobStore.
+  Result<std::string> BeginParts(std::string_view key, uint64_t size,
+                                 uint64_t part_size) override;
+  Result<PartInfo> PutPart(std::string_view handle, uint64_t number, uint64_t offset,
+                           uint64_t size, ByteSource& body,
+                           std::optional<Sha256> sha256) override;
+  // Always "".
+  Result<std::string> PartUrl(std::string_view handle, uint64_t number, uint64_t size,
+                              std::chrono::seconds ttl) override;
+  Result<std::vector<PartInfo>> ListParts(std::string_view handle) override;
+  Result<void> CompleteParts(std::string_view handle, const Sha256& expected,
+                             uint64_t size) override;
+  Result<void> AbortParts(std::string_view handle) override;
+  Result<std::vector<std::string>> ListStaleParts(std::chrono::seconds older_than) override;
+  Result<void> ForEachBlob(const std::function<Result<void>(const BlobListing&)>& fn) override;
+
   // Writers created and neither committed nor aborted yet (the memory analogue of
   // LocalBlobStore's tmp/ files); tests check it drops back to 0.
   size_t PendingWriters() const;
@@ -36,9 +52,17 @@ class MemoryBlobStore final : public BlobStore {
 
  private:
   class Writer;
+  struct Staging {
+    uint64_t size = 0;
+    uint64_t part_size = 0;
+    std::map<uint64_t, std::string> parts;  // number → bytes
+    int64_t touched = 0;                    // unix seconds of the last change
+  };
   struct State {
     mutable std::mutex mu;
     std::map<Sha256, std::shared_ptr<const std::string>> blobs;
+    std::map<Sha256, int64_t> modified;  // unix seconds of the last write of each blob
+    std::map<std::string, Staging, std::less<>> staging;
     size_t pending_writers = 0;
   };
   // Shared with live writers, so a writer outliving the store stays safe.
