@@ -183,7 +183,7 @@ Result<Oid> CommitChanges(const std::string& repo_path, const CommitRequest& req
   EnsureLibgit2();
   auto repo = OpenCached(repo_path);
   if (!repo) return std::move(repo).error();
-  std::string refname = "refs/heads/" + req.branch;
+  std::string refname = req.branch.starts_with("refs/") ? req.branch : "refs/heads/" + req.branch;
   int valid = 0;
   if (req.branch.empty() || git_reference_name_is_valid(&valid, refname.c_str()) < 0 || !valid) {
     return MakeError(ErrorCode::RevisionNotFound, "branch '" + req.branch + "' not found");

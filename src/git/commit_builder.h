@@ -22,7 +22,8 @@ struct TreeChange {
 };
 
 struct CommitRequest {
-  std::string branch;                   // short name, e.g. "main"
+  std::string branch;                   // short name, e.g. "main", or a full ref
+                                        // outside refs/heads/, e.g. "refs/pr/1"
   std::optional<Oid> expected_parent;   // when set, the branch must still point here
   std::vector<TreeChange> changes;      // applied in order
   Signature author;                     // also the committer
@@ -31,7 +32,8 @@ struct CommitRequest {
   bool detached = false;
 };
 
-// Applies `req.changes` to the tree of the head of refs/heads/<branch>, writes the blobs,
+// Applies `req.changes` to the tree of the head of refs/heads/<branch> (or of <branch>
+// itself when it starts with "refs/"), writes the blobs,
 // trees and commit, and moves the branch with a compare-and-swap. When the branch moved
 // meanwhile and no expected_parent was given, rebuilds on the new head and retries a few
 // times with jittered growing waits. Returns the new commit. With `req.detached` the

@@ -2,6 +2,7 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <ctime>
 
 #include "git/commit_builder.h"
@@ -103,6 +104,18 @@ Result<std::vector<PreuploadAnswer>> CommitService::Preupload(
   return out;
 }
 
+namespace {
+
+// "refs/pr/<digits>".
+bool IsPullRequestRef(std::string_view ref) {
+  if (!ref.starts_with("refs/pr/")) return false;
+  ref.remove_prefix(8);
+  return !ref.empty() && ref.size() <= 9 &&
+         std::all_of(ref.begin(), ref.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
 Result<CommitOutcome> CommitService::Commit(const Principal& who, const RepoId& id,
                                             std::string_view branch, const CommitInput& input) {
   auto repo = repos_.Open(who, id, Access::Write);
@@ -112,6 +125,15 @@ Result<CommitOutcome> CommitService::Commit(const Principal& who, const RepoId& 
   git::CommitRequest req;
   req.branch = std::string(branch);
   if (req.branch.starts_with("refs/heads/")) req.branch.erase(0, 11);
+  // Besides branches, an open pull request's ref takes commits (hf-api.md §7.6); tags and
+  // other refs do not.
+  if (req.branch.starts_with("refs/") && !IsPullRequestRef(req.branch)) {
+    return MakeError(ErrorCode::RevisionNotFound,
+                     "cannot commit to '" + req.branch + "': not a branch or pull request");
+  }
+  if (input.create_pr && req.branch.starts_with("refs/")) {
+    return MakeError(ErrorCode::BadRequest, "create_pr needs a branch to start from");
+  }
   req.expected_parent = input.parent_commit;
   req.detached = input.create_pr;
   for (const auto& op : input.operations) {
@@ -157,7 +179,7 @@ Result<CommitOutcome> CommitService::Commit(const Principal& who, const RepoId& 
     out.pull_request = *n;
     return out;
   }
-  repos_.AfterPush(*repo);
+  if (!req.branch.starts_with("refs/")) repos_.AfterPush(*repo);  // a PR ref: no metadata
   return out;
 }
 

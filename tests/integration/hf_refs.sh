@@ -138,6 +138,18 @@ check_status "a second create_pr=1 → 200" 200
 check_json "  pullRequestUrl names PR 2" .pullRequestUrl "$BASE/cora/rr/discussions/2"
 check_eq "  refs/pr/2 exists" "$(jbody .commitOid)" "$(head_of refs/pr/2)"
 check_eq "  main still unchanged" "$M0" "$(head_of)"
+commit_body "$T/pr1b.ndjson" pr1b.txt more
+req POST "$API/commit/refs%2Fpr%2F1" "${AUTH[@]}" "${ND[@]}" --data-binary @"$T/pr1b.ndjson"
+check_status "a commit to refs%2Fpr%2F1 (an open PR) → 200" 200
+check_eq "  refs/pr/1 moved to it" "$(jbody .commitOid)" "$(head_of refs/pr/1)"
+check_eq "  on top of the PR's first commit" "$P1" "$(git --git-dir="$GD" rev-parse "$(head_of refs/pr/1)^")"
+check_eq "  main unchanged" "$M0" "$(head_of)"
+req POST "$API/commit/refs/pr/1" "${AUTH[@]}" "${ND[@]}" --data-binary @"$T/pr2.ndjson"
+check_status "  unencoded refs/pr/1 works too" 200
+BEFORE="$(refs_now)"
+bad "a commit to a PR that does not exist" 404 RevisionNotFound POST "$API/commit/refs%2Fpr%2F99" "${AUTH[@]}" "${ND[@]}" --data-binary @"$T/pr2.ndjson"
+bad "a commit to refs/tags/… " 404 RevisionNotFound POST "$API/commit/refs%2Ftags%2Fv1" "${AUTH[@]}" "${ND[@]}" --data-binary @"$T/pr2.ndjson"
+bad "create_pr=1 from a PR ref" 400 BadRequest POST "$API/commit/refs%2Fpr%2F1?create_pr=1" "${AUTH[@]}" "${ND[@]}" --data-binary @"$T/pr2.ndjson"
 req GET "$API/refs?include_prs=1"
 check_json "  GET refs lists both PRs" '[.pullRequests[].ref] | sort | join(",")' "refs/pr/1,refs/pr/2"
 req POST "$API/commit/main" "${AUTH[@]}" "${ND[@]}" --data-binary @"$T/pr.ndjson"
