@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Issue #3, crash safety: `kill -9` of the server during a burst of HTTP commits and
+# during an LFS upload, then a restart. Afterwards: `git fsck` is clean, every ref points
+# at a commit that exists, no commit that was acknowledged is lost, nothing partial sits
+# under blobs/, and the same writes succeed again. (A SIGKILL in the middle of a part of
+# the native upload API is in uploads_api.sh.)
+# Usage: crash_safety.sh PATH_TO_HANGAR
+source "$(dirname "$0")/lib.sh" "$@"
+
+section "setup"
+DATA="$T/data"
+mkdir -p "$DATA"
+new_user kit
+KIT="$(new_token kit --role write)"
+start_server "$DATA" || die "hangar serve did not start"
+AUTH=(-H "Authorization: Bearer $KIT")
+ND=(-H 'Content-Type: application/x-ndjson')
+must_create "$KIT" crash kit model false
+GD="$DATA/repos/models/kit/crash.git"
+restart() {
+  kill -KILL "$SERVER_PID" 2>/dev/null
+  wait "$SERVER_PID" 2>/dev/null
+  SERVER_PID=""
+  start_server "$DATA" || die "restart after SIGKILL"
+}
+# commit_file FILE PATH SIZE_BYTES: an NDJSON commit adding PATH with SIZE random bytes.
+commit_file() {
+  { printf '{"key":"header","value":{"summary":"add %s"}}\n' "$2"
+    printf '{"key":"file","value":{"path":"%s","encoding":"base64","content":"' "$2"
+    head -c "$3" /dev/urandom | base64 -w0
+    printf '"}}\n'; } >"$1"
+}
+
+section "SIGKILL during a burst of commits"
+N=24
+for i in $(seq 1 $N); do commit_file "$T/c$i.ndjson" "burst/f$i.bin" $((300 * 1024 + i)); done
+BASE_HEAD="$(git --git-dir="$GD" rev-parse main)"
+pids=()
+for i in $(seq 1 $N); do
+  curl -sS -o /dev/null -w '%{http_code}' --max-time 30 -X POST "${AUTH[@]}" "${ND[@]}" \
+    --data-binary @"$T/c$i.ndjson" "$BASE/api/models/kit/crash/commit/main" >"$T/c$i.st" 2>/dev/null &
+  pids+=($!)
+  ((i == N / 3)) && sleep 0.2
+done
+sleep 0.4
+restart
+for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+ACKED=0
+for i in $(seq 1 $N); do [[ "$(cat "$T/c$i.st" 2>/dev/null)" == 200 ]] && ACKED=$((ACKED + 1)); done
+info "$ACKED of $N commits were acknowledged before the kill"
+git --git-dir="$GD" fsck --full --strict --no-dangling >"$T/fsck.out" 2>&1
+check_true "git fsck --full --strict is clean" test $? -eq 0
+bad_refs=0
+while read -r ref; do
+  git --git-dir="$GD" rev-parse -q --verify "$ref^{commit}" >/dev/null || bad_refs=$((bad_refs + 1))
+done < <(git --git-dir="$GD" for-each-ref --format='%(refname)')
+check_eq "every ref points at an existing commit" 0 "$bad_refs"
+LANDED="$(git --git-dir="$GD" rev-list --count "$BASE_HEAD..main")"
+info "$LANDED commits are on main after the restart"
+check_true "no acknowledged commit is lost ($ACKED acked ≤ $LANDED landed)" test "$LANDED" -ge "$ACKED"
+lost=0
+for i in $(seq 1 $N); do
+  if [[ "$(cat "$T/c$i.st")" == 200 ]]; then
+    git --git-dir="$GD" cat-file -e "main:burst/f$i.bin" 2>/dev/null || lost=$((lost + 1))
+  fi
+done
+check_eq "  each acknowledged file is in main's tree" 0 "$lost"
+req GET "$BASE/api/models/kit/crash/revision/main" "${AUTH[@]}"
+check_status "the repo serves after the restart" 200
+check_json "  its sha is main's head" .sha "$(git --git-dir="$GD" rev-parse main)"
+commit_file "$T/after.ndjson" after.bin 1000
+req POST "$BASE/api/models/kit/crash/commit/main" "${AUTH[@]}" "${ND[@]}" --data-binary @"$T/after.ndjson"
+check_status "a new commit lands" 200
+
+section "SIGKILL during an LFS upload"
+head -c $((48 << 20)) /dev/urandom >"$T/big.bin"
+OID="$(sha256_of "$T/big.bin")"
+SIZE=$((48 << 20))
+batch() {
+  req POST "$BASE/kit/crash.git/info/lfs/objects/batch" "${AUTH[@]}" \
+    -H 'Content-Type: application/vnd.git-lfs+json' \
+    --data-binary "{\"operation\":\"upload\",\"transfers\":[\"basic\"],\"objects\":[{\"oid\":\"$OID\",\"size\":$SIZE}]}"
+  HREF="$(jbody '.objects[0].actions.upload.href')"
+}
+batch
+check_match "upload batch gives an href" '^http' "$HREF"
+curl -sS -o /dev/null --limit-rate 8M -X PUT --data-binary @"$T/big.bin" "$HREF" 2>/dev/null &
+CURL_PID=$!
+sleep 2
+check_true "  the object is still on its way (tmp/ holds it)" test -n "$(find "$DATA/tmp" -maxdepth 1 -type f -name "$OID.*")"
+restart
+wait "$CURL_PID" 2>/dev/null
+check_eq "no blob under blobs/ for the half-sent object" 0 "$(find "$DATA/blobs" -name "$OID" | wc -l)"
+req GET "$BASE/kit/crash/resolve/main/big.bin"
+check_status "  nothing of it is served" 404
+batch
+check_json "after the restart the batch still asks for it" '.objects[0].actions.upload.href | startswith("http")' true
+req PUT "$HREF" --data-binary @"$T/big.bin"
+check_status "  and a fresh upload succeeds" 200
+check_eq "  the stored blob hashes to its oid" "$OID" "$(sha256_of "$(find "$DATA/blobs" -name "$OID")")"
+printf '%s\n' '{"key":"header","value":{"summary":"big"}}' \
+  "{\"key\":\"lfsFile\",\"value\":{\"path\":\"big.bin\",\"algo\":\"sha256\",\"oid\":\"$OID\",\"size\":$SIZE}}" >"$T/big.ndjson"
+req POST "$BASE/api/models/kit/crash/commit/main" "${AUTH[@]}" "${ND[@]}" --data-binary @"$T/big.ndjson"
+check_status "  and commits" 200
+curl -sS -o "$T/back.bin" "$BASE/kit/crash/resolve/main/big.bin"
+check_true "  and reads back byte for byte" cmp -s "$T/big.bin" "$T/back.bin"
+git --git-dir="$GD" fsck --full --strict --no-dangling >"$T/fsck2.out" 2>&1
+check_true "git fsck still clean at the end" test $? -eq 0
+
+finish
