@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "cli/app.h"
+#include "cli/client_commands.h"
 #include "core/log.h"
 #include "http/server.h"
 
@@ -143,8 +144,12 @@ int main(int argc, char** argv) {
   org_add->add_option("USER", member)->required();
   org_add->add_option("--role", role)->required()->check(CLI::IsMember({"read", "write", "admin"}));
 
+  std::optional<int> client_rc;  // upload / download run inside the parse (client_commands.h)
+  AddClientCommands(app, &client_rc);
+
   CLI11_PARSE(app, argc, argv);
 
+  if (client_rc) return *client_rc;
   if (serve->parsed()) return Serve(common, listen, public_url, sets);
 
   SetLogLevel("warn");

@@ -191,6 +191,20 @@ Result<void> HubClient::CreateRepo(const RepoRef& repo) const {
   return HttpError(*res, "create repo " + repo.Id());
 }
 
+Result<void> HubClient::CreateBranch(const RepoRef& repo, std::string_view branch) const {
+  net::HttpRequest req;
+  req.method = "POST";
+  req.url = endpoint_ + repo.ApiPath() + "/branch/" + PercentEncode(branch);
+  req.headers.emplace_back("Content-Type", "application/json");
+  req.body_bytes = "{}";
+  Authorize(req);
+  std::string what = "create branch '" + std::string(branch) + "' in " + repo.Id();
+  auto res = ThreadClient().Perform(req);
+  if (!res) return MakeError(res.error().code, what + ": " + res.error().message);
+  if (res->status == 409 || (res->status >= 200 && res->status < 300)) return {};
+  return HttpError(*res, what);
+}
+
 Result<std::string> HubClient::ResolveCommit(const RepoRef& repo,
                                              std::string_view revision) const {
   net::HttpRequest req;

@@ -78,6 +78,8 @@ class HubClient {
 
   // POST /api/repos/create; an existing repo (409) is fine.
   Result<void> CreateRepo(const RepoRef& repo) const;
+  // POST .../branch/{branch} from the default branch; an existing branch (409) is fine.
+  Result<void> CreateBranch(const RepoRef& repo, std::string_view branch) const;
   // The commit sha `revision` names (GET .../revision/{rev}).
   Result<std::string> ResolveCommit(const RepoRef& repo, std::string_view revision) const;
   // Every file under `commit`, recursively, all Link pages followed.

@@ -28,10 +28,12 @@ struct LocalFile {
   UploadSession session;
 };
 
+// `prefix` (PATH_IN_REPO, slashes at either end dropped; "." = the root) joined with `rel`.
 std::string JoinRepoPath(std::string prefix, const std::string& rel) {
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
   while (!prefix.empty() && prefix.front() == '/') prefix.erase(0, 1);
   if (prefix.empty() || prefix == ".") return rel;
+  if (rel.empty()) return prefix;
   return prefix + "/" + rel;
 }
 
@@ -128,6 +130,7 @@ Result<UploadResult> Upload(const HubClient& hub, const RepoRef& repo, const Upl
     return MakeError(ErrorCode::BadRequest, "nothing to upload in " + opts.local_path.string());
   }
   HANGAR_TRY(hub.CreateRepo(repo));
+  if (opts.revision != "main") HANGAR_TRY(hub.CreateBranch(repo, opts.revision));
 
   // 1. Hash everything (files in parallel; one file is one sequential read).
   uint64_t total = 0;

@@ -20,7 +20,7 @@ inline constexpr int kDefaultWorkers = 4;
 struct UploadOptions {
   std::filesystem::path local_path;  // a file, or a directory (recursively, without .git/)
   std::string path_in_repo;          // "" = the file's name, or the repo root for a directory
-  std::string revision = "main";     // the branch to commit to
+  std::string revision = "main";     // the branch to commit to (created if missing)
   std::string commit_message;        // "" = "Upload <local_path> with hangar"
   uint64_t part_size = kDefaultPartSize;  // a hint: the server picks the real part size
   int workers = kDefaultWorkers;          // parts (and files being hashed) in flight
@@ -35,7 +35,7 @@ struct UploadResult {
   uint64_t parts_resumed = 0;  // parts the server already had (an earlier, cut-short run)
 };
 
-// Creates the repo if it does not exist, hashes every file (streamed), asks preupload
+// Creates the repo (and the branch) if it does not exist, hashes every file (streamed), asks preupload
 // which files are LFS, uploads the LFS objects (resuming open uploads: only missing parts
 // are sent; each part is retried 3 times on 5xx or transport errors), and commits.
 // Errors: NotFound for a missing local path; the hub's errors as HttpError words them.
