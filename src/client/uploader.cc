@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
+#include <thread>
 #include <vector>
 
 #include "client/file_io.h"
@@ -26,6 +28,8 @@ struct LocalFile {
   std::string sample;
   std::optional<bool> lfs;  // nullopt: the server says to ignore it
   UploadSession session;
+  uint64_t part_size = 0;              // the size part_sha256 was computed for
+  std::vector<std::string> part_sha256;  // X-Part-Sha256 of each part, when precomputed
 };
 
 // `prefix` (PATH_IN_REPO, slashes at either end dropped; "." = the root) joined with `rel`.
@@ -81,8 +85,23 @@ Result<std::vector<LocalFile>> Collect(const UploadOptions& opts) {
   return files;
 }
 
-// sha256 and the preupload sample of one file, streamed.
-Result<void> Inspect(LocalFile& f, Progress* progress) {
+// The sha256 of each `part_size` part of `fd`, for the X-Part-Sha256 headers.
+Result<std::vector<std::string>> PartDigests(int fd, uint64_t size, uint64_t part_size) {
+  std::vector<std::string> out;
+  for (uint64_t off = 0; off < size; off += part_size) {
+    uint64_t len = std::min(part_size, size - off);
+    ContentHasher h(ContentHasher::Kind::Sha256, len);
+    HANGAR_TRY(HashRange(fd, off, len, h));
+    out.push_back(h.FinishHex());
+  }
+  return out;
+}
+
+// sha256 and the preupload sample of one file, streamed. A file of several parts also gets
+// its parts' digests for `part_size` (the size the server will most likely choose), on a
+// second thread: the whole-file hash is sequential, so this uses the other core now rather
+// than the workers' time later.
+Result<void> Inspect(LocalFile& f, uint64_t part_size, Progress* progress) {
   auto file = File::Open(f.local, O_RDONLY);
   if (!file) return std::move(file).error();
   ::posix_fadvise(file->fd(), 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -91,12 +110,22 @@ Result<void> Inspect(LocalFile& f, Progress* progress) {
                                static_cast<ssize_t>(f.sample.size())) {
     return MakeError(ErrorCode::Internal, "cannot read " + f.local.string());
   }
+  std::optional<Result<std::vector<std::string>>> parts;
+  std::thread part_thread;
+  if (f.size > part_size) {
+    part_thread = std::thread([&] { parts = PartDigests(file->fd(), f.size, part_size); });
+  }
   ContentHasher h(ContentHasher::Kind::Sha256, f.size);
   auto r = HashRange(file->fd(), 0, f.size, h, [&](size_t n) {
     if (progress) progress->Add(static_cast<int64_t>(n));
   });
+  if (part_thread.joinable()) part_thread.join();
   if (!r) return MakeError(r.error().code, f.local.string() + ": " + r.error().message);
   f.sha256 = h.FinishHex();
+  if (parts && *parts) {
+    f.part_size = part_size;
+    f.part_sha256 = std::move(**parts);
+  }
   return {};
 }
 
@@ -137,7 +166,7 @@ Result<UploadResult> Upload(const HubClient& hub, const RepoRef& repo, const Upl
   for (const auto& f : files) total += f.size;
   if (opts.progress) opts.progress->Start("hashing", total);
   HANGAR_TRY(RunParallel(files.size(), opts.workers,
-                         [&](size_t i) { return Inspect(files[i], opts.progress); }));
+                         [&](size_t i) { return Inspect(files[i], opts.part_size, opts.progress); }));
   if (opts.progress) opts.progress->Finish();
 
   // 2. Which are LFS.
@@ -186,9 +215,14 @@ Result<UploadResult> Upload(const HubClient& hub, const RepoRef& repo, const Upl
     uint64_t offset = (task.number - 1) * s.part_size;
     uint64_t length = s.PartBytes(task.number);
     int fd = fds[task.file].fd();
-    ContentHasher ph(ContentHasher::Kind::Sha256, length);
-    HANGAR_TRY(HashRange(fd, offset, length, ph));
-    std::string part_sha = ph.FinishHex();
+    std::string part_sha;
+    if (f.part_size == s.part_size && task.number <= f.part_sha256.size()) {
+      part_sha = f.part_sha256[task.number - 1];
+    } else {  // the server chose another part size
+      ContentHasher ph(ContentHasher::Kind::Sha256, length);
+      HANGAR_TRY(HashRange(fd, offset, length, ph));
+      part_sha = ph.FinishHex();
+    }
     auto r = WithRetries(kPartTries, Retryable, [&]() -> Result<void> {
       FileRangeSource src(fd, offset, length, [&](size_t n) {
         if (opts.progress) opts.progress->Add(static_cast<int64_t>(n));
