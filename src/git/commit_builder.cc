@@ -71,8 +71,18 @@ Result<void> ApplyHere(git_repository* repo, git_treebuilder* tb, const TreeChan
         mode = GIT_FILEMODE_BLOB_EXECUTABLE;
       }
       git_oid blob;
-      rc = git_blob_create_from_buffer(&blob, repo, c.content.data(), c.content.size());
-      if (rc < 0) return Git2Error(rc, "write blob");
+      if (c.blob) {
+        blob = ToGit(*c.blob);
+        git_odb* odb = nullptr;
+        rc = git_repository_odb(&odb, repo);
+        if (rc < 0) return Git2Error(rc, "open odb");
+        bool present = git_odb_exists(odb, &blob) == 1;
+        git_odb_free(odb);
+        if (!present) return MakeError(ErrorCode::EntryNotFound, "blob " + c.blob->Hex() + " not found");
+      } else {
+        rc = git_blob_create_from_buffer(&blob, repo, c.content.data(), c.content.size());
+        if (rc < 0) return Git2Error(rc, "write blob");
+      }
       rc = git_treebuilder_insert(nullptr, tb, name.c_str(), &blob, mode);
       break;
     }
@@ -134,6 +144,27 @@ Result<std::optional<git_oid>> Rewrite(git_repository* repo, const git_tree* bas
   return std::optional<git_oid>(out);
 }
 
+// The signature of `s`. Errors: BadRequest (libgit2 refuses the name or email).
+Result<SignaturePtr> MakeSignature(const Signature& s) {
+  git_signature* raw = nullptr;
+  if (git_signature_new(&raw, s.name.c_str(), s.email.c_str(), s.time, s.offset_minutes) < 0) {
+    return MakeError(ErrorCode::BadRequest, "invalid author name");
+  }
+  return SignaturePtr(raw);
+}
+
+// Writes the empty tree and returns its id.
+Result<git_oid> WriteEmptyTree(git_repository* repo) {
+  git_treebuilder* raw_tb = nullptr;
+  int rc = git_treebuilder_new(&raw_tb, repo, nullptr);
+  if (rc < 0) return Git2Error(rc, "tree builder");
+  TreeBuilderPtr empty(raw_tb);
+  git_oid tree_id;
+  rc = git_treebuilder_write(&tree_id, empty.get());
+  if (rc < 0) return Git2Error(rc, "write tree");
+  return tree_id;
+}
+
 // Builds and writes the commit on `parent`. Returns its id.
 Result<git_oid> WriteCommit(git_repository* repo, const git_oid& parent, const CommitRequest& req) {
   git_commit* raw_commit = nullptr;
@@ -153,22 +184,13 @@ Result<git_oid> WriteCommit(git_repository* repo, const git_oid& parent, const C
   if (*root) {
     tree_id = **root;
   } else {
-    git_treebuilder* raw_tb = nullptr;
-    rc = git_treebuilder_new(&raw_tb, repo, nullptr);
-    if (rc < 0) return Git2Error(rc, "tree builder");
-    TreeBuilderPtr empty(raw_tb);
-    rc = git_treebuilder_write(&tree_id, empty.get());
-    if (rc < 0) return Git2Error(rc, "write tree");
+    HANGAR_ASSIGN_OR_RETURN(tree_id, WriteEmptyTree(repo));
   }
   git_tree* raw_new = nullptr;
   rc = git_tree_lookup(&raw_new, repo, &tree_id);
   if (rc < 0) return Git2Error(rc, "tree lookup");
   TreePtr tree(raw_new);
-  git_signature* raw_sig = nullptr;
-  rc = git_signature_new(&raw_sig, req.author.name.c_str(), req.author.email.c_str(),
-                         req.author.time, req.author.offset_minutes);
-  if (rc < 0) return MakeError(ErrorCode::BadRequest, "invalid author name");
-  SignaturePtr sig(raw_sig);
+  HANGAR_ASSIGN_OR_RETURN(SignaturePtr sig, MakeSignature(req.author));
   const git_commit* parents[] = {commit.get()};
   git_oid out;
   rc = git_commit_create(&out, repo, nullptr, sig.get(), sig.get(), nullptr,
@@ -222,6 +244,23 @@ Result<Oid> CommitChanges(const std::string& repo_path, const CommitRequest& req
     std::uniform_int_distribution<int64_t> spread(wait.count() / 2, wait.count() * 3 / 2);
     std::this_thread::sleep_for(std::chrono::milliseconds(spread(jitter)));
   }
+}
+
+Result<Oid> CommitEmptyRoot(const std::string& repo_path, const Signature& author,
+                            const std::string& message) {
+  EnsureLibgit2();
+  HANGAR_ASSIGN_OR_RETURN(git_repository* repo, OpenCached(repo_path));
+  HANGAR_ASSIGN_OR_RETURN(git_oid tree_id, WriteEmptyTree(repo));
+  git_tree* raw_tree = nullptr;
+  int rc = git_tree_lookup(&raw_tree, repo, &tree_id);
+  if (rc < 0) return Git2Error(rc, "tree lookup");
+  TreePtr tree(raw_tree);
+  HANGAR_ASSIGN_OR_RETURN(SignaturePtr sig, MakeSignature(author));
+  git_oid out;
+  rc = git_commit_create(&out, repo, nullptr, sig.get(), sig.get(), nullptr, message.c_str(),
+                         tree.get(), 0, nullptr);
+  if (rc < 0) return Git2Error(rc, "write commit");
+  return FromGit(&out);
 }
 
 }  // namespace hangar::git

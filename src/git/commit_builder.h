@@ -19,6 +19,8 @@ struct TreeChange {
   Kind kind = Kind::Upsert;
   std::string path;
   std::string content;  // blob bytes for Upsert (LFS files: the pointer text)
+  std::optional<Oid> blob;  // Upsert: an existing blob of the repo instead of `content`
+                            // (copies); EntryNotFound when the repo lacks it
 };
 
 struct CommitRequest {
@@ -42,5 +44,10 @@ struct CommitRequest {
 // the head), EntryNotFound (deleting a missing file or folder), BadRequest (a path that is
 // both a file and a folder), Conflict (the branch kept moving), Internal.
 Result<Oid> CommitChanges(const std::string& repo_path, const CommitRequest& req);
+
+// Writes a parentless commit of the empty tree (an empty branch's first commit, hf-api.md
+// §6.5 emptyBranch) and returns it; no ref is touched. Errors: BadRequest (author), Internal.
+Result<Oid> CommitEmptyRoot(const std::string& repo_path, const Signature& author,
+                            const std::string& message);
 
 }  // namespace hangar::git

@@ -155,6 +155,18 @@ Result<CommitOutcome> CommitService::Commit(const Principal& who, const RepoId& 
         c.content = git::FormatPointer(git::Pointer{op.lfs_oid, **linked});
         break;
       }
+      case CommitOperation::Kind::CopyFile: {
+        HANGAR_TRY(ValidateRepoPath(op.src_path));
+        HANGAR_ASSIGN_OR_RETURN(Oid from, content_.ResolveRevision(
+                                              *repo, op.src_revision.value_or(req.branch)));
+        auto source = content_.Stat(*repo, from, op.src_path);
+        if (!source) {
+          return MakeError(ErrorCode::EntryNotFound,
+                           "copy source '" + op.src_path + "' not found: " + source.error().message);
+        }
+        c.blob = source->git.oid;
+        break;
+      }
       case CommitOperation::Kind::DeletedFile:
         c.kind = git::TreeChange::Kind::DeleteFile;
         break;

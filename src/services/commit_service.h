@@ -40,7 +40,7 @@ struct PreuploadAnswer {
 
 // One operation of a commit (§7.2).
 struct CommitOperation {
-  enum class Kind { File, LfsFile, DeletedFile, DeletedFolder };
+  enum class Kind { File, LfsFile, DeletedFile, DeletedFolder, CopyFile };
   Kind kind = Kind::File;
   std::string path;
   std::string content;  // File: the bytes
@@ -48,6 +48,11 @@ struct CommitOperation {
   // LfsFile: its size; absent when Python copies an LFS file (hf-api.md §7.5 "Copies"),
   // then the linked object's size is used.
   std::optional<uint64_t> lfs_size;
+  // CopyFile (a Hangar extension, docs/api.md): the file `src_path` at `src_revision`
+  // (absent: the branch committed to) is added at `path`; an LFS file's pointer is
+  // copied, so the object is shared, not duplicated.
+  std::string src_path;
+  std::optional<std::string> src_revision;
 };
 
 struct CommitInput {

@@ -3,6 +3,7 @@
 
 #include <ctime>
 
+#include "git/commit_builder.h"
 #include "git/ref_writer.h"
 #include "services/commit_service.h"
 
@@ -23,8 +24,17 @@ Result<Oid> CommitService::CreateBranch(const Principal& who, const RepoId& id,
   auto repo = repos_.Open(who, id, Access::Write);
   if (!repo) return std::move(repo).error();
   HANGAR_TRY(CheckName("branch", in.name));
-  if (in.empty) return MakeError(ErrorCode::BadRequest, "emptyBranch is not supported");
-  auto start = content_.ResolveRevision(*repo, in.starting_point.value_or("HEAD"));
+  Result<Oid> start = Oid();
+  if (in.empty) {
+    if (in.starting_point) {
+      return MakeError(ErrorCode::BadRequest, "emptyBranch and startingPoint exclude each other");
+    }
+    git::Signature author{who.name, who.name + "@users.noreply.hangar",
+                          static_cast<int64_t>(std::time(nullptr)), 0};
+    start = git::CommitEmptyRoot(repo->git_path, author, "Empty branch " + in.name + "\n");
+  } else {
+    start = content_.ResolveRevision(*repo, in.starting_point.value_or("HEAD"));
+  }
   if (!start) return std::move(start).error();
   HANGAR_TRY(git::CreateRef(repo->git_path, "refs/heads/" + in.name, *start, in.overwrite));
   // Only an overwrite of the default branch moves it (new branches never are the default).

@@ -96,6 +96,23 @@ req POST "$API/commit/main" "${AUTH[@]}" "${ND[@]}" --data-binary @"$T/p.ndjson"
 check_hf_error "stale parentCommit → 412" 412 "?"
 check_eq "  main unchanged" "$C2" "$(head_of)"
 
+section "copyFile (Hangar extension)"
+printf '%s\n' '{"key":"header","value":{"summary":"copies"}}' \
+  '{"key":"copyFile","value":{"path":"copies/weights.bin","srcPath":"weights/copy.bin"}}' \
+  "{\"key\":\"copyFile\",\"value\":{\"path\":\"copies/old-bye.txt\",\"srcPath\":\"bye.txt\",\"srcRevision\":\"$HEAD0\"}}" \
+  '{"key":"copyFile","value":{"path":"copies/p.txt","srcPath":"p.txt"}}' >"$T/copy.ndjson"
+req POST "$API/commit/main" "${AUTH[@]}" "${ND[@]}" --data-binary @"$T/copy.ndjson"
+check_status "copyFile of an LFS file, an old revision's file and a regular file → 200" 200
+C3="$(jbody .commitOid)"
+GDC="$DATA/repos/models/cora/cm.git"
+check_eq "  the LFS pointer is shared, not re-uploaded" \
+  "$(git --git-dir="$GDC" rev-parse "$C3:weights/copy.bin")" "$(git --git-dir="$GDC" rev-parse "$C3:copies/weights.bin")"
+check_eq "  the old revision's file (deleted on main)" "bye" "$(git --git-dir="$GDC" cat-file -p "$C3:copies/old-bye.txt")"
+check_eq "  the regular file" "p" "$(git --git-dir="$GDC" cat-file -p "$C3:copies/p.txt")"
+curl -sS -o "$T/copied.bin" "$BASE/cora/cm/resolve/main/copies/weights.bin"
+check_eq "  /resolve serves the copied LFS file" "$BIG_SHA" "$(sha256_of "$T/copied.bin")"
+C2="$C3"
+
 section "bad input: a 4xx and the branch unchanged"
 git --git-dir="$DATA/repos/models/cora/cm.git" tag v1 main
 HDR='{"key":"header","value":{"summary":"bad"}}'
@@ -116,6 +133,10 @@ bad "path both file and folder" 400 BadRequest "$HDR"$'\n'"{\"key\":\"file\",\"v
 bad "delete a missing file" 404 EntryNotFound "$HDR"$'\n''{"key":"deletedFile","value":{"path":"nope.txt"}}'
 bad "LFS object never uploaded" 422 "?" "$HDR"$'\n'"{\"key\":\"lfsFile\",\"value\":{\"path\":\"l.bin\",\"algo\":\"sha256\",\"oid\":\"$(printf x | sha256sum | cut -c1-64)\",\"size\":1}}"
 bad "LFS object with another size" 422 "?" "$HDR"$'\n'"{\"key\":\"lfsFile\",\"value\":{\"path\":\"l.bin\",\"algo\":\"sha256\",\"oid\":\"$BIG_SHA\",\"size\":5}}"
+bad "copyFile of a missing file" 404 EntryNotFound "$HDR"$'\n''{"key":"copyFile","value":{"path":"c.txt","srcPath":"nope.txt"}}'
+bad "copyFile from an unknown revision" 404 RevisionNotFound "$HDR"$'\n''{"key":"copyFile","value":{"path":"c.txt","srcPath":"p.txt","srcRevision":"nope"}}'
+bad "copyFile without srcPath" 400 BadRequest "$HDR"$'\n''{"key":"copyFile","value":{"path":"c.txt"}}'
+bad "copyFile of a folder" 404 EntryNotFound "$HDR"$'\n''{"key":"copyFile","value":{"path":"c","srcPath":"new"}}'
 bad "commit to a tag" 404 RevisionNotFound "$HDR"$'\n'"$FILE" v1
 bad "commit to an unknown branch" 404 RevisionNotFound "$HDR"$'\n'"$FILE" nope
 head -c $((65 * 1024 * 1024)) /dev/zero >"$T/huge.ndjson"

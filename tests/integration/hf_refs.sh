@@ -104,7 +104,7 @@ for name in 'a..b' '-x' 'x.lock' ' '; do
 done
 bad "tag without a name" 400 BadRequest POST "$API/tag/main" "${AUTH[@]}" --data-binary '{}'
 bad "malformed body" 400 BadRequest POST "$API/branch/b2" "${AUTH[@]}" --data-binary '{"startingPoint":'
-bad "emptyBranch" 400 BadRequest POST "$API/branch/b3" "${AUTH[@]}" --data-binary '{"emptyBranch":true}'
+bad "emptyBranch with a startingPoint" 400 BadRequest POST "$API/branch/b3" "${AUTH[@]}" --data-binary '{"emptyBranch":true,"startingPoint":"main"}'
 bad "delete the default branch" 403 Forbidden DELETE "$API/branch/main" "${AUTH[@]}"
 bad "delete a missing tag" 404 RevisionNotFound DELETE "$API/tag/nope" "${AUTH[@]}"
 RA=(-H "Authorization: Bearer $REX")
@@ -118,6 +118,21 @@ bad "create a tag anonymously" 401 "?" POST "$API/tag/main" --data-binary '{"tag
 bad "delete a tag anonymously" 401 "?" DELETE "$API/tag/v2"
 commit_body "$T/pr.ndjson" pr1.txt one
 bad "create_pr with a read token" 403 Forbidden POST "$API/commit/main?create_pr=1" "${RA[@]}" "${ND[@]}" --data-binary @"$T/pr.ndjson"
+
+section "emptyBranch"
+req POST "$API/branch/blank" "${AUTH[@]}" --data-binary '{"emptyBranch":true}'
+check_status "emptyBranch → 200" 200
+BLANK="$(head_of refs/heads/blank)"
+check_json "  answers the new commit" .targetCommit "$BLANK"
+check_eq "  a root commit (no parents)" "" "$(git --git-dir="$GD" log -1 --format=%P "$BLANK")"
+check_eq "  with the empty tree" 4b825dc642cb6eb9a060e54bf8d69288fbee4904 "$(git --git-dir="$GD" rev-parse "$BLANK^{tree}")"
+req GET "$API/tree/blank"
+check_json "  the tree API lists nothing" 'length' 0
+commit_body "$T/blank.ndjson" first.txt first
+req POST "$API/commit/blank" "${AUTH[@]}" "${ND[@]}" --data-binary @"$T/blank.ndjson"
+check_status "  commits land on it" 200
+req POST "$API/branch/blank" "${AUTH[@]}" --data-binary '{"emptyBranch":true}'
+check_hf_error "  again → 409" 409 Conflict
 
 section "create_pr=1 (§7.6)"
 req POST "$API/commit/main?create_pr=1" "${AUTH[@]}" "${ND[@]}" --data-binary @"$T/pr.ndjson"

@@ -132,6 +132,15 @@ Result<void> ParseLine(std::string_view line, size_t line_no, bool& have_header,
       if (!size) return std::move(size).error();
       op.lfs_size = *size;
     }
+  } else if (*key == "copyFile") {  // Hangar extension (docs/api.md)
+    op.kind = Kind::CopyFile;
+    auto src = StringField(value, "srcPath", where);
+    if (!src) return std::move(src).error();
+    op.src_path = std::move(*src);
+    if (const auto* rev = value.if_contains("srcRevision"); rev && !rev->is_null()) {
+      if (!rev->is_string()) return Bad(where, "'srcRevision' must be a string");
+      op.src_revision = std::string(rev->as_string());
+    }
   } else if (*key == "deletedFile") {
     op.kind = Kind::DeletedFile;
   } else if (*key == "deletedFolder") {
