@@ -168,6 +168,20 @@ while IFS= read -r line; do
   fi
 done <"$T/node.out"
 if ((NODE_RC != 0)) && ((FAILED == 0)); then fail "node --test exited $NODE_RC" "$(tail -c 1500 "$T/node.out")"; fi
+gitc "$HC" clone -q "$BASE/cora/js-up" "$T/js-clone" 2>"$T/jsc.err" || fail "clone js-up" "$(brief "$T/jsc.err" 500)"
+check_true "  git clone (git-lfs) has the 24 MiB file byte for byte" cmp -s "$T/js-random.bin" "$T/js-clone/data/random.bin"
+check_eq "  it is an LFS file in git" "$(sha256_of "$T/js-random.bin")" \
+  "$(git -C "$T/js-clone" cat-file -p HEAD:data/random.bin | sed -n 's/^oid sha256://p')"
+check_false "  the deleted file is gone" test -e "$T/js-clone/notes/hello.txt"
+check_true "  it was there one commit earlier, byte for byte" \
+  cmp -s "$T/js-small.txt" <(git -C "$T/js-clone" show HEAD~1:notes/hello.txt)
+check_eq "  git log: messages, authors, committers (newest first)" \
+  "js: delete hello|cora <cora@users.noreply.hangar>|cora;js: add hello and random|cora <cora@users.noreply.hangar>|cora" \
+  "$(git -C "$T/js-clone" log -2 --format='%s|%an <%ae>|%cn' | paste -sd';')"
+check_eq "  parents chain: delete ← upload ← the repo's first commit" \
+  "$(git -C "$T/js-clone" rev-parse HEAD~1) $(git -C "$T/js-clone" rev-parse HEAD~2)" \
+  "$(git -C "$T/js-clone" log -2 --format=%P | paste -sd' ')"
+check_eq "  three commits in all" 3 "$(git -C "$T/js-clone" rev-list --count HEAD)"
 
 section "Python's copy of an LFS file: an lfsFile line without size (§7.5 Copies)"
 printf '{"key":"header","value":{"summary":"copy"}}\n{"key":"lfsFile","value":{"path":"weights/copy2.bin","algo":"sha256","oid":"%s"}}\n' \

@@ -4,6 +4,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { deleteFile, downloadFile, fileExists, listFiles, uploadFiles } from "@huggingface/hub";
 
 const hubUrl = process.env.HANGAR_URL;
@@ -12,7 +14,12 @@ const repo = process.env.HANGAR_REPO;
 if (!hubUrl || !accessToken || !repo) throw new Error("run tests/integration/hf_commit.sh");
 
 const small = Buffer.from("hello from the JS client\n");
-const random = randomBytes(1 << 20);  // binary sample → LFS upload through the batch API
+const random = randomBytes(24 << 20);  // 24 MiB random: LFS through the batch API
+// hf_commit.sh compares a git clone against these.
+if (process.env.HANGAR_TMP) {
+  writeFileSync(join(process.env.HANGAR_TMP, "js-small.txt"), small);
+  writeFileSync(join(process.env.HANGAR_TMP, "js-random.bin"), random);
+}
 
 async function bytesOf(path) {
   const blob = await downloadFile({ repo, path, hubUrl, accessToken });
@@ -20,9 +27,10 @@ async function bytesOf(path) {
   return Buffer.from(await blob.arrayBuffer());
 }
 
-test("uploadFiles: a small file and a 1 MiB random file, read back byte for byte", async () => {
+test("uploadFiles: a small file and a 24 MiB random file, read back byte for byte", async () => {
   const out = await uploadFiles({
     repo, hubUrl, accessToken, useXet: false,
+    commitTitle: "js: add hello and random",
     files: [
       { path: "notes/hello.txt", content: new Blob([small]) },
       { path: "data/random.bin", content: new Blob([random]) },
@@ -39,7 +47,7 @@ test("uploadFiles: a small file and a 1 MiB random file, read back byte for byte
 });
 
 test("deleteFile removes the file", async () => {
-  await deleteFile({ repo, hubUrl, accessToken, path: "notes/hello.txt" });
+  await deleteFile({ repo, hubUrl, accessToken, path: "notes/hello.txt", commitTitle: "js: delete hello" });
   assert.equal(await fileExists({ repo, hubUrl, accessToken, path: "notes/hello.txt" }), false);
   assert.deepEqual(await bytesOf("data/random.bin"), random);
 });
