@@ -107,6 +107,15 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   app->uploads_ = std::make_unique<services::UploadService>(
       *app->repos_, *app->stores_.repos, *app->stores_.uploads, *app->stores_.lfs, *app->blobs_,
       upload_options);
+  services::GcOptions gc_options;
+  gc_options.grace = std::chrono::seconds(c.gc.grace_s);
+  // Parts wait for their completion at most as long as the LFS ticket lives, plus an hour
+  // for completing a large object.
+  gc_options.multipart_grace = std::chrono::seconds(c.auth.ticket_ttl_s + 3600);
+  gc_options.local = dynamic_cast<storage::LocalBlobStore*>(app->blobs_.get());
+  gc_options.multipart_dir = lfs_options.multipart_dir;
+  app->gc_ = std::make_unique<services::GcService>(*app->blobs_, *app->stores_.lfs,
+                                                   *app->uploads_, gc_options);
   services::GitLimits limits;
   limits.pack_concurrency = c.limits.pack_concurrency;
   limits.pack_per_principal = c.limits.pack_per_principal;

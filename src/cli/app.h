@@ -12,6 +12,7 @@
 #include "services/auth_service.h"
 #include "services/commit_service.h"
 #include "services/content_service.h"
+#include "services/gc_service.h"
 #include "services/git_service.h"
 #include "services/lfs_service.h"
 #include "services/repo_service.h"
@@ -35,6 +36,8 @@ class App {
   const config::Config& config() const { return config_; }
   services::AuthService& auth() { return *auth_; }
   services::RepoService& repos() { return *repos_; }
+  // Garbage collection (`hangar admin gc`, and `hangar serve` every gc.interval_s).
+  services::GcService& gc() { return *gc_; }
 
  private:
   explicit App(config::Config config);
@@ -50,6 +53,7 @@ class App {
   std::unique_ptr<services::CommitService> commits_;
   std::unique_ptr<services::UploadService> uploads_;
   std::unique_ptr<services::GitService> git_;
+  std::unique_ptr<services::GcService> gc_;
   struct Routes;
   std::unique_ptr<Routes> routes_;
 };

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <string_view>
 
 #include "cli/app.h"
 #include "cli/client_commands.h"
@@ -65,6 +66,12 @@ int Serve(const CommonFlags& f, const std::string& listen, const std::string& pu
   http::Server server(so, (*app)->Router());
   auto port = server.Listen();
   if (!port) return Fail(port.error());
+  // Background garbage collection on a thread of its own; stopped (mid-run if need be)
+  // when `gc_loop` goes out of scope after the server drained.
+  std::optional<services::GcLoop> gc_loop;
+  if (cfg->gc.interval_s > 0) {
+    gc_loop.emplace((*app)->gc(), std::chrono::seconds(cfg->gc.interval_s));
+  }
   std::string host = so.host.find(':') != std::string::npos ? "[" + so.host + "]" : so.host;
   server.Run([&] {
     std::printf("listening on http://%s:%u\n", host.c_str(), static_cast<unsigned>(*port));
@@ -73,6 +80,64 @@ int Serve(const CommonFlags& f, const std::string& listen, const std::string& pu
                       cfg->storage.data_dir);
   });
   Log("http")->info("stopped");
+  return 0;
+}
+
+// A JSON string literal for `s` (GC items are hex names and file names).
+std::string JsonString(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+// `hangar admin gc`: runs one collection and prints its report (docs/gc.md).
+int Gc(App& hub, bool dry_run, std::optional<int64_t> grace_s, bool json) {
+  std::optional<std::chrono::seconds> grace;
+  if (grace_s) grace = std::chrono::seconds(*grace_s);
+  auto r = hub.gc().Run(dry_run, grace);
+  if (!r) return Fail(r.error());
+  if (json) {
+    auto count = [](const services::GcCount& c) {
+      return "{\"count\":" + std::to_string(c.count) + ",\"bytes\":" + std::to_string(c.bytes) +
+             "}";
+    };
+    std::string out = "{\"dry_run\":" + std::string(r->dry_run ? "true" : "false") +
+                      ",\"grace_s\":" + std::to_string(r->grace.count()) +
+                      ",\"blobs\":" + count(r->blobs) +
+                      ",\"expired_uploads\":" + count(r->expired_uploads) +
+                      ",\"orphan_staging\":" + count(r->orphan_staging) +
+                      ",\"tmp_files\":" + count(r->tmp_files) +
+                      ",\"multipart_dirs\":" + count(r->multipart_dirs) +
+                      ",\"blobs_referenced\":" + std::to_string(r->blobs_referenced) +
+                      ",\"blobs_in_grace\":" + std::to_string(r->blobs_in_grace) +
+                      ",\"items\":[";
+    for (size_t i = 0; i < r->items.size(); ++i) {
+      out += (i ? "," : "") + JsonString(r->items[i]);
+    }
+    out += "],\"unlisted\":" + std::to_string(r->unlisted) + "}";
+    std::printf("%s\n", out.c_str());
+    return 0;
+  }
+  if (r->dry_run) {
+    std::printf("dry run: nothing was removed; these would go:\n");
+    for (const auto& item : r->items) std::printf("  %s\n", item.c_str());
+    if (r->unlisted) {
+      std::printf("  … and %llu more\n", static_cast<unsigned long long>(r->unlisted));
+    }
+    if (r->items.empty()) std::printf("  (nothing)\n");
+  }
+  std::printf("%s\n", r->Summary().c_str());
   return 0;
 }
 
@@ -147,6 +212,18 @@ int main(int argc, char** argv) {
   std::optional<int> client_rc;  // upload / download run inside the parse (client_commands.h)
   AddClientCommands(app, &client_rc);
 
+  auto* gc = admin->add_subcommand(
+      "gc", "remove unreferenced blobs, expired uploads and stray temporaries (docs/gc.md)");
+  add_common(gc);
+  bool gc_dry_run = false, gc_json = false;
+  std::optional<int64_t> gc_grace;
+  gc->add_flag("--dry-run", gc_dry_run, "list what would be removed; remove nothing");
+  gc->add_option("--grace", gc_grace,
+                 "seconds things must sit untouched before they go (default gc.grace_s); "
+                 "0 is only safe on a hub nobody writes to")
+      ->check(CLI::Range(int64_t{0}, int64_t{2147483647}));
+  gc->add_flag("--json", gc_json, "print the report as JSON");
+
   CLI11_PARSE(app, argc, argv);
 
   if (client_rc) return *client_rc;
@@ -201,6 +278,7 @@ int main(int argc, char** argv) {
     if (!o) return Fail(o.error());
     return 0;
   }
+  if (gc->parsed()) return Gc(**hub, gc_dry_run, gc_grace, gc_json);
   if (org_add->parsed()) {
     auto r = auth.AddMember(org, member, *db::ParseOrgRole(role));
     if (!r) return Fail(r.error());

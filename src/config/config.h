@@ -80,6 +80,12 @@ struct CacheConfig {
   int entries = 100000;  // size of each cache of immutable data (entries, pointers, links)
 };
 
+// [gc] (docs/gc.md)
+struct GcConfig {
+  int interval_s = 3600;  // `hangar serve` collects garbage this often, seconds; 0 = never
+  int grace_s = 86400;    // blobs, uploads and temporaries untouched for less stay, seconds
+};
+
 // [log]
 struct LogConfig {
   std::string level = "info";  // trace | debug | info | warn | error | critical | off
@@ -95,6 +101,7 @@ struct Config {
   LimitsConfig limits;
   AuthConfig auth;
   CacheConfig cache;
+  GcConfig gc;
   LogConfig log;
 };
 

@@ -277,6 +277,11 @@ std::vector<KeyDef> MakeKeys() {
   // [cache]
   k.push_back(IntKey("cache", "entries", 0, kMaxInt,
                      [](Config& c) -> auto& { return c.cache.entries; }));
+  // [gc]
+  k.push_back(IntKey("gc", "interval_s", 0, kMaxInt,
+                     [](Config& c) -> auto& { return c.gc.interval_s; }));
+  k.push_back(IntKey("gc", "grace_s", 60, kMaxInt,
+                     [](Config& c) -> auto& { return c.gc.grace_s; }));
   // [log]
   k.push_back(StringKey("log", "level", [](Config& c) -> auto& { return c.log.level; },
                         OneOf({"trace", "debug", "info", "warn", "error", "critical", "off"})));
