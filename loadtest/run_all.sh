@@ -5,13 +5,19 @@
 #   loadtest/run_all.sh                 # full sizes: ~10-15 min on 2 cores
 #   BENCH_QUICK=1 loadtest/run_all.sh   # small sizes and short runs: a dry run
 #   loadtest/run_all.sh resolve clone   # a subset
+#   loadtest/run_all.sh transfer_memory # a known test outside the default list
+#
+# Known tests: the default list, plus transfer_memory (issue #3's 4 x 1 GiB upload and
+# >= 16 GiB download memory/speed run: ~3-5 min and ~12 GiB of temp files, so only on request).
 #
 # A failing test is reported and the others still run. Each test starts and kills its
 # own servers and cleans its temp files; load goes to 127.0.0.1 only.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
+default=(startup resolve tree_listing clone)
+known=("${default[@]}" transfer_memory)
 tests=("$@")
-((${#tests[@]})) || tests=(startup resolve tree_listing clone)
+((${#tests[@]})) || tests=("${default[@]}")
 
 logs="${BENCH_LOG_DIR:-$(mktemp -d /tmp/hangar-bench-logs.XXXXXX)}"
 mkdir -p "$logs"
@@ -27,7 +33,7 @@ echo
 failed=()
 for t in "${tests[@]}"; do
   s="$here/$t.sh"
-  [ -x "$s" ] || { echo "no such test: $t" >&2; failed+=("$t"); continue; }
+  [ -x "$s" ] || { echo "no such test: $t (known: ${known[*]})" >&2; failed+=("$t"); continue; }
   echo "running $t ..." >&2
   t0=$(date +%s)
   if ! "$s" >"$logs/$t.log" 2>&1; then
