@@ -15,6 +15,7 @@
 #include "core/log.h"
 #include "core/util.h"
 #include "db/sqlite/sqlite_stores.h"
+#include "storage/s3/s3_blob_store.h"
 
 namespace hangar::cli {
 
@@ -76,7 +77,24 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   auto stores = db::OpenSqliteStores(c.database.sqlite_path);
   if (!stores) return std::move(stores).error();
   app->stores_ = std::move(*stores);
-  app->blobs_ = std::make_unique<storage::LocalBlobStore>(data);
+  if (c.storage.blobs == config::BlobsKind::S3) {
+    if (c.storage.s3_bucket.empty()) {
+      return MakeError(ErrorCode::BadRequest,
+                       "config: storage.s3_bucket must be set when storage.blobs = \"s3\"");
+    }
+    storage::S3Options s3;
+    s3.endpoint = c.storage.s3_endpoint;
+    s3.bucket = c.storage.s3_bucket;
+    s3.region = c.storage.s3_region;
+    s3.access_key = c.storage.s3_access_key;
+    s3.secret_key = c.storage.s3_secret_key;
+    s3.path_style = c.storage.s3_path_style;
+    s3.prefix = c.storage.s3_prefix;
+    s3.direct_parts = c.storage.upload_mode == config::UploadMode::Direct;
+    app->blobs_ = std::make_unique<storage::S3BlobStore>(std::move(s3));
+  } else {
+    app->blobs_ = std::make_unique<storage::LocalBlobStore>(data);
+  }
   HANGAR_TRY(app->blobs_->CheckUsable());
   app->reader_ = std::make_unique<git::RepoReader>();
   services::AuthOptions auth_options;
@@ -90,6 +108,7 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   if (!secret) return std::move(secret).error();
   services::LfsServiceOptions lfs_options;
   lfs_options.ticket_ttl = std::chrono::seconds(c.auth.ticket_ttl_s);
+  lfs_options.download_redirect = c.storage.download_mode == config::DownloadMode::Redirect;
   lfs_options.max_objects = static_cast<size_t>(c.limits.max_lfs_batch_objects);
   lfs_options.max_object_bytes = static_cast<uint64_t>(c.limits.max_upload_bytes);
   lfs_options.multipart_threshold = static_cast<uint64_t>(c.limits.multipart_threshold_bytes);

@@ -44,7 +44,7 @@ class App {
 
   config::Config config_;
   db::Stores stores_;
-  std::unique_ptr<storage::LocalBlobStore> blobs_;
+  std::unique_ptr<storage::BlobStore> blobs_;  // LocalBlobStore or S3BlobStore (storage.blobs)
   std::unique_ptr<git::RepoReader> reader_;
   std::unique_ptr<services::AuthService> auth_;
   std::unique_ptr<services::RepoService> repos_;

@@ -40,6 +40,15 @@ struct StorageConfig {
   BlobsKind blobs = BlobsKind::Local;               // "local" | "s3"
   DownloadMode download_mode = DownloadMode::Proxy;  // "proxy" | "redirect"
   UploadMode upload_mode = UploadMode::Proxy;        // "proxy" | "direct"
+  // The bucket when blobs = "s3" (storage/s3/s3_blob_store.h; docs/config.md):
+  std::string s3_endpoint;            // "" = https://s3.<region>.amazonaws.com
+  std::string s3_bucket;              // must exist; required with blobs = "s3"
+  std::string s3_region = "us-east-1";
+  std::string s3_access_key;          // SigV4 credentials
+  std::string s3_secret_key;
+  bool s3_path_style = false;         // <endpoint>/<bucket>/<key> (MinIO, Ceph, moto)
+  std::string s3_prefix;              // prepended to every object key, e.g. "hangar/"
+  int s3_url_ttl_s = 3600;            // lifetime of presigned URLs (redirects, parts), seconds
 };
 
 // [database]

@@ -90,6 +90,11 @@ std::string CheckPostgresUrl(const std::string& s) {
 
 std::string CheckNotEmpty(const std::string& s) { return s.empty() ? "must not be empty" : ""; }
 
+std::string CheckS3Endpoint(const std::string& s) {
+  if (s.empty() || s.starts_with("http://") || s.starts_with("https://")) return "";
+  return "expected an http:// or https:// URL, got " + Quoted(s);
+}
+
 template <typename Access>
 KeyDef StringKey(std::string_view section, std::string_view name, Access access,
                  StringCheck check = nullptr) {
@@ -235,6 +240,22 @@ std::vector<KeyDef> MakeKeys() {
   k.push_back(EnumKey<UploadMode>("storage", "upload_mode",
                                   {{"proxy", UploadMode::Proxy}, {"direct", UploadMode::Direct}},
                                   [](Config& c) -> auto& { return c.storage.upload_mode; }));
+  k.push_back(StringKey("storage", "s3_endpoint",
+                        [](Config& c) -> auto& { return c.storage.s3_endpoint; }, CheckS3Endpoint));
+  k.push_back(StringKey("storage", "s3_bucket",
+                        [](Config& c) -> auto& { return c.storage.s3_bucket; }));
+  k.push_back(StringKey("storage", "s3_region",
+                        [](Config& c) -> auto& { return c.storage.s3_region; }, CheckNotEmpty));
+  k.push_back(StringKey("storage", "s3_access_key",
+                        [](Config& c) -> auto& { return c.storage.s3_access_key; }));
+  k.push_back(StringKey("storage", "s3_secret_key",
+                        [](Config& c) -> auto& { return c.storage.s3_secret_key; }));
+  k.push_back(BoolKey("storage", "s3_path_style",
+                      [](Config& c) -> auto& { return c.storage.s3_path_style; }));
+  k.push_back(StringKey("storage", "s3_prefix",
+                        [](Config& c) -> auto& { return c.storage.s3_prefix; }));
+  k.push_back(IntKey("storage", "s3_url_ttl_s", 1, 7 * 86400,
+                     [](Config& c) -> auto& { return c.storage.s3_url_ttl_s; }));
   // [database]
   k.push_back(StringKey("database", "sqlite_path",
                         [](Config& c) -> auto& { return c.database.sqlite_path; }));

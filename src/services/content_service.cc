@@ -125,6 +125,13 @@ Result<Entry> ContentService::Stat(const RepoHandle& repo, const Oid& commit,
   return e;
 }
 
+Result<std::string> ContentService::RedirectUrl(const RepoHandle& repo, const Entry& file,
+                                                std::chrono::seconds ttl) {
+  if (!file.lfs) return std::string();
+  HANGAR_TRY(CheckLinked(repo, file));
+  return blobs_.RedirectUrl(file.lfs->oid, ttl);
+}
+
 Result<void> ContentService::CheckLinked(const RepoHandle& repo, const Entry& file) {
   if (!file.lfs) return {};
   // Links only go away when a repo is deleted (its id is never reused) or collected; a

@@ -3,6 +3,7 @@
 // refs and history — with the immutable parts cached in memory (issue #2 point 8).
 // hf-api.md §2–4, §6.7–6.8.
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,6 +54,12 @@ class ContentService {
   // Whether the LFS object of `file` is stored and linked to this repo.
   // Errors: EntryNotFound when it is not.
   Result<void> CheckLinked(const RepoHandle& repo, const Entry& file);
+
+  // A URL serving the LFS object of `file` for `ttl` without Hangar (a presigned object
+  // store URL, storage.download_mode = "redirect"), or "" when the blob store has none or
+  // `file` is no LFS file. Errors: as CheckLinked.
+  Result<std::string> RedirectUrl(const RepoHandle& repo, const Entry& file,
+                                  std::chrono::seconds ttl);
 
   // Entries under `dir` ("" = root) in `commit`, sorted by path; recursive lists every
   // file and directory below. Cached per (repo, commit, dir, recursive).

@@ -156,6 +156,11 @@ Result<LfsBatchObjectResult> LfsService::AnswerObject(const RepoHandle& repo,
   claims.op = TicketOp::Download;
   claims.size = *stored;
   r.ticket = IssueTicket(key_, claims);
+  if (options_.download_redirect) {
+    auto url = blobs_.RedirectUrl(*oid, options_.ticket_ttl);
+    if (!url) return std::move(url).error();
+    if (!url->empty()) r.download_url = std::move(*url);
+  }
   return r;
 }
 

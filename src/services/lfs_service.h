@@ -36,6 +36,9 @@ struct LfsServiceOptions {
   uint64_t max_object_bytes = 0;   // largest object accepted, bytes; 0 = no limit
                                    // (config limits.max_upload_bytes)
   std::function<int64_t()> now;    // clock, unix seconds; empty = NowUnix. Tests inject it.
+  // Download hrefs point at the blob store's presigned URLs (valid for ticket_ttl) when it
+  // has them (config storage.download_mode = "redirect").
+  bool download_redirect = false;
   // HF multipart transfer (hf-api.md §7.4): uploads of at least `multipart_threshold`
   // bytes, from clients that list "multipart" in `transfers`, are sent in parts of
   // `multipart_chunk_bytes` (config limits.multipart_threshold_bytes and
@@ -92,6 +95,9 @@ struct LfsBatchObjectResult {
   // Non-zero for a multipart upload (hf-api.md §7.4): the part size; the object has
   // ceil(size / chunk_size) parts, all authorised by `ticket`.
   uint64_t chunk_size = 0;
+  // Download with LfsServiceOptions::download_redirect and a store that presigns: the
+  // object store URL to use as the download href instead of Hangar's (no header needed).
+  std::optional<std::string> download_url;
 };
 
 struct LfsBatchResult {

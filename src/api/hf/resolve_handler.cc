@@ -106,6 +106,25 @@ Result<http::Response> HandleResolve(HfDeps& deps, http::Request& req, RepoType 
   }
   res.SetHeader("Content-Type", "application/octet-stream");
 
+  // storage.download_mode = "redirect": LFS objects come from the object store itself, by
+  // an absolute 302 carrying the metadata headers above (hf-api.md §2.5); the target
+  // honours Range. A store without presigned URLs (local) gives "": serve as usual.
+  if (serve_lfs && deps.config.storage.download_mode == config::DownloadMode::Redirect) {
+    auto url = deps.content.RedirectUrl(
+        *repo, *file, std::chrono::seconds(deps.config.storage.s3_url_ttl_s));
+    if (!url) {
+      http::Response err = RenderError(http::ApiFamily::Hf, url.error(), req);
+      err.SetHeader("X-Repo-Commit", commit_hex);
+      return err;
+    }
+    if (!url->empty()) {
+      res.status = 302;
+      res.SetHeader("Location", *url);
+      res.content_length = 0;
+      return res;
+    }
+  }
+
   RangeSpec range{0, size};
   res.status = 200;
   auto range_header = req.Header("range");

@@ -125,6 +125,10 @@ json::object RenderObject(const services::LfsBatchObjectResult& r,
     actions["verify"] = Action(req.base_url + "/" + repo.UrlPath() +
                                    ".git/info/lfs/objects/verify?ticket=" + *r.ticket,
                                expires_in);
+  } else if (r.download_url) {
+    // Presigned object store URL (storage.download_mode = "redirect"): self-authorising,
+    // so no Authorization header, which the store would reject next to a signature.
+    actions["download"] = Action(*r.download_url, expires_in);
   } else {
     actions["download"] = Action(
         req.base_url + std::string(kDownloadPath) + *r.ticket + "/" + r.oid, expires_in,
