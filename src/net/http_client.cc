@@ -133,8 +133,14 @@ Result<void> Setup(CURL* easy, const HttpRequest& req, Transfer& t) {
   for (const auto& [name, value] : req.headers) {
     t.headers = curl_slist_append(t.headers, (name + ": " + value).c_str());
   }
-  // No "Expect: 100-continue" round trip before bodies: the peers are APIs we know.
-  t.headers = curl_slist_append(t.headers, "Expect:");
+  // No "Expect: 100-continue" round trip before bodies: the peers are APIs we know. With
+  // SigV4, libcurl 7.88 would sign a removal header ("Expect:") it then does not send, so
+  // there the header stays and curl just does not wait for the 100.
+  if (req.sigv4) {
+    curl_easy_setopt(easy, CURLOPT_EXPECT_100_TIMEOUT_MS, 1L);
+  } else {
+    t.headers = curl_slist_append(t.headers, "Expect:");
+  }
 
   if (req.method == "HEAD") {
     curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);

@@ -32,7 +32,9 @@ struct AwsSigV4 {
 struct HttpRequest {
   std::string method = "GET";  // any token; HEAD reads no body
   std::string url;             // absolute http:// or https:// URL, already percent-encoded
-  std::vector<std::pair<std::string, std::string>> headers;  // sent as given
+  // Sent as given. With `sigv4` none may have an empty value: libcurl 7.88 signs such
+  // (removal) headers but does not send them, and the signature then fails.
+  std::vector<std::pair<std::string, std::string>> headers;
   // A streamed request body (Content-Length = body->Size(), which must be known), or
   ByteSource* body = nullptr;
   // a small in-memory body. PUT and POST send a body (maybe empty: Content-Length: 0).

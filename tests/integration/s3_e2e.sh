@@ -14,18 +14,34 @@ source "$(dirname "$0")/lib.sh" "$@"
 section "setup: moto, bucket, admin CLI"
 command -v moto_server >/dev/null || die "moto_server is not on PATH (pip install 'moto[server]')"
 MOTO_PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+# S3_E2E_AUTH=1: moto checks SigV4 signatures (IAM auth after 4 free setup calls).
+if [[ -n "${S3_E2E_AUTH:-}" ]]; then export INITIAL_NO_AUTH_ACTION_COUNT=4; fi
 moto_server -H 127.0.0.1 -p "$MOTO_PORT" >"$T/moto.log" 2>&1 &
 EXTRA_PIDS+=("$!")
 MOTO="http://127.0.0.1:$MOTO_PORT"
+# A bare TCP connect: with S3_E2E_AUTH an HTTP probe would use up a free setup call.
+moto_up() { (exec 3<>"/dev/tcp/127.0.0.1/$MOTO_PORT") 2>/dev/null; }
 for ((i = 0; i < 600; i++)); do
-  curl -s -o /dev/null "$MOTO/" && break
+  moto_up && break
   sleep 0.05
 done
-curl -s -o /dev/null "$MOTO/" || die "moto_server did not come up on $MOTO" "$(tail -c 500 "$T/moto.log")"
+moto_up || die "moto_server did not come up on $MOTO" "$(tail -c 500 "$T/moto.log")"
 pass "moto S3 server on $MOTO"
 
 export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_DEFAULT_REGION=us-east-1
 BUCKET="hangar-e2e"
+if [[ -n "${S3_E2E_AUTH:-}" ]]; then
+  KEYS="$(python3 -c "
+import boto3, json
+iam = boto3.client('iam', endpoint_url='$MOTO')
+iam.create_user(UserName='hangar')
+iam.put_user_policy(UserName='hangar', PolicyName='all', PolicyDocument=json.dumps(
+    {'Version': '2012-10-17', 'Statement': [{'Effect': 'Allow', 'Action': '*', 'Resource': '*'}]}))
+k = iam.create_access_key(UserName='hangar')['AccessKey']
+print(k['AccessKeyId'], k['SecretAccessKey'])")" || die "IAM user for signature checks"
+  read -r AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY <<<"$KEYS"
+  info "moto checks signatures; access key $AWS_ACCESS_KEY_ID"
+fi
 # s3py CODE...: python with a boto3 client `s3` on moto.
 s3py() {
   python3 -c "import boto3,sys; s3=boto3.client('s3', endpoint_url='$MOTO'); $1" "${@:2}"
@@ -39,8 +55,8 @@ new_user alice --email alice@example.org
 ALICE="$(new_token alice --name laptop --role write)"
 HA="$(cred_helper alice "$ALICE")"
 S3_ARGS=(--set storage.blobs=s3 --set "storage.s3_endpoint=$MOTO" --set "storage.s3_bucket=$BUCKET"
-         --set storage.s3_region=us-east-1 --set storage.s3_access_key=testing
-         --set storage.s3_secret_key=testing --set storage.s3_path_style=true
+         --set storage.s3_region=us-east-1 --set "storage.s3_access_key=$AWS_ACCESS_KEY_ID"
+         --set "storage.s3_secret_key=$AWS_SECRET_ACCESS_KEY" --set storage.s3_path_style=true
          --set storage.s3_prefix=hub/)
 
 section "a missing bucket stops the server at start"
@@ -91,7 +107,7 @@ check_eq "the big object has its size in the bucket" "$BIG_SIZE" \
 check_eq "the bucket's copy hashes to the LFS oid" "$BIG_SHA" \
   "$(s3py "import hashlib; print(hashlib.sha256(s3.get_object(Bucket='$BUCKET', Key='hub/sha256/$BIG_SHA')['Body'].read()).hexdigest())" 2>&1)"
 check_eq "no staging objects or open multipart uploads are left" "0 0" \
-  "$(s3py "print(len(s3.list_objects_v2(Bucket='$BUCKET', Prefix='hub/uploads/').get('Contents', [])), len(s3.list_multipart_uploads(Bucket='$BUCKET', Prefix='hub/uploads/').get('Uploads', [])))" 2>&1)"
+  "$(s3py "p='hub/uploads/'; print(len([o for o in s3.list_objects_v2(Bucket='$BUCKET').get('Contents', []) if o['Key'].startswith(p)]), len([u for u in s3.list_multipart_uploads(Bucket='$BUCKET').get('Uploads', []) if u['Key'].startswith(p)]))" 2>&1)"
 
 section "proxy mode: /resolve streams the bytes"
 curl -s -o "$T/big.proxy" -D "$T/big.proxy.h" -w '%{http_code}' "$BASE/alice/s3-model/resolve/main/weights.bin" >"$T/st" 2>&1
