@@ -23,6 +23,8 @@ bool SendsHfErrorCode(ErrorCode c) {
     case ErrorCode::Unprocessable:
     case ErrorCode::PayloadTooLarge:
     case ErrorCode::RangeNotSatisfiable:
+    case ErrorCode::SizeInvalid:    // uploads (docs/uploads.md)
+    case ErrorCode::DigestInvalid:
       return true;
     default:
       return false;

@@ -66,7 +66,7 @@ check_json "  size" .size $((2 * MIB + 1))
 check_json "  etag is the part's sha256" .etag "$(sha256_of "$T/part.2")"
 check_hdr "  ETag header" ETag "\"$(sha256_of "$T/part.2")\""
 put_part "$BASE/api/uploads/$UP/parts/1" "$T/part.0" -H "X-Part-Sha256: $(sha256_of "$T/part.1")"
-check_hf_error "part 1 with another part's X-Part-Sha256 → 400" 400 '?'
+check_hf_error "part 1 with another part's X-Part-Sha256 → 400" 400 DigestInvalid
 check_match "  message names the digest" 'sha256' "$(hdr X-Error-Message)"
 req GET "$BASE/api/uploads/$UP" "${AUTH[@]}"
 check_json "  the refused part is not listed" '[.parts[].partNumber] | join(",")' 3
@@ -121,7 +121,7 @@ put_part "$BASE/api/uploads/$LIAR/parts/1" "$T/liar.0"
 put_part "$BASE/api/uploads/$LIAR/parts/2" "$T/liar.1"
 check_status "  parts accepted" 200
 req POST "$BASE/api/uploads/$LIAR/complete" "${AUTH[@]}"
-check_hf_error "complete → 400 (digest)" 400 '?'
+check_hf_error "complete → 400 (digest)" 400 DigestInvalid
 check_match "  message gives both digests" "$FAKE_SHA" "$(hdr X-Error-Message)"
 check_eq "  still only the first blob" "$(blob_files)" 1
 check_false "  nothing under the claimed digest" test -e "$DATA/blobs/sha256/${FAKE_SHA:0:2}/${FAKE_SHA:2:2}/$FAKE_SHA"
@@ -161,7 +161,7 @@ check_hf_error "part 0 → 404" 404 '?'
 put_part "$BASE/api/uploads/$OPEN/parts/3" "$T/part.0"
 check_hf_error "part past the end → 404" 404 '?'
 put_part "$BASE/api/uploads/$OPEN/parts/2" "$T/part.0"
-check_hf_error "part of the wrong length → 400" 400 '?'
+check_hf_error "part of the wrong length → 400" 400 SizeInvalid
 check_match "  message says how long it must be" "$((2 * MIB))" "$(hdr X-Error-Message)"
 req PUT "$BASE/api/uploads/$OPEN/parts/1" "${AUTH[@]}" -H "X-Part-Sha256: zz" --data-binary "@$T/part.0"
 check_hf_error "malformed X-Part-Sha256 → 400" 400 '?'
