@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <future>
+#include <thread>
 
 #include "test_util.h"
 
@@ -113,6 +115,66 @@ TEST(LocalBlobStore, ReopeningAStoreSeesItsBlobs) {
   }
   LocalBlobStore again(dir.path());
   EXPECT_EQ(again.Stat(id).value(), 7u);
+}
+
+// A part body that hands out its bytes only once `go` is set.
+class GatedSource final : public ByteSource {
+ public:
+  GatedSource(std::string bytes, std::shared_future<void> go)
+      : bytes_(std::move(bytes)), go_(std::move(go)) {}
+  Result<size_t> Read(std::span<char> buf) override {
+    go_.wait();
+    size_t n = std::min(buf.size(), bytes_.size() - pos_);
+    std::copy_n(bytes_.data() + pos_, n, buf.data());
+    pos_ += n;
+    return n;
+  }
+
+ private:
+  std::string bytes_;
+  size_t pos_ = 0;
+  std::shared_future<void> go_;
+};
+
+// A part still being written when the upload is completed must never write into the
+// published blob (adversarial finding): the completion waits for it, then checks the
+// whole digest over what it wrote.
+TEST(LocalBlobStore, CompletionWaitsForPartsInFlightAndVerifiesWhatTheyWrote) {
+  TempDir dir;
+  LocalBlobStore store(dir.path());
+  const std::string good(1 << 20, 'g');
+  const Sha256 id = Sha256::Of(good);
+  std::string key = std::string(32, 'a');
+  ASSERT_TRUE(store.BeginParts(key, good.size(), 1 << 20).has_value());
+  StringSource first(good);
+  ASSERT_TRUE(store.PutPart(key, 1, 0, good.size(), first, std::nullopt).has_value());
+
+  std::promise<void> go;
+  GatedSource late(std::string(1 << 20, 'z'), go.get_future().share());
+  auto writer = std::async(std::launch::async, [&] {
+    return store.PutPart(key, 1, 0, good.size(), late, std::nullopt);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the writer holds its lock
+  auto completion = std::async(std::launch::async, [&] { return store.CompleteParts(key, id, good.size()); });
+  EXPECT_EQ(completion.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout)
+      << "the completion must wait for the part being written";
+  go.set_value();
+  EXPECT_TRUE(writer.get().has_value());
+  auto done = completion.get();
+  ASSERT_FALSE(done.has_value());
+  EXPECT_EQ(done.error().code, ErrorCode::DigestInvalid);
+  EXPECT_EQ(store.Stat(id).error().code, ErrorCode::BlobUnknown);
+
+  // And once published, a part for the finished upload is refused, the blob untouched.
+  ASSERT_TRUE(store.BeginParts(key, good.size(), 1 << 20).has_value());
+  StringSource again(good);
+  ASSERT_TRUE(store.PutPart(key, 1, 0, good.size(), again, std::nullopt).has_value());
+  ASSERT_TRUE(store.CompleteParts(key, id, good.size()).has_value());
+  StringSource after(std::string(1 << 20, 'z'));
+  EXPECT_EQ(store.PutPart(key, 1, 0, good.size(), after, std::nullopt).error().code,
+            ErrorCode::NotFound);
+  auto src = store.Open(id, {}).value();
+  EXPECT_TRUE(ReadAll(*src, 2 << 20).value() == good);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -107,6 +108,30 @@ Error NoStaging(std::string_view handle) {
   return MakeError(ErrorCode::NotFound, "no upload staging area " + std::string(handle));
 }
 
+// Opens <dir>/data and takes flock(2) `lock` (LOCK_SH for part writers, LOCK_EX for the
+// completion), then checks that <dir>/data is still that file: a completion renames it
+// into blobs/, and a part writer that got its lock afterwards must not write into the
+// published blob. Returns the fd (the lock goes with close), -1 when the staging area is
+// gone (NotFound for the caller), or an error.
+Result<int> OpenLockedData(const fs::path& dir, int flags, int lock) {
+  fs::path data = dir / "data";
+  int fd = ::open(data.c_str(), flags | O_CLOEXEC);
+  if (fd < 0) return errno == ENOENT ? Result<int>(-1) : Result<int>(IoError("open", data, errno));
+  while (::flock(fd, lock) != 0) {
+    if (errno == EINTR) continue;
+    int err = errno;
+    ::close(fd);
+    return IoError("lock", data, err);
+  }
+  struct stat held, named;
+  if (::fstat(fd, &held) != 0 || ::stat(data.c_str(), &named) != 0 ||
+      held.st_ino != named.st_ino || held.st_dev != named.st_dev) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 }  // namespace
 
 Result<fs::path> LocalBlobStore::StagingDir(std::string_view handle) const {
@@ -159,11 +184,12 @@ Result<PartInfo> LocalBlobStore::PutPart(std::string_view handle, uint64_t numbe
                                                 std::to_string(meta->size) + " bytes");
   }
   fs::path marker = dir / (std::to_string(number) + ".part");
+  fs::path data = dir / "data";
+  // Shared with other parts; excludes a completion until this part is done.
+  HANGAR_ASSIGN_OR_RETURN(int fd, OpenLockedData(dir, O_WRONLY, LOCK_SH));
+  if (fd < 0) return NoStaging(handle);
   // Unrecorded while its bytes change: a failure or crash below leaves it "missing".
   ::unlink(marker.c_str());
-  fs::path data = dir / "data";
-  int fd = ::open(data.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return errno == ENOENT ? NoStaging(handle) : IoError("open", data, errno);
 
   Sha256Hasher hasher;
   uint64_t written = 0;
@@ -198,10 +224,11 @@ Result<PartInfo> LocalBlobStore::PutPart(std::string_view handle, uint64_t numbe
                                                      ", expected " + sha256->Hex());
   }
   if (status && ::fdatasync(fd) != 0) status = IoError("fdatasync", data, errno);
+  PartInfo part{number, size, actual.Hex()};
+  // The marker is written under the lock, so a completion sees every part or waits.
+  if (status) status = WriteSmallFile(marker, std::to_string(size) + " " + part.etag + "\n");
   ::close(fd);
   HANGAR_TRY(status);
-  PartInfo part{number, size, actual.Hex()};
-  HANGAR_TRY(WriteSmallFile(marker, std::to_string(size) + " " + part.etag + "\n"));
   return part;
 }
 
@@ -237,6 +264,12 @@ Result<void> LocalBlobStore::CompleteParts(std::string_view handle, const Sha256
     return MakeError(ErrorCode::SizeInvalid, "upload holds " + std::to_string(meta.size) +
                                                  " bytes, expected " + std::to_string(size));
   }
+  // Exclusive: waits for parts being written, keeps new ones out until data is published.
+  HANGAR_ASSIGN_OR_RETURN(int fd, OpenLockedData(dir, O_RDONLY, LOCK_EX));
+  if (fd < 0) {  // a concurrent completion published it meanwhile
+    if (fs::exists(BlobPath(expected))) return {};
+    return NoStaging(handle);
+  }
   auto parts = ReadParts(dir);
   std::vector<uint64_t> missing;
   for (uint64_t n = 1; n <= meta.PartCount(); ++n) {
@@ -250,12 +283,11 @@ Result<void> LocalBlobStore::CompleteParts(std::string_view handle, const Sha256
       names += (i ? ", " : "") + std::to_string(missing[i]);
     }
     if (missing.size() > kMaxMissingNamed) names += ", ...";
+    ::close(fd);
     return MakeError(ErrorCode::Conflict, std::to_string(missing.size()) +
                                               " part(s) not uploaded yet: " + names);
   }
 
-  int fd = ::open(data.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return IoError("open", data, errno);
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   Sha256Hasher hasher;
   std::vector<char> buf(kIoChunk);
@@ -272,15 +304,18 @@ Result<void> LocalBlobStore::CompleteParts(std::string_view handle, const Sha256
     hasher.Update(std::string_view(buf.data(), static_cast<size_t>(n)));
     total += static_cast<uint64_t>(n);
   }
-  ::close(fd);
   Sha256 actual = hasher.Finish();
   if (total != size || actual != expected) {
     fs::remove_all(dir, ec);
+    ::close(fd);
     return MakeError(ErrorCode::DigestInvalid, "uploaded content has sha256 " + actual.Hex() +
                                                    ", expected " + expected.Hex());
   }
-  // Every part was fdatasynced before its marker was written: the bytes are durable.
-  HANGAR_TRY(local_fs::PublishFile(data, blobs_dir_, expected));
+  // Every part was fdatasynced before its marker was written: the bytes are durable. The
+  // rename happens under the lock; writers that were waiting find data gone (NotFound).
+  auto published = local_fs::PublishFile(data, blobs_dir_, expected);
+  ::close(fd);
+  HANGAR_TRY(published);
   fs::remove_all(dir, ec);
   return {};
 }
