@@ -116,8 +116,10 @@ Result<LfsBatchObjectResult> LfsService::AnswerObject(const RepoHandle& repo,
   claims.expires_at = expires_at;
 
   if (op == LfsOperation::Upload) {
-    if (linked->has_value()) {
-      if (**linked == size) return r;  // already there: no actions, the client skips it
+    // Linked and still stored: no actions, the client skips it. Linked but gone from the
+    // store (lost, or removed by a GC race): ask for the bytes again, so a push repairs it.
+    if (linked->has_value() && blobs_.Stat(*oid).has_value()) {
+      if (**linked == size) return r;
       r.error = ObjectError(422, "Object " + obj.oid + " is stored with size " +
                                      std::to_string(**linked) + ", not " +
                                      std::to_string(size));

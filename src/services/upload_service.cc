@@ -45,6 +45,10 @@ Result<UploadStart> UploadService::Create(const Principal& who, const RepoId& re
   HANGAR_ASSIGN_OR_RETURN(RepoHandle handle, repos_.Open(who, repo, Access::Write));
   if (size < 0) return MakeError(ErrorCode::BadRequest, "'size' must not be negative");
   const uint64_t bytes = static_cast<uint64_t>(size);
+  if (bytes > kMaxUploadBytes) {
+    return MakeError(ErrorCode::PayloadTooLarge,
+                     "uploads are limited to " + std::to_string(kMaxUploadBytes) + " bytes");
+  }
   if (options_.max_object_bytes && bytes > options_.max_object_bytes) {
     return MakeError(ErrorCode::PayloadTooLarge,
                      "files larger than " + std::to_string(options_.max_object_bytes) +
@@ -52,6 +56,8 @@ Result<UploadStart> UploadService::Create(const Principal& who, const RepoId& re
   }
   const int64_t repo_id = handle.record.id;
   HANGAR_ASSIGN_OR_RETURN(auto linked, links_.IsLinked(repo_id, sha256));
+  // Linked but gone from the store (lost, or a GC race): take the bytes again to repair it.
+  if (linked && !blobs_.Stat(sha256).has_value()) linked.reset();
   if (linked) {
     if (*linked != bytes) {
       return MakeError(ErrorCode::SizeInvalid, "this repo has object " + sha256.Hex() +

@@ -38,6 +38,7 @@ struct UploadServiceOptions {
 inline constexpr uint64_t kMinUploadPartBytes = uint64_t{5} << 20;  // 5 MiB
 inline constexpr uint64_t kMaxUploadPartBytes = uint64_t{5} << 30;  // 5 GiB
 inline constexpr uint64_t kMaxUploadParts = 10000;
+inline constexpr uint64_t kMaxUploadBytes = uint64_t{5} << 40;  // 5 TiB, S3's object limit
 
 // An upload as the API shows it.
 struct UploadView {
@@ -63,7 +64,8 @@ class UploadService {
 
   // Starts (or resumes) an upload of `size` bytes hashing to `sha256` into `repo`, with
   // parts of about `part_size_hint` bytes. Errors: as RepoService::Open with Write;
-  // BadRequest (negative size), PayloadTooLarge (over max_object_bytes), Internal.
+  // BadRequest (negative size), PayloadTooLarge (over max_object_bytes or 5 TiB), Internal.
+  // An object the repo links but the store lost counts as absent (a new upload repairs it).
   Result<UploadStart> Create(const Principal& who, const RepoId& repo, const Sha256& sha256,
                              int64_t size, std::optional<uint64_t> part_size_hint);
 
