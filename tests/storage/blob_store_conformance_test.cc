@@ -528,6 +528,32 @@ TEST_P(PartsConformance, AbortIsIdempotentAndStaleListingSeesOpenAreas) {
   EXPECT_EQ(Leftovers(), 0u);
 }
 
+// GC's grace period counts from the last upload of the bytes: writing an existing blob
+// again, or completing parts into it, refreshes its modified time.
+TEST_P(PartsConformance, WritingAnExistingBlobAgainRefreshesItsModifiedTime) {
+  const std::string content = "written twice";
+  Sha256 id = Put(content);
+  auto modified = [&] {
+    int64_t m = 0;
+    EXPECT_TRUE(store_->ForEachBlob([&](const BlobListing& b) -> Result<void> {
+      if (b.id == id) m = b.modified;
+      return {};
+    }).has_value());
+    return m;
+  };
+  int64_t first = modified();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // timestamps are in seconds
+  Put(content);
+  int64_t second = modified();
+  EXPECT_GT(second, first);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  std::string h = Begin(content.size());
+  StringSource body(content);
+  ASSERT_TRUE(store_->PutPart(h, 1, 0, content.size(), body, std::nullopt).has_value());
+  ASSERT_TRUE(store_->CompleteParts(h, id, content.size()).has_value());
+  EXPECT_GT(modified(), second);
+}
+
 TEST_P(PartsConformance, ForEachBlobListsCommittedBlobsOnly) {
   Sha256 a = Put("first blob");
   Sha256 b = Put("second, longer blob");

@@ -200,6 +200,18 @@ Result<void> S3Api::Copy(std::string_view src, std::string_view dst, uint64_t si
   return done;
 }
 
+Result<void> S3Api::Touch(std::string_view key, uint64_t size) {
+  if (size > kMaxCopyObject) return {};
+  const std::string source = "/" + options_.bucket + "/" + AwsUriEncode(key, true);
+  auto res = Call("PUT", key, {},
+                  {{"x-amz-copy-source", source}, {"x-amz-metadata-directive", "REPLACE"}});
+  if (!res) return std::move(res).error();
+  if (!Ok(*res) || res->body.find("<Error>") != std::string::npos) {
+    return Fail("touch " + std::string(key), *res, ErrorCode::Internal);
+  }
+  return {};
+}
+
 Result<std::string> S3Api::CreateMultipart(std::string_view key) {
   auto res = Call("POST", key, {{"uploads", ""}});
   if (!res) return std::move(res).error();

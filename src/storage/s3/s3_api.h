@@ -58,6 +58,11 @@ class S3Api {
   // Server-side copy of `src` (`size` bytes) to `dst`: CopyObject up to 5 GiB, else a
   // multipart upload of UploadPartCopy ranges.
   Result<void> Copy(std::string_view src, std::string_view dst, uint64_t size);
+  // Refreshes the LastModified time of `key` (`size` bytes) by copying it onto itself with
+  // its metadata replaced, so GC's grace period counts from this upload of the bytes
+  // (BlobStore::ForEachBlob). Objects over 5 GiB are left as they are (S3 cannot copy them
+  // in one call). Errors: as Copy.
+  Result<void> Touch(std::string_view key, uint64_t size);
 
   // Multipart uploads. Upload ids are opaque strings.
   Result<std::string> CreateMultipart(std::string_view key);

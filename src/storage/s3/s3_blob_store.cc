@@ -280,7 +280,7 @@ Result<void> S3BlobStore::CompleteParts(std::string_view handle, const Sha256& e
   const std::string key = api_->BlobKey(expected);
   auto exists = api_->Head(key);
   if (!exists) return std::move(exists).error();
-  if (!*exists) HANGAR_TRY(api_->Copy(staging, key, size));
+  HANGAR_TRY(*exists ? api_->Touch(key, **exists) : api_->Copy(staging, key, size));
   return api_->DeleteObject(staging);
 }
 

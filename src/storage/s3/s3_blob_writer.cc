@@ -116,7 +116,7 @@ class S3BlobWriter final : public BlobWriter {
     const std::string key = api_->BlobKey(expected_);
     auto exists = api_->Head(key);
     if (!exists) return std::move(exists).error();
-    if (*exists) return {};  // same address, same bytes
+    if (*exists) return api_->Touch(key, **exists);  // same address, same bytes
     for (int attempt = 1;; ++attempt) {
       SpanSource body(buffer_);
       auto res = api_->Call("PUT", key, {}, {{"x-amz-content-sha256", expected_.Hex()}}, &body);
@@ -138,7 +138,7 @@ class S3BlobWriter final : public BlobWriter {
     const std::string key = api_->BlobKey(expected_);
     auto exists = api_->Head(key);
     if (!exists) return std::move(exists).error();
-    if (!*exists) HANGAR_TRY(api_->Copy(staging_key_, key, written_));
+    HANGAR_TRY(*exists ? api_->Touch(key, **exists) : api_->Copy(staging_key_, key, written_));
     HANGAR_TRY(api_->DeleteObject(staging_key_));
     completed_ = false;
     return {};
