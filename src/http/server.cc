@@ -158,6 +158,7 @@ struct Server::Impl {
       : options(std::move(o)),
         router(r),
         pool(static_cast<size_t>(std::max(1, options.worker_threads))),
+        body_pool(static_cast<size_t>(std::max(1, options.worker_threads))),
         acceptor(ioc),
         signals(ioc),
         grace_timer(ioc),
@@ -166,6 +167,9 @@ struct Server::Impl {
   ServerOptions options;
   const Router& router;
   asio::thread_pool pool;  // destroyed after ioc: queued reads fail before workers join
+  // Handlers of requests that carry a body: they may wait on a slow client's bytes, so
+  // they get their own workers and cannot starve reads (GET/HEAD, /healthz).
+  asio::thread_pool body_pool;
   asio::io_context ioc;
   tcp::acceptor acceptor;
   asio::signal_set signals;
@@ -402,7 +406,8 @@ asio::awaitable<void> Server::Impl::Session(std::shared_ptr<Conn> c) {
       req->body = std::make_shared<SocketBodySource>(c, options.idle_timeout,
                                                      req->ContentLength());
     }
-    Response res = co_await OnPool(pool, [&] {
+    asio::thread_pool& handler_pool = c->body_parser->is_done() ? pool : body_pool;
+    Response res = co_await OnPool(handler_pool, [&] {
       Response r = router.Dispatch(*req);
       // A small streamed body is read here, in the same worker hop as the handler.
       if (r.stream && r.content_length && *r.content_length <= kInlineBody &&
@@ -540,6 +545,7 @@ void Server::Run(const std::function<void()>& on_ready) {
     std::_Exit(0);
   }
   i.pool.join();
+  i.body_pool.join();
 }
 
 void Server::Stop() {

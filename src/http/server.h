@@ -19,7 +19,8 @@ struct ServerOptions {
   std::string host = "127.0.0.1";  // address to bind
   uint16_t port = 8080;            // 0 picks a free port
   int io_threads = 0;              // 0 = one per core
-  int worker_threads = 16;         // handler pool size (blocking work)
+  int worker_threads = 16;         // handler pool size (blocking work); requests with a
+                                   // body get a second pool of this size
   std::string public_url;          // "" = absolute URLs from the request's Host header
   size_t max_header_bytes = 16384; // larger request heads get 431
   std::chrono::seconds idle_timeout{60};    // keep-alive idle and per-read/write timeout
