@@ -48,7 +48,12 @@ Result<int> HighestPullRequest(git_repository* repo) {
 }  // namespace
 
 bool IsValidShortRefName(std::string_view name) {
-  if (name.empty() || name.front() == '-' || name == "HEAD") return false;
+  // "@" means HEAD to git; a name under "refs/" would read as another kind of ref
+  // (refs/heads/refs/pr/5 shadows pull request 5 in revision lookups).
+  if (name.empty() || name.front() == '-' || name == "HEAD" || name == "@" ||
+      name.starts_with("refs/")) {
+    return false;
+  }
   EnsureLibgit2();
   std::string full = "refs/heads/" + std::string(name);
   int valid = 0;

@@ -14,7 +14,8 @@ namespace hangar::git {
 
 // Whether `name` is acceptable as a branch or tag short name: a valid git ref name once
 // prefixed with refs/heads/ (git check-ref-format rules, via libgit2), '/' allowed, and
-// not starting with '-' nor equal to "HEAD" (as `git branch` refuses them).
+// not starting with '-' nor equal to "HEAD" or "@" (as `git branch` refuses them), and not
+// starting with "refs/" (it would read as another kind of ref).
 bool IsValidShortRefName(std::string_view name);
 
 // Points `refname` (full, e.g. "refs/heads/dev") at commit `target`. When `overwrite` is

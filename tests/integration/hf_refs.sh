@@ -96,10 +96,10 @@ bad() {  # bad DESC STATUS CODE METHOD URL [CURL ARGS...]
 }
 bad "bad starting point" 404 RevisionNotFound POST "$API/branch/b1" "${AUTH[@]}" --data-binary '{"startingPoint":"nope"}'
 bad "tag an unknown revision" 404 RevisionNotFound POST "$API/tag/nope" "${AUTH[@]}" --data-binary '{"tag":"t1"}'
-for name in 'a..b' '-x' 'x.lock' ' ' 'HEAD' 'a~1' 'x/' '.hidden'; do
+for name in 'a..b' '-x' 'x.lock' ' ' 'HEAD' 'a~1' 'x/' '.hidden' '@' 'refs/pr/5' 'refs/tags/v2'; do
   bad "branch name '$name'" 400 BadRequest POST "$API/branch/$(urlenc "$name")" "${AUTH[@]}" --data-binary '{}'
 done
-for name in 'a..b' '-x' 'x.lock' ' '; do
+for name in 'a..b' '-x' 'x.lock' ' ' 'refs/heads/x'; do
   bad "tag name '$name'" 400 BadRequest POST "$API/tag/main" "${AUTH[@]}" --data-binary "$(jq -cn --arg t "$name" '{tag: $t}')"
 done
 bad "tag without a name" 400 BadRequest POST "$API/tag/main" "${AUTH[@]}" --data-binary '{}'
