@@ -123,6 +123,7 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   upload_options.max_object_bytes = static_cast<uint64_t>(c.limits.max_upload_bytes);
   upload_options.expiry = std::chrono::seconds(c.limits.upload_expiry_s);
   upload_options.direct_parts = c.storage.upload_mode == config::UploadMode::Direct;
+  upload_options.max_open_per_user = c.limits.max_open_uploads;
   app->uploads_ = std::make_unique<services::UploadService>(
       *app->repos_, *app->stores_.repos, *app->stores_.uploads, *app->stores_.lfs, *app->blobs_,
       upload_options);

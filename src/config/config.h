@@ -75,6 +75,7 @@ struct LimitsConfig {
                                                   // client hint (docs/uploads.md)
   int upload_expiry_s = 86400;                    // an upload lives this long after its
                                                   // creation or last part, seconds
+  int max_open_uploads = 1000;                    // open native uploads per user; 0 = any
 };
 
 // [auth]

@@ -290,6 +290,8 @@ std::vector<KeyDef> MakeKeys() {
                      [](Config& c) -> auto& { return c.limits.upload_part_bytes; }, true));
   k.push_back(IntKey("limits", "upload_expiry_s", 1, kMaxInt,
                      [](Config& c) -> auto& { return c.limits.upload_expiry_s; }));
+  k.push_back(IntKey("limits", "max_open_uploads", 0, kMaxInt,
+                     [](Config& c) -> auto& { return c.limits.max_open_uploads; }));
   // [auth]
   k.push_back(IntKey("auth", "ticket_ttl_s", 60, 7 * 86400,
                      [](Config& c) -> auto& { return c.auth.ticket_ttl_s; }));

@@ -43,6 +43,8 @@ class UploadStore {
   virtual Result<std::optional<UploadRecord>> FindOpen(int64_t repo_id, int64_t user_id,
                                                        const Sha256& sha256, uint64_t size,
                                                        int64_t now) = 0;
+  // How many uploads of `user_id` are neither completed nor expired at `now`.
+  virtual Result<int64_t> CountOpen(int64_t user_id, int64_t now) = 0;
   // Moves the expiry of `id` to `expires_at` (unix seconds); a missing id is a no-op.
   virtual Result<void> SetExpiry(const std::string& id, int64_t expires_at) = 0;
   // Marks `id` completed at `when` and moves its expiry to `expires_at`.

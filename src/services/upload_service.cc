@@ -82,6 +82,14 @@ Result<UploadStart> UploadService::Create(const Principal& who, const RepoId& re
     HANGAR_TRY(uploads_.Delete(open->id));  // its staging area is gone: start afresh
   }
 
+  if (options_.max_open_per_user > 0) {
+    HANGAR_ASSIGN_OR_RETURN(int64_t open_now, uploads_.CountOpen(who.user_id, now));
+    if (open_now >= options_.max_open_per_user) {
+      return MakeError(ErrorCode::TooManyRequests,
+                       "you have " + std::to_string(open_now) +
+                           " open uploads; complete or abort some (DELETE /api/uploads/{id})");
+    }
+  }
   db::UploadRecord u;
   u.id = RandomHex(16);
   u.repo_id = repo_id;

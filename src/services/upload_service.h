@@ -31,6 +31,7 @@ struct UploadServiceOptions {
   // Presigned part URLs (storage.upload_mode = direct) stay valid this long.
   std::chrono::seconds part_url_ttl{3600};
   bool direct_parts = false;                         // storage.upload_mode == direct
+  int64_t max_open_per_user = 1000;                  // limits.max_open_uploads; 0 = none
   std::function<int64_t()> now;                      // unix seconds; empty = NowUnix
 };
 
@@ -64,7 +65,8 @@ class UploadService {
 
   // Starts (or resumes) an upload of `size` bytes hashing to `sha256` into `repo`, with
   // parts of about `part_size_hint` bytes. Errors: as RepoService::Open with Write;
-  // BadRequest (negative size), PayloadTooLarge (over max_object_bytes or 5 TiB), Internal.
+  // BadRequest (negative size), PayloadTooLarge (over max_object_bytes or 5 TiB),
+  // TooManyRequests (the user has max_open_per_user uploads open already), Internal.
   // An object the repo links but the store lost counts as absent (a new upload repairs it).
   Result<UploadStart> Create(const Principal& who, const RepoId& repo, const Sha256& sha256,
                              int64_t size, std::optional<uint64_t> part_size_hint);

@@ -71,7 +71,11 @@ TEST_F(UploadStoreTest, FindOpenSkipsCompletedExpiredAndOthers) {
   Sha256 x = Sha256::Of("x");
   // The newest open one of that user, object and size.
   EXPECT_EQ(uploads().FindOpen(repo_.id, ann_, x, 100, 2000).value()->id, std::string(32, '2'));
+  EXPECT_EQ(uploads().CountOpen(ann_, 2000).value(), 3);
+  EXPECT_EQ(uploads().CountOpen(bob_, 2000).value(), 1);
   ASSERT_TRUE(uploads().MarkCompleted(std::string(32, '2'), 2000, 9000).has_value());
+  EXPECT_EQ(uploads().CountOpen(ann_, 2000).value(), 2);
+  EXPECT_EQ(uploads().CountOpen(ann_, 6000).value(), 0);  // all expired by then
   EXPECT_EQ(uploads().FindOpen(repo_.id, ann_, x, 100, 2000).value()->id, std::string(32, '1'));
   EXPECT_FALSE(uploads().FindOpen(repo_.id, ann_, x, 101, 2000).value().has_value());
   EXPECT_FALSE(uploads().FindOpen(repo_.id, ann_, x, 100, 6000).value().has_value());  // expired

@@ -223,4 +223,22 @@ create "$FAKE_SHA" $((6 * MIB))
 check_status "creating it again starts a new upload → 201" 201
 check_ne "  with a new id" "$(jbody .id)" "$EXP"
 
+section "open uploads per user are limited"
+stop_server || fail "stop" "rc=$SERVER_RC"
+start_server "$DATA" --set limits.max_open_uploads=2 || die "restart with max_open_uploads=2"
+ids=()
+for i in 1 2 3; do
+  create "$(printf 'open %s' "$i" | sha256sum | cut -d' ' -f1)" $((6 * MIB))
+  ids+=("$(jbody .id)")
+done
+check_hf_error "a third open upload → 429" 429 '?'
+check_match "  the message says what to do" 'abort' "$(hdr X-Error-Message)"
+req DELETE "$BASE/api/uploads/${ids[0]}" "${AUTH[@]}"
+create "$(printf 'open 3' | sha256sum | cut -d' ' -f1)" $((6 * MIB))
+check_status "  after aborting one, it is accepted → 201" 201
+must_create "$IVO" iv ivo model false
+req POST "$BASE/api/models/ivo/iv/uploads" -H "Authorization: Bearer $IVO" "${JSON[@]}" \
+  --data-binary "{\"sha256\":\"$(printf 'open 4' | sha256sum | cut -d' ' -f1)\",\"size\":$((6 * MIB))}"
+check_status "  the limit is per user: ivo may still start one → 201" 201
+
 finish

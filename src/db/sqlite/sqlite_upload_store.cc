@@ -77,6 +77,16 @@ Result<std::optional<UploadRecord>> SqliteUploadStore::FindOpen(int64_t repo_id,
   return ReadOne(s);
 }
 
+Result<int64_t> SqliteUploadStore::CountOpen(int64_t user_id, int64_t now) {
+  HANGAR_DB_ASSIGN(c, pool_->Read());
+  HANGAR_DB_ASSIGN(s, c->Prepare("SELECT COUNT(*) FROM uploads WHERE user_id = ? AND "
+                                 "completed_at IS NULL AND expires_at > ?"));
+  s.Bind(1, user_id).Bind(2, now);
+  HANGAR_DB_ASSIGN(row, s.Step());
+  (void)row;
+  return s.Int(0);
+}
+
 Result<void> SqliteUploadStore::SetExpiry(const std::string& id, int64_t expires_at) {
   HANGAR_DB_ASSIGN(c, pool_->Write());
   HANGAR_DB_ASSIGN(s, c->Prepare("UPDATE uploads SET expires_at = ? WHERE id = ?"));

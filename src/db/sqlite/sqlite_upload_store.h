@@ -17,6 +17,7 @@ class SqliteUploadStore : public UploadStore {
   Result<std::optional<UploadRecord>> FindOpen(int64_t repo_id, int64_t user_id,
                                                const Sha256& sha256, uint64_t size,
                                                int64_t now) override;
+  Result<int64_t> CountOpen(int64_t user_id, int64_t now) override;
   Result<void> SetExpiry(const std::string& id, int64_t expires_at) override;
   Result<void> MarkCompleted(const std::string& id, int64_t when, int64_t expires_at) override;
   Result<void> Delete(const std::string& id) override;
