@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <system_error>
 #include <random>
 #include <string_view>
 #include <thread>
 #include <utility>
 
+#include "core/log.h"
 #include "git/git2_util.h"
 
 namespace hangar::git {
@@ -19,6 +22,9 @@ namespace {
 
 constexpr int kMaxAttempts = 5;
 constexpr std::chrono::milliseconds kFirstWait{10};
+// A ref lock file older than this was left by a process that died while updating the
+// ref (kill -9, power loss): git and libgit2 hold ref locks for milliseconds.
+constexpr std::chrono::seconds kStaleLock{3};
 
 // A change and the part of its path below the tree being rewritten.
 struct Op {
@@ -201,6 +207,26 @@ Result<git_oid> WriteCommit(git_repository* repo, const git_oid& parent, const C
 
 }  // namespace
 
+namespace {
+
+// `lock` (a ref's .lock file) is in the way: waits while it is fresh, and removes it once
+// it is older than kStaleLock, so a ref whose writer died does not stay locked for ever.
+void WaitOrBreakStaleLock(const std::filesystem::path& lock) {
+  namespace fs = std::filesystem;
+  for (;;) {
+    std::error_code ec;
+    auto mtime = fs::last_write_time(lock, ec);
+    if (ec) return;  // gone
+    if (fs::file_time_type::clock::now() - mtime > kStaleLock) {
+      if (fs::remove(lock, ec)) Log("git")->warn("removed stale ref lock {}", lock.string());
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+}  // namespace
+
 Result<Oid> CommitChanges(const std::string& repo_path, const CommitRequest& req) {
   EnsureLibgit2();
   auto repo = OpenCached(repo_path);
@@ -234,6 +260,10 @@ Result<Oid> CommitChanges(const std::string& repo_path, const CommitRequest& req
       return FromGit(&*commit);
     }
     if (rc != GIT_EMODIFIED && rc != GIT_ELOCKED) return Git2Error(rc, "update " + refname);
+    if (rc == GIT_ELOCKED) {
+      WaitOrBreakStaleLock(std::filesystem::path(git_repository_path(*repo)) / (refname + ".lock"));
+      if (attempt < 4 * kMaxAttempts) continue;  // not a move of the branch: again at once
+    }
     if (req.expected_parent) {
       return MakeError(ErrorCode::PreconditionFailed, "branch '" + req.branch + "' moved");
     }
