@@ -64,6 +64,12 @@ struct BlobListing {
   int64_t modified = 0;   // last write or dedup touch, unix seconds
 };
 
+// BlobWriter::Commit's verdict on what was written: SizeInvalid when `written` differs
+// from `expected_size` (when one was given), else DigestInvalid when `actual` is not
+// `expected`; the messages give both values. Shared by every store's writer.
+Result<void> CheckWritten(uint64_t written, std::optional<uint64_t> expected_size,
+                          const Sha256& actual, const Sha256& expected);
+
 // The store. Thread-safe; every call may block on I/O (run it on the worker pool).
 class BlobStore {
  public:

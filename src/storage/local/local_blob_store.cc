@@ -72,17 +72,9 @@ class LocalBlobWriter final : public BlobWriter {
   Result<void> Commit() override {
     if (closed_) return MakeError(ErrorCode::Internal, "blob writer is already closed");
     if (auto r = Flush(); !r) return r;
-    if (expected_size_ && written_ != *expected_size_) {
+    if (auto r = CheckWritten(written_, expected_size_, hasher_.Finish(), expected_); !r) {
       Abort();
-      return MakeError(ErrorCode::SizeInvalid, "received " + std::to_string(written_) +
-                                                   " bytes, expected " +
-                                                   std::to_string(*expected_size_));
-    }
-    Sha256 actual = hasher_.Finish();
-    if (actual != expected_) {
-      Abort();
-      return MakeError(ErrorCode::DigestInvalid,
-                       "content has sha256 " + actual.Hex() + ", expected " + expected_.Hex());
+      return r;
     }
     auto r = Publish();
     if (!r) Abort();

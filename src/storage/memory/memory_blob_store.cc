@@ -58,18 +58,9 @@ class MemoryBlobStore::Writer final : public BlobWriter {
 
   Result<void> Commit() override {
     if (closed_) return MakeError(ErrorCode::Internal, "blob writer is already closed");
-    if (expected_size_ && data_.size() != *expected_size_) {
-      Error e = MakeError(ErrorCode::SizeInvalid, "received " + std::to_string(data_.size()) +
-                                                      " bytes, expected " +
-                                                      std::to_string(*expected_size_));
+    if (auto r = CheckWritten(data_.size(), expected_size_, Sha256::Of(data_), expected_); !r) {
       Abort();
-      return e;
-    }
-    Sha256 actual = Sha256::Of(data_);
-    if (actual != expected_) {
-      Abort();
-      return MakeError(ErrorCode::DigestInvalid,
-                       "content has sha256 " + actual.Hex() + ", expected " + expected_.Hex());
+      return r;
     }
     auto blob = std::make_shared<const std::string>(std::move(data_));
     std::lock_guard lock(state_->mu);

@@ -200,16 +200,35 @@ Result<void> S3Api::Copy(std::string_view src, std::string_view dst, uint64_t si
   return done;
 }
 
+Result<void> S3Api::ListObjects(
+    std::string_view prefix, const std::function<Result<void>(std::string_view contents)>& fn) {
+  std::string token;
+  for (;;) {
+    Query q = {{"list-type", "2"}, {"prefix", std::string(prefix)}};
+    if (!token.empty()) q.emplace_back("continuation-token", token);
+    auto res = Call("GET", "", q);
+    if (!res) return std::move(res).error();
+    if (!Ok(*res)) return Fail("ListObjectsV2", *res, ErrorCode::Internal);
+    for (std::string_view c : s3xml::Elements(res->body, "Contents")) HANGAR_TRY(fn(c));
+    if (s3xml::Text(res->body, "IsTruncated").value_or("false") != "true") return {};
+    token = s3xml::Text(res->body, "NextContinuationToken").value_or("");
+    if (token.empty()) return {};
+  }
+}
+
 Result<void> S3Api::Touch(std::string_view key, uint64_t size) {
   if (size > kMaxCopyObject) return {};
   const std::string source = "/" + options_.bucket + "/" + AwsUriEncode(key, true);
-  auto res = Call("PUT", key, {},
-                  {{"x-amz-copy-source", source}, {"x-amz-metadata-directive", "REPLACE"}});
-  if (!res) return std::move(res).error();
-  if (!Ok(*res) || res->body.find("<Error>") != std::string::npos) {
-    return Fail("touch " + std::string(key), *res, ErrorCode::Internal);
+  for (int attempt = 1;; ++attempt) {  // concurrent writers of one blob may collide: retry
+    auto res = Call("PUT", key, {},
+                    {{"x-amz-copy-source", source}, {"x-amz-metadata-directive", "REPLACE"}});
+    if (!res) return std::move(res).error();
+    if (Ok(*res) && res->body.find("<Error>") == std::string::npos) return {};
+    if (attempt == 3 || !Retryable(*res)) {
+      return Fail("touch " + std::string(key), *res, ErrorCode::Internal);
+    }
+    Backoff(attempt);
   }
-  return {};
 }
 
 Result<std::string> S3Api::CreateMultipart(std::string_view key) {

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -63,6 +64,10 @@ class S3Api {
   // (BlobStore::ForEachBlob). Objects over 5 GiB are left as they are (S3 cannot copy them
   // in one call). Errors: as Copy.
   Result<void> Touch(std::string_view key, uint64_t size);
+  // ListObjectsV2 of every key under `prefix`, page by page: calls `fn` with each
+  // <Contents> element's XML; stops at fn's first error. Errors: Internal, Unavailable.
+  Result<void> ListObjects(std::string_view prefix,
+                           const std::function<Result<void>(std::string_view contents)>& fn);
 
   // Multipart uploads. Upload ids are opaque strings.
   Result<std::string> CreateMultipart(std::string_view key);

@@ -332,50 +332,28 @@ Result<std::vector<std::string>> S3BlobStore::ListStaleParts(std::chrono::second
     if (key_marker.empty()) break;
   }
   // Staging objects a completed-but-unfinished write left: handle "<name>:".
-  std::string token;
-  for (;;) {
-    Query q = {{"list-type", "2"}, {"prefix", prefix}};
-    if (!token.empty()) q.emplace_back("continuation-token", token);
-    auto res = api_->Call("GET", "", q);
-    if (!res) return std::move(res).error();
-    if (!Ok(*res)) return api_->Fail("ListObjectsV2", *res, ErrorCode::Internal);
-    for (std::string_view c : s3xml::Elements(res->body, "Contents")) {
-      std::string key = s3xml::Text(c, "Key").value_or("");
-      if (!key.starts_with(prefix)) continue;
-      if (ParseS3Time(s3xml::Text(c, "LastModified").value_or("")) >= cutoff) continue;
+  HANGAR_TRY(api_->ListObjects(prefix, [&](std::string_view c) -> Result<void> {
+    std::string key = s3xml::Text(c, "Key").value_or("");
+    if (key.starts_with(prefix) && ParseS3Time(s3xml::Text(c, "LastModified").value_or("")) < cutoff) {
       out.push_back(key.substr(prefix.size()) + ":");
     }
-    if (s3xml::Text(res->body, "IsTruncated").value_or("false") != "true") break;
-    token = s3xml::Text(res->body, "NextContinuationToken").value_or("");
-    if (token.empty()) break;
-  }
+    return {};
+  }));
   return out;
 }
 
 Result<void> S3BlobStore::ForEachBlob(const std::function<Result<void>(const BlobListing&)>& fn) {
   const std::string prefix = api_->options().prefix + "sha256/";
-  std::string token;
-  for (;;) {
-    Query q = {{"list-type", "2"}, {"prefix", prefix}};
-    if (!token.empty()) q.emplace_back("continuation-token", token);
-    auto res = api_->Call("GET", "", q);
-    if (!res) return std::move(res).error();
-    if (!Ok(*res)) return api_->Fail("ListObjectsV2", *res, ErrorCode::Internal);
-    for (std::string_view c : s3xml::Elements(res->body, "Contents")) {
-      std::string key = s3xml::Text(c, "Key").value_or("");
-      auto id = Sha256::ParseHex(std::string_view(key).substr(std::min(key.size(), prefix.size())));
-      if (!key.starts_with(prefix) || !id) continue;  // not ours
-      BlobListing b;
-      b.id = *id;
-      b.size = std::strtoull(s3xml::Text(c, "Size").value_or("0").c_str(), nullptr, 10);
-      b.modified = ParseS3Time(s3xml::Text(c, "LastModified").value_or(""));
-      HANGAR_TRY(fn(b));
-    }
-    if (s3xml::Text(res->body, "IsTruncated").value_or("false") != "true") break;
-    token = s3xml::Text(res->body, "NextContinuationToken").value_or("");
-    if (token.empty()) break;
-  }
-  return {};
+  return api_->ListObjects(prefix, [&](std::string_view c) -> Result<void> {
+    std::string key = s3xml::Text(c, "Key").value_or("");
+    auto id = Sha256::ParseHex(std::string_view(key).substr(std::min(key.size(), prefix.size())));
+    if (!key.starts_with(prefix) || !id) return {};  // not ours
+    BlobListing b;
+    b.id = *id;
+    b.size = std::strtoull(s3xml::Text(c, "Size").value_or("0").c_str(), nullptr, 10);
+    b.modified = ParseS3Time(s3xml::Text(c, "LastModified").value_or(""));
+    return fn(b);
+  });
 }
 
 Result<void> S3BlobStore::CheckUsable() {
