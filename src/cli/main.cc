@@ -156,6 +156,7 @@ int main(int argc, char** argv) {
   using namespace hangar::cli;
   std::signal(SIGPIPE, SIG_IGN);  // a client hanging up must never kill the server
   CLI::App app{"Hangar: a self-hosted hub for models and datasets"};
+  app.set_version_flag("--version", std::string("hangar ") + HANGAR_VERSION);
   app.require_subcommand(1);
   CommonFlags common;
   auto add_common = [&](CLI::App* sub) {
@@ -171,7 +172,7 @@ int main(int argc, char** argv) {
   serve->add_option("--public-url", public_url, "base URL clients use, for absolute URLs");
   serve->add_option("--set", sets, "set any config key: --set limits.pack_queue=64 (repeatable)");
 
-  auto* admin = app.add_subcommand("admin", "manage users, tokens and orgs");
+  auto* admin = app.add_subcommand("admin", "manage users, tokens and orgs; collect garbage");
   admin->require_subcommand(1);
   auto* user = admin->add_subcommand("user", "users")->require_subcommand(1);
   auto* user_create = user->add_subcommand("create", "create a user");

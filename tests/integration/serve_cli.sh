@@ -18,6 +18,11 @@ fetch_inputs
 DATA="$T/data"
 mkdir -p "$DATA"
 
+section "hangar --version"
+"$HANGAR_BIN" --version >"$T/version.out" 2>&1
+check_true "exits 0" test $? -eq 0
+check_match "  prints 'hangar X.Y.Z'" '^hangar [0-9]+\.[0-9]+\.[0-9]+$' "$(cat "$T/version.out")"
+
 section "admin while the server is not running"
 new_user alice --email alice@example.org --admin
 ALICE="$(new_token alice --name laptop --role write)"
