@@ -36,27 +36,21 @@ log "hangar at $HANGAR_URL"
 NAME=lfs
 hangar_create_repo "$NAME"
 
-# sample_rss OUT — max VmRSS (KiB) of hangar until $LT_TMP/stop-sampler exists.
+# sample_rss OUT — max VmRSS (KiB) of hangar until stop_sampler; OUT gets "peak first count".
 sample_rss() {
-  rm -f "$LT_TMP/stop-sampler"
-  python3 - "$HANGAR_PID" "$1" "$LT_TMP/stop-sampler" <<'EOF' &
-import os, sys, time
-pid, out, stop = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-peak, samples, t_end = 0, [], time.time() + 900
-while not os.path.exists(stop) and time.time() < t_end:
-    try:
-        for line in open("/proc/%d/status" % pid):
-            if line.startswith("VmRSS:"):
-                v = int(line.split()[1]); peak = max(peak, v); samples.append(v)
-    except OSError:
-        break
-    time.sleep(0.02)
-open(out, "w").write("%d %d %d\n" % (peak, samples[0] if samples else 0, len(samples)))
-EOF
+  rm -f "$LT_TMP/stop-sampler" "$LT_TMP/rss.tsv"
+  SAMPLER_OUT="$1"
+  python3 "$LT_ROOT/loadtest/rss_sampler.py" "$HANGAR_PID" "$LT_TMP/rss.tsv" "$LT_TMP/stop-sampler" 20 &
   SAMPLER_PID=$!
   LT_PIDS+=("$SAMPLER_PID")
+  for _ in $(seq 250); do [ -s "$LT_TMP/rss.tsv" ] && break; sleep 0.02; done  # first sample taken
 }
-stop_sampler() { touch "$LT_TMP/stop-sampler"; wait "$SAMPLER_PID" 2>/dev/null || true; }
+stop_sampler() {
+  touch "$LT_TMP/stop-sampler"
+  wait "$SAMPLER_PID" 2>/dev/null || true
+  awk 'NR == 1 { first = $2 } $2 > peak { peak = $2 } END { printf "%d %d %d\n", peak, first, NR }' \
+    "$LT_TMP/rss.tsv" >"$SAMPLER_OUT"
+}
 
 src="$LT_TMP/lfs-src"
 git init -q -b main "$src"
@@ -95,36 +89,7 @@ have_nginx=0; nginx_start "$LT_TMP/www" && have_nginx=1
 # The "cat-to-socket" floor itself: a minimal server that answers any request with a
 # bare HTTP/1.1 header and os.sendfile(2)s the whole file into the socket, then closes.
 FLOOR_PORT=$(free_port)
-python3 - "$FLOOR_PORT" "$LT_TMP/www/bench/$NAME/resolve/main/big.bin" <<'PY' &
-import os, socket, sys
-port, path = int(sys.argv[1]), sys.argv[2]
-size = os.path.getsize(path)
-srv = socket.socket()
-srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-srv.bind(("127.0.0.1", port))
-srv.listen(8)
-while True:
-    c, _ = srv.accept()
-    try:
-        buf = b""
-        while b"\r\n\r\n" not in buf:
-            d = c.recv(4096)
-            if not d:
-                break
-            buf += d
-        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % size)
-        if not buf.startswith(b"HEAD "):
-            with open(path, "rb") as f:
-                off = 0
-                while off < size:
-                    n = os.sendfile(c.fileno(), f.fileno(), off, size - off)
-                    if n == 0:
-                        break
-                    off += n
-    except OSError:
-        pass
-    c.close()
-PY
+python3 "$LT_ROOT/loadtest/sendfile_floor.py" "$FLOOR_PORT" "$LT_TMP/www/bench/$NAME/resolve/main" &
 LT_PIDS+=("$!")
 FLOOR_URL="http://127.0.0.1:$FLOOR_PORT/big.bin"
 have_floor=0

@@ -86,40 +86,7 @@ log "sha256 floor: sha256sum $sha_one MiB/s one file alone (runs $(paste -sd' ' 
 # --- floor 2: plain loopback copy. A threaded Python server that answers GET /fN.bin
 # with a bare header and os.sendfile(2)s the file (the same floor as startup.sh's).
 FLOOR_PORT=$(free_port)
-python3 - "$FLOOR_PORT" "$LT_TMP" <<'PY' &
-import os, socket, sys, threading
-port, root = int(sys.argv[1]), sys.argv[2]
-def serve(c):
-    try:
-        buf = b""
-        while b"\r\n\r\n" not in buf:
-            d = c.recv(4096)
-            if not d:
-                return
-            buf += d
-        path = os.path.join(root, os.path.basename(buf.split(b" ")[1].decode()))
-        size = os.path.getsize(path)
-        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % size)
-        if not buf.startswith(b"HEAD "):
-            with open(path, "rb") as f:
-                off = 0
-                while off < size:
-                    n = os.sendfile(c.fileno(), f.fileno(), off, size - off)
-                    if n == 0:
-                        break
-                    off += n
-    except OSError:
-        pass
-    finally:
-        c.close()
-srv = socket.socket()
-srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-srv.bind(("127.0.0.1", port))
-srv.listen(16)
-while True:
-    c, _ = srv.accept()
-    threading.Thread(target=serve, args=(c,), daemon=True).start()
-PY
+python3 "$LT_ROOT/loadtest/sendfile_floor.py" "$FLOOR_PORT" "$LT_TMP" &
 LT_PIDS+=("$!")
 FLOOR_URL="http://127.0.0.1:$FLOOR_PORT"
 for _ in $(seq 100); do
@@ -165,21 +132,7 @@ hangar_create_repo "$NAME"
 AUTH="Authorization: Bearer $HANGAR_TOKEN"
 
 # RSS sampler: "t_seconds rss_kib" every SAMPLE_MS until the stop file appears.
-python3 - "$HANGAR_PID" "$LT_TMP/rss.tsv" "$LT_TMP/stop-sampler" "$SAMPLE_MS" <<'PY' &
-import os, sys, time
-pid, out, stop, ms = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
-with open(out, "w", buffering=1) as f:
-    while not os.path.exists(stop):
-        try:
-            with open("/proc/%d/status" % pid) as s:
-                for line in s:
-                    if line.startswith("VmRSS:"):
-                        f.write("%.3f %s\n" % (time.time(), line.split()[1]))
-                        break
-        except OSError:
-            break
-        time.sleep(ms / 1000.0)
-PY
+python3 "$LT_ROOT/loadtest/rss_sampler.py" "$HANGAR_PID" "$LT_TMP/rss.tsv" "$LT_TMP/stop-sampler" "$SAMPLE_MS" &
 SAMPLER_PID=$!
 LT_PIDS+=("$SAMPLER_PID")
 mark() { echo "$1 $(now_s)" >>"$LT_TMP/marks"; }
