@@ -22,6 +22,7 @@
 #include "services/repo_service.h"
 #include "services/upload_service.h"
 #include "storage/local/local_blob_store.h"
+#include "fixtures.h"
 
 namespace hangar::services {
 namespace {
@@ -74,19 +75,8 @@ class GcServiceTest : public ::testing::Test {
     go.now = [this] { return now_; };
     gc_ = std::make_unique<GcService>(*blobs_, *stores_.lfs, *uploads_, go);
 
-    auto u = auth_->CreateUser("alice", "alice@example.com", false);
-    ASSERT_TRUE(u.has_value()) << u.error().message;
-    alice_.anonymous = false;
-    alice_.user_id = u->id;
-    alice_.name = "alice";
-    alice_.role = TokenRole::Write;
-    db::RepoRecord r;
-    r.type = RepoType::Model;
-    r.ns = "alice";
-    r.name = "model";
-    auto c = stores_.repos->Create(r);
-    ASSERT_TRUE(c.has_value()) << c.error().message;
-    repo_id_ = c->id;
+    alice_ = testing::MakeUser(*auth_, "alice");
+    repo_id_ = testing::MakeRepoRow(*stores_.repos, "alice", "model");
     repo_ = *RepoId::Parse(RepoType::Model, "alice", "model");
   }
   void TearDown() override {

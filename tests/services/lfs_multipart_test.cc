@@ -15,6 +15,7 @@
 #include "services/lfs_service.h"
 #include "services/repo_service.h"
 #include "storage/memory/memory_blob_store.h"
+#include "fixtures.h"
 
 namespace hangar::services {
 namespace {
@@ -48,19 +49,8 @@ class LfsMultipartTest : public ::testing::Test {
     opts.multipart_dir = dir_ / "tmp" / "multipart";
     lfs_ = std::make_unique<LfsService>(*repos_, *stores_.lfs, blobs_, kKey, opts);
 
-    auto u = auth_->CreateUser("alice", "alice@example.com", false);
-    ASSERT_TRUE(u.has_value()) << u.error().message;
-    alice_.anonymous = false;
-    alice_.user_id = u->id;
-    alice_.name = "alice";
-    alice_.role = TokenRole::Write;
-    db::RepoRecord r;
-    r.type = RepoType::Model;
-    r.ns = "alice";
-    r.name = "model";
-    auto c = stores_.repos->Create(r);
-    ASSERT_TRUE(c.has_value()) << c.error().message;
-    repo_id_ = c->id;
+    alice_ = testing::MakeUser(*auth_, "alice");
+    repo_id_ = testing::MakeRepoRow(*stores_.repos, "alice", "model");
   }
   void TearDown() override {
     lfs_.reset();

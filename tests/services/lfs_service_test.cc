@@ -12,6 +12,7 @@
 #include "services/auth_service.h"
 #include "services/repo_service.h"
 #include "storage/memory/memory_blob_store.h"
+#include "fixtures.h"
 
 namespace hangar::services {
 namespace {
@@ -72,24 +73,10 @@ class LfsServiceTest : public ::testing::Test {
   }
 
   Principal User(const std::string& name, TokenRole role) {
-    auto u = auth_->CreateUser(name, name + "@example.com", false);
-    EXPECT_TRUE(u.has_value()) << u.error().message;
-    Principal p;
-    p.anonymous = false;
-    p.user_id = u->id;
-    p.name = name;
-    p.role = role;
-    return p;
+    return testing::MakeUser(*auth_, name, role);
   }
   int64_t Repo(const std::string& ns, const std::string& name, bool is_private) {
-    db::RepoRecord r;
-    r.type = RepoType::Model;
-    r.ns = ns;
-    r.name = name;
-    r.is_private = is_private;
-    auto c = stores_.repos->Create(r);
-    EXPECT_TRUE(c.has_value()) << c.error().message;
-    return c->id;
+    return testing::MakeRepoRow(*stores_.repos, ns, name, is_private);
   }
   static RepoId Id(const std::string& ns, const std::string& name) {
     return RepoId{RepoType::Model, ns, name};
