@@ -222,6 +222,8 @@ check_match "  message says expired" 'expired' "$(hdr X-Error-Message)"
 create "$FAKE_SHA" $((6 * MIB))
 check_status "creating it again starts a new upload → 201" 201
 check_ne "  with a new id" "$(jbody .id)" "$EXP"
+req DELETE "$BASE/api/uploads/$(jbody .id)" "${AUTH[@]}"  # una has no open upload left
+check_status "  abort it → 204" 204
 
 section "open uploads per user are limited"
 stop_server || fail "stop" "rc=$SERVER_RC"
