@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <random>
 #include <thread>
 
 #include "core/util.h"
@@ -224,10 +225,13 @@ Result<void> S3Api::Touch(std::string_view key, uint64_t size) {
                     {{"x-amz-copy-source", source}, {"x-amz-metadata-directive", "REPLACE"}});
     if (!res) return std::move(res).error();
     if (Ok(*res) && res->body.find("<Error>") == std::string::npos) return {};
-    if (attempt == 3 || !Retryable(*res)) {
+    if (attempt == 6 || !Retryable(*res)) {
       return Fail("touch " + std::string(key), *res, ErrorCode::Internal);
     }
-    Backoff(attempt);
+    // Jittered: writers of one blob that collided must not retry in lockstep.
+    thread_local std::minstd_rand jitter(std::random_device{}());
+    std::this_thread::sleep_for(std::chrono::milliseconds(
+        std::uniform_int_distribution<int>(20, 200)(jitter) * attempt));
   }
 }
 
