@@ -10,6 +10,8 @@ APT_PACKAGES=(
   libboost-thread1.81-dev
   libgit2-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libargon2-dev zlib1g-dev
   libtomlplusplus-dev libcli11-dev libspdlog-dev libyaml-cpp-dev
+  libcmark-gfm-dev libcmark-gfm-extensions-dev libkainjow-mustache-dev libgumbo-dev
+  libjs-highlight.js gpg
   libgtest-dev libgmock-dev libbenchmark-dev
   wrk python3 jq
 )
@@ -22,6 +24,13 @@ if ((${#missing[@]})); then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi
+
+# Headless Chromium for the browser tests (without the desktop it recommends).
+if ! dpkg-query -W -f='${Status}' chromium 2>/dev/null | grep -q "install ok installed"; then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium
 fi
 
 # Node.js: the machine's own if present, else Debian's.

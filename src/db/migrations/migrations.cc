@@ -79,9 +79,39 @@ CREATE INDEX uploads_object ON uploads(repo_id, user_id, sha256);
 CREATE INDEX uploads_expires ON uploads(expires_at);
 )sql";
 
+// Version 3: the web UI (issue #4). Browser sessions (the cookie's SHA-256 is stored,
+// never the cookie), model-card metadata kept per repo for listings and filters, and
+// daily download counts for "trending".
+constexpr const char kV3[] = R"sql(
+CREATE TABLE sessions (
+  id_sha256 CHAR(64) PRIMARY KEY,
+  user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  csrf CHAR(64) NOT NULL,
+  created_at BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL
+);
+CREATE INDEX sessions_user ON sessions(user_id);
+CREATE INDEX sessions_expires ON sessions(expires_at);
+ALTER TABLE repos ADD COLUMN library TEXT NOT NULL DEFAULT '';
+ALTER TABLE repos ADD COLUMN pipeline TEXT NOT NULL DEFAULT '';
+CREATE TABLE repo_tags (
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  tag VARCHAR(200) NOT NULL,
+  PRIMARY KEY (repo_id, tag)
+);
+CREATE INDEX repo_tags_tag ON repo_tags(tag, repo_id);
+CREATE TABLE repo_downloads (
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  day BIGINT NOT NULL,
+  count BIGINT NOT NULL,
+  PRIMARY KEY (repo_id, day)
+);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kV1},
     {2, kV2},
+    {3, kV3},
 };
 
 void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {
