@@ -1,0 +1,1 @@
+#include "services/browse_service.h"

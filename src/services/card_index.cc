@@ -1,0 +1,1 @@
+#include "services/card_index.h"

@@ -1,0 +1,2 @@
+#pragma once
+// Markdown (model cards) to safe HTML with cmark-gfm.

@@ -1,0 +1,1 @@
+#include "services/import_service.h"
