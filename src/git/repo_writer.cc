@@ -192,6 +192,11 @@ Result<Oid> InitBareRepo(const std::string& path,
   return commit;
 }
 
+Result<void> ApplyServerConfig(const std::string& repo_dir) {
+  EnsureLibgit2();
+  return SetServerConfig(repo_dir);
+}
+
 std::string_view InitialGitattributes() {
   return "*.7z filter=lfs diff=lfs merge=lfs -text\n"
          "*.arrow filter=lfs diff=lfs merge=lfs -text\n"

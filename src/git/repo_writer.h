@@ -34,6 +34,11 @@ Result<Oid> InitBareRepo(const std::string& path,
                          const std::vector<std::pair<std::string, std::string>>& initial_files,
                          const Signature& author, std::string_view message);
 
+// Writes the server's git config into the bare repository at `repo_dir` (the settings
+// InitBareRepo gives a new repository: partial-clone filters, push options,
+// commit-graph). For repositories made by other means (an import). Errors: Internal.
+Result<void> ApplyServerConfig(const std::string& repo_dir);
+
 // The .gitattributes the public hub writes into new repositories: LFS tracking for the
 // usual weight, archive and data formats (git-lfs.md §11.8).
 std::string_view InitialGitattributes();
