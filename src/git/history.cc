@@ -119,6 +119,12 @@ bool ParseNum(std::string_view s, T& out, int base = 10) {
   return ec == std::errc() && p == s.data() + s.size();
 }
 
+// "<a@b>" → "a@b".
+std::string_view Unbracket(std::string_view email) {
+  if (email.starts_with('<') && email.ends_with('>')) return email.substr(1, email.size() - 2);
+  return email;
+}
+
 Error Malformed(std::string_view what) {
   return MakeError(ErrorCode::Internal, "unexpected output from git " + std::string(what));
 }
@@ -297,6 +303,23 @@ Result<uint64_t> CountCommits(const std::string& repo, const Oid& start) {
   uint64_t n = 0;
   if (!ParseNum(s, n)) return Malformed("rev-list --count");
   return n;
+}
+
+Result<std::optional<uint64_t>> CountCommitsAfter(const std::string& repo, const Oid& base,
+                                                  const Oid& start) {
+  // "<only in base>\t<only in start>": base is an ancestor exactly when the first is 0.
+  Command cmd = Git(repo, "rev-list");
+  cmd.Arg("--count").Arg("--left-right").Arg(base.Hex() + "..." + start.Hex()).Dashes();
+  HANGAR_ASSIGN_OR_RETURN(Output out, cmd.MaxOutput(64).Run());
+  if (!out.ok()) return Failed(cmd, out.exit_code, out.stderr_data);
+  std::string_view s(out.stdout_data);
+  while (!s.empty() && s.back() == '\n') s.remove_suffix(1);
+  size_t tab = s.find('\t');
+  uint64_t left = 0, right = 0;
+  if (tab == s.npos || !ParseNum(s.substr(0, tab), left) || !ParseNum(s.substr(tab + 1), right))
+    return Malformed("rev-list --left-right --count");
+  if (left != 0) return std::optional<uint64_t>();
+  return std::optional<uint64_t>(right);
 }
 
 // ---- ShowCommit ----------------------------------------------------------------------
@@ -483,10 +506,7 @@ Result<BlameResult> Blame(const std::string& repo, const Oid& commit, std::strin
       if (key == "author") c.author.name = value;
       if (key == "author-time") ParseNum(value, c.author.time);
       if (key == "summary") c.summary = value;
-      if (key == "author-mail") {
-        if (value.starts_with('<') && value.ends_with('>')) value = value.substr(1, value.size() - 2);
-        c.author.email = value;
-      }
+      if (key == "author-mail") c.author.email = Unbracket(value);
     }
     bytes += line.text.size() + 1;
     result.lines.push_back(std::move(line));
@@ -595,11 +615,6 @@ constexpr std::string_view kRefFormat =
     "%(taggerdate:unix)%00";
 constexpr size_t kRefFields = 12;
 
-std::string_view Unbracket(std::string_view email) {
-  if (email.starts_with('<') && email.ends_with('>')) return email.substr(1, email.size() - 2);
-  return email;
-}
-
 // A tag name as git check-ref-format would take it under refs/tags/.
 Result<void> ValidateTagName(std::string_view name) {
   auto bad = [&](std::string_view why) {
@@ -672,7 +687,8 @@ Result<TagInfo> ShowTag(const std::string& repo, std::string_view name,
       break;
     }
   }
-  if (!found) return MakeError(ErrorCode::RevisionNotFound, "tag '" + std::string(name) + "' not found");
+  if (!found)
+    return MakeError(ErrorCode::RevisionNotFound, "tag '" + std::string(name) + "' not found");
   if (f[1] != "tag")
     return MakeError(ErrorCode::RevisionNotFound,
                      "tag '" + std::string(name) + "' is a lightweight tag, not an annotated one");

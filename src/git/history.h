@@ -98,6 +98,13 @@ Result<std::vector<SignatureInfo>> VerifyCommits(const std::string& repo,
 // Errors: RevisionNotFound.
 Result<uint64_t> CountCommits(const std::string& repo, const Oid& start);
 
+// The number of commits reachable from `start` but not from `base` when `base` is an
+// ancestor of (or equal to) `start`, so that CountCommits(start) = CountCommits(base) + it;
+// nullopt when it is not. Costs the size of the difference, not of the history (one git
+// rev-list --left-right --count). Errors: RevisionNotFound.
+Result<std::optional<uint64_t>> CountCommitsAfter(const std::string& repo, const Oid& base,
+                                                  const Oid& start);
+
 // Bounds of a commit's diff.
 struct DiffLimits {
   size_t max_files = 300;               // files listed; the rest only counted

@@ -1,1 +1,133 @@
 #pragma once
+// BrowseService: the history a forge-style web UI shows (issue #4) — logs, commits with
+// their diffs, blame, grep, archives, refs and tags — of a repo the caller may read.
+//
+// Every call opens the repo for reading first (RepoService::Open: a private repo is
+// RepoNotFound to outsiders), resolves the client's revision (branch, tag, full or
+// abbreviated commit sha; RevisionNotFound otherwise) to a commit, then runs one
+// git/history function. Results that are pure functions of immutable objects (a commit's
+// diff, a blame at a commit, a log page from a commit, grep results at a commit, commit
+// counts, signature verdicts) are kept in small bounded LRU caches, so a page seen before
+// costs no git process. Refs and tags are read afresh each time (refs move).
+//
+// Thread-safe; one per process. Calls block (database, git): run them on the worker pool.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/byte_source.h"
+#include "core/oid.h"
+#include "core/principal.h"
+#include "core/repo_id.h"
+#include "core/result.h"
+#include "git/history.h"
+#include "git/repo_reader.h"
+#include "services/repo_service.h"
+
+namespace hangar::services {
+
+struct BrowseOptions {
+  // The server's GnuPG keyring (e.g. <data>/gpg), given to git as GNUPGHOME when it
+  // verifies signatures; "" = signatures are never verified (LogEntry/TagInfo signature
+  // stays unset).
+  std::string gnupg_home;
+  git::DiffLimits diff;          // bounds of a commit page's diff
+  git::BlameLimits blame;        // files over these are refused (PayloadTooLarge)
+  size_t max_log_limit = 200;    // largest log page; larger requests are lowered to it
+  size_t max_grep_matches = 1000;  // largest GrepOptions::max_matches honoured
+  // Cache sizes, in entries; 0 turns a cache off.
+  size_t commit_cache = 256;     // commit pages (each holds at most diff.max_total_bytes)
+  size_t blame_cache = 16;       // blames (each up to blame.max_bytes of text)
+  size_t log_cache = 512;        // log pages
+  size_t count_cache = 1024;     // commit counts
+  size_t signature_cache = 8192; // signature verdicts, by commit
+  size_t grep_cache = 64;        // grep results, by commit and query
+};
+
+// A result together with the commit the request's revision resolved to.
+template <typename T>
+struct AtCommit {
+  Oid commit;
+  T value;
+};
+
+// A repository archive being streamed.
+struct ArchiveDownload {
+  Oid commit;
+  std::string filename;      // "bert-main.tar.gz": the repo name and the revision
+  std::string content_type;  // "application/gzip" or "application/zip"
+  std::unique_ptr<ByteSource> body;  // streamed from git archive; size unknown
+};
+
+class BrowseService {
+ public:
+  BrowseService(RepoService& repos, git::RepoReader& reader, BrowseOptions options);
+  ~BrowseService();
+
+  // Errors of every call below: RepoNotFound (missing, or private and `who` may not read
+  // it), RevisionNotFound ("revision 'v9' not found in acme/bert"), Unavailable (git timed
+  // out), Internal.
+
+  // A page of the history of `revision`, newest first; `path` ("" = whole repo) limits it
+  // to commits changing that file or directory. `limit` is lowered to max_log_limit.
+  // With `verify_signatures` (and a gnupg_home) each entry's signature is set.
+  // Errors: BadRequest (invalid path).
+  Result<AtCommit<git::LogPage>> Log(const Principal& who, const RepoId& id,
+                                     std::string_view revision, std::string_view path,
+                                     size_t skip, size_t limit, bool verify_signatures);
+
+  // The commit `revision` names, its message, signature (when a gnupg_home is set) and
+  // diff against its first parent, bounded by BrowseOptions::diff.
+  Result<AtCommit<std::shared_ptr<const git::CommitDetail>>> Commit(const Principal& who,
+                                                                    const RepoId& id,
+                                                                    std::string_view revision);
+
+  // Blame of file `path` at `revision`. Errors: BadRequest (invalid path, or a
+  // directory), EntryNotFound (no such file), PayloadTooLarge (over BrowseOptions::blame).
+  Result<AtCommit<std::shared_ptr<const git::BlameResult>>> Blame(const Principal& who,
+                                                                  const RepoId& id,
+                                                                  std::string_view revision,
+                                                                  std::string_view path);
+
+  // Lines matching `pattern` in the tree of `revision`; options.max_matches is lowered to
+  // max_grep_matches. Errors: BadRequest (empty or invalid pattern, invalid path).
+  Result<AtCommit<git::GrepResult>> Grep(const Principal& who, const RepoId& id,
+                                         std::string_view revision, std::string_view pattern,
+                                         git::GrepOptions options);
+
+  // The tree of `revision` as a streamed archive whose entries sit under
+  // "<name>-<revision>/" (characters other than [A-Za-z0-9._-] in the revision become '-').
+  Result<ArchiveDownload> Archive(const Principal& who, const RepoId& id,
+                                  std::string_view revision, git::ArchiveFormat format);
+
+  // Every branch, tag and other ref with its commit, sorted by name (one git process).
+  Result<std::vector<git::RefInfo>> Refs(const Principal& who, const RepoId& id);
+
+  // The annotated tag `name` with its signature verified (when a gnupg_home is set).
+  // Errors: BadRequest (invalid name), RevisionNotFound (no such annotated tag).
+  Result<git::TagInfo> Tag(const Principal& who, const RepoId& id, std::string_view name);
+
+  // How many commits `revision` has in its history (for the repo home page).
+  Result<AtCommit<uint64_t>> CommitCount(const Principal& who, const RepoId& id,
+                                         std::string_view revision);
+
+ private:
+  struct Caches;
+  struct Resolved {
+    RepoHandle repo;
+    Oid commit;
+  };
+  Result<Resolved> Resolve(const Principal& who, const RepoId& id, std::string_view revision);
+  // Signatures of `entries` from the cache, verifying the missing ones in one git run.
+  Result<void> FillSignatures(const std::string& git_path, std::vector<git::LogEntry>& entries);
+
+  RepoService& repos_;
+  git::RepoReader& reader_;
+  const BrowseOptions options_;
+  std::unique_ptr<Caches> caches_;
+};
+
+}  // namespace hangar::services

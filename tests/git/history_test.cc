@@ -321,6 +321,11 @@ TEST_F(HistoryTest, ListRefsPeelsTagsAndCountsCommits) {
   auto count = CountCommits(repo_, Rev("main"));
   ASSERT_TRUE(count) << count.error().message;
   EXPECT_EQ(*count, 7u);
+  auto after = CountCommitsAfter(repo_, Rev("v1"), Rev("main"));
+  ASSERT_TRUE(after) << after.error().message;
+  EXPECT_EQ(after->value_or(0), 3u);  // s1, c5, the merge
+  EXPECT_EQ(CountCommitsAfter(repo_, Rev("main"), Rev("main")).value(), 0u);
+  EXPECT_FALSE(CountCommitsAfter(repo_, Rev("side"), Rev("main~1")).value().has_value());
 }
 
 TEST_F(HistoryTest, ShowTagReadsAnnotatedTagsOnly) {

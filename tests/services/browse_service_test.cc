@@ -1,1 +1,180 @@
+// BrowseService (issue #4): access through RepoService, revision resolution, the caches
+// of immutable results, and the history calls end to end on a repo made by RepoService.
+
 #include "services/browse_service.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "db/sqlite/sqlite_stores.h"
+#include "fixtures.h"
+#include "git/repo_reader.h"
+#include "git/test_repo.h"
+#include "services/auth_service.h"
+#include "services/repo_service.h"
+
+namespace hangar::services {
+namespace {
+
+namespace fs = std::filesystem;
+using git::testing::Quote;
+using git::testing::Sh;
+
+class BrowseServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = fs::path(::testing::TempDir()) / "hangar-browse-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+    auto s = db::OpenSqliteStores(dir_ / "hangar.db");
+    ASSERT_TRUE(s.has_value()) << s.error().message;
+    stores_ = std::move(*s);
+    auth_ = std::make_unique<AuthService>(*stores_.users);
+    repos_ = std::make_unique<RepoService>(*stores_.repos, *auth_, reader_, dir_ / "repos");
+    alice_ = testing::MakeUser(*auth_, "alice");
+    ASSERT_TRUE(repos_->Create(alice_, public_, false).has_value());
+    ASSERT_TRUE(repos_->Create(alice_, private_, true).has_value());
+    // Two more commits on main: a.txt (two lines, each from its own commit), dir/b.txt.
+    Sh(dir_.string(), "git clone -q " + Quote(repos_->GitPath(public_)) + " work && cd work\n"
+                      "printf 'one\\n' > a.txt && git add a.txt && git commit -q -m 'add a'\n"
+                      "printf 'one\\ntwo\\n' > a.txt && mkdir dir && echo b > dir/b.txt\n"
+                      "git add -A && git commit -q -m 'two and b' && git push -q origin HEAD:main\n"
+                      "git tag -a v1 -m 'version one' HEAD~1 && git push -q origin v1\n");
+    options_.gnupg_home = (dir_ / "gpg").string();
+    browse_ = std::make_unique<BrowseService>(*repos_, reader_, options_);
+  }
+  void TearDown() override {
+    browse_.reset();
+    repos_.reset();
+    auth_.reset();
+    stores_ = db::Stores{};
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  std::string Head() {
+    return Sh(repos_->GitPath(public_), "git rev-parse main").substr(0, 40);
+  }
+
+  fs::path dir_;
+  db::Stores stores_;
+  git::RepoReader reader_;
+  std::unique_ptr<AuthService> auth_;
+  std::unique_ptr<RepoService> repos_;
+  BrowseOptions options_;
+  std::unique_ptr<BrowseService> browse_;
+  Principal alice_;
+  const RepoId public_{RepoType::Model, "alice", "open"};
+  const RepoId private_{RepoType::Model, "alice", "secret"};
+};
+
+TEST_F(BrowseServiceTest, PrivateRepoIsHiddenFromAnonymous) {
+  auto anon = browse_->Log(Principal::Anonymous(), private_, "main", "", 0, 10, false);
+  ASSERT_FALSE(anon);
+  EXPECT_EQ(anon.error().code, ErrorCode::RepoNotFound);
+  EXPECT_EQ(browse_->Refs(Principal::Anonymous(), private_).error().code,
+            ErrorCode::RepoNotFound);
+  auto owner = browse_->Log(alice_, private_, "main", "", 0, 10, false);
+  ASSERT_TRUE(owner) << owner.error().message;
+  EXPECT_EQ(owner->value.entries.size(), 1u);
+}
+
+TEST_F(BrowseServiceTest, UnknownRevisionNamesTheRevisionAndRepo) {
+  auto r = browse_->Commit(Principal::Anonymous(), public_, "nope");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ErrorCode::RevisionNotFound);
+  EXPECT_EQ(r.error().message, "revision 'nope' not found in alice/open");
+  EXPECT_EQ(browse_->Tag(Principal::Anonymous(), public_, "v9").error().code,
+            ErrorCode::RevisionNotFound);
+}
+
+TEST_F(BrowseServiceTest, RevisionsResolveToTheSameCachedCommit) {
+  auto by_branch = browse_->Commit(Principal::Anonymous(), public_, "main");
+  ASSERT_TRUE(by_branch) << by_branch.error().message;
+  EXPECT_EQ(by_branch->commit.Hex(), Head());
+  EXPECT_EQ(by_branch->value->commit.subject, "two and b");
+  EXPECT_EQ(by_branch->value->files.size(), 2u);
+  ASSERT_TRUE(by_branch->value->commit.signature.has_value());
+  EXPECT_EQ(by_branch->value->commit.signature->status, git::SignatureInfo::Status::None);
+  auto by_sha = browse_->Commit(Principal::Anonymous(), public_, Head().substr(0, 10));
+  ASSERT_TRUE(by_sha) << by_sha.error().message;
+  EXPECT_EQ(by_sha->value.get(), by_branch->value.get());  // the cached object itself
+
+  auto tag = browse_->Commit(Principal::Anonymous(), public_, "v1");
+  ASSERT_TRUE(tag) << tag.error().message;
+  EXPECT_EQ(tag->value->commit.subject, "add a");
+}
+
+TEST_F(BrowseServiceTest, LogPagesAndCountsFollowNewCommits) {
+  auto log = browse_->Log(Principal::Anonymous(), public_, "main", "a.txt", 0, 1, true);
+  ASSERT_TRUE(log) << log.error().message;
+  ASSERT_EQ(log->value.entries.size(), 1u);
+  EXPECT_TRUE(log->value.has_more);
+  EXPECT_EQ(log->value.entries[0].signature->status, git::SignatureInfo::Status::None);
+  auto again = browse_->Log(Principal::Anonymous(), public_, "main", "a.txt", 0, 1, false);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->value.entries[0].id, log->value.entries[0].id);
+  EXPECT_FALSE(again->value.entries[0].signature.has_value());
+
+  auto count = browse_->CommitCount(Principal::Anonymous(), public_, "main");
+  ASSERT_TRUE(count) << count.error().message;
+  EXPECT_EQ(count->value, 3u);
+  Sh(dir_.string(), "cd work && git commit -q --allow-empty -m more && git push -q origin HEAD:main");
+  auto after = browse_->CommitCount(Principal::Anonymous(), public_, "main");
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->value, 4u);
+  EXPECT_NE(after->commit, count->commit);
+  EXPECT_EQ(browse_->CommitCount(Principal::Anonymous(), public_, count->commit.Hex())->value, 3u);
+}
+
+TEST_F(BrowseServiceTest, BlameChecksTheEntryFirstAndIsCached) {
+  auto blame = browse_->Blame(Principal::Anonymous(), public_, "main", "a.txt");
+  ASSERT_TRUE(blame) << blame.error().message;
+  ASSERT_EQ(blame->value->lines.size(), 2u);
+  EXPECT_EQ(blame->value->commits[blame->value->lines[0].commit].summary, "add a");
+  EXPECT_EQ(blame->value->commits[blame->value->lines[1].commit].summary, "two and b");
+  auto again = browse_->Blame(Principal::Anonymous(), public_, "main", "a.txt");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->value.get(), blame->value.get());
+
+  EXPECT_EQ(browse_->Blame(Principal::Anonymous(), public_, "main", "dir").error().code,
+            ErrorCode::BadRequest);
+  EXPECT_EQ(browse_->Blame(Principal::Anonymous(), public_, "main", "nope").error().code,
+            ErrorCode::EntryNotFound);
+  EXPECT_EQ(browse_->Blame(Principal::Anonymous(), public_, "main", "../x").error().code,
+            ErrorCode::BadRequest);
+}
+
+TEST_F(BrowseServiceTest, GrepArchiveRefsAndTags) {
+  git::GrepOptions grep;
+  grep.max_matches = 100000;  // lowered to max_grep_matches
+  auto found = browse_->Grep(Principal::Anonymous(), public_, "main", "two", grep);
+  ASSERT_TRUE(found) << found.error().message;
+  ASSERT_EQ(found->value.matches.size(), 1u);
+  EXPECT_EQ(found->value.matches[0].path, "a.txt");
+
+  auto archive = browse_->Archive(Principal::Anonymous(), public_, "v1", git::ArchiveFormat::Zip);
+  ASSERT_TRUE(archive) << archive.error().message;
+  EXPECT_EQ(archive->filename, "open-v1.zip");
+  EXPECT_EQ(archive->content_type, "application/zip");
+  auto bytes = ReadAll(*archive->body, 1 << 20);
+  ASSERT_TRUE(bytes) << bytes.error().message;
+  EXPECT_EQ(bytes->substr(0, 2), "PK");
+
+  auto refs = browse_->Refs(Principal::Anonymous(), public_);
+  ASSERT_TRUE(refs) << refs.error().message;
+  ASSERT_EQ(refs->size(), 2u);
+  EXPECT_EQ((*refs)[0].name, "refs/heads/main");
+  EXPECT_EQ((*refs)[1].name, "refs/tags/v1");
+
+  auto tag = browse_->Tag(Principal::Anonymous(), public_, "v1");
+  ASSERT_TRUE(tag) << tag.error().message;
+  EXPECT_EQ(tag->message, "version one\n");
+  EXPECT_EQ(tag->signature->status, git::SignatureInfo::Status::None);
+}
+
+}  // namespace
+}  // namespace hangar::services
