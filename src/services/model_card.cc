@@ -48,21 +48,30 @@ json::value ToJson(const YAML::Node& n, int depth) {
 
 }  // namespace
 
-Result<std::optional<json::object>> ParseCardData(std::string_view readme) {
-  auto starts_with_marker = [](std::string_view s) {
-    return s.substr(0, 4) == "---\n" || s.substr(0, 5) == "---\r\n";
-  };
-  if (!starts_with_marker(readme)) return std::optional<json::object>{};
-  size_t body = readme.find('\n') + 1;
-  size_t end = body;
-  for (;;) {
-    size_t nl = readme.find('\n', end);
-    std::string_view line = readme.substr(end, nl == std::string_view::npos ? nl : nl - end);
-    if (line == "---" || line == "---\r") break;
-    if (nl == std::string_view::npos) return std::optional<json::object>{};  // unterminated
-    end = nl + 1;
+CardParts SplitFrontMatter(std::string_view readme) {
+  CardParts parts{false, {}, readme};
+  if (readme.substr(0, 4) != "---\n" && readme.substr(0, 5) != "---\r\n") return parts;
+  size_t start = readme.find('\n') + 1;
+  for (size_t line_start = start;;) {
+    size_t nl = readme.find('\n', line_start);
+    std::string_view line = readme.substr(line_start, nl == std::string_view::npos
+                                                          ? std::string_view::npos
+                                                          : nl - line_start);
+    if (line == "---" || line == "---\r") {
+      parts.has_yaml = true;
+      parts.yaml = readme.substr(start, line_start - start);
+      parts.body = nl == std::string_view::npos ? std::string_view{} : readme.substr(nl + 1);
+      return parts;
+    }
+    if (nl == std::string_view::npos) return parts;  // unterminated: no front matter
+    line_start = nl + 1;
   }
-  std::string yaml(readme.substr(body, end - body));
+}
+
+Result<std::optional<json::object>> ParseCardData(std::string_view readme) {
+  CardParts parts = SplitFrontMatter(readme);
+  if (!parts.has_yaml) return std::optional<json::object>{};
+  std::string yaml(parts.yaml);
   try {
     YAML::Node root = YAML::Load(yaml);
     if (root.IsNull()) return std::optional<json::object>(json::object{});

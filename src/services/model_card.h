@@ -11,6 +11,17 @@
 
 namespace hangar::services {
 
+// `readme` split at its YAML front matter: `yaml` is the text between a leading "---" line
+// and the next "---" line (both excluded), `body` what follows that closing line. Without
+// a complete front matter block, `yaml` is empty and `body` is all of `readme`; `has_yaml`
+// says which. Views into `readme`.
+struct CardParts {
+  bool has_yaml = false;
+  std::string_view yaml;
+  std::string_view body;
+};
+CardParts SplitFrontMatter(std::string_view readme);
+
 // The front matter of `readme` (between a leading "---" line and the next "---" line)
 // as a JSON object; nullopt when there is none. Errors: BadRequest when the YAML is
 // malformed or is not a mapping, naming the problem.
