@@ -1,11 +1,16 @@
 #include "git/history.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <unordered_map>
 
 #include "core/repo_id.h"
+#include "core/sha256.h"
 #include "git/command.h"
 
 namespace hangar::git {
@@ -663,6 +668,32 @@ Result<std::vector<RefInfo>> ListRefs(const std::string& repo) {
     refs.push_back(std::move(r));
   }
   return refs;
+}
+
+Result<std::string> RefsVersion(const std::string& repo) {
+  namespace fs = std::filesystem;
+  // Every ref update renames a new file into place, so a changed ref changes its entry.
+  auto identity = [](const std::string& path, std::string& out) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return;
+    out += path + '\0' + std::to_string(st.st_ino) + ' ' + std::to_string(st.st_size) + ' ' +
+           std::to_string(st.st_ctim.tv_sec) + '.' + std::to_string(st.st_ctim.tv_nsec) + ' ' +
+           std::to_string(st.st_mtim.tv_sec) + '.' + std::to_string(st.st_mtim.tv_nsec) + '\n';
+  };
+  std::error_code ec;
+  if (!fs::is_directory(repo + "/refs", ec))
+    return MakeError(ErrorCode::RepoNotFound, "repository not found");
+  std::vector<std::string> loose;
+  for (fs::recursive_directory_iterator it(repo + "/refs", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    if (it->is_regular_file(ec)) loose.push_back(it->path().string());
+  }
+  if (ec) return MakeError(ErrorCode::Internal, "listing refs of " + repo + ": " + ec.message());
+  std::sort(loose.begin(), loose.end());
+  std::string state;
+  identity(repo + "/packed-refs", state);
+  for (const auto& path : loose) identity(path, state);
+  return Sha256::Of(state).Hex();
 }
 
 Result<TagInfo> ShowTag(const std::string& repo, std::string_view name,

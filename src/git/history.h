@@ -225,6 +225,12 @@ struct RefInfo {
 // or blobs are left out.
 Result<std::vector<RefInfo>> ListRefs(const std::string& repo);
 
+// A value that changes whenever a ref of `repo` changes (created, moved, deleted, packed):
+// a digest of the identity (inode, size, change time) of packed-refs and of each loose ref
+// file (git's "files" ref backend). No git process; a directory walk of refs/. Lets a
+// caller keep ListRefs results until the refs move. Errors: RepoNotFound.
+Result<std::string> RefsVersion(const std::string& repo);
+
 // An annotated tag.
 struct TagInfo {
   std::string name;     // short name: "v1.0"

@@ -76,6 +76,8 @@ struct BrowseService::Caches {
         counts(o.count_cache),
         last_counts(o.count_cache),
         greps(o.grep_cache),
+        refs(o.refs_cache),
+        tags(o.refs_cache),
         signatures(o.signature_cache) {}
   LruCache<std::shared_ptr<const git::CommitDetail>> commits;  // repo \0 commit
   LruCache<std::shared_ptr<const git::BlameResult>> blames;    // repo \0 commit \0 path
@@ -83,6 +85,8 @@ struct BrowseService::Caches {
   LruCache<uint64_t> counts;                                   // repo \0 commit
   LruCache<std::pair<Oid, uint64_t>> last_counts;  // repo: the last commit counted
   LruCache<std::shared_ptr<const git::GrepResult>> greps;  // repo \0 commit \0 query
+  LruCache<std::shared_ptr<const std::vector<git::RefInfo>>> refs;  // repo \0 refs version
+  LruCache<std::shared_ptr<const git::TagInfo>> tags;  // repo \0 refs version \0 name
   LruCache<git::SignatureInfo> signatures;                         // commit
 };
 
@@ -240,19 +244,34 @@ Result<ArchiveDownload> BrowseService::Archive(const Principal& who, const RepoI
                          zip ? "application/zip" : "application/gzip", std::move(body)};
 }
 
-Result<std::vector<git::RefInfo>> BrowseService::Refs(const Principal& who, const RepoId& id) {
+Result<std::shared_ptr<const std::vector<git::RefInfo>>> BrowseService::Refs(
+    const Principal& who, const RepoId& id) {
   HANGAR_ASSIGN_OR_RETURN(RepoHandle repo, repos_.Open(who, id, Access::Read));
-  return git::ListRefs(repo.git_path);
+  // Kept until a ref moves: checking that costs a directory walk, not a git process.
+  HANGAR_ASSIGN_OR_RETURN(std::string version, git::RefsVersion(repo.git_path));
+  const std::string key = repo.git_path + '\0' + version;
+  if (auto hit = caches_->refs.Get(key)) return std::move(*hit);
+  HANGAR_ASSIGN_OR_RETURN(auto fresh, git::ListRefs(repo.git_path));
+  auto refs = std::make_shared<const std::vector<git::RefInfo>>(std::move(fresh));
+  caches_->refs.Put(key, refs);
+  return refs;
 }
 
-Result<git::TagInfo> BrowseService::Tag(const Principal& who, const RepoId& id,
-                                        std::string_view name) {
+Result<std::shared_ptr<const git::TagInfo>> BrowseService::Tag(const Principal& who,
+                                                               const RepoId& id,
+                                                               std::string_view name) {
   HANGAR_ASSIGN_OR_RETURN(RepoHandle repo, repos_.Open(who, id, Access::Read));
-  auto tag = git::ShowTag(repo.git_path, name,
-                          git::SignatureCheck{!options_.gnupg_home.empty(), options_.gnupg_home});
+  HANGAR_ASSIGN_OR_RETURN(std::string version, git::RefsVersion(repo.git_path));
+  const std::string key = repo.git_path + '\0' + version + '\0' + std::string(name);
+  if (auto hit = caches_->tags.Get(key)) return std::move(*hit);
+  const bool verify = !options_.gnupg_home.empty();
+  auto tag = git::ShowTag(repo.git_path, name, git::SignatureCheck{verify, options_.gnupg_home});
   if (!tag && tag.error().code == ErrorCode::RevisionNotFound)
     return MakeError(ErrorCode::RevisionNotFound, tag.error().message + " in " + id.Id());
-  return tag;
+  if (!tag) return std::move(tag).error();
+  auto shared = std::make_shared<const git::TagInfo>(std::move(*tag));
+  if (!verify || IsFinal(*shared->signature)) caches_->tags.Put(key, shared);
+  return shared;
 }
 
 Result<AtCommit<uint64_t>> BrowseService::CommitCount(const Principal& who, const RepoId& id,

@@ -8,7 +8,7 @@
 // git/history function. Results that are pure functions of immutable objects (a commit's
 // diff, a blame at a commit, a log page from a commit, grep results at a commit, commit
 // counts, signature verdicts) are kept in small bounded LRU caches, so a page seen before
-// costs no git process. Refs and tags are read afresh each time (refs move).
+// costs no git process. Ref lists and tags are kept while the repo's refs stay unchanged.
 //
 // Thread-safe; one per process. Calls block (database, git): run them on the worker pool.
 
@@ -45,6 +45,7 @@ struct BrowseOptions {
   size_t count_cache = 1024;     // commit counts
   size_t signature_cache = 8192; // signature verdicts, by commit
   size_t grep_cache = 64;        // grep results, by commit and query
+  size_t refs_cache = 64;        // ref lists and tags, by repo and refs version
 };
 
 // A result together with the commit the request's revision resolved to.
@@ -103,12 +104,15 @@ class BrowseService {
   Result<ArchiveDownload> Archive(const Principal& who, const RepoId& id,
                                   std::string_view revision, git::ArchiveFormat format);
 
-  // Every branch, tag and other ref with its commit, sorted by name (one git process).
-  Result<std::vector<git::RefInfo>> Refs(const Principal& who, const RepoId& id);
+  // Every branch, tag and other ref with its commit, sorted by name. Kept while the refs
+  // stay as they are (git::RefsVersion); else one git process.
+  Result<std::shared_ptr<const std::vector<git::RefInfo>>> Refs(const Principal& who,
+                                                                const RepoId& id);
 
-  // The annotated tag `name` with its signature verified (when a gnupg_home is set).
-  // Errors: BadRequest (invalid name), RevisionNotFound (no such annotated tag).
-  Result<git::TagInfo> Tag(const Principal& who, const RepoId& id, std::string_view name);
+  // The annotated tag `name` with its signature verified (when a gnupg_home is set); kept
+  // like Refs. Errors: BadRequest (invalid name), RevisionNotFound (no such annotated tag).
+  Result<std::shared_ptr<const git::TagInfo>> Tag(const Principal& who, const RepoId& id,
+                                                  std::string_view name);
 
   // How many commits `revision` has in its history (for the repo home page).
   Result<AtCommit<uint64_t>> CommitCount(const Principal& who, const RepoId& id,

@@ -328,6 +328,25 @@ TEST_F(HistoryTest, ListRefsPeelsTagsAndCountsCommits) {
   EXPECT_FALSE(CountCommitsAfter(repo_, Rev("side"), Rev("main~1")).value().has_value());
 }
 
+TEST(History, RefsVersionChangesWhenARefMoves) {
+  TempDir dir;
+  Sh(dir.path(), "git init -q --bare r.git && git init -q -b main w && cd w\n"
+                 "git commit -q --allow-empty -m one && git push -q ../r.git main\n");
+  const std::string repo = dir.path() + "/r.git";
+  auto v1 = RefsVersion(repo);
+  ASSERT_TRUE(v1) << v1.error().message;
+  EXPECT_EQ(RefsVersion(repo).value(), *v1);
+  Sh(dir.path(), "cd w && git commit -q --allow-empty -m two && git push -q ../r.git main");
+  auto v2 = RefsVersion(repo).value();
+  EXPECT_NE(v2, *v1);
+  Sh(dir.path(), "git -C r.git pack-refs --all");
+  auto v3 = RefsVersion(repo).value();
+  EXPECT_NE(v3, v2);
+  Sh(dir.path(), "cd w && git push -q ../r.git main:side");
+  EXPECT_NE(RefsVersion(repo).value(), v3);
+  EXPECT_EQ(RefsVersion(dir.path() + "/none").error().code, ErrorCode::RepoNotFound);
+}
+
 TEST_F(HistoryTest, ShowTagReadsAnnotatedTagsOnly) {
   auto v1 = ShowTag(repo_, "v1");
   ASSERT_TRUE(v1) << v1.error().message;

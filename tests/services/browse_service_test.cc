@@ -164,16 +164,26 @@ TEST_F(BrowseServiceTest, GrepArchiveRefsAndTags) {
   ASSERT_TRUE(bytes) << bytes.error().message;
   EXPECT_EQ(bytes->substr(0, 2), "PK");
 
-  auto refs = browse_->Refs(Principal::Anonymous(), public_);
-  ASSERT_TRUE(refs) << refs.error().message;
-  ASSERT_EQ(refs->size(), 2u);
-  EXPECT_EQ((*refs)[0].name, "refs/heads/main");
-  EXPECT_EQ((*refs)[1].name, "refs/tags/v1");
-
   auto tag = browse_->Tag(Principal::Anonymous(), public_, "v1");
   ASSERT_TRUE(tag) << tag.error().message;
-  EXPECT_EQ(tag->message, "version one\n");
-  EXPECT_EQ(tag->signature->status, git::SignatureInfo::Status::None);
+  EXPECT_EQ((*tag)->message, "version one\n");
+  EXPECT_EQ((*tag)->signature->status, git::SignatureInfo::Status::None);
+}
+
+TEST_F(BrowseServiceTest, RefsAreKeptUntilARefMoves) {
+  auto refs = browse_->Refs(Principal::Anonymous(), public_);
+  ASSERT_TRUE(refs) << refs.error().message;
+  ASSERT_EQ((*refs)->size(), 2u);
+  EXPECT_EQ((**refs)[0].name, "refs/heads/main");
+  EXPECT_EQ((**refs)[1].name, "refs/tags/v1");
+  auto again = browse_->Refs(Principal::Anonymous(), public_);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->get(), refs->get());
+
+  Sh(dir_.string(), "cd work && git push -q origin HEAD:refs/heads/other");
+  auto moved = browse_->Refs(Principal::Anonymous(), public_);
+  ASSERT_TRUE(moved);
+  EXPECT_EQ((*moved)->size(), 3u);
 }
 
 }  // namespace
