@@ -23,24 +23,47 @@ struct RepoRecord {
   int64_t last_modified = 0;  // unix seconds
   std::string last_commit;    // 40-hex commit Oid of the default branch head, "" when empty
   std::string default_branch = "main";
+  // Model-card metadata of the default branch's README.md (services/card_index.h), kept
+  // by SetCardMeta: HF's library_name and pipeline_tag ("" = none) and tags in card order.
+  std::string library;
+  std::string pipeline;
+  std::vector<std::string> tags;
+  // Downloads counted by AddDownloads, all time (hf-api.md §3.3 `downloads`; HF itself
+  // reports 30 days there, Hangar reports all time in both it and `downloadsAllTime`).
+  int64_t downloads = 0;
+  // Downloads in the 7 days up to now, the trending score; filled by List only when
+  // sorting by Trending, else 0.
+  int64_t trending = 0;
 
   RepoId Id() const { return RepoId{type, ns, name}; }
 };
 
 // Sort keys of a listing (hf-api.md §5.2); unknown client keys map to LastModified.
-enum class RepoSort { LastModified, CreatedAt, Id };
+// Downloads: all-time downloads. Trending: downloads over the last 7 days (today
+// included), ties broken by last_modified.
+enum class RepoSort { LastModified, CreatedAt, Id, Downloads, Trending };
 
-// Maps "lastModified", "createdAt", "id"; anything else gives LastModified.
+// Maps "lastModified", "createdAt", "id", "downloads" (also "downloadsAllTime"),
+// "trendingScore" (also "trending"); anything else gives LastModified.
 RepoSort ParseRepoSort(std::string_view s);
 
 struct RepoQuery {
   std::optional<RepoType> type;  // none = all types
   std::string search;            // case-insensitive substring of "ns/name"; "" = all
   std::string author;            // exact namespace; "" = all
+  std::vector<std::string> tags;  // every one must be among the repo's tags; empty = all
+  std::string library;            // exact library_name; "" = all
+  std::string pipeline;           // exact pipeline_tag; "" = all
   RepoSort sort = RepoSort::LastModified;
   bool descending = true;
   int limit = 100;     // page size, clamped to [1, 10000]
-  std::string cursor;  // "" = first page; else a next_cursor from the same query
+  // "" = first page; else a next_cursor from the same query. Keyset cursors (the last
+  // row's sort value and id) for every sort but Trending, whose scores move while a
+  // client pages: its cursor is an offset, so a page may repeat or skip a repo whose
+  // score changed meanwhile.
+  std::string cursor;
+  // Trending's window ends on this day (unix seconds / 86400); 0 = today.
+  int64_t today = 0;
   // Visibility: public repos always; private ones only when include_all_private (site
   // admins) or when their namespace is in readable_namespaces.
   bool include_all_private = false;
@@ -75,9 +98,19 @@ class RepoStore {
   // Records a new head commit of the default branch. Errors: RepoNotFound.
   virtual Result<void> UpdateHead(int64_t id, std::string_view last_commit,
                                   int64_t last_modified) = 0;
-  // One page of repos matching `q`, keyset-paginated. Errors: BadRequest for a cursor that
-  // this query did not produce.
+  // One page of repos matching `q` (see RepoQuery::cursor for paging). Errors: BadRequest
+  // for a cursor that this query did not produce.
   virtual Result<RepoPage> List(const RepoQuery& q) = 0;
+
+  // Replaces the card metadata of repo `id` (library, pipeline and the whole tag list, in
+  // one transaction). Tags keep their order; duplicates are stored once. Errors:
+  // RepoNotFound.
+  virtual Result<void> SetCardMeta(int64_t id, std::string_view library,
+                                   std::string_view pipeline,
+                                   const std::vector<std::string>& tags) = 0;
+  // Adds `n` downloads of repo `id` on `day` (unix seconds / 86400) to its daily and
+  // all-time counts. A repo deleted meanwhile is skipped silently (counts are best effort).
+  virtual Result<void> AddDownloads(int64_t id, int64_t day, int64_t n) = 0;
 };
 
 }  // namespace hangar::db

@@ -31,6 +31,8 @@ std::optional<TokenRole> ParseTokenRole(std::string_view s) {
 RepoSort ParseRepoSort(std::string_view s) {
   if (s == "createdAt") return RepoSort::CreatedAt;
   if (s == "id") return RepoSort::Id;
+  if (s == "downloads" || s == "downloadsAllTime") return RepoSort::Downloads;
+  if (s == "trendingScore" || s == "trending") return RepoSort::Trending;
   return RepoSort::LastModified;
 }
 

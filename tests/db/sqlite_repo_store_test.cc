@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 #include "db/test_db.h"
 
@@ -237,7 +238,124 @@ TEST(RepoSortTest, UnknownKeysFallBackToLastModified) {
   EXPECT_EQ(ParseRepoSort("createdAt"), RepoSort::CreatedAt);
   EXPECT_EQ(ParseRepoSort("id"), RepoSort::Id);
   EXPECT_EQ(ParseRepoSort("lastModified"), RepoSort::LastModified);
-  EXPECT_EQ(ParseRepoSort("trendingScore"), RepoSort::LastModified);
+  EXPECT_EQ(ParseRepoSort("downloads"), RepoSort::Downloads);
+  EXPECT_EQ(ParseRepoSort("trendingScore"), RepoSort::Trending);
+  EXPECT_EQ(ParseRepoSort("trending"), RepoSort::Trending);
+  EXPECT_EQ(ParseRepoSort("likes"), RepoSort::LastModified);
+}
+
+TEST_F(DbTest, CardMetaIsReplacedWholeAndReadBack) {
+  auto r = repos().Create(Repo("acme", "bert")).value();
+  ASSERT_TRUE(repos().SetCardMeta(r.id, "transformers", "fill-mask",
+                                  {"bert", "license:mit", "bert", "en"}).has_value());
+  auto got = repos().Find(Id("acme", "bert")).value();
+  EXPECT_EQ(got.library, "transformers");
+  EXPECT_EQ(got.pipeline, "fill-mask");
+  EXPECT_EQ(got.tags, (std::vector<std::string>{"bert", "license:mit", "en"}));
+  ASSERT_TRUE(repos().SetCardMeta(r.id, "", "", {"z", "a"}).has_value());
+  got = repos().FindById(r.id).value();
+  EXPECT_EQ(got.library, "");
+  EXPECT_EQ(got.tags, (std::vector<std::string>{"z", "a"}));
+  EXPECT_EQ(repos().SetCardMeta(4242, "x", "", {}).error().code, ErrorCode::RepoNotFound);
+}
+
+TEST_F(DbTest, DownloadsAddUpPerDayAndAllTime) {
+  auto r = repos().Create(Repo("acme", "bert")).value();
+  ASSERT_TRUE(repos().AddDownloads(r.id, 100, 3).has_value());
+  ASSERT_TRUE(repos().AddDownloads(r.id, 100, 2).has_value());
+  ASSERT_TRUE(repos().AddDownloads(r.id, 90, 1).has_value());
+  EXPECT_EQ(repos().Find(Id("acme", "bert"))->downloads, 6);
+  EXPECT_TRUE(repos().AddDownloads(4242, 100, 1).has_value());  // gone: skipped
+  RepoQuery q;
+  q.sort = RepoSort::Trending;
+  q.today = 100;
+  auto page = repos().List(q).value();
+  ASSERT_EQ(page.items.size(), 1u);
+  EXPECT_EQ(page.items[0].trending, 5);  // day 90 is outside the 7-day window
+  EXPECT_EQ(page.items[0].downloads, 6);
+}
+
+TEST_F(RepoListTest, FiltersByTagsLibraryAndPipeline) {
+  auto id = [&](const char* ns, const char* name) { return repos().Find(Id(ns, name))->id; };
+  ASSERT_TRUE(repos().SetCardMeta(id("alice", "m00"), "transformers", "fill-mask",
+                                  {"transformers", "en", "license:mit"}).has_value());
+  ASSERT_TRUE(repos().SetCardMeta(id("alice", "m01"), "transformers", "text-generation",
+                                  {"transformers", "fr", "license:mit"}).has_value());
+  ASSERT_TRUE(repos().SetCardMeta(id("acme", "m11"), "diffusers", "text-to-image",
+                                  {"en", "license:mit"}).has_value());  // private
+  RepoQuery q;
+  q.limit = 1;
+  q.tags = {"license:mit"};
+  EXPECT_EQ(Names(All(q)), (std::vector<std::string>{"alice/m01", "alice/m00"}));
+  q.tags = {"license:mit", "en"};
+  EXPECT_EQ(Names(All(q)), std::vector<std::string>{"alice/m00"});
+  q.include_all_private = true;
+  EXPECT_EQ(Names(All(q)), (std::vector<std::string>{"acme/m11", "alice/m00"}));
+  q.tags = {"license:mit", "en", "missing"};
+  EXPECT_TRUE(All(q).empty());
+  q.tags.clear();
+  q.library = "transformers";
+  EXPECT_EQ(All(q).size(), 2u);
+  q.pipeline = "text-generation";
+  auto one = All(q);
+  ASSERT_EQ(Names(one), std::vector<std::string>{"alice/m01"});
+  EXPECT_EQ(one[0].tags, (std::vector<std::string>{"transformers", "fr", "license:mit"}));
+  EXPECT_EQ(one[0].library, "transformers");
+  q.library = "Transformers";  // exact match
+  EXPECT_TRUE(All(q).empty());
+}
+
+TEST_F(RepoListTest, DownloadsAndTrendingSortsPageThroughEverything) {
+  // m00..m29 get i downloads on day 200, and m00..m09 also 100 each on day 150 (old).
+  for (int i = 0; i < 30; ++i) {
+    char name[8];
+    std::snprintf(name, sizeof name, "m%02d", i);
+    std::string ns = i < 10 ? "alice" : i < 20 ? "acme" : "bob";
+    int64_t rid = repos().Find(Id(ns, name))->id;
+    ASSERT_TRUE(repos().AddDownloads(rid, 200, i % 15).has_value());
+    if (i < 10) {
+      ASSERT_TRUE(repos().AddDownloads(rid, 150, 100).has_value());
+    }
+  }
+  RepoQuery q;
+  q.type = RepoType::Model;
+  q.include_all_private = true;
+  q.limit = 4;
+  q.today = 203;
+  for (RepoSort sort : {RepoSort::Downloads, RepoSort::Trending}) {
+    for (bool desc : {true, false}) {
+      q.sort = sort;
+      q.descending = desc;
+      int pages = 0;
+      auto all = All(q, &pages);
+      ASSERT_EQ(all.size(), 30u);
+      EXPECT_EQ(pages, 8);
+      std::set<int64_t> ids;
+      for (const auto& r : all) ids.insert(r.id);
+      EXPECT_EQ(ids.size(), 30u);
+      auto key = [&](const RepoRecord& r) {
+        return sort == RepoSort::Downloads
+                   ? std::make_tuple(r.downloads, int64_t{0}, r.id)
+                   : std::make_tuple(r.trending, r.last_modified, r.id);
+      };
+      for (size_t i = 1; i < all.size(); ++i) {
+        if (desc)
+          EXPECT_GT(key(all[i - 1]), key(all[i]));
+        else
+          EXPECT_LT(key(all[i - 1]), key(all[i]));
+      }
+    }
+  }
+  q.sort = RepoSort::Downloads;
+  q.descending = true;
+  q.limit = 1;
+  EXPECT_EQ(repos().List(q)->items[0].downloads, 109);  // alice/m09: 9 + 100
+  q.sort = RepoSort::Trending;
+  auto top = repos().List(q)->items[0];
+  EXPECT_EQ(top.trending, 14);  // the old day is outside the window
+  EXPECT_EQ(top.name, "m29");   // 14 downloads like m14, but modified later
+  q.cursor = "td.-1.0";
+  EXPECT_EQ(repos().List(q).error().code, ErrorCode::BadRequest);
 }
 
 }  // namespace

@@ -108,10 +108,20 @@ CREATE TABLE repo_downloads (
 );
 )sql";
 
+// Version 4: listings sorted by downloads. The all-time count lives on the repo row so
+// that sort pages by keyset like the others; the day index keeps "trending" (the last 7
+// days) from scanning older counts.
+constexpr const char kV4[] = R"sql(
+ALTER TABLE repos ADD COLUMN downloads BIGINT NOT NULL DEFAULT 0;
+CREATE INDEX repos_downloads ON repos(downloads, id);
+CREATE INDEX repo_downloads_day ON repo_downloads(day, repo_id);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kV1},
     {2, kV2},
     {3, kV3},
+    {4, kV4},
 };
 
 void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {

@@ -10,7 +10,13 @@ namespace {
 
 constexpr const char kRepoCols[] =
     "id, type, namespace, name, private, created_at, last_modified, last_commit, "
-    "default_branch";
+    "default_branch, library, pipeline, downloads";
+constexpr int kTrendingCol = 12;  // List's extra column after kRepoCols
+
+// Days in the trending window, today included.
+constexpr int64_t kTrendingDays = 7;
+// Tags are read for this many repos per statement (ids padded), one cached statement.
+constexpr size_t kTagBatch = 64;
 
 RepoRecord ReadRepo(const SqliteStmt& s) {
   RepoRecord r;
@@ -23,6 +29,9 @@ RepoRecord ReadRepo(const SqliteStmt& s) {
   r.last_modified = s.Int(6);
   r.last_commit = s.Text(7);
   r.default_branch = s.Text(8);
+  r.library = s.Text(9);
+  r.pipeline = s.Text(10);
+  r.downloads = s.Int(11);
   return r;
 }
 
@@ -39,22 +48,35 @@ const char* SortColumn(RepoSort s) {
   switch (s) {
     case RepoSort::CreatedAt: return "created_at";
     case RepoSort::Id: return "id";
+    case RepoSort::Downloads: return "downloads";
+    case RepoSort::Trending: return "trending";
     case RepoSort::LastModified: break;
   }
   return "last_modified";
 }
 
 char SortTag(RepoSort s) {
-  return s == RepoSort::CreatedAt ? 'c' : s == RepoSort::Id ? 'i' : 'm';
+  switch (s) {
+    case RepoSort::CreatedAt: return 'c';
+    case RepoSort::Id: return 'i';
+    case RepoSort::Downloads: return 'n';
+    case RepoSort::Trending: return 't';
+    case RepoSort::LastModified: break;
+  }
+  return 'm';
 }
 
-// Cursor text: "<sort tag><a|d>.<sort value>.<id>", naming the last row of the page.
-std::string MakeCursor(const RepoQuery& q, const RepoRecord& last) {
-  int64_t v = q.sort == RepoSort::CreatedAt ? last.created_at
-              : q.sort == RepoSort::Id      ? last.id
-                                            : last.last_modified;
+// Cursor text: "<sort tag><a|d>.<sort value>.<id>", naming the last row of the page; for
+// Trending "<t><a|d>.<rows already listed>.0".
+std::string MakeCursor(const RepoQuery& q, const RepoRecord& last, int64_t offset) {
+  int64_t v = q.sort == RepoSort::CreatedAt   ? last.created_at
+              : q.sort == RepoSort::Id        ? last.id
+              : q.sort == RepoSort::Downloads ? last.downloads
+              : q.sort == RepoSort::Trending  ? offset
+                                              : last.last_modified;
+  int64_t id = q.sort == RepoSort::Trending ? 0 : last.id;
   return std::string{SortTag(q.sort), q.descending ? 'd' : 'a'} + "." + std::to_string(v) +
-         "." + std::to_string(last.id);
+         "." + std::to_string(id);
 }
 
 bool ParseInt(std::string_view s, int64_t& out) {
@@ -80,6 +102,7 @@ Result<Cursor> ParseCursor(const RepoQuery& q) {
   Cursor out;
   if (!ParseInt(c.substr(0, dot), out.value) || !ParseInt(c.substr(dot + 1), out.id))
     return bad;
+  if (q.sort == RepoSort::Trending && out.value < 0) return bad;
   return out;
 }
 
@@ -92,6 +115,41 @@ std::string LikePattern(std::string_view s) {
   }
   out += '%';
   return out;
+}
+
+// Fills `tags` of every repo in `repos` (in the order SetCardMeta stored them).
+Result<void> LoadTags(SqliteConnection& c, std::vector<RepoRecord>& repos) {
+  static const std::string kSql = [] {
+    std::string sql = "SELECT repo_id, tag FROM repo_tags WHERE repo_id IN (?";
+    for (size_t i = 1; i < kTagBatch; ++i) sql += ", ?";
+    return sql + ") ORDER BY repo_id, rowid";
+  }();
+  for (size_t begin = 0; begin < repos.size(); begin += kTagBatch) {
+    size_t end = std::min(repos.size(), begin + kTagBatch);
+    HANGAR_DB_ASSIGN(s, c.Prepare(kSql));
+    for (size_t i = 0; i < kTagBatch; ++i) {
+      s.Bind(static_cast<int>(i + 1), begin + i < end ? repos[begin + i].id : int64_t{-1});
+    }
+    for (;;) {
+      HANGAR_DB_ASSIGN(row, s.Step());
+      if (!row) break;
+      int64_t id = s.Int(0);
+      for (size_t i = begin; i < end; ++i) {
+        if (repos[i].id == id) {
+          repos[i].tags.push_back(s.Text(1));
+          break;
+        }
+      }
+    }
+  }
+  return {};
+}
+
+Result<RepoRecord> FindOne(SqliteConnection& c, SqliteStmt& s) {
+  RepoRecord r = ReadRepo(s);
+  std::vector<RepoRecord> one{std::move(r)};
+  HANGAR_TRY(LoadTags(c, one));
+  return std::move(one.front());
 }
 
 }  // namespace
@@ -129,7 +187,7 @@ Result<RepoRecord> SqliteRepoStore::Find(const RepoId& id) {
   s.Bind(1, RepoTypeName(id.type)).Bind(2, id.ns).Bind(3, id.name);
   HANGAR_DB_ASSIGN(row, s.Step());
   if (!row) return NotFound(id);
-  return ReadRepo(s);
+  return FindOne(*c, s);
 }
 
 Result<RepoRecord> SqliteRepoStore::FindById(int64_t id) {
@@ -139,7 +197,7 @@ Result<RepoRecord> SqliteRepoStore::FindById(int64_t id) {
   s.Bind(1, id);
   HANGAR_DB_ASSIGN(row, s.Step());
   if (!row) return NotFound(id);
-  return ReadRepo(s);
+  return FindOne(*c, s);
 }
 
 Result<void> SqliteRepoStore::Delete(const RepoId& id) {
@@ -196,15 +254,29 @@ Result<RepoPage> SqliteRepoStore::List(const RepoQuery& q) {
     HANGAR_DB_ASSIGN(parsed, ParseCursor(q));
     cursor = parsed;
   }
+  const bool trending = q.sort == RepoSort::Trending;
   // The SQL text depends only on which filters are present (and how many readable
-  // namespaces), so the per-connection statement cache stays small and effective.
+  // namespaces and tags), so the per-connection statement cache stays small and effective.
   const char* col = SortColumn(q.sort);
   const char* cmp = q.descending ? "<" : ">";
   const char* dir = q.descending ? "DESC" : "ASC";
-  std::string sql = std::string("SELECT ") + kRepoCols + " FROM repos WHERE 1 = 1";
+  std::string sql = std::string("SELECT ") + kRepoCols;
+  if (trending) {
+    // Sums only the window's rows (index repo_downloads_day), once per query.
+    sql += ", COALESCE(t.score, 0) AS trending FROM repos LEFT JOIN (SELECT repo_id, "
+           "SUM(count) AS score FROM repo_downloads WHERE day > ? GROUP BY repo_id) t "
+           "ON t.repo_id = repos.id WHERE 1 = 1";
+  } else {
+    sql += ", 0 FROM repos WHERE 1 = 1";
+  }
   if (q.type) sql += " AND type = ?";
   if (!q.author.empty()) sql += " AND namespace = ?";
   if (!q.search.empty()) sql += " AND LOWER(namespace || '/' || name) LIKE ? ESCAPE '\\'";
+  if (!q.library.empty()) sql += " AND library = ?";
+  if (!q.pipeline.empty()) sql += " AND pipeline = ?";
+  for (size_t i = 0; i < q.tags.size(); ++i) {
+    sql += " AND id IN (SELECT repo_id FROM repo_tags WHERE tag = ?)";
+  }
   if (!q.include_all_private) {
     sql += " AND (private = 0";
     if (!q.readable_namespaces.empty()) {
@@ -214,41 +286,87 @@ Result<RepoPage> SqliteRepoStore::List(const RepoQuery& q) {
     }
     sql += ")";
   }
-  if (cursor) {
+  if (cursor && !trending) {
     if (q.sort == RepoSort::Id)
       sql += std::string(" AND id ") + cmp + " ?";
     else
       sql += std::string(" AND (") + col + ", id) " + cmp + " (?, ?)";
   }
   sql += std::string(" ORDER BY ") + col + " " + dir;
+  if (trending) sql += std::string(", last_modified ") + dir;
   if (q.sort != RepoSort::Id) sql += std::string(", id ") + dir;
   sql += " LIMIT ?";
+  if (trending) sql += " OFFSET ?";
 
   HANGAR_DB_ASSIGN(c, pool_->Read());
   HANGAR_DB_ASSIGN(s, c->Prepare(sql));
   int i = 1;
+  if (trending) {
+    int64_t today = q.today != 0 ? q.today : NowUnix() / 86400;
+    s.Bind(i++, today - kTrendingDays);
+  }
   if (q.type) s.Bind(i++, RepoTypeName(*q.type));
   if (!q.author.empty()) s.Bind(i++, q.author);
   if (!q.search.empty()) s.Bind(i++, LikePattern(q.search));
+  if (!q.library.empty()) s.Bind(i++, q.library);
+  if (!q.pipeline.empty()) s.Bind(i++, q.pipeline);
+  for (const auto& tag : q.tags) s.Bind(i++, tag);
   if (!q.include_all_private)
     for (const auto& ns : q.readable_namespaces) s.Bind(i++, ns);
-  if (cursor) {
+  if (cursor && !trending) {
     if (q.sort != RepoSort::Id) s.Bind(i++, cursor->value);
     s.Bind(i++, cursor->id);
   }
   s.Bind(i++, static_cast<int64_t>(limit) + 1);  // one extra row says "there is more"
+  int64_t offset = trending && cursor ? cursor->value : 0;
+  if (trending) s.Bind(i++, offset);
 
   RepoPage page;
   for (;;) {
     HANGAR_DB_ASSIGN(row, s.Step());
     if (!row) break;
     if (static_cast<int>(page.items.size()) == limit) {
-      page.next_cursor = MakeCursor(q, page.items.back());
+      page.next_cursor = MakeCursor(q, page.items.back(), offset + limit);
       break;
     }
     page.items.push_back(ReadRepo(s));
+    page.items.back().trending = s.Int(kTrendingCol);
   }
+  HANGAR_TRY(LoadTags(*c, page.items));
   return page;
+}
+
+Result<void> SqliteRepoStore::SetCardMeta(int64_t id, std::string_view library,
+                                          std::string_view pipeline,
+                                          const std::vector<std::string>& tags) {
+  HANGAR_DB_ASSIGN(c, pool_->Write());
+  return InTransaction(*c, [&]() -> Result<void> {
+    HANGAR_DB_ASSIGN(update, c->Prepare("UPDATE repos SET library = ?, pipeline = ? WHERE id = ?"));
+    HANGAR_TRY(update.Bind(1, library).Bind(2, pipeline).Bind(3, id).Run());
+    if (c->Changes() == 0) return NotFound(id);
+    HANGAR_DB_ASSIGN(clear, c->Prepare("DELETE FROM repo_tags WHERE repo_id = ?"));
+    HANGAR_TRY(clear.Bind(1, id).Run());
+    for (const auto& tag : tags) {
+      HANGAR_DB_ASSIGN(insert, c->Prepare(
+          "INSERT INTO repo_tags (repo_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING"));
+      HANGAR_TRY(insert.Bind(1, id).Bind(2, tag).Run());
+    }
+    return {};
+  });
+}
+
+Result<void> SqliteRepoStore::AddDownloads(int64_t id, int64_t day, int64_t n) {
+  if (n <= 0) return {};
+  HANGAR_DB_ASSIGN(c, pool_->Write());
+  return InTransaction(*c, [&]() -> Result<void> {
+    HANGAR_DB_ASSIGN(total, c->Prepare("UPDATE repos SET downloads = downloads + ? WHERE id = ?"));
+    HANGAR_TRY(total.Bind(1, n).Bind(2, id).Run());
+    if (c->Changes() == 0) return {};  // deleted since the downloads were counted
+    HANGAR_DB_ASSIGN(daily, c->Prepare(
+        "INSERT INTO repo_downloads (repo_id, day, count) VALUES (?, ?, ?) "
+        "ON CONFLICT (repo_id, day) DO UPDATE SET count = count + excluded.count"));
+    return daily.Bind(1, id).Bind(2, day).Bind(3, n).Run();
+  });
 }
 
 }  // namespace hangar::db
