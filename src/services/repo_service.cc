@@ -6,10 +6,15 @@
 #include "core/log.h"
 #include "core/util.h"
 #include "git/repo_writer.h"
+#include "services/card_index.h"
+#include "services/model_card.h"
 
 namespace hangar::services {
 
 namespace {
+
+// README.md's bytes read for the card index; larger ones index as empty.
+constexpr uint64_t kMaxReadmeBytes = 16 << 20;
 
 // Repo rows are read on every request; they change only through this service (or another
 // replica), so a short TTL bounds staleness across replicas.
@@ -177,6 +182,26 @@ Result<db::RepoPage> RepoService::List(const Principal& who, db::RepoQuery query
   return repos_.List(query);
 }
 
+void RepoService::IndexCard(const RepoHandle& repo, const Oid& head) {
+  const std::string where = repo.record.Id().UrlPath();
+  CardMeta meta;
+  auto readme = reader_.Lookup(repo.git_path, head, "README.md");
+  if (readme && !readme->is_dir) {
+    auto text = reader_.ReadBlob(repo.git_path, readme->oid, kMaxReadmeBytes);
+    auto card = text ? ParseCardData(*text) : Result<std::optional<boost::json::object>>(
+                                                  std::move(text).error());
+    if (!card) {
+      Log("services")->info("repo {}: README.md card not indexed: {}", where,
+                            card.error().message);
+    } else if (*card) {
+      meta = ExtractCardMeta(**card, repo.record.type);
+    }
+  }
+  auto stored = repos_.SetCardMeta(repo.record.id, meta.library, meta.pipeline, meta.tags);
+  if (!stored) Log("services")->warn("repo {}: card index update failed: {}", where,
+                                     stored.error().message);
+}
+
 void RepoService::AfterPush(const RepoHandle& repo) {
   auto head = reader_.ResolveRevision(repo.git_path, "HEAD");
   if (head) {
@@ -185,6 +210,7 @@ void RepoService::AfterPush(const RepoHandle& repo) {
     auto updated = repos_.UpdateHead(repo.record.id, head->Hex(), when);
     if (!updated) Log("services")->warn("repo {}: head update failed: {}",
                                         repo.record.Id().UrlPath(), updated.error().message);
+    IndexCard(repo, *head);
   }
   Invalidate(repo.record.Id());
   auto graph = git::WriteCommitGraph(repo.git_path);

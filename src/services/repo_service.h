@@ -56,8 +56,9 @@ class RepoService {
   Result<db::RepoPage> List(const Principal& who, db::RepoQuery query);
 
   // After git changed refs (a push): records the default branch's head and the time,
-  // writes the commit-graph with changed-path filters, drops cached state. Never fails
-  // the push: problems are logged.
+  // indexes the model card of its README.md (services/card_index.h; a malformed card
+  // indexes as empty), writes the commit-graph with changed-path filters, drops cached
+  // state. Never fails the push: problems are logged.
   void AfterPush(const RepoHandle& repo);
 
   // Directory of the bare repository of `id`.
@@ -67,6 +68,8 @@ class RepoService {
   struct Cache;
   Result<db::RepoRecord> FindCached(const RepoId& id);
   void Invalidate(const RepoId& id);
+  // Stores the card metadata of README.md at `head` (empty without a readable card).
+  void IndexCard(const RepoHandle& repo, const Oid& head);
 
   db::RepoStore& repos_;
   AuthService& auth_;
