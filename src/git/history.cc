@@ -33,9 +33,14 @@ constexpr std::string_view kSignatureFormat = "%x00%G?%x00%GK%x00%GS";
 constexpr size_t kSignatureFields = 3;
 
 // A git command run inside bare repository `repo`, literal pathspecs, default timeout.
-Command Git(const std::string& repo, std::string_view subcommand) {
+// GIT_DIR is "." (the working directory), so a relative `repo` works too.
+// Errors: RepoNotFound when `repo` has no HEAD.
+Result<Command> Git(const std::string& repo, std::string_view subcommand) {
+  struct stat st;
+  if (::stat((repo + "/HEAD").c_str(), &st) != 0)
+    return MakeError(ErrorCode::RepoNotFound, "repository not found");
   Command cmd(subcommand);
-  cmd.Env("GIT_DIR", repo).Env("GIT_LITERAL_PATHSPECS", "1").Dir(repo).Timeout(kTimeout);
+  cmd.Env("GIT_DIR", ".").Env("GIT_LITERAL_PATHSPECS", "1").Dir(repo).Timeout(kTimeout);
   return cmd;
 }
 
@@ -247,7 +252,7 @@ Result<LogPage> Log(const std::string& repo, const Oid& start, std::string_view 
   if (limit == 0) return page;
   // One more than asked tells whether another page follows. A plain pathspec (no
   // --follow) lets git answer from the commit-graph's changed-path Bloom filters.
-  Command cmd = Git(repo, "log");
+  HANGAR_ASSIGN_OR_RETURN(Command cmd, Git(repo, "log"));
   cmd.Arg("-z").Arg(EntryFormat(check.verify)).Arg("--no-color").Arg("--no-show-signature");
   cmd.Arg("--skip=" + std::to_string(skip)).Arg("--max-count=" + std::to_string(limit + 1));
   cmd.Arg(start.Hex()).Dashes();
@@ -276,7 +281,7 @@ Result<std::vector<SignatureInfo>> VerifyCommits(const std::string& repo,
                                              const std::string& gnupg_home) {
   std::vector<SignatureInfo> result(commits.size());
   if (commits.empty()) return result;
-  Command cmd = Git(repo, "log");
+  HANGAR_ASSIGN_OR_RETURN(Command cmd, Git(repo, "log"));
   cmd.Arg("--no-walk=unsorted").Arg("-z").Arg("--format=%H" + std::string(kSignatureFormat));
   for (const Oid& c : commits) cmd.Arg(c.Hex());
   cmd.Dashes();
@@ -299,7 +304,7 @@ Result<std::vector<SignatureInfo>> VerifyCommits(const std::string& repo,
 }
 
 Result<uint64_t> CountCommits(const std::string& repo, const Oid& start) {
-  Command cmd = Git(repo, "rev-list");
+  HANGAR_ASSIGN_OR_RETURN(Command cmd, Git(repo, "rev-list"));
   cmd.Arg("--count").Arg(start.Hex()).Dashes().MaxOutput(64);
   HANGAR_ASSIGN_OR_RETURN(Output out, cmd.Run());
   if (!out.ok()) return Failed(cmd, out.exit_code, out.stderr_data);
@@ -313,7 +318,7 @@ Result<uint64_t> CountCommits(const std::string& repo, const Oid& start) {
 Result<std::optional<uint64_t>> CountCommitsAfter(const std::string& repo, const Oid& base,
                                                   const Oid& start) {
   // "<only in base>\t<only in start>": base is an ancestor exactly when the first is 0.
-  Command cmd = Git(repo, "rev-list");
+  HANGAR_ASSIGN_OR_RETURN(Command cmd, Git(repo, "rev-list"));
   cmd.Arg("--count").Arg("--left-right").Arg(base.Hex() + "..." + start.Hex()).Dashes();
   HANGAR_ASSIGN_OR_RETURN(Output out, cmd.MaxOutput(64).Run());
   if (!out.ok()) return Failed(cmd, out.exit_code, out.stderr_data);
@@ -410,7 +415,7 @@ std::vector<std::string_view> Sections(std::string_view patch) {
 
 Result<CommitDetail> ShowCommit(const std::string& repo, const Oid& commit,
                                 const DiffLimits& limits, const SignatureCheck& check) {
-  Command cmd = Git(repo, "show");
+  HANGAR_ASSIGN_OR_RETURN(Command cmd, Git(repo, "show"));
   cmd.Arg("-z").Arg(EntryFormat(check.verify) + "%x00%B").Arg("--numstat").Arg("--patch");
   cmd.Arg("-M").Arg("--root").Arg("--diff-merges=first-parent").Arg("--no-color");
   cmd.Arg("--no-ext-diff").Arg("--no-textconv").Arg("--no-show-signature");
@@ -458,7 +463,7 @@ Result<BlameResult> Blame(const std::string& repo, const Oid& commit, std::strin
                           const BlameLimits& limits) {
   HANGAR_ASSIGN_OR_RETURN(std::string file, CleanPath(path));
   if (file.empty()) return MakeError(ErrorCode::BadRequest, "blame needs a file path");
-  Command cmd = Git(repo, "blame");
+  HANGAR_ASSIGN_OR_RETURN(Command cmd, Git(repo, "blame"));
   cmd.Arg("--porcelain").Arg(commit.Hex()).Dashes().PathArg(file).Timeout(kBlameTimeout);
   // Porcelain output is each line plus a ~50-byte header, and ~300 bytes per commit.
   const size_t cap = limits.max_bytes + limits.max_lines * 400 + 4096;
@@ -543,7 +548,7 @@ Result<GrepResult> Grep(const std::string& repo, const Oid& commit, std::string_
     return MakeError(ErrorCode::BadRequest, "the search pattern may not contain line breaks");
   HANGAR_ASSIGN_OR_RETURN(std::string pathspec, CleanPath(options.path));
   // The pattern comes on stdin (-f -): never an argument, so a leading '-' is harmless.
-  Command cmd = Git(repo, "grep");
+  HANGAR_ASSIGN_OR_RETURN(Command cmd, Git(repo, "grep"));
   cmd.Arg("-n").Arg("-z").Arg("-I").Arg("--no-color").Arg("--full-name");
   cmd.Arg(options.fixed_string ? "-F" : "-E");
   if (options.ignore_case) cmd.Arg("-i");
@@ -601,7 +606,7 @@ Result<std::unique_ptr<ByteSource>> Archive(const std::string& repo, const Oid& 
   if (prefix.size() < 2 || prefix.back() != '/')
     return MakeError(ErrorCode::BadRequest, "archive prefix must end with '/'");
   HANGAR_TRY(ValidateRepoPath(prefix.substr(0, prefix.size() - 1)));
-  Command cmd = Git(repo, "archive");
+  HANGAR_ASSIGN_OR_RETURN(Command cmd, Git(repo, "archive"));
   cmd.Arg(format == ArchiveFormat::Zip ? "--format=zip" : "--format=tar.gz");
   cmd.Arg("--prefix=" + std::string(prefix)).Arg(commit.Hex()).Timeout(kArchiveTimeout);
   HANGAR_ASSIGN_OR_RETURN(auto proc, cmd.Start());
@@ -640,7 +645,7 @@ Result<void> ValidateTagName(std::string_view name) {
 }  // namespace
 
 Result<std::vector<RefInfo>> ListRefs(const std::string& repo) {
-  Command cmd = Git(repo, "for-each-ref");
+  HANGAR_ASSIGN_OR_RETURN(Command cmd, Git(repo, "for-each-ref"));
   cmd.Arg(kRefFormat).Arg("--sort=refname").MaxOutput(kMaxLogOutput);
   HANGAR_ASSIGN_OR_RETURN(Output out, cmd.Run());
   if (!out.ok()) return Failed(cmd, out.exit_code, out.stderr_data);
@@ -700,7 +705,7 @@ Result<TagInfo> ShowTag(const std::string& repo, std::string_view name,
                         const SignatureCheck& check) {
   HANGAR_TRY(ValidateTagName(name));
   const std::string ref = "refs/tags/" + std::string(name);
-  Command cmd = Git(repo, "for-each-ref");
+  HANGAR_ASSIGN_OR_RETURN(Command cmd, Git(repo, "for-each-ref"));
   cmd.Arg(
       "--format=%(refname)%00%(objecttype)%00%(objectname)%00%(object)%00%(type)%00"
       "%(taggername)%00%(taggeremail)%00%(taggerdate:unix)%00%(contents)%00"
@@ -739,7 +744,7 @@ Result<TagInfo> ShowTag(const std::string& repo, std::string_view name,
     return tag;
   }
   // gpg's status lines come on stderr; exit status 1 just means "not good".
-  Command verify = Git(repo, "verify-tag");
+  HANGAR_ASSIGN_OR_RETURN(Command verify, Git(repo, "verify-tag"));
   verify.Arg("--raw").Arg(tag.id.Hex()).MaxOutput(1 << 20);
   AddGnupgHome(verify, check.gnupg_home);
   HANGAR_ASSIGN_OR_RETURN(Output v, verify.Run());

@@ -118,6 +118,8 @@ TEST_F(HistoryTest, LogOfAnUnknownCommitIsRevisionNotFound) {
   auto r = Log(repo_, missing, "", 0, 10);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, ErrorCode::RevisionNotFound) << r.error().message;
+  EXPECT_EQ(Log(repo_ + "/nope", Rev("main"), "", 0, 1).error().code, ErrorCode::RepoNotFound);
+  EXPECT_EQ(ListRefs(repo_ + "/nope").error().code, ErrorCode::RepoNotFound);
 }
 
 TEST_F(HistoryTest, ShowCommitDetectsRenamesAndBinaries) {
