@@ -10,7 +10,8 @@ namespace hangar::services {
 
 namespace {
 
-// A thread-safe LRU map of at most `capacity` entries; capacity 0 keeps nothing.
+// A thread-safe LRU map holding values of total weight at most `capacity` (bytes with the
+// key, or 1 per entry); capacity 0 keeps nothing, nor does a value heavier than it all.
 template <typename V>
 class LruCache {
  public:
@@ -21,32 +22,76 @@ class LruCache {
     auto it = index_.find(key);
     if (it == index_.end()) return std::nullopt;
     items_.splice(items_.begin(), items_, it->second);
-    return it->second->second;
+    return it->second->value;
   }
 
-  void Put(const std::string& key, V value) {
-    if (capacity_ == 0) return;
+  void Put(const std::string& key, V value, size_t weight = 1) {
+    if (weight > capacity_) return;
     std::lock_guard lock(mu_);
     if (auto it = index_.find(key); it != index_.end()) {
-      it->second->second = std::move(value);
-      items_.splice(items_.begin(), items_, it->second);
-      return;
+      weight_ -= it->second->weight;
+      items_.erase(it->second);
+      index_.erase(it);
     }
-    items_.emplace_front(key, std::move(value));
+    items_.push_front(Item{key, std::move(value), weight});
     index_[key] = items_.begin();
-    if (items_.size() > capacity_) {
-      index_.erase(items_.back().first);
+    weight_ += weight;
+    while (weight_ > capacity_) {
+      weight_ -= items_.back().weight;
+      index_.erase(items_.back().key);
       items_.pop_back();
     }
   }
 
  private:
-  using Items = std::list<std::pair<std::string, V>>;
+  struct Item {
+    std::string key;
+    V value;
+    size_t weight;
+  };
+  using Items = std::list<Item>;
   std::mutex mu_;
   const size_t capacity_;
+  size_t weight_ = 0;
   Items items_;
   std::unordered_map<std::string, typename Items::iterator> index_;
 };
+
+// Approximate memory held by cached results, for the byte-bounded caches.
+constexpr size_t kOverhead = 96;  // per entry, line or match: ids, numbers, allocations
+size_t Weight(const git::LogEntry& e) {
+  return kOverhead + e.subject.size() + e.author.name.size() + e.author.email.size() +
+         e.committer.name.size() + e.committer.email.size() + 20 * e.parents.size();
+}
+size_t Weight(const git::LogPage& p) {
+  size_t w = kOverhead;
+  for (const auto& e : p.entries) w += Weight(e);
+  return w;
+}
+size_t Weight(const git::CommitDetail& d) {
+  size_t w = Weight(d.commit) + d.message.size();
+  for (const auto& f : d.files)
+    w += kOverhead + f.path.size() + f.old_path.size() + f.patch.size();
+  return w;
+}
+size_t Weight(const git::BlameResult& b) {
+  size_t w = kOverhead;
+  for (const auto& c : b.commits) w += kOverhead + c.summary.size() + c.author.name.size();
+  for (const auto& l : b.lines) w += 32 + l.text.size();
+  return w;
+}
+size_t Weight(const git::GrepResult& g) {
+  size_t w = kOverhead;
+  for (const auto& m : g.matches) w += kOverhead + m.path.size() + m.text.size();
+  return w;
+}
+size_t Weight(const std::vector<git::RefInfo>& refs) {
+  size_t w = kOverhead;
+  for (const auto& r : refs)
+    w += 2 * kOverhead + r.name.size() + r.subject.size() + r.tag_subject.size();
+  return w;
+}
+size_t Weight(const git::TagInfo& t) { return 2 * kOverhead + t.message.size() + t.name.size(); }
 
 // Verdicts that may change while the commit stays the same: a key can be imported, gpg
 // can come back. Those are checked again instead of being cached.
@@ -70,24 +115,26 @@ std::string FileNamePart(std::string_view revision) {
 
 struct BrowseService::Caches {
   explicit Caches(const BrowseOptions& o)
-      : commits(o.commit_cache),
-        blames(o.blame_cache),
-        logs(o.log_cache),
-        counts(o.count_cache),
-        last_counts(o.count_cache),
-        greps(o.grep_cache),
-        refs(o.refs_cache),
-        tags(o.refs_cache),
-        signatures(o.signature_cache) {}
+      : commits(o.commit_cache_bytes),
+        blames(o.blame_cache_bytes),
+        logs(o.log_cache_bytes),
+        greps(o.grep_cache_bytes),
+        refs(o.refs_cache_bytes),
+        tags(o.refs_cache_bytes),
+        counts(o.count_cache_entries),
+        last_counts(o.count_cache_entries),
+        signatures(o.signature_cache_entries) {}
+  // Weighed in bytes:
   LruCache<std::shared_ptr<const git::CommitDetail>> commits;  // repo \0 commit
   LruCache<std::shared_ptr<const git::BlameResult>> blames;    // repo \0 commit \0 path
   LruCache<std::shared_ptr<const git::LogPage>> logs;  // repo \0 commit \0 path \0 skip \0 n
-  LruCache<uint64_t> counts;                                   // repo \0 commit
-  LruCache<std::pair<Oid, uint64_t>> last_counts;  // repo: the last commit counted
   LruCache<std::shared_ptr<const git::GrepResult>> greps;  // repo \0 commit \0 query
   LruCache<std::shared_ptr<const std::vector<git::RefInfo>>> refs;  // repo \0 refs version
   LruCache<std::shared_ptr<const git::TagInfo>> tags;  // repo \0 refs version \0 name
-  LruCache<git::SignatureInfo> signatures;                         // commit
+  // Counted in entries:
+  LruCache<uint64_t> counts;                       // repo \0 commit
+  LruCache<std::pair<Oid, uint64_t>> last_counts;  // repo: the last commit counted
+  LruCache<git::SignatureInfo> signatures;         // commit
 };
 
 BrowseService::BrowseService(RepoService& repos, git::RepoReader& reader,
@@ -156,7 +203,7 @@ Result<AtCommit<git::LogPage>> BrowseService::Log(const Principal& who, const Re
     HANGAR_ASSIGN_OR_RETURN(git::LogPage fresh,
                             git::Log(r.repo.git_path, r.commit, path, skip, limit));
     page = std::make_shared<const git::LogPage>(std::move(fresh));
-    caches_->logs.Put(key, page);
+    caches_->logs.Put(key, page, key.size() + Weight(*page));
   }
   AtCommit<git::LogPage> result{r.commit, *page};
   if (verify_signatures && !options_.gnupg_home.empty())
@@ -178,7 +225,7 @@ Result<AtCommit<std::shared_ptr<const git::CommitDetail>>> BrowseService::Commit
                                                          options_.gnupg_home));
     auto copy = std::make_shared<git::CommitDetail>(*detail);
     copy->commit.signature = sig[0];
-    if (IsFinal(sig[0])) caches_->commits.Put(key, copy);
+    if (IsFinal(sig[0])) caches_->commits.Put(key, copy, key.size() + Weight(*copy));
     return Out{r.commit, std::move(copy)};
   }
   HANGAR_ASSIGN_OR_RETURN(
@@ -188,7 +235,7 @@ Result<AtCommit<std::shared_ptr<const git::CommitDetail>>> BrowseService::Commit
   if (verify && IsFinal(*fresh.commit.signature))
     caches_->signatures.Put(r.commit.Hex(), *fresh.commit.signature);
   auto detail = std::make_shared<const git::CommitDetail>(std::move(fresh));
-  caches_->commits.Put(key, detail);
+  caches_->commits.Put(key, detail, key.size() + Weight(*detail));
   return Out{r.commit, std::move(detail)};
 }
 
@@ -210,7 +257,7 @@ Result<AtCommit<std::shared_ptr<const git::BlameResult>>> BrowseService::Blame(
   HANGAR_ASSIGN_OR_RETURN(git::BlameResult fresh,
                           git::Blame(r.repo.git_path, r.commit, path, options_.blame));
   auto blame = std::make_shared<const git::BlameResult>(std::move(fresh));
-  caches_->blames.Put(key, blame);
+  caches_->blames.Put(key, blame, key.size() + Weight(*blame));
   return AtCommit<std::shared_ptr<const git::BlameResult>>{r.commit, std::move(blame)};
 }
 
@@ -229,7 +276,7 @@ Result<AtCommit<git::GrepResult>> BrowseService::Grep(const Principal& who, cons
   HANGAR_ASSIGN_OR_RETURN(git::GrepResult found,
                           git::Grep(r.repo.git_path, r.commit, pattern, options));
   auto shared = std::make_shared<const git::GrepResult>(std::move(found));
-  caches_->greps.Put(key, shared);
+  caches_->greps.Put(key, shared, key.size() + Weight(*shared));
   return AtCommit<git::GrepResult>{r.commit, *shared};
 }
 
@@ -253,7 +300,7 @@ Result<std::shared_ptr<const std::vector<git::RefInfo>>> BrowseService::Refs(
   if (auto hit = caches_->refs.Get(key)) return std::move(*hit);
   HANGAR_ASSIGN_OR_RETURN(auto fresh, git::ListRefs(repo.git_path));
   auto refs = std::make_shared<const std::vector<git::RefInfo>>(std::move(fresh));
-  caches_->refs.Put(key, refs);
+  caches_->refs.Put(key, refs, key.size() + Weight(*refs));
   return refs;
 }
 
@@ -270,7 +317,8 @@ Result<std::shared_ptr<const git::TagInfo>> BrowseService::Tag(const Principal& 
     return MakeError(ErrorCode::RevisionNotFound, tag.error().message + " in " + id.Id());
   if (!tag) return std::move(tag).error();
   auto shared = std::make_shared<const git::TagInfo>(std::move(*tag));
-  if (!verify || IsFinal(*shared->signature)) caches_->tags.Put(key, shared);
+  if (!verify || IsFinal(*shared->signature))
+    caches_->tags.Put(key, shared, key.size() + Weight(*shared));
   return shared;
 }
 

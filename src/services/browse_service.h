@@ -38,14 +38,15 @@ struct BrowseOptions {
   git::BlameLimits blame;        // files over these are refused (PayloadTooLarge)
   size_t max_log_limit = 200;    // largest log page; larger requests are lowered to it
   size_t max_grep_matches = 1000;  // largest GrepOptions::max_matches honoured
-  // Cache sizes, in entries; 0 turns a cache off.
-  size_t commit_cache = 256;     // commit pages (each holds at most diff.max_total_bytes)
-  size_t blame_cache = 16;       // blames (each up to blame.max_bytes of text)
-  size_t log_cache = 512;        // log pages
-  size_t count_cache = 1024;     // commit counts
-  size_t signature_cache = 8192; // signature verdicts, by commit
-  size_t grep_cache = 64;        // grep results, by commit and query
-  size_t refs_cache = 64;        // ref lists and tags, by repo and refs version
+  // Cache bounds (least recently used results go first); 0 turns a cache off. In bytes
+  // (approximate memory held) for results, in entries for the small ones.
+  size_t commit_cache_bytes = 32 << 20;  // commit pages, by commit
+  size_t blame_cache_bytes = 32 << 20;   // blames, by commit and path
+  size_t log_cache_bytes = 16 << 20;     // log pages, by start commit, path, skip, limit
+  size_t grep_cache_bytes = 8 << 20;     // grep results, by commit and query
+  size_t refs_cache_bytes = 8 << 20;     // ref lists and tags, by repo and refs version
+  size_t count_cache_entries = 4096;     // commit counts, by commit
+  size_t signature_cache_entries = 65536;  // signature verdicts, by commit
 };
 
 // A result together with the commit the request's revision resolved to.

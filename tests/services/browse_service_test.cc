@@ -108,6 +108,27 @@ TEST_F(BrowseServiceTest, RevisionsResolveToTheSameCachedCommit) {
   EXPECT_EQ(tag->value->commit.subject, "add a");
 }
 
+TEST_F(BrowseServiceTest, CachesAreBoundedInBytes) {
+  BrowseOptions off = options_;
+  off.commit_cache_bytes = 0;
+  BrowseService uncached(*repos_, reader_, off);
+  auto a = uncached.Commit(Principal::Anonymous(), public_, "main");
+  auto b = uncached.Commit(Principal::Anonymous(), public_, "main");
+  ASSERT_TRUE(a && b);
+  EXPECT_NE(a->value.get(), b->value.get());
+
+  BrowseOptions one = options_;
+  one.commit_cache_bytes = 700;  // room for one of these small commit pages (~500 B), not two
+  BrowseService small(*repos_, reader_, one);
+  auto first = small.Commit(Principal::Anonymous(), public_, "main");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(small.Commit(Principal::Anonymous(), public_, "main")->value.get(),
+            first->value.get());
+  ASSERT_TRUE(small.Commit(Principal::Anonymous(), public_, "v1"));  // evicts main's
+  EXPECT_NE(small.Commit(Principal::Anonymous(), public_, "main")->value.get(),
+            first->value.get());
+}
+
 TEST_F(BrowseServiceTest, LogPagesAndCountsFollowNewCommits) {
   auto log = browse_->Log(Principal::Anonymous(), public_, "main", "a.txt", 0, 1, true);
   ASSERT_TRUE(log) << log.error().message;
