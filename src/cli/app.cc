@@ -53,6 +53,9 @@ Result<std::string> LoadOrCreateSecret(const fs::path& path) {
 
 struct App::Routes {
   http::Router router;
+  // Download counts of /resolve (listings' downloads, trending); declared before the
+  // routes that use it, so it is destroyed (and flushes) after them.
+  std::unique_ptr<services::DownloadCounter> downloads;
   std::unique_ptr<api::HfDeps> hf;
 };
 
@@ -165,7 +168,10 @@ http::Router& App::Router() {
           if (!probe) return MakeError(ErrorCode::Unavailable, "database: " + probe.error().message);
           return http::Response::Text(200, "ready\n");
         });
-  routes_->hf = std::make_unique<api::HfDeps>(api::HfDeps{*auth_, *repos_, *content_, *commits_, config_});
+  routes_->downloads = std::make_unique<services::DownloadCounter>(
+      *stores_.repos, services::DownloadCounter::Options{});
+  routes_->hf = std::make_unique<api::HfDeps>(api::HfDeps{
+      *auth_, *repos_, *content_, *commits_, config_, routes_->downloads.get()});
   // Literal prefixes first; the /{ns}/{name}/... patterns last (first match wins).
   api::AddHfApiRoutes(r, *routes_->hf);
   api::AddUploadRoutes(r, *uploads_, config_.limits);

@@ -7,6 +7,7 @@
 #include "api/hf/hf_handlers.h"
 #include "api/json_util.h"
 #include "core/util.h"
+#include "services/card_index.h"
 #include "services/model_card.h"
 
 namespace hangar::api {
@@ -91,31 +92,15 @@ Result<Opened> OpenAt(HfDeps& d, http::Request& req, RepoType type, bool revisio
   return Opened{std::move(*repo), *commit, std::move(rp.path), std::move(rp.revision)};
 }
 
-// Adds cardData and the tags/pipeline/library fields derived from it.
-void AddCard(const json::object& card, json::object& o) {
+// Adds cardData and the tags/pipeline/library fields derived from it, as the card index
+// derives them for listings (services/card_index.h).
+void AddCard(const json::object& card, RepoType type, json::object& o) {
   o["cardData"] = card;
+  services::CardMeta meta = services::ExtractCardMeta(card, type);
+  if (!meta.library.empty()) o["library_name"] = meta.library;
+  if (!meta.pipeline.empty()) o["pipeline_tag"] = meta.pipeline;
   json::array tags;
-  auto add_tags = [&](const json::value* v) {
-    if (!v) return;
-    if (v->is_string()) tags.push_back(v->as_string());
-    if (v->is_array()) {
-      for (const auto& t : v->as_array()) {
-        if (t.is_string()) tags.push_back(t.as_string());
-      }
-    }
-  };
-  if (const auto* lib = card.if_contains("library_name"); lib && lib->is_string()) {
-    o["library_name"] = lib->as_string();
-    tags.push_back(lib->as_string());
-  }
-  add_tags(card.if_contains("tags"));
-  if (const auto* p = card.if_contains("pipeline_tag"); p && p->is_string()) {
-    o["pipeline_tag"] = p->as_string();
-    tags.push_back(p->as_string());
-  }
-  if (const auto* lic = card.if_contains("license"); lic && lic->is_string()) {
-    tags.push_back(json::string("license:" + std::string(lic->as_string())));
-  }
+  for (auto& t : meta.tags) tags.emplace_back(std::move(t));
   o["tags"] = std::move(tags);
 }
 
@@ -140,14 +125,15 @@ Result<http::Response> HandleRepoInfo(HfDeps& d, http::Request& req, RepoType ty
   o["private"] = rec.is_private;
   o["gated"] = false;
   o["disabled"] = false;
-  o["downloads"] = 0;
+  o["downloads"] = rec.downloads;
+  o["downloadsAllTime"] = rec.downloads;
   o["likes"] = 0;
   o["tags"] = json::array{};
   auto readme = d.content.ReadText(at->repo, at->commit, "README.md", kMaxReadme);
   if (!readme) return std::move(readme).error();
   if (*readme) {
     auto card = services::ParseCardData(**readme);
-    if (card && *card) AddCard(**card, o);  // a broken card does not break repo info
+    if (card && *card) AddCard(**card, type, o);  // a broken card does not break repo info
   }
   auto tree = d.content.ListTree(at->repo, at->commit, "", true);
   if (!tree) return std::move(tree).error();

@@ -5,6 +5,7 @@
 #include "config/config.h"
 #include "http/router.h"
 #include "services/auth_service.h"
+#include "services/card_index.h"
 #include "services/commit_service.h"
 #include "services/content_service.h"
 #include "services/repo_service.h"
@@ -18,6 +19,8 @@ struct HfDeps {
   services::ContentService& content;
   services::CommitService& commits;
   const config::Config& config;
+  // Counts GETs of /resolve files for listings' downloads and trending; none = not counted.
+  services::DownloadCounter* downloads = nullptr;
 };
 
 // Registers /api/... routes. Call before any `/{ns}/{name}/...` pattern is added.

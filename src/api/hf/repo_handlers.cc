@@ -71,7 +71,8 @@ Result<std::optional<bool>> PrivacyFromBody(const json::object& body) {
   return out;
 }
 
-json::object RepoSummary(const db::RepoRecord& r) {
+// One listing item (hf-api.md §5.3): the compact set plus the card index's fields.
+json::object RepoSummary(const db::RepoRecord& r, bool trending) {
   json::object o;
   o["_id"] = ObjectId(r.id, '6');
   o["id"] = r.ns + "/" + r.name;
@@ -79,9 +80,15 @@ json::object RepoSummary(const db::RepoRecord& r) {
   o["private"] = r.is_private;
   o["gated"] = false;
   o["disabled"] = false;
-  o["downloads"] = 0;
+  o["downloads"] = r.downloads;
+  o["downloadsAllTime"] = r.downloads;
+  if (trending) o["trendingScore"] = r.trending;
   o["likes"] = 0;
-  o["tags"] = json::array{};
+  json::array tags;
+  for (const auto& t : r.tags) tags.emplace_back(t);
+  o["tags"] = std::move(tags);
+  if (!r.library.empty()) o["library_name"] = r.library;
+  if (!r.pipeline.empty()) o["pipeline_tag"] = r.pipeline;
   o["createdAt"] = Iso8601(r.created_at);
   o["lastModified"] = Iso8601(r.last_modified);
   if (!r.last_commit.empty()) o["sha"] = r.last_commit;
@@ -176,6 +183,14 @@ Result<http::Response> HandleListRepos(HfDeps& d, http::Request& req, RepoType t
   q.type = type;
   for (const auto& s : req.QueryAll("search")) q.search = s;  // last one wins
   q.author = req.Query("author").value_or("");
+  // Every `filter` must be among the repo's tags; values are the indexed tags, e.g.
+  // "license:mit", "dataset:squad", "en" (hf-api.md §5.2).
+  for (const auto& tag : req.QueryAll("filter")) {
+    if (!tag.empty()) q.tags.push_back(tag);
+  }
+  if (q.tags.size() > 20) return MakeError(ErrorCode::BadRequest, "at most 20 'filter' values");
+  q.library = req.Query("library").value_or("");
+  q.pipeline = req.Query("pipeline_tag").value_or("");
   q.sort = db::ParseRepoSort(req.Query("sort").value_or(""));
   if (auto dir = req.Query("direction"); dir && *dir == "1") q.descending = false;
   q.limit = 100;
@@ -187,10 +202,17 @@ Result<http::Response> HandleListRepos(HfDeps& d, http::Request& req, RepoType t
     }
   }
   q.cursor = req.Query("cursor").value_or("");
+  if (d.downloads && (q.sort == db::RepoSort::Downloads || q.sort == db::RepoSort::Trending)) {
+    // Counts still in memory are written first, so this process's listing by downloads
+    // includes them (a no-op when nothing is pending; a failure keeps them for later).
+    (void)d.downloads->Flush();
+  }
   auto page = d.repos.List(req.principal, q);
   if (!page) return std::move(page).error();
   json::array items;
-  for (const auto& r : page->items) items.push_back(RepoSummary(r));
+  for (const auto& r : page->items) {
+    items.push_back(RepoSummary(r, q.sort == db::RepoSort::Trending));
+  }
   http::Response res = JsonResponse(items);
   if (!page->next_cursor.empty()) SetNextLink(res, req, page->next_cursor);
   return res;

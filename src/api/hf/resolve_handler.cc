@@ -106,6 +106,16 @@ Result<http::Response> HandleResolve(HfDeps& deps, http::Request& req, RepoType 
   }
   res.SetHeader("Content-Type", "application/octet-stream");
 
+  // A GET of /resolve from the start of a file is a download; HEAD, the JS client's
+  // bytes=0-0 probe and the later chunks of a ranged or resumed transfer are not. Counted
+  // in memory, written in batches.
+  auto range_header = req.Header("range");
+  if (req.method == http::Method::Get && !raw && deps.downloads &&
+      (range_header.empty() ||
+       (range_header.starts_with("bytes=0-") && range_header != "bytes=0-0"))) {
+    deps.downloads->Count(repo->record.id);
+  }
+
   // storage.download_mode = "redirect": LFS objects come from the object store itself, by
   // an absolute 302 carrying the metadata headers above (hf-api.md §2.5); the target
   // honours Range. A store without presigned URLs (local) gives "": serve as usual.
@@ -127,7 +137,6 @@ Result<http::Response> HandleResolve(HfDeps& deps, http::Request& req, RepoType 
 
   RangeSpec range{0, size};
   res.status = 200;
-  auto range_header = req.Header("range");
   if (!range_header.empty()) {
     switch (ParseRange(range_header, size, range)) {
       case RangeResult::None:
