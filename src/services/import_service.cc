@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
 #include <sstream>
 #include <vector>
 
@@ -170,6 +171,51 @@ Result<void> Detach(const std::string& repo, Clock::time_point deadline) {
   return git::ApplyServerConfig(repo);
 }
 
+// True when `repo` holds a single-file commit-graph with changed-path Bloom filters (its
+// chunk table lists BIDX and BDAT): a local clone copies the source's.
+bool HasBloomGraph(const std::string& repo) {
+  std::ifstream in(repo + "/objects/info/commit-graph", std::ios::binary);
+  char header[8];
+  if (!in.read(header, sizeof header) || std::string_view(header, 4) != "CGPH" ||
+      header[7] != 0) {
+    return false;
+  }
+  bool bidx = false, bdat = false;
+  const int chunks = static_cast<unsigned char>(header[6]);
+  for (int i = 0; i < chunks; ++i) {
+    char entry[12];
+    if (!in.read(entry, sizeof entry)) return false;
+    bidx |= std::string_view(entry, 4) == "BIDX";
+    bdat |= std::string_view(entry, 4) == "BDAT";
+  }
+  return bidx && bdat;
+}
+
+// Writes the commit-graph with changed-path Bloom filters, as one file (the layout
+// git::WriteCommitGraph keeps after pushes). When the copy brought the source's graph with
+// filters, a split write first adds only the commits it lacks: nothing at all when it
+// covers every ref (the common case for a local source, and seconds saved on a large
+// one); a layer it did add is folded into one file by the full write, which reuses every
+// filter already computed.
+Result<void> WriteGraph(const std::string& repo, Clock::time_point deadline) {
+  if (HasBloomGraph(repo)) {
+    git::Command split("commit-graph");
+    split.Arg("write").Arg("--reachable").Arg("--changed-paths").Arg("--split").Arg("--no-progress");
+    HANGAR_TRY(MustRun(repo, split, deadline));
+    std::error_code ec;
+    if (!fs::exists(fs::path(repo) / "objects/info/commit-graphs/commit-graph-chain", ec) &&
+        HasBloomGraph(repo)) {
+      return {};
+    }
+  }
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+  auto graph = git::WriteCommitGraph(repo, std::max(left, std::chrono::milliseconds(1)));
+  if (!graph && graph.error().code == ErrorCode::Unavailable) {
+    return MakeError(ErrorCode::Unavailable, "the import timed out");
+  }
+  return graph;
+}
+
 }  // namespace
 
 Result<ImportSource> CheckImportSource(std::string_view source, bool allow_local) {
@@ -312,8 +358,7 @@ Result<db::RepoRecord> ImportService::Import(const Principal& who, const ImportR
   HANGAR_TRY(CheckStop(req.stop));
   HANGAR_ASSIGN_OR_RETURN(std::string branch, SettleHead(repo, deadline));
   HANGAR_TRY(Detach(repo, deadline));
-  auto left_now = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-  auto graph = git::WriteCommitGraph(repo, std::max(left_now, std::chrono::milliseconds(1)));
+  auto graph = WriteGraph(repo, deadline);
   if (!graph) {
     if (graph.error().code == ErrorCode::Unavailable) {
       return MakeError(ErrorCode::Unavailable, "importing " + shown + " timed out");

@@ -46,6 +46,24 @@ std::string Refs(const std::string& git_dir) {
   return Sh(git_dir, "git --git-dir=. for-each-ref --format='%(objectname) %(refname)'");
 }
 
+// Commits in the single-file commit-graph of bare repository `git_dir` (the last entry of
+// its OID fanout chunk), or "none".
+std::string GraphCommits(const std::string& git_dir) {
+  return Sh(git_dir, R"SH(python3 - <<'PY'
+import os, struct
+p = "objects/info/commit-graph"
+if not os.path.exists(p):
+    print("none")
+else:
+    b = open(p, "rb").read()
+    for i in range(b[6]):
+        cid, off = struct.unpack(">4sQ", b[8 + 12 * i: 20 + 12 * i])
+        if cid == b"OIDF":
+            print(struct.unpack(">I", b[off + 1020: off + 1024])[0])
+PY
+)SH");
+}
+
 class ImportServiceTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -159,6 +177,28 @@ TEST_F(ImportServiceTest, FileUrlAndBorrowedObjectsMakeAStandaloneRepo) {
   EXPECT_FALSE(fs::exists(repo + "/objects/info/alternates"));
   Sh(dir_.path(), "rm -rf src");  // the objects must not be borrowed from it any more
   Sh(repo, "git --git-dir=. fsck --no-progress --connectivity-only");
+}
+
+TEST_F(ImportServiceTest, CommitGraphCoversEveryCommitWhateverTheSourceHad) {
+  // No graph in the source; a complete one with Bloom filters; a stale one (commits and a
+  // branch added after it was written); one without Bloom filters.
+  Sh(dir_.path(), R"SH(
+git clone -q --bare src none.git
+git clone -q --bare src full.git && git --git-dir=full.git commit-graph write --reachable --changed-paths
+cp -r full.git stale.git
+git -C src commit -q --allow-empty -m later && git --git-dir=stale.git fetch -q "$PWD/src" trunk:refs/heads/more
+git clone -q --bare src plain.git && git --git-dir=plain.git commit-graph write --reachable
+)SH");
+  for (const char* name : {"none", "full", "stale", "plain"}) {
+    const std::string source = dir_.path() + "/" + name + ".git";
+    auto rec = imports_->Import(alice_, Request(source, name));
+    ASSERT_TRUE(rec.has_value()) << name << ": " << rec.error().message;
+    const std::string repo = RepoPath(name);
+    EXPECT_EQ(GraphCommits(repo), Sh(repo, "git --git-dir=. rev-list --count --all")) << name;
+    EXPECT_NE(Sh(repo, "grep -c BDAT objects/info/commit-graph || true"), "0\n") << name;
+    EXPECT_FALSE(fs::exists(repo + "/objects/info/commit-graphs/commit-graph-chain")) << name;
+    Sh(repo, "git --git-dir=. commit-graph verify --no-progress");
+  }
 }
 
 TEST_F(ImportServiceTest, MissingSourceIsBadRequestAndLeavesNothing) {
