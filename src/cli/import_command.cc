@@ -49,18 +49,18 @@ std::string Absolutize(const std::string& source) {
 
 // Turns SIGINT, SIGTERM and SIGHUP into a stop request while it lives, so an interrupted
 // import kills git and cleans up instead of leaving git running. Construct before any
-// thread starts (threads inherit the blocked mask).
+// thread starts (threads inherit the blocked mask). SIGUSR2 wakes the watcher to end it.
 class StopOnSignal {
  public:
   StopOnSignal() {
     sigemptyset(&set_);
-    for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set_, s);
+    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGUSR2}) sigaddset(&set_, s);
     pthread_sigmask(SIG_BLOCK, &set_, &old_);
     watcher_ = std::thread([this] {
-      const timespec tick{0, 100'000'000};
-      while (!done_.load()) {
-        int s = sigtimedwait(&set_, nullptr, &tick);
-        if (s > 0) {
+      for (;;) {
+        int s = sigwaitinfo(&set_, nullptr);
+        if (s == SIGUSR2 && done_.load()) return;
+        if (s > 0 && s != SIGUSR2) {
           signal_ = s;
           stop_.request_stop();
         }
@@ -69,6 +69,7 @@ class StopOnSignal {
   }
   ~StopOnSignal() {
     done_ = true;
+    pthread_kill(watcher_.native_handle(), SIGUSR2);
     watcher_.join();
     pthread_sigmask(SIG_SETMASK, &old_, nullptr);
   }
@@ -123,7 +124,7 @@ int RunImport(const ImportFlags& f) {
   req.allow_local = true;
   req.stop = signals.token();
   auto rec = imports.Import(operator_principal, req);
-  if (int s = signals.signal(); s != 0) {
+  if (int s = signals.signal(); s != 0 && !rec) {
     std::fprintf(stderr, "hangar: import interrupted; nothing was imported\n");
     return 128 + s;
   }
