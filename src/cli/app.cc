@@ -12,6 +12,8 @@
 #include "api/hf/hf_routes.h"
 #include "api/lfs/lfs_routes.h"
 #include "api/uploads/upload_routes.h"
+#include "web/error_page.h"
+#include "web/web_routes.h"
 #include "core/log.h"
 #include "core/util.h"
 #include "db/sqlite/sqlite_stores.h"
@@ -57,6 +59,7 @@ struct App::Routes {
   // routes that use it, so it is destroyed (and flushes) after them.
   std::unique_ptr<services::DownloadCounter> downloads;
   std::unique_ptr<api::HfDeps> hf;
+  std::unique_ptr<web::WebDeps> web;
 };
 
 App::App(config::Config config) : config_(std::move(config)) {}
@@ -146,6 +149,18 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   limits.pack_queue_wait = std::chrono::seconds(c.limits.pack_queue_wait_s);
   limits.push_concurrency = c.limits.push_concurrency;
   app->git_ = std::make_unique<services::GitService>(*app->repos_, limits);
+  app->sessions_ = std::make_unique<services::SessionService>(*app->stores_.users, *app->auth_);
+  services::BrowseOptions browse_options;
+  // The keyring signatures are verified against (docs/web.md): gpg wants it private.
+  browse_options.gnupg_home = (data / "gpg").string();
+  fs::create_directories(browse_options.gnupg_home, ec);
+  fs::permissions(browse_options.gnupg_home, fs::perms::owner_all, ec);
+  app->browse_ = std::make_unique<services::BrowseService>(*app->repos_, *app->reader_,
+                                                           browse_options);
+  services::ImportOptions import_options;
+  import_options.tmp_dir = data / "tmp";
+  app->imports_ = std::make_unique<services::ImportService>(
+      *app->stores_.repos, *app->stores_.users, *app->auth_, *app->repos_, import_options);
   return app;
 }
 
@@ -156,7 +171,10 @@ http::Router& App::Router() {
   r.SetAuthenticator([this](const http::Request& req) {
     return auth_->Authenticate(req.Header("authorization"));
   });
-  r.SetErrorRenderer(api::RenderError);
+  r.SetErrorRenderer([](http::ApiFamily api, const Error& e, const http::Request& req) {
+    return api == http::ApiFamily::Html ? web::RenderErrorPage(e, req)
+                                        : api::RenderError(api, e, req);
+  });
   r.Add(http::Method::Get, "/healthz", http::ApiFamily::Plain,
         [](http::Request&) -> Result<http::Response> { return http::Response::Text(200, "ok\n"); });
   r.Add(http::Method::Get, "/readyz", http::ApiFamily::Plain,
@@ -178,6 +196,9 @@ http::Router& App::Router() {
   api::AddLfsRoutes(r, *lfs_, config_.limits);
   api::AddGitRoutes(r, *git_);
   api::AddHfFileRoutes(r, *routes_->hf);
+  routes_->web = std::make_unique<web::WebDeps>(web::WebDeps{
+      *auth_, *sessions_, *repos_, *content_, *browse_, *imports_, *stores_.users, config_});
+  web::AddWebRoutes(r, *routes_->web);
   return r;
 }
 

@@ -10,12 +10,15 @@
 #include "git/repo_reader.h"
 #include "http/router.h"
 #include "services/auth_service.h"
+#include "services/browse_service.h"
 #include "services/commit_service.h"
 #include "services/content_service.h"
 #include "services/gc_service.h"
+#include "services/import_service.h"
 #include "services/git_service.h"
 #include "services/lfs_service.h"
 #include "services/repo_service.h"
+#include "services/session_service.h"
 #include "services/upload_service.h"
 #include "storage/local/local_blob_store.h"
 
@@ -54,6 +57,9 @@ class App {
   std::unique_ptr<services::UploadService> uploads_;
   std::unique_ptr<services::GitService> git_;
   std::unique_ptr<services::GcService> gc_;
+  std::unique_ptr<services::SessionService> sessions_;
+  std::unique_ptr<services::BrowseService> browse_;
+  std::unique_ptr<services::ImportService> imports_;
   struct Routes;
   std::unique_ptr<Routes> routes_;
 };

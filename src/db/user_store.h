@@ -68,7 +68,16 @@ struct TokenRecord {
   bool revoked = false;
 };
 
-// Users, orgs, memberships and tokens. Thread-safe: called from many worker threads at once.
+// A browser session (issue #4, web login). The cookie itself is never stored.
+struct SessionRecord {
+  std::string id_sha256;   // SHA-256 of the session cookie's value, 64 lower-case hex
+  int64_t user_id = 0;
+  std::string csrf;        // the session's CSRF token, sent back in every form
+  int64_t created_at = 0;  // unix seconds
+  int64_t expires_at = 0;  // unix seconds
+};
+
+// Users, orgs, memberships, tokens and sessions. Thread-safe: called from many worker threads at once.
 // Calls block on I/O. Errors: Internal for storage failures, plus the ones listed per call.
 class UserStore {
  public:
@@ -122,6 +131,16 @@ class UserStore {
   virtual Result<TokenRecord> RevokeToken(int64_t user_id, int64_t token_id) = 0;
   // The user's tokens that are not revoked, oldest first.
   virtual Result<std::vector<TokenRecord>> ListTokens(int64_t user_id) = 0;
+
+  // Sessions. Errors: Conflict when the id exists (a 256-bit collision: never in practice).
+  virtual Result<void> CreateSession(const SessionRecord& session) = 0;
+  // Errors: NotFound when there is no such session (expired ones are still returned: the
+  // caller checks expires_at).
+  virtual Result<SessionRecord> FindSession(std::string_view id_sha256) = 0;
+  // Deletes one session; deleting a missing one is not an error.
+  virtual Result<void> DeleteSession(std::string_view id_sha256) = 0;
+  // Deletes sessions with expires_at <= now; returns how many.
+  virtual Result<int64_t> DeleteExpiredSessions(int64_t now) = 0;
 };
 
 }  // namespace hangar::db

@@ -70,6 +70,14 @@ class CountingUserStore : public db::UserStore {
   Result<std::vector<db::TokenRecord>> ListTokens(int64_t u) override {
     return in_.ListTokens(u);
   }
+  Result<void> CreateSession(const db::SessionRecord& r) override { return in_.CreateSession(r); }
+  Result<db::SessionRecord> FindSession(std::string_view h) override {
+    return in_.FindSession(h);
+  }
+  Result<void> DeleteSession(std::string_view h) override { return in_.DeleteSession(h); }
+  Result<int64_t> DeleteExpiredSessions(int64_t now) override {
+    return in_.DeleteExpiredSessions(now);
+  }
 
  private:
   db::UserStore& in_;

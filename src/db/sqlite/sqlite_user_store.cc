@@ -292,4 +292,37 @@ Result<std::vector<TokenRecord>> SqliteUserStore::ListTokens(int64_t user_id) {
   return out;
 }
 
+Result<void> SqliteUserStore::CreateSession(const SessionRecord& session) {
+  HANGAR_DB_ASSIGN(c, pool_->Write());
+  HANGAR_DB_ASSIGN(s, c->Prepare(
+      "INSERT INTO sessions (id_sha256, user_id, csrf, created_at, expires_at) "
+      "VALUES (?, ?, ?, ?, ?)"));
+  s.Bind(1, session.id_sha256).Bind(2, session.user_id).Bind(3, session.csrf);
+  s.Bind(4, session.created_at).Bind(5, session.expires_at);
+  return s.Run();
+}
+
+Result<SessionRecord> SqliteUserStore::FindSession(std::string_view id_sha256) {
+  HANGAR_DB_ASSIGN(c, pool_->Read());
+  HANGAR_DB_ASSIGN(s, c->Prepare("SELECT id_sha256, user_id, csrf, created_at, expires_at "
+                                 "FROM sessions WHERE id_sha256 = ?"));
+  s.Bind(1, id_sha256);
+  HANGAR_DB_ASSIGN(row, s.Step());
+  if (!row) return MakeError(ErrorCode::NotFound, "session not found");
+  return SessionRecord{s.Text(0), s.Int(1), s.Text(2), s.Int(3), s.Int(4)};
+}
+
+Result<void> SqliteUserStore::DeleteSession(std::string_view id_sha256) {
+  HANGAR_DB_ASSIGN(c, pool_->Write());
+  HANGAR_DB_ASSIGN(s, c->Prepare("DELETE FROM sessions WHERE id_sha256 = ?"));
+  return s.Bind(1, id_sha256).Run();
+}
+
+Result<int64_t> SqliteUserStore::DeleteExpiredSessions(int64_t now) {
+  HANGAR_DB_ASSIGN(c, pool_->Write());
+  HANGAR_DB_ASSIGN(s, c->Prepare("DELETE FROM sessions WHERE expires_at <= ?"));
+  HANGAR_TRY(s.Bind(1, now).Run());
+  return int64_t{c->Changes()};
+}
+
 }  // namespace hangar::db

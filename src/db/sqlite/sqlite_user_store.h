@@ -32,6 +32,10 @@ class SqliteUserStore : public UserStore {
   Result<void> TouchToken(int64_t token_id, int64_t unix_seconds) override;
   Result<TokenRecord> RevokeToken(int64_t user_id, int64_t token_id) override;
   Result<std::vector<TokenRecord>> ListTokens(int64_t user_id) override;
+  Result<void> CreateSession(const SessionRecord& session) override;
+  Result<SessionRecord> FindSession(std::string_view id_sha256) override;
+  Result<void> DeleteSession(std::string_view id_sha256) override;
+  Result<int64_t> DeleteExpiredSessions(int64_t now) override;
 
  private:
   std::shared_ptr<SqlitePool> pool_;

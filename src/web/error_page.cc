@@ -1,0 +1,33 @@
+#include "web/error_page.h"
+
+#include "web/view.h"
+#include "web/web_util.h"
+
+namespace hangar::web {
+
+http::Response RenderErrorPage(const Error& err, const http::Request& req) {
+  const ErrorInfo& info = Describe(err.code);
+  Data data;
+  data.set("status", std::to_string(info.http_status));
+  data.set("code", std::string(info.name));
+  data.set("message", err.message);
+  data.set("request_id", req.request_id);
+  data.set("not_found", info.http_status == 404);
+  data.set("unauthorized", info.http_status == 401);
+  http::Response res;
+  auto body = RenderTemplate("error", data);
+  Data layout;
+  layout.set("title", std::to_string(info.http_status) + " " + std::string(info.name));
+  if (body) layout.set("body", *body);
+  auto page = body ? RenderTemplate("layout", layout) : body;
+  if (page) {
+    res = http::Response::Text(info.http_status, std::move(*page), "text/html; charset=utf-8");
+  } else {
+    res = http::Response::Text(info.http_status, err.message + "\n");
+  }
+  res.SetHeader("Cache-Control", "no-store");
+  SetPageSecurityHeaders(res);
+  return res;
+}
+
+}  // namespace hangar::web

@@ -1,0 +1,51 @@
+#pragma once
+// The page groups of the web UI; web_routes.cc registers them in order (literal paths
+// first, then /datasets and /spaces repos, then model repos, then /{user}).
+
+#include "core/repo_id.h"
+#include "http/router.h"
+#include "web/web_util.h"
+
+namespace hangar::web {
+
+// A page handler: the request and who is browsing.
+using PageHandler = std::function<Result<http::Response>(PageContext&, http::Request&)>;
+
+// Registers `handler` as an HTML route that establishes its own PageContext (session
+// cookie or token) and renders errors as HTML pages.
+void AddPage(http::Router& router, WebDeps& deps, http::Method method, std::string pattern,
+             PageHandler handler);
+
+// "/", "/models", "/datasets", "/spaces" (listings with search, filters, sort, pages).
+void AddListingPages(http::Router& router, WebDeps& deps);
+// "/{name}": a user's or an org's page with their repos. Register last.
+void AddProfilePages(http::Router& router, WebDeps& deps);
+// "/login", "/logout", "/settings/...", "/new", "/import", org members.
+void AddAccountPages(http::Router& router, WebDeps& deps);
+// Repo home (card + files), tree, blob, settings for repos of `type`.
+void AddRepoPages(http::Router& router, WebDeps& deps, RepoType type);
+// Commits, commit, blame, refs, tags, search, archives for repos of `type`.
+void AddHistoryPages(http::Router& router, WebDeps& deps, RepoType type);
+
+// A repo listing entry for templates/_repo_list.mustache.
+Data RepoItem(const db::RepoRecord& r);
+
+}  // namespace hangar::web
+
+namespace hangar::web {
+
+// The repo named by the route's {ns}/{name} of a `type` page, opened for reading by
+// `ctx`. Errors: RepoNotFound (also for private repos `ctx` cannot read), BadRequest.
+Result<services::RepoHandle> OpenRepo(WebDeps& deps, const PageContext& ctx,
+                                      const http::Request& req, RepoType type,
+                                      services::Access needed = services::Access::Read);
+// The header fields of a repo page (templates/_repo_header.mustache) at revision `rev`,
+// with tab `tab` ("card", "files", "commits", "refs", "search", "settings") highlighted.
+Data RepoHeader(const services::RepoHandle& repo, const PageContext& ctx, std::string_view rev,
+                std::string_view tab);
+// Breadcrumbs of `path` for templates/_crumbs.mustache: each ancestor links to its tree.
+List Crumbs(const services::RepoHandle& repo, std::string_view rev, std::string_view path);
+// The first 12 hex digits of an oid.
+std::string ShortOid(const Oid& oid);
+
+}  // namespace hangar::web

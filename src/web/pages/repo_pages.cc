@@ -1,0 +1,331 @@
+// Repo home (card + files), tree and blob views, repo settings (issue #4: "repo home",
+// "tree and blob views at any revision"). Content comes from ContentService (LFS
+// pointers followed, trees cached per commit); cards from README.md via web/markdown.
+
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
+
+#include "services/model_card.h"
+#include "web/markdown.h"
+#include "web/pages/pages.h"
+
+namespace hangar::web {
+namespace {
+
+constexpr uint64_t kMaxShownBytes = 1 << 20;   // larger text files are not rendered
+constexpr uint64_t kMaxCardBytes = 1 << 20;    // README.md rendered as the card
+constexpr size_t kBinarySniffBytes = 8000;
+
+std::string_view Extension(std::string_view path) {
+  auto slash = path.rfind('/');
+  std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  auto dot = base.rfind('.');
+  return dot == std::string_view::npos || dot == 0 ? std::string_view() : base.substr(dot + 1);
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+bool IsImage(std::string_view path) {
+  static const char* kExt[] = {"png", "jpg", "jpeg", "gif", "webp", "svg", "bmp", "ico"};
+  std::string ext = Lower(Extension(path));
+  return std::find_if(std::begin(kExt), std::end(kExt), [&](const char* e) { return ext == e; }) !=
+         std::end(kExt);
+}
+
+// highlight.js language names by file extension; "" = no highlighting.
+std::string_view LanguageOf(std::string_view path) {
+  static const std::pair<const char*, const char*> kLangs[] = {
+      {"py", "python"}, {"js", "javascript"}, {"mjs", "javascript"}, {"ts", "typescript"},
+      {"json", "json"}, {"md", "markdown"}, {"yaml", "yaml"}, {"yml", "yaml"},
+      {"sh", "bash"}, {"c", "c"}, {"h", "cpp"}, {"cc", "cpp"}, {"cpp", "cpp"}, {"hpp", "cpp"},
+      {"rs", "rust"}, {"go", "go"}, {"java", "java"}, {"toml", "ini"}, {"cfg", "ini"},
+      {"ini", "ini"}, {"html", "xml"}, {"xml", "xml"}, {"css", "css"}, {"sql", "sql"},
+      {"rb", "ruby"}, {"ipynb", "json"}, {"r", "r"}, {"jl", "julia"}, {"lua", "lua"},
+      {"dockerfile", "dockerfile"}, {"txt", ""}};
+  std::string ext = Lower(Extension(path));
+  for (const auto& [e, l] : kLangs) {
+    if (ext == e) return l;
+  }
+  return {};
+}
+
+bool LooksBinary(std::string_view text) {
+  return text.substr(0, kBinarySniffBytes).find('\0') != std::string_view::npos;
+}
+
+// The file as a table of lines with anchors #L1, #L2, ... (escaped here, highlighted in
+// the browser by hangar.js when JavaScript runs).
+std::string CodeTable(std::string_view text, std::string_view lang, size_t* lines) {
+  std::string out = "<table class=\"code\" id=\"code\"";
+  if (!lang.empty()) out += " data-lang=\"" + std::string(lang) + "\"";
+  out += ">\n";
+  size_t n = 0;
+  while (!text.empty()) {
+    auto nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    ++n;
+    std::string num = std::to_string(n);
+    out += "<tr id=\"L" + num + "\"><td class=\"ln\"><a href=\"#L" + num + "\">" + num +
+           "</a></td><td class=\"src\">" + EscapeHtml(line) + "</td></tr>\n";
+  }
+  out += "</table>\n";
+  *lines = n;
+  return out;
+}
+
+std::string ParentDir(std::string_view path) {
+  auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string() : std::string(path.substr(0, slash));
+}
+
+std::string BaseName(std::string_view path) {
+  auto slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+// The entries of `dir` for templates/_file_table.mustache.
+Data FileTable(const services::RepoHandle& repo, std::string_view rev,
+               const std::vector<services::Entry>& entries, std::string_view dir) {
+  const std::string base = RepoPath(repo.record.Id());
+  const std::string rev_url = EncodeSegment(rev);
+  List list;
+  // Directories first, as forges list them.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const auto& e : entries) {
+      if (e.git.is_dir != (pass == 0)) continue;
+      Data o;
+      o.set("label", BaseName(e.git.path));
+      o.set("dir", e.git.is_dir);
+      o.set("url", base + (e.git.is_dir ? "/tree/" : "/blob/") + rev_url + "/" +
+                       EncodePath(e.git.path));
+      if (!e.git.is_dir) {
+        o.set("size", HumanSize(e.Size()));
+        o.set("download_url", base + "/resolve/" + rev_url + "/" + EncodePath(e.git.path) +
+                                  "?download=true");
+      }
+      if (e.lfs) {
+        o.set("lfs", true);
+        o.set("sha256", e.lfs->oid.Hex());
+      }
+      list.push_back(o);
+    }
+  }
+  Data d;
+  d.set("entries", list);
+  if (!dir.empty()) {
+    std::string parent = ParentDir(dir);
+    d.set("parent_url", base + "/tree/" + rev_url + (parent.empty() ? "" : "/" + EncodePath(parent)));
+  }
+  return d;
+}
+
+void Merge(Data& into, const Data& from, std::initializer_list<const char*> keys) {
+  for (const char* k : keys) {
+    if (const Data* v = from.get(k)) into.set(k, *v);
+  }
+}
+
+// The card's front-matter fields shown as badges.
+List CardMeta(const boost::json::object& card) {
+  List meta;
+  auto add = [&](const char* key, const boost::json::value& v) {
+    Data o;
+    o.set("key", key);
+    o.set("value", v.is_string() ? std::string(v.as_string()) : boost::json::serialize(v));
+    meta.push_back(o);
+  };
+  for (const char* key : {"license", "library_name", "pipeline_tag", "base_model", "language"}) {
+    if (auto* v = card.if_contains(key)) add(key, *v);
+  }
+  for (const char* key : {"tags", "datasets"}) {
+    auto* v = card.if_contains(key);
+    if (!v) continue;
+    if (!v->is_array()) {
+      add(key, *v);
+      continue;
+    }
+    for (const auto& item : v->as_array()) add(key == std::string_view("tags") ? "tag" : "dataset", item);
+  }
+  return meta;
+}
+
+Result<http::Response> RepoHome(WebDeps& deps, PageContext& ctx, http::Request& req, RepoType type) {
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(deps, ctx, req, type));
+  const std::string rev = repo.record.default_branch;
+  Data data = RepoHeader(repo, ctx, rev, "card");
+  data.set("clone_url", req.base_url + RepoPath(repo.record.Id()));
+  auto commit = deps.content.ResolveRevision(repo, rev);
+  if (!commit) {
+    if (commit.error().code != ErrorCode::RevisionNotFound) return std::move(commit).error();
+    data.set("entries", List());  // an empty repo: nothing pushed yet
+    return Html(ctx, 200, repo.record.ns + "/" + repo.record.name, "repo_home", data);
+  }
+  HANGAR_ASSIGN_OR_RETURN(auto info, deps.content.Commit(repo, *commit));
+  Data last;
+  last.set("id", info.id.Hex());
+  last.set("short", ShortOid(info.id));
+  last.set("summary", info.summary);
+  last.set("author", info.author_name);
+  last.set("when", Ago(info.author_time));
+  data.set("last_commit", last);
+  HANGAR_ASSIGN_OR_RETURN(auto entries, deps.content.ListTree(repo, *commit, "", false));
+  Merge(data, FileTable(repo, rev, *entries, ""), {"entries"});
+  HANGAR_ASSIGN_OR_RETURN(auto readme, deps.content.ReadText(repo, *commit, "README.md", kMaxCardBytes));
+  if (readme) {
+    auto card = services::ParseCardData(*readme);
+    if (!card) {
+      data.set("card_error", card.error().message);
+    } else if (*card) {
+      List meta = CardMeta(**card);
+      data.set("has_meta", !meta.empty());
+      data.set("meta", meta);
+    }
+    MarkdownOptions options;
+    const std::string resolve = RepoPath(repo.record.Id()) + "/resolve/" + EncodeSegment(rev) + "/";
+    options.rewrite_relative = [resolve](std::string_view url, UrlUse) {
+      return resolve + std::string(url);
+    };
+    data.set("card", RenderMarkdown(*readme, options));
+  }
+  return Html(ctx, 200, repo.record.ns + "/" + repo.record.name, "repo_home", data);
+}
+
+Result<http::Response> Tree(WebDeps& deps, PageContext& ctx, http::Request& req, RepoType type) {
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(deps, ctx, req, type));
+  HANGAR_ASSIGN_OR_RETURN(std::string rev, DecodedParam(req, "rev"));
+  HANGAR_ASSIGN_OR_RETURN(std::string path, DecodedParam(req, "path"));
+  while (path.ends_with('/')) path.pop_back();
+  HANGAR_ASSIGN_OR_RETURN(Oid commit, deps.content.ResolveRevision(repo, rev));
+  HANGAR_ASSIGN_OR_RETURN(auto entries, deps.content.ListTree(repo, commit, path, false));
+  Data data = RepoHeader(repo, ctx, rev, "files");
+  data.set("crumbs", Crumbs(repo, rev, path));
+  Merge(data, FileTable(repo, rev, *entries, path), {"entries", "parent_url"});
+  data.set("history_url", RepoPath(repo.record.Id()) + "/commits/" + EncodeSegment(rev) +
+                              (path.empty() ? "" : "/" + EncodePath(path)));
+  return Html(ctx, 200, (path.empty() ? repo.record.name : path) + " at " + rev, "tree", data);
+}
+
+Result<http::Response> Blob(WebDeps& deps, PageContext& ctx, http::Request& req, RepoType type) {
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(deps, ctx, req, type));
+  HANGAR_ASSIGN_OR_RETURN(std::string rev, DecodedParam(req, "rev"));
+  HANGAR_ASSIGN_OR_RETURN(std::string path, DecodedParam(req, "path"));
+  HANGAR_ASSIGN_OR_RETURN(Oid commit, deps.content.ResolveRevision(repo, rev));
+  HANGAR_ASSIGN_OR_RETURN(auto file, deps.content.Stat(repo, commit, path));
+  const std::string base = RepoPath(repo.record.Id());
+  const std::string at = EncodeSegment(rev) + "/" + EncodePath(path);
+  Data data = RepoHeader(repo, ctx, rev, "files");
+  data.set("crumbs", Crumbs(repo, rev, path));
+  data.set("filename", BaseName(path));
+  data.set("size", HumanSize(file.Size()));
+  data.set("raw_url", base + "/raw/" + at);
+  data.set("download_url", base + "/resolve/" + at + "?download=true");
+  data.set("history_url", base + "/commits/" + at);
+  if (file.lfs) {
+    data.set("lfs", true);
+    data.set("sha256", file.lfs->oid.Hex());
+  }
+  if (IsImage(path)) {
+    // <img> never runs scripts, not even an SVG's; /resolve serves it sandboxed anyway.
+    data.set("image_url", base + "/resolve/" + at);
+  } else if (file.lfs) {
+    data.set("note", "This file is stored with Git LFS (" + HumanSize(file.Size()) +
+                         "). Download it to view it.");
+  } else if (file.Size() > kMaxShownBytes) {
+    data.set("note", "This file is too large to display (" + HumanSize(file.Size()) + ").");
+  } else {
+    HANGAR_ASSIGN_OR_RETURN(auto text, deps.content.ReadText(repo, commit, path, kMaxShownBytes));
+    if (!text || LooksBinary(*text)) {
+      data.set("note", "Binary file not shown.");
+    } else {
+      size_t lines = 0;
+      data.set("code", CodeTable(*text, LanguageOf(path), &lines));
+      data.set("lines", std::to_string(lines));
+      data.set("blame_url", base + "/blame/" + at);
+    }
+  }
+  return Html(ctx, 200, path + " at " + rev, "blob", data);
+}
+
+Result<http::Response> Settings(WebDeps& deps, PageContext& ctx, http::Request& req, RepoType type) {
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(deps, ctx, req, type, services::Access::Admin));
+  if (req.method == http::Method::Post) {
+    HANGAR_ASSIGN_OR_RETURN(Form form, ReadForm(req, ctx));
+    std::string v = form.Get("private");
+    if (v != "0" && v != "1") return MakeError(ErrorCode::BadRequest, "private must be 0 or 1");
+    HANGAR_TRY(deps.repos.SetPrivate(ctx.principal, repo.record.Id(), v == "1"));
+    return SeeOther(ctx, RepoPath(repo.record.Id()) + "/settings");
+  }
+  Data data = RepoHeader(repo, ctx, repo.record.default_branch, "settings");
+  data.set("csrf", ctx.csrf);
+  return Html(ctx, 200, "Settings · " + repo.record.name, "repo_settings", data);
+}
+
+}  // namespace
+
+Result<services::RepoHandle> OpenRepo(WebDeps& deps, const PageContext& ctx,
+                                      const http::Request& req, RepoType type,
+                                      services::Access needed) {
+  HANGAR_ASSIGN_OR_RETURN(auto id, RepoId::Parse(type, req.Param("ns"), req.Param("name")));
+  return deps.repos.Open(ctx.principal, id, needed);
+}
+
+std::string ShortOid(const Oid& oid) { return oid.Hex().substr(0, 12); }
+
+Data RepoHeader(const services::RepoHandle& repo, const PageContext& ctx, std::string_view rev,
+                std::string_view tab) {
+  Data d;
+  const auto& r = repo.record;
+  d.set("ns", r.ns);
+  d.set("name", r.name);
+  d.set("kind", r.type == RepoType::Model ? "Model" : r.type == RepoType::Dataset ? "Dataset" : "Space");
+  d.set("card_label", r.type == RepoType::Model ? "Model card" : r.type == RepoType::Dataset ? "Dataset card" : "App");
+  d.set("private", r.is_private);
+  d.set("repo_url", RepoPath(r.Id()));
+  d.set("rev", std::string(rev));
+  d.set("rev_url", EncodeSegment(rev));
+  d.set("can_admin", repo.access == services::Access::Admin);
+  d.set("csrf", ctx.csrf);
+  d.set("tab_" + std::string(tab), true);
+  return d;
+}
+
+List Crumbs(const services::RepoHandle& repo, std::string_view rev, std::string_view path) {
+  List crumbs;
+  const std::string base = RepoPath(repo.record.Id()) + "/tree/" + EncodeSegment(rev) + "/";
+  size_t start = 0;
+  while (start < path.size()) {
+    size_t slash = path.find('/', start);
+    bool last = slash == std::string_view::npos;
+    std::string_view upto = path.substr(0, last ? path.size() : slash);
+    Data c;
+    c.set("label", std::string(path.substr(start, upto.size() - start)));
+    if (!last) c.set("url", base + EncodePath(upto));
+    crumbs.push_back(c);
+    if (last) break;
+    start = slash + 1;
+  }
+  return crumbs;
+}
+
+void AddRepoPages(http::Router& router, WebDeps& deps, RepoType type) {
+  const std::string prefix = type == RepoType::Dataset ? "/datasets" : type == RepoType::Space ? "/spaces" : "";
+  const std::string repo = prefix + "/{ns}/{name}";
+  using M = http::Method;
+  auto page = [&deps, type](auto fn) {
+    return [&deps, type, fn](PageContext& ctx, http::Request& req) { return fn(deps, ctx, req, type); };
+  };
+  AddPage(router, deps, M::Get, repo, page(RepoHome));
+  AddPage(router, deps, M::Get, repo + "/tree/{rev}", page(Tree));
+  AddPage(router, deps, M::Get, repo + "/tree/{rev}/{path*}", page(Tree));
+  AddPage(router, deps, M::Get, repo + "/blob/{rev}/{path*}", page(Blob));
+  AddPage(router, deps, M::Get, repo + "/settings", page(Settings));
+  AddPage(router, deps, M::Post, repo + "/settings", page(Settings));
+}
+
+}  // namespace hangar::web

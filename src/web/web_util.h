@@ -1,0 +1,109 @@
+#pragma once
+// What every web page handler shares: the services it calls (WebDeps), who is browsing
+// (PageContext: session cookie or token, and the CSRF token forms carry), form parsing
+// with the CSRF check, rendering into the layout, and small formatting helpers.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "config/config.h"
+#include "core/principal.h"
+#include "core/repo_id.h"
+#include "core/result.h"
+#include "db/user_store.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "services/auth_service.h"
+#include "services/browse_service.h"
+#include "services/content_service.h"
+#include "services/repo_service.h"
+#include "services/session_service.h"
+#include "web/view.h"
+
+namespace hangar::services {
+class ImportService;
+}  // namespace hangar::services
+
+namespace hangar::web {
+
+inline constexpr std::string_view kSessionCookie = "hangar_session";
+inline constexpr std::string_view kCsrfCookie = "hangar_csrf";  // before sign-in
+
+// The services pages call; all outlive the router.
+struct WebDeps {
+  services::AuthService& auth;
+  services::SessionService& sessions;
+  services::RepoService& repos;
+  services::ContentService& content;
+  services::BrowseService& browse;
+  services::ImportService& imports;
+  db::UserStore& users;
+  const config::Config& config;
+};
+
+// Who is browsing, as established from the request.
+struct PageContext {
+  Principal principal;   // anonymous, or the session's / token's user
+  bool signed_in = false;
+  std::string csrf;      // the token this page's forms carry
+  std::string set_csrf_cookie;  // a new anonymous CSRF cookie value to send, or ""
+  bool secure_cookies = false;  // public URL is https: cookies get Secure
+};
+
+// A parsed application/x-www-form-urlencoded body.
+class Form {
+ public:
+  // The first value of `key` ("" when absent).
+  std::string Get(std::string_view key) const;
+  bool Has(std::string_view key) const;
+  std::vector<std::pair<std::string, std::string>> fields;
+};
+
+// The page context of `req`: a valid Authorization header wins, else the session cookie.
+// A bad token is an error (Unauthorized), a stale cookie is just anonymous.
+Result<PageContext> Begin(WebDeps& deps, const http::Request& req);
+
+// Reads a form POST (at most 64 KiB) and checks its `_csrf` field against the session's
+// token (or, before sign-in, the CSRF cookie) and, when sent, that Origin is this host.
+// Errors: Forbidden "CSRF check failed…", PayloadTooLarge, BadRequest (not a form).
+Result<Form> ReadForm(http::Request& req, const PageContext& ctx);
+
+// Renders templates/<tmpl> inside the layout with status `status`. `data` gets the
+// layout's common fields (user, csrf, title). Errors: Internal (template).
+Result<http::Response> Html(const PageContext& ctx, int status, std::string_view title,
+                            std::string_view tmpl, Data& data);
+
+// A 303 redirect to `location` (a path on this site), with the page's cookies.
+http::Response SeeOther(const PageContext& ctx, std::string location);
+
+// The value of cookie `name` in the request's Cookie header, or "".
+std::string CookieValue(const http::Request& req, std::string_view name);
+
+// "1.5 MB" style sizes (decimal units, as the public hub shows them).
+std::string HumanSize(uint64_t bytes);
+// "3 days ago" relative to now; absolute ISO date past a year.
+std::string Ago(int64_t unix_seconds);
+// The site path of a repo: "/ns/name", "/datasets/ns/name", "/spaces/ns/name".
+std::string RepoPath(const RepoId& id);
+// Percent-encodes each '/'-separated segment of `path` for use in a URL.
+std::string EncodePath(std::string_view path);
+// Percent-encodes one segment (a revision may contain '/': it becomes %2F).
+std::string EncodeSegment(std::string_view s);
+// A decoded route parameter. Errors: BadRequest for invalid escapes, NUL or '..' segments.
+Result<std::string> DecodedParam(const http::Request& req, std::string_view name);
+
+}  // namespace hangar::web
+
+namespace hangar::web {
+
+// `s` with & < > " ' replaced by entities, for HTML text and attribute values.
+std::string EscapeHtml(std::string_view s);
+// Sets the security headers every page carries (CSP without inline scripts, nosniff,
+// no framing, same-origin referrers).
+void SetPageSecurityHeaders(http::Response& res);
+
+}  // namespace hangar::web
