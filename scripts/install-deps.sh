@@ -40,7 +40,9 @@ if ! command -v npm >/dev/null; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs npm
 fi
 
-# npm packages used by the integration tests (the real @huggingface/hub client).
-if [ ! -f tests/js/node_modules/@huggingface/hub/package.json ]; then
+# npm packages used by the integration tests (the real @huggingface/hub client, and
+# playwright-core driving the Debian chromium above for the browser tests).
+if [ ! -f tests/js/node_modules/@huggingface/hub/package.json ] ||
+   [ ! -f tests/js/node_modules/playwright-core/package.json ]; then
   (cd tests/js && npm install --no-audit --no-fund --loglevel=error)
 fi
