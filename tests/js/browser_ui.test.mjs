@@ -289,6 +289,9 @@ stepTest("tree, directory, blob", async () => {
   assert.equal(await rawText(page.locator("#L10 td.src")), codeLine(10));
   assert.equal(await rawText(page.locator(`#L${CHANGED_LINE} td.src`)), CHANGED_TEXT);
   assert.equal(await rawText(page.locator(`#L${CODE_LINES} td.src`)), codeLine(CODE_LINES));
+  // hangar.js highlights it as Python (highlight.js): the comment gets its own span.
+  assert.equal(await page.locator("#code").getAttribute("data-lang"), "python");
+  assert.equal(await rawText(page.locator("#L10 td.src .hljs-comment")), "# line 10");
   await page.click("#L10 td.ln a[href='#L10']");
   await page.waitForURL(`${BASE}${REPO_PATH}/blob/main/src/model/train.py#L10`);
   assert.equal(await page.locator("tr:target").getAttribute("id"), "L10", "#L10 is the anchor of line 10");
