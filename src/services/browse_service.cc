@@ -6,56 +6,11 @@
 #include <span>
 #include <unordered_map>
 
+#include "core/lru.h"
+
 namespace hangar::services {
 
 namespace {
-
-// A thread-safe LRU map holding values of total weight at most `capacity` (bytes with the
-// key, or 1 per entry); capacity 0 keeps nothing, nor does a value heavier than it all.
-template <typename V>
-class LruCache {
- public:
-  explicit LruCache(size_t capacity) : capacity_(capacity) {}
-
-  std::optional<V> Get(const std::string& key) {
-    std::lock_guard lock(mu_);
-    auto it = index_.find(key);
-    if (it == index_.end()) return std::nullopt;
-    items_.splice(items_.begin(), items_, it->second);
-    return it->second->value;
-  }
-
-  void Put(const std::string& key, V value, size_t weight = 1) {
-    if (weight > capacity_) return;
-    std::lock_guard lock(mu_);
-    if (auto it = index_.find(key); it != index_.end()) {
-      weight_ -= it->second->weight;
-      items_.erase(it->second);
-      index_.erase(it);
-    }
-    items_.push_front(Item{key, std::move(value), weight});
-    index_[key] = items_.begin();
-    weight_ += weight;
-    while (weight_ > capacity_) {
-      weight_ -= items_.back().weight;
-      index_.erase(items_.back().key);
-      items_.pop_back();
-    }
-  }
-
- private:
-  struct Item {
-    std::string key;
-    V value;
-    size_t weight;
-  };
-  using Items = std::list<Item>;
-  std::mutex mu_;
-  const size_t capacity_;
-  size_t weight_ = 0;
-  Items items_;
-  std::unordered_map<std::string, typename Items::iterator> index_;
-};
 
 // Approximate memory held by cached results, for the byte-bounded caches.
 constexpr size_t kOverhead = 96;  // per entry, line or match: ids, numbers, allocations

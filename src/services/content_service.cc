@@ -1,9 +1,8 @@
 #include "services/content_service.h"
 
-#include <list>
-#include <mutex>
-#include <unordered_map>
+#include <algorithm>
 
+#include "core/lru.h"
 #include "core/util.h"
 
 namespace hangar::services {
@@ -16,51 +15,6 @@ constexpr uint64_t kMinPointerSize = 100;
 constexpr uint64_t kMaxPointerSize = 1023;
 // How long a positive "this repo links that LFS object" answer is trusted.
 constexpr int64_t kLinkCacheMs = 10000;
-
-// A small thread-safe LRU map. Values are immutable once inserted.
-template <typename V>
-class Lru {
- public:
-  explicit Lru(size_t capacity) : capacity_(std::max<size_t>(1, capacity)) {}
-
-  std::optional<V> Get(const std::string& key) {
-    std::lock_guard lock(mu_);
-    auto it = map_.find(key);
-    if (it == map_.end()) return std::nullopt;
-    order_.splice(order_.begin(), order_, it->second.second);
-    return it->second.first;
-  }
-
-  void Put(const std::string& key, V value, size_t weight = 1) {
-    std::lock_guard lock(mu_);
-    auto it = map_.find(key);
-    if (it != map_.end()) {  // refresh (same weight: values of one key are alike)
-      it->second.first = std::move(value);
-      order_.splice(order_.begin(), order_, it->second.second);
-      return;
-    }
-    order_.push_front(Item{key, weight});
-    map_.emplace(key, std::make_pair(std::move(value), order_.begin()));
-    weight_ += weight;
-    while (weight_ > capacity_ && order_.size() > 1) {
-      auto& last = order_.back();
-      weight_ -= last.weight;
-      map_.erase(last.key);
-      order_.pop_back();
-    }
-  }
-
- private:
-  struct Item {
-    std::string key;
-    size_t weight;
-  };
-  std::mutex mu_;
-  size_t capacity_;
-  size_t weight_ = 0;
-  std::list<Item> order_;
-  std::unordered_map<std::string, std::pair<V, typename std::list<Item>::iterator>> map_;
-};
 
 std::string Key(const RepoHandle& repo, const Oid& commit, std::string_view rest) {
   std::string k = repo.git_path;
@@ -76,11 +30,13 @@ std::string Key(const RepoHandle& repo, const Oid& commit, std::string_view rest
 struct ContentService::Caches {
   // Trees are weighed by entry count (~150 bytes each): with the default 100,000 that is
   // 500,000 entries, ~75 MB, enough for a 100,000-file repo's full listing and more.
-  explicit Caches(size_t n) : entries(n), pointers(n), trees(n * 5), links(n) {}
-  Lru<Entry> entries;                          // (repo, commit, path) -> entry
-  Lru<std::optional<git::Pointer>> pointers;   // blob oid -> pointer or not
-  Lru<EntryList> trees;                        // (repo, commit, dir, recursive) -> listing
-  Lru<int64_t> links;                          // (repo id, oid) linked -> until (unix ms)
+  explicit Caches(size_t n)
+      : entries(std::max<size_t>(1, n)), pointers(std::max<size_t>(1, n)),
+        trees(std::max<size_t>(1, n) * 5), links(std::max<size_t>(1, n)) {}
+  LruCache<Entry> entries;                          // (repo, commit, path) -> entry
+  LruCache<std::optional<git::Pointer>> pointers;   // blob oid -> pointer or not
+  LruCache<EntryList> trees;                        // (repo, commit, dir, recursive) -> listing
+  LruCache<int64_t> links;                          // (repo id, oid) linked -> until (unix ms)
 };
 
 ContentService::ContentService(git::RepoReader& reader, storage::BlobStore& blobs,

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "core/lru.h"
 #include "services/model_card.h"
 #include "web/markdown.h"
 #include "web/pages/pages.h"
@@ -16,6 +17,7 @@ namespace {
 constexpr uint64_t kMaxShownBytes = 1 << 20;   // larger text files are not rendered
 constexpr uint64_t kMaxCardBytes = 1 << 20;    // README.md rendered as the card
 constexpr size_t kBinarySniffBytes = 8000;
+constexpr size_t kCardCacheBytes = 32 << 20;  // rendered cards kept in memory
 
 std::string_view Extension(std::string_view path) {
   auto slash = path.rfind('/');
@@ -131,14 +133,11 @@ void Merge(Data& into, const Data& from, std::initializer_list<const char*> keys
   }
 }
 
-// The card's front-matter fields shown as badges.
-List CardMeta(const boost::json::object& card) {
-  List meta;
+// The card's front-matter fields shown as badges, as (key, value) pairs.
+std::vector<std::pair<std::string, std::string>> CardMeta(const boost::json::object& card) {
+  std::vector<std::pair<std::string, std::string>> meta;
   auto add = [&](const char* key, const boost::json::value& v) {
-    Data o;
-    o.set("key", key);
-    o.set("value", v.is_string() ? std::string(v.as_string()) : boost::json::serialize(v));
-    meta.push_back(o);
+    meta.emplace_back(key, v.is_string() ? std::string(v.as_string()) : boost::json::serialize(v));
   };
   for (const char* key : {"license", "library_name", "pipeline_tag", "base_model", "language"}) {
     if (auto* v = card.if_contains(key)) add(key, *v);
@@ -153,6 +152,44 @@ List CardMeta(const boost::json::object& card) {
     for (const auto& item : v->as_array()) add(key == std::string_view("tags") ? "tag" : "dataset", item);
   }
   return meta;
+}
+
+// A README rendered for the repo home page.
+struct RenderedCard {
+  std::string html;
+  std::vector<std::pair<std::string, std::string>> meta;
+  std::string error;  // why the front matter could not be read, or ""
+};
+
+// The card of `commit`'s README.md, or null when there is none. Rendering a large card
+// takes long (cmark + the sanitizer), so cards are kept by README blob oid and the URL
+// prefix its relative links were rewritten with.
+Result<std::shared_ptr<const RenderedCard>> Card(WebDeps& deps, const services::RepoHandle& repo,
+                                                 const Oid& commit, std::string_view rev) {
+  static LruCache<std::shared_ptr<const RenderedCard>> cache(kCardCacheBytes);
+  auto file = deps.content.Stat(repo, commit, "README.md");
+  if (!file) {
+    if (file.error().code == ErrorCode::EntryNotFound) return std::shared_ptr<const RenderedCard>();
+    return std::move(file).error();
+  }
+  const std::string resolve = RepoPath(repo.record.Id()) + "/resolve/" + EncodeSegment(rev) + "/";
+  const std::string key = file->git.oid.Hex() + " " + resolve;
+  if (auto hit = cache.Get(key)) return *hit;
+  HANGAR_ASSIGN_OR_RETURN(auto text, deps.content.ReadText(repo, commit, "README.md", kMaxCardBytes));
+  if (!text) return std::shared_ptr<const RenderedCard>();
+  auto card = std::make_shared<RenderedCard>();
+  if (auto front = services::ParseCardData(*text); !front) {
+    card->error = front.error().message;
+  } else if (*front) {
+    card->meta = CardMeta(**front);
+  }
+  MarkdownOptions options;
+  options.rewrite_relative = [&resolve](std::string_view url, UrlUse) {
+    return resolve + std::string(url);
+  };
+  card->html = RenderMarkdown(*text, options);
+  cache.Put(key, card, key.size() + card->html.size() + 256);
+  return std::shared_ptr<const RenderedCard>(std::move(card));
 }
 
 Result<http::Response> RepoHome(WebDeps& deps, PageContext& ctx, http::Request& req, RepoType type) {
@@ -176,22 +213,19 @@ Result<http::Response> RepoHome(WebDeps& deps, PageContext& ctx, http::Request& 
   data.set("last_commit", last);
   HANGAR_ASSIGN_OR_RETURN(auto entries, deps.content.ListTree(repo, *commit, "", false));
   Merge(data, FileTable(repo, rev, *entries, ""), {"entries"});
-  HANGAR_ASSIGN_OR_RETURN(auto readme, deps.content.ReadText(repo, *commit, "README.md", kMaxCardBytes));
-  if (readme) {
-    auto card = services::ParseCardData(*readme);
-    if (!card) {
-      data.set("card_error", card.error().message);
-    } else if (*card) {
-      List meta = CardMeta(**card);
-      data.set("has_meta", !meta.empty());
-      data.set("meta", meta);
+  HANGAR_ASSIGN_OR_RETURN(auto card, Card(deps, repo, *commit, rev));
+  if (card) {
+    data.set("card", card->html);
+    if (!card->error.empty()) data.set("card_error", card->error);
+    List meta;
+    for (const auto& [k, v] : card->meta) {
+      Data o;
+      o.set("key", k);
+      o.set("value", v);
+      meta.push_back(o);
     }
-    MarkdownOptions options;
-    const std::string resolve = RepoPath(repo.record.Id()) + "/resolve/" + EncodeSegment(rev) + "/";
-    options.rewrite_relative = [resolve](std::string_view url, UrlUse) {
-      return resolve + std::string(url);
-    };
-    data.set("card", RenderMarkdown(*readme, options));
+    data.set("has_meta", !card->meta.empty());
+    data.set("meta", meta);
   }
   return Html(ctx, 200, repo.record.ns + "/" + repo.record.name, "repo_home", data);
 }
