@@ -1,5 +1,6 @@
 #include "services/session_service.h"
 
+#include "core/log.h"
 #include "core/sha256.h"
 #include "core/util.h"
 
@@ -8,6 +9,7 @@ namespace {
 
 constexpr size_t kCookieLength = 64;
 constexpr size_t kMaxCookieLength = 256;
+constexpr int64_t kSweepIntervalSeconds = 3600;
 
 // A session acts with the user's full rights, as a write token would.
 Principal PrincipalOf(const db::UserRecord& user) {
@@ -41,6 +43,11 @@ Result<NewSession> SessionService::Login(std::string_view user, std::string_view
   row.created_at = Now();
   row.expires_at = row.created_at + options_.ttl_seconds;
   HANGAR_TRY(users_.CreateSession(row));
+  int64_t last = last_sweep_.load();
+  if (row.created_at - last >= kSweepIntervalSeconds &&
+      last_sweep_.compare_exchange_strong(last, row.created_at)) {
+    if (auto swept = Sweep(); !swept) Log("auth")->warn("session sweep: {}", swept.error().message);
+  }
   out.session.principal = PrincipalOf(rec);
   out.session.csrf = row.csrf;
   out.session.expires_at = row.expires_at;

@@ -3,6 +3,7 @@
 // random cookie value whose SHA-256 names a sessions row; each session carries its own
 // CSRF token, which every form of the signed-in user must send back.
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -47,7 +48,8 @@ class SessionService {
   Result<std::optional<Session>> Find(std::string_view cookie);
   // Ends the session (idempotent). Errors: Internal.
   Result<void> Logout(std::string_view cookie);
-  // Deletes expired sessions; returns how many. Errors: Internal.
+  // Deletes expired sessions; returns how many. Login runs it at most once an hour, so
+  // sessions that are never presented again do not pile up. Errors: Internal.
   Result<int64_t> Sweep();
 
  private:
@@ -56,6 +58,7 @@ class SessionService {
   db::UserStore& users_;
   AuthService& auth_;
   SessionOptions options_;
+  std::atomic<int64_t> last_sweep_{0};  // unix seconds
 };
 
 }  // namespace hangar::services
