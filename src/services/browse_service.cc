@@ -97,9 +97,17 @@ BrowseService::BrowseService(RepoService& repos, git::RepoReader& reader,
     : repos_(repos),
       reader_(reader),
       options_(std::move(options)),
-      caches_(std::make_unique<Caches>(options_)) {}
+      caches_(std::make_unique<Caches>(options_)),
+      heavy_slots_(std::clamp(options_.max_heavy, 1, 1024)) {}
 
 BrowseService::~BrowseService() = default;
+
+Result<BrowseService::Slot> BrowseService::HeavySlot() {
+  if (!heavy_slots_.try_acquire_for(options_.heavy_wait))
+    return MakeError(ErrorCode::TooManyRequests,
+                     "the server is busy with other blames and searches; try again shortly");
+  return Slot(&heavy_slots_);
+}
 
 namespace {
 
@@ -209,6 +217,7 @@ Result<AtCommit<std::shared_ptr<const git::BlameResult>>> BrowseService::Blame(
     return MakeError(ErrorCode::PayloadTooLarge,
                      "file is too large to blame (" + std::to_string(entry.size) +
                          " bytes; limit " + std::to_string(options_.blame.max_bytes) + ")");
+  HANGAR_ASSIGN_OR_RETURN(auto slot, HeavySlot());
   HANGAR_ASSIGN_OR_RETURN(git::BlameResult fresh,
                           git::Blame(r.repo.git_path, r.commit, path, options_.blame));
   auto blame = std::make_shared<const git::BlameResult>(std::move(fresh));
@@ -228,6 +237,7 @@ Result<AtCommit<git::GrepResult>> BrowseService::Grep(const Principal& who, cons
                           std::to_string(options.max_matches) + '\0' +
                           std::to_string(options.max_line_bytes);
   if (auto hit = caches_->greps.Get(key)) return AtCommit<git::GrepResult>{r.commit, **hit};
+  HANGAR_ASSIGN_OR_RETURN(auto slot, HeavySlot());
   HANGAR_ASSIGN_OR_RETURN(git::GrepResult found,
                           git::Grep(r.repo.git_path, r.commit, pattern, options));
   auto shared = std::make_shared<const git::GrepResult>(std::move(found));

@@ -12,8 +12,10 @@
 //
 // Thread-safe; one per process. Calls block (database, git): run them on the worker pool.
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <semaphore>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +47,11 @@ struct BrowseOptions {
   size_t log_cache_bytes = 16 << 20;     // log pages, by start commit, path, skip, limit
   size_t grep_cache_bytes = 8 << 20;     // grep results, by commit and query
   size_t refs_cache_bytes = 8 << 20;     // ref lists and tags, by repo and refs version
+  // Blames and greps that miss the caches may cost seconds of git CPU each: at most this
+  // many run at once, so they cannot take every worker thread; a request waits up to
+  // heavy_wait for a slot, then gets TooManyRequests.
+  int max_heavy = 2;
+  std::chrono::milliseconds heavy_wait{10'000};
   size_t count_cache_entries = 4096;     // commit counts, by commit
   size_t signature_cache_entries = 65536;  // signature verdicts, by commit
 };
@@ -126,6 +133,12 @@ class BrowseService {
     Oid commit;
   };
   Result<Resolved> Resolve(const Principal& who, const RepoId& id, std::string_view revision);
+  // One of the max_heavy slots, released when the Slot goes. Errors: TooManyRequests.
+  struct SlotRelease {
+    void operator()(std::counting_semaphore<1024>* s) const { s->release(); }
+  };
+  using Slot = std::unique_ptr<std::counting_semaphore<1024>, SlotRelease>;
+  Result<Slot> HeavySlot();
   // Signatures of `entries` from the cache, verifying the missing ones in one git run.
   Result<void> FillSignatures(const std::string& git_path, std::vector<git::LogEntry>& entries);
 
@@ -133,6 +146,7 @@ class BrowseService {
   git::RepoReader& reader_;
   const BrowseOptions options_;
   std::unique_ptr<Caches> caches_;
+  std::counting_semaphore<1024> heavy_slots_;
 };
 
 }  // namespace hangar::services
