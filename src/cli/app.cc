@@ -159,6 +159,8 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
                                                            browse_options);
   services::ImportOptions import_options;
   import_options.tmp_dir = data / "tmp";
+  // Web imports run inside the request: bounded well below the CLI's hour.
+  import_options.timeout = std::chrono::minutes(10);
   app->imports_ = std::make_unique<services::ImportService>(
       *app->stores_.repos, *app->stores_.users, *app->auth_, *app->repos_, import_options);
   return app;
