@@ -105,6 +105,10 @@ Result<http::Response> HandleResolve(HfDeps& deps, http::Request& req, RepoType 
     res.SetHeader("ETag", "\"" + file->git.oid.Hex() + "\"");
   }
   res.SetHeader("Content-Type", "application/octet-stream");
+  // Repo files are untrusted: one opened from /resolve or /raw (an SVG, an HTML page) must
+  // never run in the hub's origin, nor be sniffed into something a browser executes.
+  res.SetHeader("Content-Security-Policy", "default-src 'none'; sandbox");
+  res.SetHeader("X-Content-Type-Options", "nosniff");
 
   // A GET of /resolve from the start of a file is a download; HEAD, the JS client's
   // bytes=0-0 probe and the later chunks of a ranged or resumed transfer are not. Counted
