@@ -166,7 +166,8 @@ Result<http::Response> Import(WebDeps& deps, PageContext& ctx, http::Request& re
   HANGAR_TRY(RequireSignIn(ctx));
   HANGAR_ASSIGN_OR_RETURN(Form form, ReadForm(req, ctx));
   auto id = RepoIdFromForm(form);
-  Result<db::RepoRecord> made = id.error();
+  // id.error() of a valid id would throw (std::get on the wrong alternative).
+  Result<db::RepoRecord> made = id ? MakeError(ErrorCode::Internal, "import did not run") : id.error();
   if (id) {
     services::ImportRequest in;
     in.source = form.Get("source");
