@@ -104,4 +104,18 @@ std::string PercentEncode(std::string_view s, bool keep_slash) {
   return out;
 }
 
+void AppendEscapedMarkup(std::string& out, std::string_view s) {
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      case '\0': break;
+      default: out += c;
+    }
+  }
+}
+
 }  // namespace hangar

@@ -26,4 +26,8 @@ std::string PercentDecode(std::string_view s, bool* ok = nullptr);
 // `keep_slash`, '/'.
 std::string PercentEncode(std::string_view s, bool keep_slash = false);
 
+// Appends `s` to `out` with & < > " ' written as character references (&amp; &lt; &gt;
+// &quot; &#39;) and NUL dropped: safe as HTML or XML text and attribute values.
+void AppendEscapedMarkup(std::string& out, std::string_view s);
+
 }  // namespace hangar

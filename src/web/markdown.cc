@@ -1,5 +1,7 @@
 #include "web/markdown.h"
 
+#include "core/util.h"
+
 #include <cmark-gfm-core-extensions.h>
 #include <cmark-gfm.h>
 #include <gumbo.h>
@@ -155,19 +157,7 @@ bool IsVoid(GumboTag t) {
   return t == GUMBO_TAG_IMG || t == GUMBO_TAG_BR || t == GUMBO_TAG_HR || t == GUMBO_TAG_INPUT;
 }
 
-void AppendEscaped(std::string& out, std::string_view s) {
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      case '\0': break;
-      default: out += c;
-    }
-  }
-}
+void AppendEscaped(std::string& out, std::string_view s) { AppendEscapedMarkup(out, s); }
 
 bool IsAsciiAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }

@@ -226,16 +226,7 @@ Result<std::string> DecodedParam(const http::Request& req, std::string_view name
 std::string EscapeHtml(std::string_view s) {
   std::string out;
   out.reserve(s.size() + s.size() / 8);
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
+  AppendEscapedMarkup(out, s);
   return out;
 }
 

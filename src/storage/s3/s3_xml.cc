@@ -1,5 +1,7 @@
 #include "storage/s3/s3_xml.h"
 
+#include "core/util.h"
+
 #include <cstdlib>
 
 namespace hangar::storage::s3xml {
@@ -87,15 +89,7 @@ std::string Unescape(std::string_view s) {
 
 std::string Escape(std::string_view s) {
   std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out.push_back(c);
-    }
-  }
+  AppendEscapedMarkup(out, s);
   return out;
 }
 
