@@ -10,12 +10,33 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 extern char** environ;
 
 namespace hangar::git {
 namespace {
+
+// The absolute path of the `git` on PATH, looked up once: spawning it directly skips the
+// failed execve of every PATH entry before it (a page can start several gits). "" when
+// none is found (posix_spawnp then reports the failure).
+const std::string& GitBinary() {
+  static const std::string path = [] {
+    const char* env = std::getenv("PATH");
+    std::string_view dirs = env ? env : "/usr/local/bin:/usr/bin:/bin";
+    while (!dirs.empty()) {
+      auto colon = dirs.find(':');
+      std::string dir(dirs.substr(0, colon));
+      dirs = colon == std::string_view::npos ? std::string_view() : dirs.substr(colon + 1);
+      if (!dir.starts_with('/')) continue;  // relative entries depend on the cwd: skipped
+      std::string candidate = dir + "/git";
+      if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+    return std::string();
+  }();
+  return path;
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -208,7 +229,9 @@ Result<Command::Spawned> Command::Spawn() {
   posix_spawnattr_setsigdefault(&attr, &defaults);
 
   pid_t pid = -1;
-  int rc = posix_spawnp(&pid, "git", &fa, &attr, argv.data(), envp.data());
+  const std::string& path = GitBinary();
+  int rc = path.empty() ? posix_spawnp(&pid, "git", &fa, &attr, argv.data(), envp.data())
+                        : posix_spawn(&pid, path.c_str(), &fa, &attr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {
