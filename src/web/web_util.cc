@@ -3,6 +3,7 @@
 #include <openssl/crypto.h>
 
 #include <cctype>
+#include <charconv>
 #include <cstdio>
 
 #include "core/util.h"
@@ -11,6 +12,8 @@ namespace hangar::web {
 namespace {
 
 constexpr size_t kMaxFormBytes = 64 << 10;
+constexpr std::string_view kFragmentPrefix = "<hangar-fragment-";
+constexpr std::string_view kBodyMarker = "<hangar-body>";
 
 std::string_view HostOf(std::string_view url) {
   auto p = url.find("://");
@@ -139,12 +142,43 @@ void AddCookies(const PageContext& ctx, http::Response& res) {
 
 }  // namespace
 
+std::string FragmentMarker(size_t i) {
+  return std::string(kFragmentPrefix) + std::to_string(i) + ">";
+}
+
+namespace {
+
+// Appends `text` to `out` with each FragmentMarker(i) replaced by fragments[i].
+void Splice(std::string& out, std::string_view text, const std::vector<std::string>& fragments) {
+  while (!text.empty()) {
+    size_t at = fragments.empty() ? std::string_view::npos : text.find(kFragmentPrefix);
+    if (at == std::string_view::npos) {
+      out += text;
+      return;
+    }
+    out += text.substr(0, at);
+    text.remove_prefix(at + kFragmentPrefix.size());
+    size_t end = text.find('>');
+    size_t i = 0;
+    auto [p, ec] = std::from_chars(text.data(), text.data() + std::min(end, text.size()), i);
+    if (ec == std::errc() && p == text.data() + end && i < fragments.size()) {
+      out += fragments[i];
+      text.remove_prefix(end + 1);
+    } else {
+      out += kFragmentPrefix;  // not one of ours: kept as it was
+    }
+  }
+}
+
+}  // namespace
+
 Result<http::Response> Html(const PageContext& ctx, int status, std::string_view title,
-                            std::string_view tmpl, Data& data) {
+                            std::string_view tmpl, Data& data,
+                            std::vector<std::string> fragments) {
   HANGAR_ASSIGN_OR_RETURN(std::string body, RenderTemplate(tmpl, data));
   Data layout;
   layout.set("title", std::string(title));
-  layout.set("body", body);
+  layout.set("body", std::string(kBodyMarker));
   layout.set("csrf", ctx.csrf);
   if (ctx.signed_in) {
     Data user;
@@ -152,7 +186,16 @@ Result<http::Response> Html(const PageContext& ctx, int status, std::string_view
     user.set("admin", ctx.principal.is_admin);
     layout.set("user", user);
   }
-  HANGAR_ASSIGN_OR_RETURN(std::string page, RenderTemplate("layout", layout));
+  HANGAR_ASSIGN_OR_RETURN(std::string frame, RenderTemplate("layout", layout));
+  size_t at = frame.find(kBodyMarker);
+  if (at == std::string::npos) return MakeError(ErrorCode::Internal, "layout has no {{{body}}}");
+  size_t size = frame.size() + body.size();
+  for (const auto& f : fragments) size += f.size();
+  std::string page;
+  page.reserve(size);
+  page.append(frame, 0, at);
+  Splice(page, body, fragments);
+  page.append(frame, at + kBodyMarker.size());
   http::Response res = http::Response::Text(status, std::move(page), "text/html; charset=utf-8");
   res.SetHeader("Cache-Control", "no-cache");
   AddCookies(ctx, res);

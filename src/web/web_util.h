@@ -73,9 +73,16 @@ Result<PageContext> Begin(WebDeps& deps, const http::Request& req);
 Result<Form> ReadForm(http::Request& req, const PageContext& ctx);
 
 // Renders templates/<tmpl> inside the layout with status `status`. `data` gets the
-// layout's common fields (user, csrf, title). Errors: Internal (template).
+// layout's common fields (user, csrf, title). Large HTML built by the page (a file's lines,
+// a blame) goes in `fragments`: fragments[i] replaces FragmentMarker(i), which `data` puts
+// in an unescaped {{{key}}}; the template engine never copies them line by line.
+// Errors: Internal (template).
 Result<http::Response> Html(const PageContext& ctx, int status, std::string_view title,
-                            std::string_view tmpl, Data& data);
+                            std::string_view tmpl, Data& data,
+                            std::vector<std::string> fragments = {});
+
+// "<hangar-fragment-N>": a placeholder no escaped text can contain (it has a '<').
+std::string FragmentMarker(size_t i);
 
 // A 303 redirect to `location` (a path on this site), with the page's cookies.
 http::Response SeeOther(const PageContext& ctx, std::string location);

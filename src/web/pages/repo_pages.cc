@@ -18,6 +18,7 @@ constexpr uint64_t kMaxShownBytes = 1 << 20;   // larger text files are not rend
 constexpr uint64_t kMaxCardBytes = 1 << 20;    // README.md rendered as the card
 constexpr size_t kBinarySniffBytes = 8000;
 constexpr size_t kCardCacheBytes = 32 << 20;  // rendered cards kept in memory
+constexpr size_t kCodeCacheBytes = 64 << 20;  // rendered file views kept in memory
 
 std::string_view Extension(std::string_view path) {
   auto slash = path.rfind('/');
@@ -63,7 +64,9 @@ bool LooksBinary(std::string_view text) {
 // The file as a table of lines with anchors #L1, #L2, ... (escaped here, highlighted in
 // the browser by hangar.js when JavaScript runs).
 std::string CodeTable(std::string_view text, std::string_view lang, size_t* lines) {
-  std::string out = "<table class=\"code\" id=\"code\"";
+  std::string out;
+  out.reserve(text.size() + text.size() / 2 + 4096);
+  out += "<table class=\"code\" id=\"code\"";
   if (!lang.empty()) out += " data-lang=\"" + std::string(lang) + "\"";
   out += ">\n";
   size_t n = 0;
@@ -79,6 +82,29 @@ std::string CodeTable(std::string_view text, std::string_view lang, size_t* line
   out += "</table>\n";
   *lines = n;
   return out;
+}
+
+// A text file as its lines table, with its line count.
+struct RenderedCode {
+  std::string html;
+  size_t lines = 0;
+};
+
+// The lines table of text file `file`, or null for binary content. Kept by blob oid and
+// language: a 7,000-line file is 7,000 rows to build.
+Result<std::shared_ptr<const RenderedCode>> Code(WebDeps& deps, const services::RepoHandle& repo,
+                                                 const Oid& commit, const services::Entry& file,
+                                                 std::string_view path) {
+  static LruCache<std::shared_ptr<const RenderedCode>> cache(kCodeCacheBytes);
+  const std::string_view lang = LanguageOf(path);
+  const std::string key = file.git.oid.Hex() + " " + std::string(lang);
+  if (auto hit = cache.Get(key)) return *hit;
+  HANGAR_ASSIGN_OR_RETURN(auto text, deps.content.ReadText(repo, commit, path, kMaxShownBytes));
+  if (!text || LooksBinary(*text)) return std::shared_ptr<const RenderedCode>();
+  auto code = std::make_shared<RenderedCode>();
+  code->html = CodeTable(*text, lang, &code->lines);
+  cache.Put(key, code, key.size() + code->html.size());
+  return std::shared_ptr<const RenderedCode>(std::move(code));
 }
 
 std::string ParentDir(std::string_view path) {
@@ -254,6 +280,7 @@ Result<http::Response> Blob(WebDeps& deps, PageContext& ctx, http::Request& req,
   const std::string base = RepoPath(repo.record.Id());
   const std::string at = EncodeSegment(rev) + "/" + EncodePath(path);
   Data data = RepoHeader(repo, ctx, rev, "files");
+  std::vector<std::string> fragments;
   data.set("crumbs", Crumbs(repo, rev, path));
   data.set("filename", BaseName(path));
   data.set("size", HumanSize(file.Size()));
@@ -273,17 +300,17 @@ Result<http::Response> Blob(WebDeps& deps, PageContext& ctx, http::Request& req,
   } else if (file.Size() > kMaxShownBytes) {
     data.set("note", "This file is too large to display (" + HumanSize(file.Size()) + ").");
   } else {
-    HANGAR_ASSIGN_OR_RETURN(auto text, deps.content.ReadText(repo, commit, path, kMaxShownBytes));
-    if (!text || LooksBinary(*text)) {
+    HANGAR_ASSIGN_OR_RETURN(auto code, Code(deps, repo, commit, file, path));
+    if (!code) {
       data.set("note", "Binary file not shown.");
     } else {
-      size_t lines = 0;
-      data.set("code", CodeTable(*text, LanguageOf(path), &lines));
-      data.set("lines", std::to_string(lines));
+      fragments.push_back(code->html);
+      data.set("code", FragmentMarker(0));
+      data.set("lines", std::to_string(code->lines));
       data.set("blame_url", base + "/blame/" + at);
     }
   }
-  return Html(ctx, 200, path + " at " + rev, "blob", data);
+  return Html(ctx, 200, path + " at " + rev, "blob", data, std::move(fragments));
 }
 
 Result<http::Response> Settings(WebDeps& deps, PageContext& ctx, http::Request& req, RepoType type) {
