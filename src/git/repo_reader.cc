@@ -427,6 +427,21 @@ Result<CommitInfo> RepoReader::ReadCommit(const std::string& path, const Oid& id
   return ToCommitInfo(c->get());
 }
 
+Result<bool> RepoReader::IsSigned(const std::string& path, const Oid& id) {
+  auto repo = OpenCached(path);
+  if (!repo) return std::move(repo).error();
+  git_buf signature = GIT_BUF_INIT, data = GIT_BUF_INIT;
+  git_oid g = ToGit(id);
+  int rc = git_commit_extract_signature(&signature, &data, *repo, &g, nullptr);
+  git_buf_dispose(&signature);
+  git_buf_dispose(&data);
+  if (rc == 0) return true;
+  if (rc == GIT_ENOTFOUND) return false;  // unsigned
+  if (rc == GIT_EINVALIDSPEC || rc == GIT_EINVALID)
+    return MakeError(ErrorCode::RevisionNotFound, "no commit " + id.Hex());
+  return Git2Error(rc, "reading commit " + id.Hex());
+}
+
 namespace {
 
 // A revision walk from `start` in git log's default order.

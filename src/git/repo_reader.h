@@ -94,6 +94,9 @@ class RepoReader {
 
   // One commit. Errors: RevisionNotFound when `commit` is not a commit, RepoNotFound.
   Result<CommitInfo> ReadCommit(const std::string& repo, const Oid& commit);
+  // Whether `commit` carries a signature (a gpgsig header); nothing is verified.
+  // Errors: RevisionNotFound, RepoNotFound.
+  Result<bool> IsSigned(const std::string& repo, const Oid& commit);
 
   // Commits reachable from `start`, newest first (git log's default order: by commit
   // time, children before parents), skipping `skip` and returning at most `limit`.

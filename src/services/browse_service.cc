@@ -136,10 +136,17 @@ Result<void> BrowseService::FillSignatures(const std::string& git_path,
   for (size_t i = 0; i < entries.size(); ++i) {
     if (auto s = caches_->signatures.Get(entries[i].id.Hex())) {
       entries[i].signature = std::move(*s);
-    } else {
-      missing.push_back(entries[i].id);
-      where.push_back(i);
+      continue;
     }
+    // Most commits are unsigned: libgit2 tells so in-process, and no git or gpg runs.
+    HANGAR_ASSIGN_OR_RETURN(bool is_signed, reader_.IsSigned(git_path, entries[i].id));
+    if (!is_signed) {
+      entries[i].signature = git::SignatureInfo{};
+      caches_->signatures.Put(entries[i].id.Hex(), *entries[i].signature);
+      continue;
+    }
+    missing.push_back(entries[i].id);
+    where.push_back(i);
   }
   if (missing.empty()) return {};
   HANGAR_ASSIGN_OR_RETURN(auto verdicts,
