@@ -1,6 +1,9 @@
 // Commits, commit, blame, refs, tags, search and archives (issue #4). Built on
 // BrowseService (git log/show/blame/grep/archive, caches keyed by immutable oids).
 
+#include <algorithm>
+#include <vector>
+
 #include "services/browse_service.h"
 #include "web/pages/pages.h"
 
@@ -8,6 +11,7 @@ namespace hangar::web {
 namespace {
 
 constexpr size_t kCommitsPerPage = 50;
+constexpr size_t kRefsPerPage = 200;
 constexpr size_t kMaxPage = 100000;
 
 std::string ChangeName(git::FileDiff::Change c) {
@@ -61,6 +65,66 @@ std::string PatchHtml(std::string_view patch) {
     out += "</span>";
   }
   return out;
+}
+
+// git grep -E copies out bounded repetitions (glibc regex), so "((.*){99}){99}" costs
+// minutes of CPU and "((a*)*){30000}" crashes git. A pattern's cost here is its length with
+// each "{m,n}" counting its operand max(m, n) times, nested counts multiplied; it may
+// exceed the length by kMaxRegexCopies.
+constexpr uint64_t kMaxRegexCopies = 256;
+
+Result<void> CheckRegexCost(std::string_view re) {
+  auto too_costly = [] {
+    return MakeError(ErrorCode::BadRequest,
+                     "the regular expression repeats too much: {m,n} may add at most " +
+                         std::to_string(kMaxRegexCopies) + " copies in all");
+  };
+  std::vector<uint64_t> opened;  // cost before each open '('
+  uint64_t cost = 0, last = 0;    // total so far; cost of the last atom or group
+  for (size_t i = 0; i < re.size(); ++i) {
+    char c = re[i];
+    if (c == '\\') {
+      ++i;
+      last = 1;
+    } else if (c == '[') {  // a bracket expression is one atom
+      size_t j = i + 1;
+      if (j < re.size() && re[j] == '^') ++j;
+      if (j < re.size() && re[j] == ']') ++j;
+      while (j < re.size() && re[j] != ']') {  // [:alpha:] inside does not end it
+        size_t close = re.compare(j, 2, "[:") == 0 ? re.find(":]", j + 2) : re.npos;
+        j = close == re.npos ? j + 1 : close + 2;
+      }
+      i = j;
+      last = 1;
+    } else if (c == '(') {
+      opened.push_back(cost);
+      continue;
+    } else if (c == ')' && !opened.empty()) {
+      last = cost - opened.back();
+      cost = opened.back();
+      opened.pop_back();
+    } else if (c == '{') {
+      size_t end = re.find('}', i);
+      if (end == re.npos) {
+        last = 1;
+      } else {
+        uint64_t n = 0, max = 0;
+        for (size_t j = i + 1; j < end; ++j) {
+          if (re[j] >= '0' && re[j] <= '9') n = std::min<uint64_t>(n * 10 + (re[j] - '0'), 1 << 20);
+          else n = 0;
+          max = std::max(max, n);
+        }
+        cost -= last;  // the operand, now counted max times
+        last *= std::max<uint64_t>(max, 1);
+        i = end;
+      }
+    } else {
+      last = 1;
+    }
+    cost += last;
+    if (cost > re.size() + kMaxRegexCopies) return too_costly();
+  }
+  return {};
 }
 
 Result<size_t> PageNumber(const http::Request& req) {
@@ -136,6 +200,7 @@ Result<http::Response> Commit(WebDeps& deps, PageContext& ctx, http::Request& re
   data.set("tree_url", base + "/tree/" + hex);
   uint64_t adds = 0, dels = 0;
   List files;
+  std::vector<std::string> patches;  // spliced in after rendering (Html's fragments)
   size_t n = 0;
   for (const auto& f : c.files) {
     adds += f.additions;
@@ -149,7 +214,10 @@ Result<http::Response> Commit(WebDeps& deps, PageContext& ctx, http::Request& re
     o.set("additions", std::to_string(f.additions));
     o.set("deletions", std::to_string(f.deletions));
     o.set("binary", f.binary);
-    if (!f.patch.empty()) o.set("patch", PatchHtml(f.patch));
+    if (!f.patch.empty()) {
+      o.set("patch", FragmentMarker(patches.size()));
+      patches.push_back(PatchHtml(f.patch));
+    }
     o.set("cut", f.truncated && !f.binary);
     files.push_back(o);
   }
@@ -158,7 +226,8 @@ Result<http::Response> Commit(WebDeps& deps, PageContext& ctx, http::Request& re
   data.set("additions", std::to_string(adds));
   data.set("deletions", std::to_string(dels));
   data.set("truncated", c.truncated);
-  return Html(ctx, 200, c.commit.subject + " · " + ShortOid(c.commit.id), "commit", data);
+  return Html(ctx, 200, c.commit.subject + " · " + ShortOid(c.commit.id), "commit", data,
+              std::move(patches));
 }
 
 Result<http::Response> Blame(WebDeps& deps, PageContext& ctx, http::Request& req, RepoType type) {
@@ -176,7 +245,9 @@ Result<http::Response> Blame(WebDeps& deps, PageContext& ctx, http::Request& req
                EscapeHtml(c.summary) + "\"><code>" + ShortOid(c.id).substr(0, 8) + "</code></a> " +
                EscapeHtml(c.author.name) + ", " + Ago(c.author.time);
   }
-  std::string table = "<table class=\"code blame\" id=\"blame\">\n";
+  std::string table;
+  table.reserve(b.lines.size() * 160);
+  table += "<table class=\"code blame\" id=\"blame\">\n";
   uint32_t prev = UINT32_MAX;
   for (const auto& l : b.lines) {
     std::string num = std::to_string(l.number);
@@ -195,17 +266,22 @@ Result<http::Response> Blame(WebDeps& deps, PageContext& ctx, http::Request& req
   data.set("commit_count", std::to_string(b.commits.size()));
   data.set("blob_url", base + "/blob/" + at);
   data.set("history_url", base + "/commits/" + at);
-  data.set("table", table);
-  return Html(ctx, 200, "Blame · " + path, "blame", data);
+  data.set("table", FragmentMarker(0));
+  return Html(ctx, 200, "Blame · " + path, "blame", data, {std::move(table)});
 }
 
 Result<http::Response> Refs(WebDeps& deps, PageContext& ctx, http::Request& req, RepoType type) {
   HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(deps, ctx, req, type));
   HANGAR_ASSIGN_OR_RETURN(auto refs, deps.browse.Refs(ctx.principal, repo.record.Id()));
   const std::string base = RepoPath(repo.record.Id());
+  HANGAR_ASSIGN_OR_RETURN(size_t page, PageNumber(req));
   Data data = RepoHeader(repo, ctx, repo.record.default_branch, "refs");
   List branches, tags, others;
-  for (const auto& r : *refs) {
+  // Pages of kRefsPerPage refs in name order (branches, then other refs, then tags).
+  const size_t first = std::min(refs->size(), page * kRefsPerPage);
+  const size_t last = std::min(refs->size(), first + kRefsPerPage);
+  for (size_t i = first; i < last; ++i) {
+    const git::RefInfo& r = (*refs)[i];
     std::string_view full = r.name;
     bool branch = full.starts_with("refs/heads/"), tag = full.starts_with("refs/tags/");
     std::string name(branch ? full.substr(11) : tag ? full.substr(10) : full);
@@ -231,6 +307,10 @@ Result<http::Response> Refs(WebDeps& deps, PageContext& ctx, http::Request& req,
   data.set("tags", tags);
   data.set("has_others", !others.empty());
   data.set("others", others);
+  const std::string here = base + "/refs";
+  if (page > 0) data.set("prev_url", here + (page == 1 ? "" : "?p=" + std::to_string(page - 1)));
+  if (last < refs->size()) data.set("next_url", here + "?p=" + std::to_string(page + 1));
+  data.set("ref_count", std::to_string(refs->size()));
   return Html(ctx, 200, "Branches and tags · " + repo.record.name, "refs", data);
 }
 
@@ -265,6 +345,7 @@ Result<http::Response> Search(WebDeps& deps, PageContext& ctx, http::Request& re
   data.set("regex", !options.fixed_string);
   data.set("ignore_case", options.ignore_case);
   if (!q.empty()) {
+    if (!options.fixed_string) HANGAR_TRY(CheckRegexCost(q));
     HANGAR_ASSIGN_OR_RETURN(auto found, deps.browse.Grep(ctx.principal, repo.record.Id(), rev, q, options));
     const std::string base = RepoPath(repo.record.Id()) + "/blob/" + found.commit.Hex() + "/";
     List matches;
