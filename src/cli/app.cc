@@ -14,6 +14,7 @@
 #include "api/uploads/upload_routes.h"
 #include "web/error_page.h"
 #include "web/web_routes.h"
+#include "web/web_util.h"
 #include "core/log.h"
 #include "core/util.h"
 #include "db/sqlite/sqlite_stores.h"
@@ -170,7 +171,17 @@ http::Router& App::Router() {
   if (routes_) return routes_->router;
   routes_ = std::make_unique<Routes>();
   auto& r = routes_->router;
-  r.SetAuthenticator([this](const http::Request& req) {
+  r.SetAuthenticator([this](const http::Request& req) -> Result<Principal> {
+    // Reads (file downloads, card images of a private repo) also take the web session:
+    // SameSite=Lax keeps it off other sites' subresource requests; writes need a token.
+    if (!req.HasHeader("authorization") &&
+        (req.method == http::Method::Get || req.method == http::Method::Head)) {
+      std::string cookie = web::CookieValue(req, web::kSessionCookie);
+      if (!cookie.empty()) {
+        HANGAR_ASSIGN_OR_RETURN(auto session, sessions_->Find(cookie));
+        if (session) return session->principal;
+      }
+    }
     return auth_->Authenticate(req.Header("authorization"));
   });
   r.SetErrorRenderer([](http::ApiFamily api, const Error& e, const http::Request& req) {

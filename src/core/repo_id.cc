@@ -63,7 +63,10 @@ Result<RepoId> RepoId::Parse(RepoType type, std::string_view ns, std::string_vie
   return RepoId{type, std::string(ns), std::string(name)};
 }
 
-Result<void> ValidateRepoPath(std::string_view path) {
+namespace {
+
+// ValidateRepoPath, with `strict` also refusing backslashes and control characters.
+Result<void> CheckPath(std::string_view path, bool strict) {
   auto bad = [&](std::string_view why) {
     return MakeError(ErrorCode::BadRequest, "invalid path: " + std::string(why));
   };
@@ -72,6 +75,7 @@ Result<void> ValidateRepoPath(std::string_view path) {
   if (path.front() == '/') return bad("absolute paths are not allowed");
   for (unsigned char c : path) {
     if (c == 0) return bad("it contains a NUL byte");
+    if (!strict) continue;
     if (c == '\\') return bad("it contains a backslash");
     if (c < 0x20 || c == 0x7f) return bad("it contains a control character");
   }
@@ -87,5 +91,11 @@ Result<void> ValidateRepoPath(std::string_view path) {
   }
   return {};
 }
+
+}  // namespace
+
+Result<void> ValidateRepoPath(std::string_view path) { return CheckPath(path, true); }
+
+Result<void> ValidateReadPath(std::string_view path) { return CheckPath(path, false); }
 
 }  // namespace hangar

@@ -45,5 +45,9 @@ Result<void> ValidateRepoNamePart(std::string_view part, std::string_view what);
 // no '\\', NUL or other control bytes, no empty, '.', '..', '.git' components.
 // Errors: BadRequest saying what is wrong.
 Result<void> ValidateRepoPath(std::string_view path);
+// A path to read that git may hold although Hangar never writes one like it: as
+// ValidateRepoPath, but backslashes and control characters (a newline in a file name
+// pushed with git) are allowed. Errors: BadRequest.
+Result<void> ValidateReadPath(std::string_view path);
 
 }  // namespace hangar

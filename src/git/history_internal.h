@@ -37,14 +37,17 @@ constexpr std::string_view kSignatureFormat = "%x00%G?%x00%GK%x00%GS";
 constexpr size_t kSignatureFields = 3;
 
 // A git command run inside bare repository `repo`, literal pathspecs, default timeout.
-// GIT_DIR is "." (the working directory), so a relative `repo` works too.
+// GIT_DIR is "." (the working directory), so a relative `repo` works too. The server
+// account's global and system git config are ignored: a `git lfs install` there would make
+// git archive run the LFS smudge filter (which fails in a bare repo) on LFS files.
 // Errors: RepoNotFound when `repo` has no HEAD.
 inline Result<Command> Git(const std::string& repo, std::string_view subcommand) {
   struct stat st;
   if (::stat((repo + "/HEAD").c_str(), &st) != 0)
     return MakeError(ErrorCode::RepoNotFound, "repository not found");
   Command cmd(subcommand);
-  cmd.Env("GIT_DIR", ".").Env("GIT_LITERAL_PATHSPECS", "1").Dir(repo).Timeout(kTimeout);
+  cmd.Env("GIT_DIR", ".").Env("GIT_LITERAL_PATHSPECS", "1").Env("GIT_CONFIG_GLOBAL", "/dev/null")
+      .Env("GIT_CONFIG_NOSYSTEM", "1").Dir(repo).Timeout(kTimeout);
   return cmd;
 }
 
@@ -230,7 +233,7 @@ inline void AddGnupgHome(Command& cmd, const std::string& gnupg_home) {
 inline Result<std::string> CleanPath(std::string_view path) {
   while (!path.empty() && path.back() == '/') path.remove_suffix(1);
   if (path.empty()) return std::string();
-  HANGAR_TRY(ValidateRepoPath(path));
+  HANGAR_TRY(ValidateReadPath(path));
   return std::string(path);
 }
 

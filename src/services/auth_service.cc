@@ -392,6 +392,20 @@ Result<void> AuthService::AddMember(std::string_view org, std::string_view user,
   if (!o) return std::move(o).error();
   auto u = users_.FindUserByName(user);
   if (!u) return std::move(u).error();
+  if (role != db::OrgRole::Admin) {
+    // An org keeps at least one admin: the last one cannot step down.
+    HANGAR_ASSIGN_OR_RETURN(auto members, users_.ListMembers(o->id));
+    size_t admins = 0;
+    bool was_admin = false;
+    for (const auto& m : members) {
+      if (m.role != db::OrgRole::Admin) continue;
+      ++admins;
+      was_admin = was_admin || m.user_id == u->id;
+    }
+    if (was_admin && admins == 1)
+      return MakeError(ErrorCode::Conflict, std::string(user) + " is the only admin of " +
+                                                std::string(org) + ": add another admin first");
+  }
   HANGAR_TRY(users_.AddMember(o->id, u->id, role));
   caches_->memberships.Erase(MembershipKey(u->id, org));
   return {};

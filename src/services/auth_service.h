@@ -107,7 +107,8 @@ class AuthService {
   // (owner), Conflict (name taken).
   Result<db::OrgRecord> CreateOrg(std::string_view name, std::string_view owner,
                                   std::string_view fullname = {});
-  // Adds `user` to `org` or changes their role. Errors: NotFound (org or user).
+  // Adds `user` to `org` or changes their role. Errors: NotFound (org or user), Conflict
+  // when that would leave the org without an admin.
   Result<void> AddMember(std::string_view org, std::string_view user, db::OrgRole role);
 
   // The access `who` has to namespace `ns`: its own user namespace and site admins → Admin,

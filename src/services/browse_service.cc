@@ -212,7 +212,7 @@ Result<AtCommit<std::shared_ptr<const git::CommitDetail>>> BrowseService::Commit
 Result<AtCommit<std::shared_ptr<const git::BlameResult>>> BrowseService::Blame(
     const Principal& who, const RepoId& id, std::string_view revision, std::string_view path) {
   HANGAR_ASSIGN_OR_RETURN(Resolved r, Resolve(who, id, revision));
-  HANGAR_TRY(ValidateRepoPath(path));
+  HANGAR_TRY(ValidateReadPath(path));
   const std::string key = Key(r.repo.git_path, r.commit) + '\0' + std::string(path);
   if (auto hit = caches_->blames.Get(key))
     return AtCommit<std::shared_ptr<const git::BlameResult>>{r.commit, std::move(*hit)};

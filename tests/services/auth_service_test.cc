@@ -510,5 +510,17 @@ TEST_F(AuthTest, ConcurrentAuthenticateFromManyThreads) {
   EXPECT_LE(counting_->token_lookups.load(), 4 * 8);  // at most one miss per thread+token
 }
 
+TEST_F(AuthTest, TheLastOrgAdminCannotStepDown) {
+  UserWithToken("alice", TokenRole::Write);
+  UserWithToken("bob", TokenRole::Write);
+  ASSERT_TRUE(auth_->CreateOrg("acme", "alice").has_value());
+  auto alone = auth_->AddMember("acme", "alice", db::OrgRole::Read);
+  ASSERT_FALSE(alone.has_value());
+  EXPECT_EQ(alone.error().code, ErrorCode::Conflict);
+  ASSERT_TRUE(auth_->AddMember("acme", "bob", db::OrgRole::Admin).has_value());
+  EXPECT_TRUE(auth_->AddMember("acme", "alice", db::OrgRole::Write).has_value());
+  EXPECT_EQ(auth_->AddMember("acme", "bob", db::OrgRole::Read).error().code, ErrorCode::Conflict);
+}
+
 }  // namespace
 }  // namespace hangar::services

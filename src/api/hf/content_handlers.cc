@@ -215,7 +215,7 @@ Result<http::Response> HandlePathsInfo(HfDeps& d, http::Request& req, RepoType t
   if (paths.size() > 10000) return MakeError(ErrorCode::BadRequest, "too many paths (max 10000)");
   for (auto& p : paths) {
     while (!p.empty() && p.back() == '/') p.pop_back();
-    HANGAR_TRY(ValidateRepoPath(p));
+    HANGAR_TRY(ValidateReadPath(p));
   }
   auto entries = d.content.PathsInfo(at->repo, at->commit, paths);
   if (!entries) return std::move(entries).error();

@@ -43,7 +43,7 @@ Result<RevisionAndPath> SplitRevisionAndPath(std::string_view raw) {
   }
   if (!out.path.empty()) {
     // A decoded segment may itself hold '/' (Python sends tree paths as one segment).
-    HANGAR_TRY(ValidateRepoPath(out.path));
+    HANGAR_TRY(ValidateReadPath(out.path));
   }
   return out;
 }

@@ -22,7 +22,7 @@ struct RevisionAndPath {
 // Splits the raw text after an action keyword (hf-api.md §1.4 rule 2–3): unencoded
 // refs/pr/N and refs/convert/X take three segments; otherwise the first segment, decoded
 // once, is the revision; the rest, each segment decoded, is the path. The path is
-// validated (ValidateRepoPath) unless empty. Errors: BadRequest, RevisionNotFound (empty).
+// validated (ValidateReadPath) unless empty. Errors: BadRequest, RevisionNotFound (empty).
 Result<RevisionAndPath> SplitRevisionAndPath(std::string_view raw);
 
 }  // namespace hangar::api

@@ -248,7 +248,8 @@ Result<http::Response> AddMember(WebDeps& deps, PageContext& ctx, http::Request&
   if (!role) return OrgSettings(deps, ctx, req, "role must be read, write or admin");
   auto added = deps.auth.AddMember(name, form.Get("user"), *role);
   if (!added) {
-    if (added.error().code != ErrorCode::NotFound) return std::move(added).error();
+    if (added.error().code != ErrorCode::NotFound && added.error().code != ErrorCode::Conflict)
+      return std::move(added).error();
     return OrgSettings(deps, ctx, req, added.error().message);
   }
   return SeeOther(ctx, "/settings/org/" + EncodeSegment(name));

@@ -152,8 +152,10 @@ Data RepoItem(const db::RepoRecord& r) {
   o.set("private", r.is_private);
   o.set("kind", std::string(RepoTypeName(r.type)));
   o.set("updated", Ago(r.last_modified));
-  if (!r.pipeline.empty()) o.set("pipeline", r.pipeline);
-  if (!r.library.empty()) o.set("library", r.library);
+  // Set even when empty: a missing key would be looked up in the enclosing page's data.
+  o.set("pipeline", r.pipeline.empty() ? Data(false) : Data(r.pipeline));
+  o.set("library", r.library.empty() ? Data(false) : Data(r.library));
+  o.set("downloads", r.downloads == 0 ? Data(false) : Data(std::to_string(r.downloads)));
   return o;
 }
 
