@@ -197,7 +197,8 @@ struct GrepResult {
 // Lines of text files in `commit` matching `pattern` (git grep -I; binary files are
 // skipped). The pattern goes to git on stdin, so it may start with '-'. No match is an
 // empty result. Errors: BadRequest (empty pattern, one containing a newline or NUL, over
-// 1,000 bytes, an invalid regex, an invalid path).
+// 1,000 bytes, an invalid regex, a regex whose {m,n} repetitions would expand past 256
+// extra copies — glibc copies them out, so they cost minutes or crash git — an invalid path).
 Result<GrepResult> Grep(const std::string& repo, const Oid& commit, std::string_view pattern,
                         const GrepOptions& options);
 

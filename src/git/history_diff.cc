@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <vector>
 
 #include "git/history.h"
 #include "git/history_internal.h"
@@ -216,6 +217,70 @@ std::string_view CutUtf8(std::string_view text, size_t max) {
 
 }  // namespace
 
+namespace {
+
+// git grep -E copies out bounded repetitions (glibc regex), so "((.*){99}){99}" costs
+// minutes of CPU and "((a*)*){30000}" crashes git. A pattern's cost here is its length with
+// each "{m,n}" counting its operand max(m, n) times, nested counts multiplied; it may
+// exceed the length by kMaxRegexCopies.
+constexpr uint64_t kMaxRegexCopies = 256;
+
+Result<void> CheckRegexCost(std::string_view re) {
+  auto too_costly = [] {
+    return MakeError(ErrorCode::BadRequest,
+                     "the regular expression repeats too much: {m,n} may add at most " +
+                         std::to_string(kMaxRegexCopies) + " copies in all");
+  };
+  std::vector<uint64_t> opened;  // cost before each open '('
+  uint64_t cost = 0, last = 0;    // total so far; cost of the last atom or group
+  for (size_t i = 0; i < re.size(); ++i) {
+    char c = re[i];
+    if (c == '\\') {
+      ++i;
+      last = 1;
+    } else if (c == '[') {  // a bracket expression is one atom
+      size_t j = i + 1;
+      if (j < re.size() && re[j] == '^') ++j;
+      if (j < re.size() && re[j] == ']') ++j;
+      while (j < re.size() && re[j] != ']') {  // [:alpha:] inside does not end it
+        size_t close = re.compare(j, 2, "[:") == 0 ? re.find(":]", j + 2) : re.npos;
+        j = close == re.npos ? j + 1 : close + 2;
+      }
+      i = j;
+      last = 1;
+    } else if (c == '(') {
+      opened.push_back(cost);
+      continue;
+    } else if (c == ')' && !opened.empty()) {
+      last = cost - opened.back();
+      cost = opened.back();
+      opened.pop_back();
+    } else if (c == '{') {
+      size_t end = re.find('}', i);
+      if (end == re.npos) {
+        last = 1;
+      } else {
+        uint64_t n = 0, max = 0;
+        for (size_t j = i + 1; j < end; ++j) {
+          if (re[j] >= '0' && re[j] <= '9') n = std::min<uint64_t>(n * 10 + (re[j] - '0'), 1 << 20);
+          else n = 0;
+          max = std::max(max, n);
+        }
+        cost -= last;  // the operand, now counted max times
+        last *= std::max<uint64_t>(max, 1);
+        i = end;
+      }
+    } else {
+      last = 1;
+    }
+    cost += last;
+    if (cost > re.size() + kMaxRegexCopies) return too_costly();
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<GrepResult> Grep(const std::string& repo, const Oid& commit, std::string_view pattern,
                         const GrepOptions& options) {
   if (pattern.empty()) return MakeError(ErrorCode::BadRequest, "the search pattern is empty");
@@ -224,6 +289,7 @@ Result<GrepResult> Grep(const std::string& repo, const Oid& commit, std::string_
                                                 std::to_string(kMaxPatternBytes) + " bytes");
   if (pattern.find_first_of(std::string_view("\n\r\0", 3)) != pattern.npos)
     return MakeError(ErrorCode::BadRequest, "the search pattern may not contain line breaks");
+  if (!options.fixed_string) HANGAR_TRY(CheckRegexCost(pattern));
   HANGAR_ASSIGN_OR_RETURN(std::string pathspec, CleanPath(options.path));
   // The pattern comes on stdin (-f -): never an argument, so a leading '-' is harmless.
   HANGAR_ASSIGN_OR_RETURN(Command cmd, Git(repo, "grep"));

@@ -253,6 +253,20 @@ TEST_F(HistoryTest, GrepFindsLinesAndNoMatchIsEmpty) {
   EXPECT_EQ(ci->matches.size(), 1u);
 }
 
+TEST_F(HistoryTest, GrepRefusesRegexesThatRepeatTooMuch) {
+  // glibc copies {m,n} repetitions out: these cost minutes of CPU or crash git grep -E.
+  for (std::string_view bomb : {"((.*){99}){99}", "((a*)*){30000}", "(a{200}){200}"}) {
+    auto r = Grep(repo_, Rev("main"), bomb, {});
+    ASSERT_FALSE(r) << bomb;
+    EXPECT_EQ(r.error().code, ErrorCode::BadRequest) << bomb;
+  }
+  // Ordinary bounded repetitions, and any fixed string, still search.
+  EXPECT_TRUE(Grep(repo_, Rev("main"), "T[WH]{1,3}", {}));
+  GrepOptions fixed;
+  fixed.fixed_string = true;
+  EXPECT_TRUE(Grep(repo_, Rev("main"), "((.*){99}){99}", fixed));
+}
+
 TEST_F(HistoryTest, GrepBoundsAndBadPatterns) {
   GrepOptions few;
   few.max_matches = 2;

@@ -225,14 +225,7 @@ Result<http::Response> OrgSettings(WebDeps& deps, PageContext& ctx, http::Reques
   Data data;
   data.set("csrf", ctx.csrf);
   data.set("org", org.name);
-  List list;
-  for (const auto& m : members) {
-    Data o;
-    o.set("name", m.user_name);
-    o.set("role", std::string(db::OrgRoleName(m.role)));
-    list.push_back(o);
-  }
-  data.set("members", list);
+  data.set("members", MemberList(members));
   if (!error.empty()) data.set("error", error);
   if (!flash.empty()) data.set("flash", flash);
   return Html(ctx, error.empty() ? 200 : 400, org.name + " members", "org_settings", data);

@@ -114,15 +114,8 @@ Result<http::Response> Profile(WebDeps& deps, PageContext& ctx, http::Request& r
     HANGAR_ASSIGN_OR_RETURN(auto members, deps.users.ListMembers(org.id));
     data.set("fullname", org.fullname);
     data.set("kind", "Organization");
-    List list;
-    for (const auto& m : members) {
-      Data o;
-      o.set("name", m.user_name);
-      o.set("role", std::string(db::OrgRoleName(m.role)));
-      list.push_back(o);
-    }
     data.set("has_members", !members.empty());
-    data.set("members", list);
+    data.set("members", MemberList(members));
     if (deps.auth.NamespaceAccess(ctx.principal, name) == services::Access::Admin)
       data.set("manage_url", "/settings/org/" + EncodeSegment(name));
   } else {
@@ -157,6 +150,17 @@ Data RepoItem(const db::RepoRecord& r) {
   o.set("library", r.library.empty() ? Data(false) : Data(r.library));
   o.set("downloads", r.downloads == 0 ? Data(false) : Data(std::to_string(r.downloads)));
   return o;
+}
+
+List MemberList(const std::vector<db::OrgMember>& members) {
+  List list;
+  for (const auto& m : members) {
+    Data o;
+    o.set("name", m.user_name);
+    o.set("role", std::string(db::OrgRoleName(m.role)));
+    list.push_back(o);
+  }
+  return list;
 }
 
 void AddListingPages(http::Router& router, WebDeps& deps) {

@@ -29,6 +29,8 @@ void AddHistoryPages(http::Router& router, WebDeps& deps, RepoType type);
 
 // A repo listing entry for templates/_repo_list.mustache.
 Data RepoItem(const db::RepoRecord& r);
+// An org's members as {name, role} items (profile and org settings pages).
+List MemberList(const std::vector<db::OrgMember>& members);
 
 }  // namespace hangar::web
 
