@@ -27,12 +27,23 @@ TEST(SplitRevisionAndPath, DecodesExactlyOnce) {
 }
 
 TEST(SplitRevisionAndPath, RejectsTraversalAndHostileBytes) {
-  for (const char* bad : {"main/../x", "main/%2e%2e/x", "main/a%00b", "main/a%5Cb",
-                          "main/%2Fetc%2Fpasswd", "main/.git/config"}) {
+  for (const char* bad : {"main/../x", "main/%2e%2e/x", "main/a%00b", "main/%2Fetc%2Fpasswd",
+                          "main/.git/config", "main/a%5C..%5C..%5C/../x"}) {
     auto r = SplitRevisionAndPath(bad);
     ASSERT_FALSE(r.has_value()) << bad;
     EXPECT_EQ(r.error().code, ErrorCode::BadRequest) << bad;
   }
+}
+
+TEST(SplitRevisionAndPath, AcceptsNamesGitHoldsWithBackslashesAndNewlines) {
+  // git trees may hold them (pushed with git); a read looks the name up in the tree, never
+  // on a filesystem (ValidateReadPath).
+  auto a = SplitRevisionAndPath("main/a%5Cb");
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->path, "a\\b");
+  auto b = SplitRevisionAndPath("main/line%0Abreak.txt");
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(b->path, "line\nbreak.txt");
 }
 
 TEST(SplitRevisionAndPath, RootAndTrailingSlash) {
