@@ -4,6 +4,7 @@
 #include <openssl/rand.h>
 
 #include <algorithm>
+#include <cctype>
 #include <array>
 #include <unordered_map>
 
@@ -14,6 +15,25 @@
 
 namespace hangar::services {
 namespace {
+
+// The site's own top-level paths: a user or org of that name would be shadowed by a page
+// (/models, /settings, ...) or shadow one (docs/web.md).
+constexpr std::string_view kReservedNames[] = {
+    "api", "datasets", "healthz", "import", "login", "logout", "models", "new",
+    "organizations", "readyz", "settings", "spaces", "static", "v2"};
+
+// A valid repo name part that is none of kReservedNames (in any case). Errors: BadRequest.
+Result<void> ValidateNamespaceName(std::string_view name, std::string_view what) {
+  HANGAR_TRY(ValidateRepoNamePart(name, what));
+  for (std::string_view r : kReservedNames) {
+    if (name.size() == r.size() &&
+        std::equal(name.begin(), name.end(), r.begin(),
+                   [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }))
+      return MakeError(ErrorCode::BadRequest,
+                       "'" + std::string(name) + "' is reserved for the site's own pages");
+  }
+  return {};
+}
 
 constexpr size_t kMaxTokenLength = 512;
 constexpr size_t kSaltBytes = 16;
@@ -284,7 +304,7 @@ Result<db::UserRecord> AuthService::CreateUser(std::string_view name, std::strin
                                                bool is_admin,
                                                std::optional<std::string_view> password,
                                                std::string_view fullname) {
-  HANGAR_TRY(ValidateRepoNamePart(name, "user name"));
+  HANGAR_TRY(ValidateNamespaceName(name, "user name"));
   db::UserRecord rec;
   rec.name = std::string(name);
   rec.email = std::string(email);
@@ -375,7 +395,7 @@ Result<void> AuthService::RevokeToken(std::string_view user, int64_t token_id) {
 
 Result<db::OrgRecord> AuthService::CreateOrg(std::string_view name, std::string_view owner,
                                              std::string_view fullname) {
-  HANGAR_TRY(ValidateRepoNamePart(name, "organization name"));
+  HANGAR_TRY(ValidateNamespaceName(name, "organization name"));
   auto u = users_.FindUserByName(owner);
   if (!u) return std::move(u).error();
   db::OrgRecord org;

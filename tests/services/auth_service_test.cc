@@ -522,5 +522,18 @@ TEST_F(AuthTest, TheLastOrgAdminCannotStepDown) {
   EXPECT_EQ(auth_->AddMember("acme", "bob", db::OrgRole::Read).error().code, ErrorCode::Conflict);
 }
 
+TEST_F(AuthTest, SitePathsAreReservedAsUserAndOrgNames) {
+  UserWithToken("alice", TokenRole::Write);
+  for (const char* name : {"models", "Settings", "login", "api", "datasets"}) {
+    auto u = auth_->CreateUser(name, "x@example.com", false);
+    ASSERT_FALSE(u.has_value()) << name;
+    EXPECT_EQ(u.error().code, ErrorCode::BadRequest) << name;
+    auto o = auth_->CreateOrg(name, "alice");
+    ASSERT_FALSE(o.has_value()) << name;
+    EXPECT_EQ(o.error().code, ErrorCode::BadRequest) << name;
+  }
+  EXPECT_TRUE(auth_->CreateUser("modelsmith", "m@example.com", false).has_value());
+}
+
 }  // namespace
 }  // namespace hangar::services
