@@ -61,8 +61,7 @@ Result<http::Response> Logout(WebDeps& deps, PageContext& ctx, http::Request& re
   return res;
 }
 
-Result<http::Response> Tokens(WebDeps& deps, PageContext& ctx, const services::NewToken* fresh,
-                              std::string flash = {}) {
+Result<http::Response> Tokens(WebDeps& deps, PageContext& ctx, const services::NewToken* fresh) {
   HANGAR_TRY(RequireSignIn(ctx));
   HANGAR_ASSIGN_OR_RETURN(auto tokens, deps.auth.ListTokens(ctx.principal.name));
   Data data;
@@ -75,7 +74,6 @@ Result<http::Response> Tokens(WebDeps& deps, PageContext& ctx, const services::N
     o.set("role", std::string(db::TokenRoleName(t.role)));
     o.set("created", Ago(t.created_at));
     o.set("last_used", t.last_used_at ? Ago(*t.last_used_at) : std::string("never"));
-    o.set("csrf", ctx.csrf);
     list.push_back(o);
   }
   data.set("tokens", list);
@@ -85,7 +83,6 @@ Result<http::Response> Tokens(WebDeps& deps, PageContext& ctx, const services::N
     nt.set("token", fresh->token);
     data.set("new_token", nt);
   }
-  if (!flash.empty()) data.set("flash", flash);
   return Html(ctx, 200, "Access tokens", "tokens", data);
 }
 
@@ -215,7 +212,7 @@ Result<http::Response> CreateOrg(WebDeps& deps, PageContext& ctx, http::Request&
 }
 
 Result<http::Response> OrgSettings(WebDeps& deps, PageContext& ctx, http::Request& req,
-                                   std::string error = {}, std::string flash = {}) {
+                                   std::string error = {}) {
   HANGAR_TRY(RequireSignIn(ctx));
   HANGAR_ASSIGN_OR_RETURN(std::string name, DecodedParam(req, "org"));
   if (deps.auth.NamespaceAccess(ctx.principal, name) != services::Access::Admin)
@@ -227,7 +224,6 @@ Result<http::Response> OrgSettings(WebDeps& deps, PageContext& ctx, http::Reques
   data.set("org", org.name);
   data.set("members", MemberList(members));
   if (!error.empty()) data.set("error", error);
-  if (!flash.empty()) data.set("flash", flash);
   return Html(ctx, error.empty() ? 200 : 400, org.name + " members", "org_settings", data);
 }
 
