@@ -33,6 +33,20 @@ if ! dpkg-query -W -f='${Status}' chromium 2>/dev/null | grep -q "install ok ins
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium
 fi
 
+# OCI peers for the registry tests: skopeo (a real client) and Debian's docker-registry
+# (CNCF Distribution 2.8.2, the side-by-side peer). Its service is never started: tests
+# run their own instance on 127.0.0.1.
+oci_missing=()
+for p in skopeo docker-registry; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || oci_missing+=("$p")
+done
+if ((${#oci_missing[@]})); then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+    "${oci_missing[@]}"
+fi
+
 # Node.js: the machine's own if present, else Debian's.
 if ! command -v npm >/dev/null; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo

@@ -1,0 +1,2 @@
+#pragma once
+// Placeholder: written by the registry work of issue #5.

@@ -1,0 +1,2 @@
+#pragma once
+// Placeholder: written by the client work of issue #5.

@@ -1,0 +1,1 @@
+// Placeholder: written by the projection work of issue #5.

@@ -1,0 +1,1 @@
+// Placeholder: client work of issue #5.

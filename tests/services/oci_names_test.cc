@@ -1,0 +1,1 @@
+// Placeholder: registry work of issue #5.

@@ -1,0 +1,1 @@
+// Placeholder: projection work of issue #5.

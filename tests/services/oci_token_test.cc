@@ -1,0 +1,1 @@
+// Placeholder: token auth work of issue #5.
