@@ -1,2 +1,75 @@
 #pragma once
-// Placeholder: written by the token auth work of issue #5.
+// OciAuth: who is calling the registry (oci.md §9). Accepts hub tokens sent as Basic
+// (any user name, the token as password) or Bearer, and — once the token flow is on —
+// the registry's own short-lived scoped tokens from /v2/token. Builds the 401 answers and
+// their WWW-Authenticate challenges. OCI routes are registered with authenticate=false:
+// their handlers call Caller() so that a registry token is never mistaken for a hub token.
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include "core/principal.h"
+#include "core/result.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
+
+namespace hangar::services {
+class OciService;
+}
+
+namespace hangar::api {
+
+// What a request does to a registry repository (token scopes' actions, oci.md §9.2).
+enum class OciAction { Pull, Push, Delete };
+
+// "pull", "push", "delete".
+std::string_view OciActionName(OciAction a);
+
+struct OciAuthOptions {
+  // The token service name (the `service` of challenges and tokens), e.g. "127.0.0.1:8080".
+  // Empty: the request's Host.
+  std::string service;
+  // Challenge with Bearer (the /v2/token flow) rather than Basic.
+  bool bearer_challenge = true;
+  // Key that signs registry tokens (the server secret, raw bytes).
+  std::string secret;
+  // Lifetime of registry tokens (never below 60 s, oci.md §9.2 step 4).
+  std::chrono::seconds token_ttl{300};
+};
+
+// Thread-safe after construction.
+class OciAuth {
+ public:
+  // `hub` resolves hub credentials (App's authenticator: "Basic"/"Bearer" hub tokens).
+  OciAuth(http::Authenticator hub, OciAuthOptions options);
+  ~OciAuth();
+
+  // The caller of `req`, acting on repository `name` ("" for /v2/ and the catalog) with
+  // `action`. Anonymous when no Authorization was sent. Errors: Unauthorized for bad
+  // credentials, or a registry token that does not cover `name`/`action` (expired, other
+  // repo, fewer actions); answer it with Unauthorized() below.
+  Result<Principal> Caller(const http::Request& req, std::string_view name,
+                           OciAction action) const;
+
+  // A 401 UNAUTHORIZED answer for `req` with `message` and the challenge for
+  // `name`/`action` (Bearer with realm, service and scope; or Basic).
+  http::Response Unauthorized(const http::Request& req, std::string_view name,
+                              OciAction action, std::string_view message) const;
+
+  const OciAuthOptions& options() const { return options_; }
+  const http::Authenticator& hub() const { return hub_; }
+
+ private:
+  http::Authenticator hub_;
+  OciAuthOptions options_;
+};
+
+// Registers the token endpoint `GET /v2/token` (and `POST` for the OAuth2 form) that
+// exchanges hub credentials for a scoped registry token (oci.md §9.2). Call before the
+// /v2/ routes. `registry` decides what a principal may do to a repository.
+void AddOciTokenRoute(http::Router& router, const OciAuth& auth,
+                      services::OciService& registry);
+
+}  // namespace hangar::api

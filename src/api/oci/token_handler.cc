@@ -1,2 +1,8 @@
 #include "api/oci/oci_auth.h"
-// Placeholder: written by the token auth work of issue #5.
+
+namespace hangar::api {
+
+// Placeholder until the token flow lands: no token endpoint.
+void AddOciTokenRoute(http::Router&, const OciAuth&, services::OciService&) {}
+
+}  // namespace hangar::api
