@@ -89,8 +89,9 @@ class OciStore {
   virtual Result<int64_t> CountReferences(int64_t repo_id, std::string_view digest) = 0;
 
   // ---- blob links (LfsStore's lfs_links plays the same role for git-lfs objects) ----
-  // Links blob `sha256` (of `size` bytes) to the repo, at `now`; linking again refreshes
-  // nothing and keeps one row. Errors: RepoNotFound.
+  // Links blob `sha256` (of `size` bytes) to the repo, at `now`; linking again keeps one
+  // row and moves its time to `now` (a re-pushed blob gets a fresh grace before GC may
+  // prune the link). Errors: RepoNotFound.
   virtual Result<void> LinkBlob(int64_t repo_id, const Sha256& sha256, uint64_t size,
                                 int64_t now) = 0;
   // The linked blob's size, or nullopt.

@@ -88,6 +88,11 @@ class RepoStore {
   virtual Result<RepoRecord> Find(const RepoId& id) = 0;
   // Errors: RepoNotFound.
   virtual Result<RepoRecord> FindById(int64_t id) = 0;
+  // Repos of `type` whose namespace and name equal `ns` and `name` ignoring ASCII case
+  // (registry names are lower-case, hub names may not be; oci.md §12), at most 2, by id.
+  // Empty when there is none; two mean the name is ambiguous.
+  virtual Result<std::vector<RepoRecord>> FindFolded(RepoType type, std::string_view ns,
+                                                     std::string_view name) = 0;
   // Deletes the row and its LFS links. Errors: RepoNotFound.
   virtual Result<void> Delete(const RepoId& id) = 0;
   // Renames `from` to `to` (same type). Errors: RepoNotFound, Conflict when `to` exists,

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "db/lfs_store.h"
+#include "db/oci_store.h"
 #include "db/repo_store.h"
 #include "db/upload_store.h"
 #include "db/user_store.h"
@@ -17,6 +18,7 @@ struct Stores {
   std::unique_ptr<RepoStore> repos;
   std::unique_ptr<LfsStore> lfs;
   std::unique_ptr<UploadStore> uploads;
+  std::unique_ptr<OciStore> oci;
 };
 
 }  // namespace hangar::db

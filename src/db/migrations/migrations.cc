@@ -119,13 +119,17 @@ CREATE INDEX repo_downloads_day ON repo_downloads(day, repo_id);
 
 // Version 5: the OCI registry (oci.md; db/oci_store.h). Manifests keep their exact bytes;
 // oci_refs lists what each manifest points at (GC, blob deletes); oci_blob_links are the
-// OCI counterpart of lfs_links (GC keeps a blob while either table links it).
+// OCI counterpart of lfs_links (GC keeps a blob while either table links it). Registry
+// names are lower-case while hub names may not be: repos_folded finds a repo by its
+// lower-cased namespace and name (RepoStore::FindFolded).
 constexpr const char kV5[] = R"sql(
+CREATE INDEX repos_folded ON repos(type, lower(namespace), lower(name));
 CREATE TABLE oci_manifests (
   repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
   digest VARCHAR(200) NOT NULL,
   media_type TEXT NOT NULL,
   body {{BYTES}} NOT NULL,
+  size BIGINT NOT NULL,
   subject VARCHAR(200) NOT NULL DEFAULT '',
   artifact_type TEXT NOT NULL DEFAULT '',
   annotations TEXT NOT NULL DEFAULT '',

@@ -54,8 +54,11 @@ Result<std::vector<LfsLink>> SqliteLfsStore::ListForRepo(int64_t repo_id,
 
 Result<int64_t> SqliteLfsStore::CountLinks(const Sha256& oid) {
   HANGAR_DB_ASSIGN(c, pool_->Read());
-  HANGAR_DB_ASSIGN(s, c->Prepare("SELECT COUNT(*) FROM lfs_links WHERE sha256 = ?"));
-  s.Bind(1, oid.Hex());
+  // OCI blob links count too: LFS objects and OCI blobs share the store (DESIGN.md).
+  HANGAR_DB_ASSIGN(s, c->Prepare(
+      "SELECT (SELECT COUNT(*) FROM lfs_links WHERE sha256 = ?) + "
+      "(SELECT COUNT(*) FROM oci_blob_links WHERE sha256 = ?)"));
+  s.Bind(1, oid.Hex()).Bind(2, oid.Hex());
   HANGAR_DB_ASSIGN(row, s.Step());
   (void)row;
   return s.Int(0);

@@ -1,2 +1,48 @@
 #pragma once
-// Placeholder: written by the registry work of issue #5.
+// SqliteOciStore: OciStore over a SqlitePool (tables of migration 5). Thread-safe.
+
+#include <memory>
+
+#include "db/oci_store.h"
+#include "db/sqlite/sqlite_pool.h"
+
+namespace hangar::db {
+
+class SqliteOciStore : public OciStore {
+ public:
+  explicit SqliteOciStore(std::shared_ptr<SqlitePool> pool) : pool_(std::move(pool)) {}
+
+  Result<void> PutManifest(const OciManifestRecord& m,
+                           const std::vector<OciManifestRef>& refs) override;
+  Result<std::optional<OciManifestRecord>> GetManifest(int64_t repo_id,
+                                                       std::string_view digest) override;
+  Result<bool> DeleteManifest(int64_t repo_id, std::string_view digest) override;
+  Result<void> PutTag(int64_t repo_id, std::string_view tag, std::string_view digest,
+                      int64_t now) override;
+  Result<std::optional<std::string>> GetTag(int64_t repo_id, std::string_view tag) override;
+  Result<std::vector<std::string>> ListTags(int64_t repo_id, std::string_view after,
+                                            int limit) override;
+  Result<bool> DeleteTag(int64_t repo_id, std::string_view tag) override;
+  Result<std::vector<OciReferrer>> ListReferrers(int64_t repo_id, std::string_view subject,
+                                                 std::string_view artifact_type,
+                                                 std::string_view after, int limit) override;
+  Result<int64_t> CountReferences(int64_t repo_id, std::string_view digest) override;
+
+  Result<void> LinkBlob(int64_t repo_id, const Sha256& sha256, uint64_t size,
+                        int64_t now) override;
+  Result<std::optional<uint64_t>> BlobLinked(int64_t repo_id, const Sha256& sha256) override;
+  Result<bool> UnlinkBlob(int64_t repo_id, const Sha256& sha256) override;
+  Result<int64_t> PruneUnreferencedLinks(int64_t linked_before) override;
+
+  Result<void> PutAlias(std::string_view digest, const Sha256& sha256, uint64_t size) override;
+  Result<std::optional<std::pair<Sha256, uint64_t>>> FindAlias(std::string_view digest) override;
+
+  Result<void> PutGitBlob(const OciGitBlob& blob) override;
+  Result<std::optional<OciGitBlob>> FindGitBlobByOid(std::string_view git_oid) override;
+  Result<std::optional<OciGitBlob>> FindGitBlobBySha256(const Sha256& sha256) override;
+
+ private:
+  std::shared_ptr<SqlitePool> pool_;
+};
+
+}  // namespace hangar::db

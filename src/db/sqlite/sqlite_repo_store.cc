@@ -200,6 +200,25 @@ Result<RepoRecord> SqliteRepoStore::FindById(int64_t id) {
   return FindOne(*c, s);
 }
 
+Result<std::vector<RepoRecord>> SqliteRepoStore::FindFolded(RepoType type, std::string_view ns,
+                                                            std::string_view name) {
+  HANGAR_DB_ASSIGN(c, pool_->Read());
+  // lower() folds ASCII only, as hub names are ASCII; the expression index repos_folded
+  // (migration 5) serves the lookup.
+  static const std::string kSql = std::string("SELECT ") + kRepoCols +
+                                  " FROM repos WHERE type = ? AND lower(namespace) = lower(?) "
+                                  "AND lower(name) = lower(?) ORDER BY id LIMIT 2";
+  HANGAR_DB_ASSIGN(s, c->Prepare(kSql));
+  s.Bind(1, RepoTypeName(type)).Bind(2, ns).Bind(3, name);
+  std::vector<RepoRecord> out;
+  for (;;) {
+    HANGAR_DB_ASSIGN(row, s.Step());
+    if (!row) break;
+    out.push_back(ReadRepo(s));
+  }
+  return out;
+}
+
 Result<void> SqliteRepoStore::Delete(const RepoId& id) {
   HANGAR_DB_ASSIGN(c, pool_->Write());
   HANGAR_DB_ASSIGN(s, c->Prepare(

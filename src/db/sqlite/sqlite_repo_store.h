@@ -15,6 +15,8 @@ class SqliteRepoStore : public RepoStore {
   Result<RepoRecord> Create(const RepoRecord& repo) override;
   Result<RepoRecord> Find(const RepoId& id) override;
   Result<RepoRecord> FindById(int64_t id) override;
+  Result<std::vector<RepoRecord>> FindFolded(RepoType type, std::string_view ns,
+                                             std::string_view name) override;
   Result<void> Delete(const RepoId& id) override;
   Result<RepoRecord> Move(const RepoId& from, const RepoId& to) override;
   Result<void> SetPrivate(int64_t id, bool is_private) override;

@@ -1,6 +1,7 @@
 #include "db/sqlite/sqlite_stores.h"
 
 #include "db/sqlite/sqlite_lfs_store.h"
+#include "db/sqlite/sqlite_oci_store.h"
 #include "db/sqlite/sqlite_repo_store.h"
 #include "db/sqlite/sqlite_upload_store.h"
 #include "db/sqlite/sqlite_user_store.h"
@@ -15,6 +16,7 @@ Result<Stores> OpenSqliteStores(const std::filesystem::path& db_file,
   stores.repos = std::make_unique<SqliteRepoStore>(pool);
   stores.lfs = std::make_unique<SqliteLfsStore>(pool);
   stores.uploads = std::make_unique<SqliteUploadStore>(pool);
+  stores.oci = std::make_unique<SqliteOciStore>(pool);
   return stores;
 }
 
