@@ -42,6 +42,13 @@ class BlobWriter {
   // every temporary is removed.
   virtual Result<void> Commit() = 0;
 
+  // Commit() for a blob whose digest is only known at the end (OCI uploads, oci.md §4):
+  // verifies the bytes against `expected` instead of the sha256 given to Create(), or,
+  // when `expected` is nullopt, against nothing (the caller verified another digest of
+  // them), and publishes them under their own sha256, which it returns. Same errors and
+  // guarantees as Commit().
+  virtual Result<Sha256> CommitAs(std::optional<Sha256> expected) = 0;
+
   // Drops everything written so far. Idempotent; a no-op after Commit().
   virtual void Abort() = 0;
 

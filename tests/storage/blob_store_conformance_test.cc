@@ -179,6 +179,48 @@ TEST_P(BlobStoreConformance, WrongDigestIsRejectedAndLeavesNothing) {
   EXPECT_EQ(Leftovers(), 0u);
 }
 
+// CommitAs: the digest arrives only with the last byte (OCI uploads, oci.md §4).
+TEST_P(BlobStoreConformance, CommitAsVerifiesTheDigestGivenAtTheEnd) {
+  const std::string content = "pushed by an OCI client";
+  Sha256 id = Sha256::Of(content);
+  auto w = store_->Create(Sha256{}, std::nullopt).value();  // digest not known yet
+  ASSERT_TRUE(w->Append(AsBytes(content)).has_value());
+  auto r = w->CommitAs(id);
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  EXPECT_EQ(*r, id);
+  EXPECT_EQ(Read(id), content);
+  EXPECT_EQ(store_->Stat(Sha256{}).error().code, ErrorCode::BlobUnknown);
+  EXPECT_EQ(w->CommitAs(id).error().code, ErrorCode::Internal);  // a second call
+  EXPECT_EQ(Leftovers(), 0u);
+}
+
+TEST_P(BlobStoreConformance, CommitAsWrongDigestLeavesNothing) {
+  Sha256 wrong = Sha256::Of("something else");
+  auto w = store_->Create(Sha256{}, std::nullopt).value();
+  ASSERT_TRUE(w->Append(AsBytes("actual bytes")).has_value());
+  auto r = w->CommitAs(wrong);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::DigestInvalid);
+  EXPECT_EQ(store_->Stat(wrong).error().code, ErrorCode::BlobUnknown);
+  EXPECT_EQ(store_->Stat(Sha256::Of("actual bytes")).error().code, ErrorCode::BlobUnknown);
+  EXPECT_EQ(Leftovers(), 0u);
+}
+
+TEST_P(BlobStoreConformance, CommitAsWithoutDigestPublishesUnderTheBytesSha256) {
+  auto w = store_->Create(Sha256{}, std::nullopt).value();
+  ASSERT_TRUE(w->Append(AsBytes("verified")).has_value());
+  ASSERT_TRUE(w->Append(AsBytes(" elsewhere")).has_value());
+  auto r = w->CommitAs(std::nullopt);
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  EXPECT_EQ(*r, Sha256::Of("verified elsewhere"));
+  EXPECT_EQ(Read(*r), "verified elsewhere");
+  // The empty blob too.
+  auto e = store_->Create(Sha256{}, std::nullopt).value();
+  EXPECT_EQ(e->CommitAs(std::nullopt).value(), Sha256::Of(""));
+  EXPECT_EQ(store_->Stat(Sha256::Of("")).value(), 0u);
+  EXPECT_EQ(Leftovers(), 0u);
+}
+
 TEST_P(BlobStoreConformance, ShortContentIsSizeInvalid) {
   Sha256 id = Sha256::Of("hello");
   auto w = store_->Create(id, 6).value();

@@ -70,16 +70,25 @@ class LocalBlobWriter final : public BlobWriter {
   }
 
   Result<void> Commit() override {
+    auto r = CommitAs(expected_);
+    if (!r) return std::move(r).error();
+    return {};
+  }
+
+  Result<Sha256> CommitAs(std::optional<Sha256> expected) override {
     if (closed_) return MakeError(ErrorCode::Internal, "blob writer is already closed");
-    if (auto r = Flush(); !r) return r;
-    if (auto r = CheckWritten(written_, expected_size_, hasher_.Finish(), expected_); !r) {
+    if (auto r = Flush(); !r) return std::move(r).error();
+    Sha256 actual = hasher_.Finish();
+    expected_ = expected.value_or(actual);
+    if (auto r = CheckWritten(written_, expected_size_, actual, expected_); !r) {
       Abort();
-      return r;
+      return std::move(r).error();
     }
     auto r = Publish();
     if (!r) Abort();
     closed_ = true;
-    return r;
+    if (!r) return std::move(r).error();
+    return actual;
   }
 
   void Abort() override {

@@ -57,10 +57,18 @@ class MemoryBlobStore::Writer final : public BlobWriter {
   }
 
   Result<void> Commit() override {
+    auto r = CommitAs(expected_);
+    if (!r) return std::move(r).error();
+    return {};
+  }
+
+  Result<Sha256> CommitAs(std::optional<Sha256> expected) override {
     if (closed_) return MakeError(ErrorCode::Internal, "blob writer is already closed");
-    if (auto r = CheckWritten(data_.size(), expected_size_, Sha256::Of(data_), expected_); !r) {
+    Sha256 actual = Sha256::Of(data_);
+    expected_ = expected.value_or(actual);
+    if (auto r = CheckWritten(data_.size(), expected_size_, actual, expected_); !r) {
       Abort();
-      return r;
+      return std::move(r).error();
     }
     auto blob = std::make_shared<const std::string>(std::move(data_));
     std::lock_guard lock(state_->mu);
@@ -68,7 +76,7 @@ class MemoryBlobStore::Writer final : public BlobWriter {
     state_->modified[expected_] = NowUnix();
     --state_->pending_writers;
     closed_ = true;
-    return {};
+    return actual;
   }
 
   void Abort() override {

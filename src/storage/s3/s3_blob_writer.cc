@@ -56,18 +56,28 @@ class S3BlobWriter final : public BlobWriter {
   }
 
   Result<void> Commit() override {
+    auto r = CommitAs(expected_);
+    if (!r) return std::move(r).error();
+    return {};
+  }
+
+  // The staging key keeps the sha256 given to Create(); only the final key needs the
+  // real one, and Publish*() read it from expected_.
+  Result<Sha256> CommitAs(std::optional<Sha256> expected) override {
     if (closed_) return MakeError(ErrorCode::Internal, "blob writer is already closed");
-    if (auto r = CheckWritten(written_, expected_size_, hasher_.Finish(), expected_); !r) {
+    Sha256 actual = hasher_.Finish();
+    expected_ = expected.value_or(actual);
+    if (auto r = CheckWritten(written_, expected_size_, actual, expected_); !r) {
       Abort();
-      return r;
+      return std::move(r).error();
     }
     auto r = upload_id_.empty() ? PublishSmall() : PublishStaged();
     if (!r) {
       Abort();
-      return r;
+      return std::move(r).error();
     }
     Close();
-    return {};
+    return actual;
   }
 
   void Abort() override {
