@@ -5,12 +5,17 @@
 
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
+#include <atomic>
 #include <boost/json.hpp>
+#include <filesystem>
 #include <map>
 #include <memory>
-#include <mutex>
+#include <set>
 #include <string>
 
+#include "db/sqlite/sqlite_stores.h"
 #include "git/test_repo.h"
 #include "services/oci_model_config.h"
 #include "storage/memory/memory_blob_store.h"
@@ -23,102 +28,78 @@ using git::testing::Quote;
 using git::testing::Sh;
 using git::testing::TempDir;
 
-// An in-memory OciStore with just the behaviour the projection relies on, and counters.
-class FakeOciStore final : public db::OciStore {
+// The real SqliteOciStore, counting the git-blob cache writes (to show what is not
+// hashed again).
+class CountingOciStore final : public db::OciStore {
  public:
+  explicit CountingOciStore(db::OciStore& real) : real_(real) {}
   Result<void> PutManifest(const db::OciManifestRecord& m,
                            const std::vector<db::OciManifestRef>& refs) override {
-    std::lock_guard lock(mu_);
-    auto key = std::pair(m.repo_id, m.digest);
-    if (!manifests.count(key)) {
-      manifests[key] = m;
-      this->refs[key] = refs;
-    }
-    return {};
+    return real_.PutManifest(m, refs);
   }
   Result<std::optional<db::OciManifestRecord>> GetManifest(int64_t repo,
                                                            std::string_view d) override {
-    std::lock_guard lock(mu_);
-    auto it = manifests.find(std::pair(repo, std::string(d)));
-    if (it == manifests.end()) return std::optional<db::OciManifestRecord>();
-    return std::optional<db::OciManifestRecord>(it->second);
+    return real_.GetManifest(repo, d);
   }
   Result<bool> DeleteManifest(int64_t repo, std::string_view d) override {
-    std::lock_guard lock(mu_);
-    refs.erase(std::pair(repo, std::string(d)));
-    return manifests.erase(std::pair(repo, std::string(d))) > 0;
+    return real_.DeleteManifest(repo, d);
   }
-  Result<void> PutTag(int64_t, std::string_view, std::string_view, int64_t) override {
-    return {};
+  Result<void> PutTag(int64_t repo, std::string_view t, std::string_view d,
+                      int64_t now) override {
+    return real_.PutTag(repo, t, d, now);
   }
-  Result<std::optional<std::string>> GetTag(int64_t, std::string_view) override {
-    return std::optional<std::string>();
+  Result<std::optional<std::string>> GetTag(int64_t repo, std::string_view t) override {
+    return real_.GetTag(repo, t);
   }
-  Result<std::vector<std::string>> ListTags(int64_t, std::string_view, int) override {
-    return std::vector<std::string>();
+  Result<std::vector<std::string>> ListTags(int64_t repo, std::string_view after,
+                                            int limit) override {
+    return real_.ListTags(repo, after, limit);
   }
-  Result<bool> DeleteTag(int64_t, std::string_view) override { return false; }
-  Result<std::vector<db::OciReferrer>> ListReferrers(int64_t, std::string_view,
-                                                     std::string_view, std::string_view,
-                                                     int) override {
-    return std::vector<db::OciReferrer>();
+  Result<bool> DeleteTag(int64_t repo, std::string_view t) override {
+    return real_.DeleteTag(repo, t);
   }
-  Result<int64_t> CountReferences(int64_t, std::string_view) override { return int64_t{0}; }
-  Result<void> LinkBlob(int64_t repo, const Sha256& sha, uint64_t size, int64_t) override {
-    std::lock_guard lock(mu_);
-    links[std::pair(repo, sha.Hex())] = size;
-    return {};
+  Result<std::vector<db::OciReferrer>> ListReferrers(int64_t repo, std::string_view subject,
+                                                     std::string_view type,
+                                                     std::string_view after,
+                                                     int limit) override {
+    return real_.ListReferrers(repo, subject, type, after, limit);
+  }
+  Result<int64_t> CountReferences(int64_t repo, std::string_view d) override {
+    return real_.CountReferences(repo, d);
+  }
+  Result<void> LinkBlob(int64_t repo, const Sha256& sha, uint64_t size, int64_t now) override {
+    return real_.LinkBlob(repo, sha, size, now);
   }
   Result<std::optional<uint64_t>> BlobLinked(int64_t repo, const Sha256& sha) override {
-    std::lock_guard lock(mu_);
-    auto it = links.find(std::pair(repo, sha.Hex()));
-    if (it == links.end()) return std::optional<uint64_t>();
-    return std::optional<uint64_t>(it->second);
+    return real_.BlobLinked(repo, sha);
   }
-  Result<bool> UnlinkBlob(int64_t, const Sha256&) override { return false; }
-  Result<int64_t> PruneUnreferencedLinks(int64_t) override { return int64_t{0}; }
-  Result<void> PutAlias(std::string_view, const Sha256&, uint64_t) override { return {}; }
-  Result<std::optional<std::pair<Sha256, uint64_t>>> FindAlias(std::string_view) override {
-    return std::optional<std::pair<Sha256, uint64_t>>();
+  Result<bool> UnlinkBlob(int64_t repo, const Sha256& sha) override {
+    return real_.UnlinkBlob(repo, sha);
+  }
+  Result<int64_t> PruneUnreferencedLinks(int64_t before) override {
+    return real_.PruneUnreferencedLinks(before);
+  }
+  Result<void> PutAlias(std::string_view d, const Sha256& sha, uint64_t size) override {
+    return real_.PutAlias(d, sha, size);
+  }
+  Result<std::optional<std::pair<Sha256, uint64_t>>> FindAlias(std::string_view d) override {
+    return real_.FindAlias(d);
   }
   Result<void> PutGitBlob(const db::OciGitBlob& b) override {
-    std::lock_guard lock(mu_);
     ++git_blob_puts;
-    git_blobs[b.git_oid] = b;
-    return {};
+    return real_.PutGitBlob(b);
   }
   Result<std::optional<db::OciGitBlob>> FindGitBlobByOid(std::string_view oid) override {
-    std::lock_guard lock(mu_);
-    auto it = git_blobs.find(std::string(oid));
-    if (it == git_blobs.end()) return std::optional<db::OciGitBlob>();
-    return std::optional<db::OciGitBlob>(it->second);
+    return real_.FindGitBlobByOid(oid);
   }
   Result<std::optional<db::OciGitBlob>> FindGitBlobBySha256(const Sha256& sha) override {
-    std::lock_guard lock(mu_);
-    for (const auto& [oid, b] : git_blobs)
-      if (b.sha256 == sha) return std::optional<db::OciGitBlob>(b);
-    return std::optional<db::OciGitBlob>();
+    return real_.FindGitBlobBySha256(sha);
   }
 
-  std::mutex mu_;
-  std::map<std::pair<int64_t, std::string>, db::OciManifestRecord> manifests;
-  std::map<std::pair<int64_t, std::string>, std::vector<db::OciManifestRef>> refs;
-  std::map<std::pair<int64_t, std::string>, uint64_t> links;
-  std::map<std::string, db::OciGitBlob> git_blobs;
-  int git_blob_puts = 0;
-};
+  std::atomic<int> git_blob_puts{0};
 
-class NoLfsStore final : public db::LfsStore {
- public:
-  Result<void> Link(int64_t, const Sha256&, uint64_t) override { return {}; }
-  Result<std::optional<uint64_t>> IsLinked(int64_t, const Sha256&) override {
-    return std::optional<uint64_t>();
-  }
-  Result<void> Unlink(int64_t, const Sha256&) override { return {}; }
-  Result<std::vector<db::LfsLink>> ListForRepo(int64_t, std::optional<Sha256>, int) override {
-    return std::vector<db::LfsLink>();
-  }
-  Result<int64_t> CountLinks(const Sha256&) override { return int64_t{0}; }
+ private:
+  db::OciStore& real_;
 };
 
 constexpr char kLfsOid[] = "4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393";
@@ -153,17 +134,6 @@ cd .. && git clone -q --mirror work repo.git
   return dir + "/repo.git";
 }
 
-RepoHandle Handle(int64_t id, RepoType type, const std::string& ns, const std::string& name,
-                  const std::string& git_path) {
-  RepoHandle h;
-  h.record.id = id;
-  h.record.type = type;
-  h.record.ns = ns;
-  h.record.name = name;
-  h.git_path = git_path;
-  return h;
-}
-
 std::string ReadAllOf(ByteSource& src) {
   auto all = ReadAll(src, 1 << 20);
   EXPECT_TRUE(all.has_value());
@@ -173,12 +143,34 @@ std::string ReadAllOf(ByteSource& src) {
 class OciProjectionTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    auto stores = db::OpenSqliteStores(std::filesystem::path(tmp_.path()) / "hangar.db");
+    ASSERT_TRUE(stores.has_value()) << stores.error().message;
+    stores_ = std::move(*stores);
+    oci_ = std::make_unique<CountingOciStore>(*stores_.oci);
     git_path_ = BuildModelRepo(tmp_.path());
-    repo_ = Handle(7, RepoType::Model, "acme", "tiny-bert", git_path_);
+    repo_ = Repo(RepoType::Model, "tiny-bert", git_path_);
     projection_ = MakeProjection();
   }
+  void TearDown() override {
+    projection_.reset();
+    oci_.reset();
+    stores_ = db::Stores{};
+  }
+  // A repo row `acme/<name>` of `type` over the git repository at `git_path`.
+  RepoHandle Repo(RepoType type, const std::string& name, const std::string& git_path) {
+    db::RepoRecord r;
+    r.type = type;
+    r.ns = "acme";
+    r.name = name;
+    auto created = stores_.repos->Create(r);
+    EXPECT_TRUE(created.has_value()) << created.error().message;
+    RepoHandle h;
+    if (created.has_value()) h.record = *created;
+    h.git_path = git_path;
+    return h;
+  }
   std::unique_ptr<OciProjection> MakeProjection() {
-    return std::make_unique<OciProjection>(reader_, blobs_, oci_, lfs_, kPublicUrl);
+    return std::make_unique<OciProjection>(reader_, blobs_, *oci_, *stores_.lfs, kPublicUrl);
   }
   std::string Git(const std::string& cmd) {
     std::string out = Sh(git_path_, cmd);
@@ -191,14 +183,15 @@ class OciProjectionTest : public ::testing::Test {
     EXPECT_TRUE(m.has_value() && m->has_value()) << ref;
     return m.has_value() && m->has_value() ? **m : ProjectedManifest{};
   }
+  int64_t Id() const { return repo_.record.id; }
 
   TempDir tmp_;
+  db::Stores stores_;
+  std::unique_ptr<CountingOciStore> oci_;
   std::string git_path_;
   RepoHandle repo_;
   git::RepoReader reader_;
   storage::MemoryBlobStore blobs_;
-  FakeOciStore oci_;
-  NoLfsStore lfs_;
   std::unique_ptr<OciProjection> projection_;
 };
 
@@ -264,7 +257,7 @@ TEST_F(OciProjectionTest, ConfigBlobDescribesTheRepoAndIsStoredAndLinked) {
   ASSERT_TRUE(src.has_value());
   std::string config = ReadAllOf(**src);
   EXPECT_EQ(doc["config"].at("size").to_number<uint64_t>(), config.size());
-  EXPECT_EQ(*oci_.BlobLinked(7, *sha).value(), config.size());
+  EXPECT_EQ(*oci_->BlobLinked(Id(), *sha).value(), config.size());
 
   json::object c = json::parse(config).as_object();
   const auto& d = c["descriptor"].as_object();
@@ -285,7 +278,7 @@ TEST_F(OciProjectionTest, ConfigBlobDescribesTheRepoAndIsStoredAndLinked) {
 
 TEST_F(OciProjectionTest, ManifestIsStoredAsARowWithItsReferences) {
   ProjectedManifest m = Get("main");
-  auto row = oci_.GetManifest(7, m.digest);
+  auto row = oci_->GetManifest(Id(), m.digest);
   ASSERT_TRUE(row.has_value() && row->has_value());
   EXPECT_EQ((*row)->body, m.body);
   EXPECT_EQ((*row)->media_type, m.media_type);
@@ -295,17 +288,13 @@ TEST_F(OciProjectionTest, ManifestIsStoredAsARowWithItsReferences) {
   json::object doc = json::parse(m.body).as_object();
   std::set<std::string> want{std::string(doc["config"].at("digest").as_string())};
   for (const auto& l : doc["layers"].as_array()) want.insert(std::string(l.at("digest").as_string()));
-  std::set<std::string> got;
-  for (const auto& r : oci_.refs[std::pair(int64_t{7}, m.digest)]) {
-    EXPECT_FALSE(r.is_manifest);
-    got.insert(r.digest);
-  }
-  EXPECT_EQ(got, want);
+  for (const auto& d : want) EXPECT_EQ(oci_->CountReferences(Id(), d).value(), 1) << d;
+  EXPECT_EQ(oci_->CountReferences(Id(), "sha256:" + std::string(64, '0')).value(), 0);
 
   // A deleted row (manifest DELETE) is stored again on the next GET by tag.
-  ASSERT_TRUE(oci_.DeleteManifest(7, m.digest).value());
+  ASSERT_TRUE(oci_->DeleteManifest(Id(), m.digest).value());
   EXPECT_EQ(Get("main").digest, m.digest);
-  EXPECT_TRUE(oci_.GetManifest(7, m.digest).value().has_value());
+  EXPECT_TRUE(oci_->GetManifest(Id(), m.digest).value().has_value());
 }
 
 TEST_F(OciProjectionTest, SameRevisionSameDigestByBranchTagShaAndAfterRestart) {
@@ -319,11 +308,11 @@ TEST_F(OciProjectionTest, SameRevisionSameDigestByBranchTagShaAndAfterRestart) {
 
   // A fresh instance (a restart: empty caches) builds the same bytes, and does not hash
   // the small files again: their sha256 come from the store.
-  int puts = oci_.git_blob_puts;
+  int puts = oci_->git_blob_puts.load();
   EXPECT_GT(puts, 0);
   projection_ = MakeProjection();
   EXPECT_EQ(Get("main").body, by_branch.body);
-  EXPECT_EQ(oci_.git_blob_puts, puts);
+  EXPECT_EQ(oci_->git_blob_puts, puts);
 }
 
 TEST_F(OciProjectionTest, OnlyBranchesTagsAndFullCommitShasAreReferences) {
@@ -336,7 +325,7 @@ TEST_F(OciProjectionTest, OnlyBranchesTagsAndFullCommitShasAreReferences) {
     ASSERT_TRUE(m.has_value()) << ref << ": " << m.error().message;
     EXPECT_FALSE(m->has_value()) << ref;
   }
-  EXPECT_TRUE(oci_.manifests.empty());
+  EXPECT_EQ(oci_->git_blob_puts, 0);  // nothing was built
 }
 
 TEST_F(OciProjectionTest, OpenBlobServesSmallGitFilesOfThisRepoOnly) {
@@ -369,7 +358,7 @@ TEST_F(OciProjectionTest, OpenBlobServesSmallGitFilesOfThisRepoOnly) {
   TempDir other_dir;
   Sh(other_dir.path(), "git init -q -b main w && cd w && printf 'secret\\n' > s.txt && "
                        "git add -A && git commit -q -m s && cd .. && git clone -q --bare w o.git");
-  RepoHandle other = Handle(8, RepoType::Model, "acme", "other", other_dir.path() + "/o.git");
+  RepoHandle other = Repo(RepoType::Model, "other", other_dir.path() + "/o.git");
   auto om = projection_->Manifest(other, "main");
   ASSERT_TRUE(om.has_value() && om->has_value());
   for (auto range : {storage::ByteRange{}, storage::ByteRange::From(100)}) {
@@ -396,21 +385,20 @@ blob=$(printf 'x\n' | git hash-object -w --stdin)
 seq 1 24000 | awk -v b="$blob" '{ printf "100644 blob %s\td/%0120d\n", b, $1 }' | git update-index --index-info
 git commit -q -m huge
 )SH");
-  RepoHandle huge = Handle(9, RepoType::Model, "acme", "huge", tmp_.path() + "/huge/.git");
+  RepoHandle huge = Repo(RepoType::Model, "huge", tmp_.path() + "/huge/.git");
   auto m = projection_->Manifest(huge, "main");
   ASSERT_FALSE(m.has_value());
   EXPECT_EQ(m.error().code, ErrorCode::ManifestInvalid);
   EXPECT_NE(m.error().message.find("24000 files"), std::string::npos) << m.error().message;
   EXPECT_NE(m.error().message.find("4 MiB"), std::string::npos);
-  EXPECT_TRUE(oci_.manifests.empty());
-  EXPECT_EQ(oci_.git_blob_puts, 0);  // refused before reading a blob
+  EXPECT_EQ(oci_->git_blob_puts, 0);  // refused before reading a blob
 }
 
 TEST_F(OciProjectionTest, DatasetsAndSpacesAreOrasStyleWithTheEmptyConfig) {
   Sh(tmp_.path(), "git init -q -b main ds && cd ds && printf 'a,b\\n1,2\\n' > train.csv && "
                   "printf '# Data\\n' > README.md && printf '{}\\n' > extra.json && "
                   "git add -A && git commit -q -m d");
-  RepoHandle ds = Handle(10, RepoType::Dataset, "acme", "data", tmp_.path() + "/ds/.git");
+  RepoHandle ds = Repo(RepoType::Dataset, "data", tmp_.path() + "/ds/.git");
   auto m = projection_->Manifest(ds, "main");
   ASSERT_TRUE(m.has_value() && m->has_value());
   json::object doc = json::parse((*m)->body).as_object();
@@ -420,7 +408,7 @@ TEST_F(OciProjectionTest, DatasetsAndSpacesAreOrasStyleWithTheEmptyConfig) {
             "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a");
   EXPECT_EQ(doc["config"].at("size").as_int64(), 2);
   EXPECT_TRUE(blobs_.Stat(Sha256::Of("{}")).has_value());
-  EXPECT_TRUE(oci_.BlobLinked(10, Sha256::Of("{}")).value().has_value());
+  EXPECT_TRUE(oci_->BlobLinked(ds.record.id, Sha256::Of("{}")).value().has_value());
   const auto& layers = doc["layers"].as_array();
   ASSERT_EQ(layers.size(), 3u);
   EXPECT_EQ(layers[2].at("annotations").at("org.opencontainers.image.title").as_string(), "train.csv");
@@ -430,7 +418,7 @@ TEST_F(OciProjectionTest, DatasetsAndSpacesAreOrasStyleWithTheEmptyConfig) {
   EXPECT_EQ(doc["annotations"].at("org.opencontainers.image.source").as_string(),
             "http://hub.test/datasets/acme/data");
 
-  RepoHandle space = Handle(11, RepoType::Space, "acme", "app", tmp_.path() + "/ds/.git");
+  RepoHandle space = Repo(RepoType::Space, "app", tmp_.path() + "/ds/.git");
   auto s = projection_->Manifest(space, "main");
   ASSERT_TRUE(s.has_value() && s->has_value());
   json::object sdoc = json::parse((*s)->body).as_object();
