@@ -217,7 +217,9 @@ Result<std::shared_ptr<const Built>> OciProjection::Impl::Build(const RepoHandle
   }
 
   std::string created = Rfc3339Utc(info->committer_time);
-  std::string page = public_url + "/" + id.UrlPath();
+  // Without a configured public_url the hub's address depends on each request's Host, which
+  // must not change a digest: the source annotation and docURL are then left out.
+  std::string page = public_url.empty() ? "" : public_url + "/" + id.UrlPath();
   if (id.type == RepoType::Model) {
     ModelConfigInput in;
     in.created_at = created;
@@ -246,7 +248,7 @@ Result<std::shared_ptr<const Built>> OciProjection::Impl::Build(const RepoHandle
   json::object annotations;
   annotations["org.opencontainers.image.created"] = created;
   annotations["org.opencontainers.image.revision"] = commit.Hex();
-  annotations["org.opencontainers.image.source"] = page;
+  if (!page.empty()) annotations["org.opencontainers.image.source"] = page;
   built->annotations_json = json::serialize(annotations);
   built->artifact_type = std::string(ArtifactTypeOf(id.type));
 

@@ -315,6 +315,23 @@ TEST_F(OciProjectionTest, SameRevisionSameDigestByBranchTagShaAndAfterRestart) {
   EXPECT_EQ(oci_->git_blob_puts, puts);
 }
 
+TEST_F(OciProjectionTest, WithoutPublicUrlTheSourceIsLeftOutNotGuessed) {
+  OciProjection bare(reader_, blobs_, *oci_, *stores_.lfs, "");
+  auto m = bare.Manifest(repo_, "main");
+  ASSERT_TRUE(m.has_value() && m->has_value());
+  json::object doc = json::parse((*m)->body).as_object();
+  EXPECT_FALSE(doc["annotations"].as_object().contains("org.opencontainers.image.source"));
+  EXPECT_EQ(doc["annotations"].at("org.opencontainers.image.revision").as_string(),
+            Git("git rev-parse main"));
+  auto sha = Sha256::ParseHex(std::string(doc["config"].at("digest").as_string()).substr(7));
+  auto src = blobs_.Open(*sha, storage::ByteRange{});
+  ASSERT_TRUE(src.has_value());
+  json::object c = json::parse(ReadAllOf(**src)).as_object();
+  EXPECT_FALSE(c["descriptor"].as_object().contains("docURL"));
+  EXPECT_EQ(c["descriptor"].at("name").as_string(), "tiny-bert");
+  EXPECT_NE((*m)->digest, Get("main").digest);  // with a public_url: a different artifact
+}
+
 TEST_F(OciProjectionTest, OnlyBranchesTagsAndFullCommitShasAreReferences) {
   std::string head = Git("git rev-parse main");
   std::string tree = Git("git rev-parse main^{tree}");
