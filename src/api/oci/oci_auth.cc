@@ -1,8 +1,42 @@
 #include "api/oci/oci_auth.h"
 
+#include <strings.h>
+
+#include <algorithm>
 #include <boost/json.hpp>
 
+#include "core/util.h"
+#include "services/oci_token.h"
+
 namespace hangar::api {
+
+namespace {
+
+// The credentials of a "Bearer <token>" header (scheme case-insensitive, RFC 6750 §2.1),
+// or "" for any other header.
+std::string_view BearerCredentials(std::string_view header) {
+  constexpr std::string_view kScheme = "Bearer ";
+  if (header.size() <= kScheme.size() ||
+      strncasecmp(header.data(), kScheme.data(), kScheme.size()) != 0) {
+    return {};
+  }
+  std::string_view token = header.substr(kScheme.size());
+  while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
+  while (!token.empty() && token.back() == ' ') token.remove_suffix(1);
+  return token;
+}
+
+// `s` as the inside of an RFC 9110 quoted-string.
+std::string QuotedStringBody(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) out += c;
+  }
+  return out;
+}
+
+}  // namespace
 
 std::string_view OciActionName(OciAction a) {
   switch (a) {
@@ -17,23 +51,68 @@ std::string_view OciActionName(OciAction a) {
 }
 
 OciAuth::OciAuth(http::Authenticator hub, OciAuthOptions options)
-    : hub_(std::move(hub)), options_(std::move(options)) {}
+    : hub_(std::move(hub)), options_(std::move(options)) {
+  // oci.md §9.2 step 4: clients assume 60 s when told less, so never issue less.
+  options_.token_ttl = std::max(options_.token_ttl, std::chrono::seconds(60));
+}
 OciAuth::~OciAuth() = default;
 
-// Until the token flow lands: hub credentials only, Basic challenges.
-Result<Principal> OciAuth::Caller(const http::Request& req, std::string_view,
-                                  OciAction) const {
-  return hub_(req);
+std::string OciAuth::Service(const http::Request& req) const {
+  return options_.service.empty() ? std::string(req.Header("host")) : options_.service;
 }
 
-http::Response OciAuth::Unauthorized(const http::Request&, std::string_view, OciAction,
-                                     std::string_view message) const {
+std::string OciAuth::ChallengeScope(std::string_view name, OciAction action) {
+  if (name.empty()) return {};
+  std::string scope = "repository:" + std::string(name) + ":";
+  switch (action) {
+    case OciAction::Pull:
+      return scope + "pull";
+    case OciAction::Push:
+      return scope + "pull,push";  // a push reads too (HEAD of blobs, mounts)
+    case OciAction::Delete:
+      return scope + "delete";
+  }
+  return scope + "pull";
+}
+
+// A registry token (our prefix after "Bearer ") is checked here and never reaches the hub
+// authenticator; anything else — hub tokens as Basic or Bearer, or no header — is the hub's.
+Result<Principal> OciAuth::Caller(const http::Request& req, std::string_view name,
+                                  OciAction action) const {
+  std::string_view bearer = BearerCredentials(req.Header("authorization"));
+  if (!services::IsRegistryToken(bearer)) return hub_(req);
+  HANGAR_ASSIGN_OR_RETURN(
+      auto claims,
+      services::VerifyRegistryToken(options_.secret, bearer, Service(req), NowUnix()));
+  // /v2/ and the catalog take any valid token: what the catalog lists is filtered per caller.
+  if (!name.empty() &&
+      !services::OciAccessCovers(claims.access, "repository", name, OciActionName(action))) {
+    return MakeError(ErrorCode::Unauthorized,
+                     "registry token does not grant " + std::string(OciActionName(action)) +
+                         " on " + std::string(name) + "; fetch a token for scope " +
+                         ChallengeScope(name, action));
+  }
+  return claims.ToPrincipal();
+}
+
+http::Response OciAuth::Unauthorized(const http::Request& req, std::string_view name,
+                                     OciAction action, std::string_view message) const {
   namespace json = boost::json;
   auto res = http::Response::Json(
       401, json::serialize(json::object{
                {"errors", json::array{json::object{{"code", "UNAUTHORIZED"},
                                                    {"message", std::string(message)}}}}}));
-  res.SetHeader("WWW-Authenticate", "Basic realm=\"Hangar\"");
+  if (!options_.bearer_challenge) {
+    res.SetHeader("WWW-Authenticate", "Basic realm=\"Hangar\"");
+    return res;
+  }
+  // oci.md §9.2 step 2 (RFC 6750 §3).
+  std::string challenge = "Bearer realm=\"" + QuotedStringBody(req.base_url) +
+                          "/v2/token\",service=\"" + QuotedStringBody(Service(req)) + "\"";
+  if (std::string scope = ChallengeScope(name, action); !scope.empty()) {
+    challenge += ",scope=\"" + QuotedStringBody(scope) + "\"";
+  }
+  res.SetHeader("WWW-Authenticate", std::move(challenge));
   return res;
 }
 

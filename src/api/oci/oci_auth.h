@@ -58,6 +58,15 @@ class OciAuth {
   http::Response Unauthorized(const http::Request& req, std::string_view name,
                               OciAction action, std::string_view message) const;
 
+  // The token service name for `req`: options().service, or the request's Host when that
+  // is empty. Registry tokens are issued for, and only accepted by, this audience.
+  std::string Service(const http::Request& req) const;
+
+  // The scope a request for `name`/`action` needs, as challenges carry it:
+  // "repository:<name>:pull" (Pull), "...:pull,push" (Push), "...:delete" (Delete); "" for
+  // `name` "" (/v2/ itself).
+  static std::string ChallengeScope(std::string_view name, OciAction action);
+
   const OciAuthOptions& options() const { return options_; }
   const http::Authenticator& hub() const { return hub_; }
 
