@@ -66,7 +66,7 @@ std::optional<Guess> Common(std::string_view base, std::string_view ext) {
   return std::nullopt;
 }
 
-Guess ClassifyModelFile(std::string_view base, std::string_view ext) {
+Guess ClassifyModelFile(std::string_view base, std::string_view ext, bool lfs) {
   static constexpr std::array<std::string_view, 10> kWeights = {
       "safetensors", "gguf", "onnx", "pt", "pth", "ckpt", "h5", "msgpack", "tflite", "keras"};
   static constexpr std::array<std::string_view, 14> kConfigNames = {
@@ -84,7 +84,9 @@ Guess ClassifyModelFile(std::string_view base, std::string_view ext) {
       "json", "yaml", "yml", "toml", "model", "tiktoken", "jinja"};
   if (OneOf(ext, kConfigGuess)) return {Kind::WeightConfig, true};
   if (auto g = Common(base, ext)) return *g;
-  return {Kind::Doc, true};  // anything else (.gitattributes, unknown extensions)
+  // Anything else: a large file someone tracked with LFS is most likely weights (Tesseract's
+  // .traineddata, extension-less binaries); a small one (.gitattributes) is not.
+  return {lfs ? Kind::Weight : Kind::Doc, true};
 }
 
 Guess ClassifyDatasetFile(std::string_view base, std::string_view ext) {
@@ -163,12 +165,12 @@ std::string_view ConfigMediaTypeOf(RepoType type) {
   return type == RepoType::Model ? kModelConfigType : kEmptyConfigType;
 }
 
-LayerClass ClassifyLayer(RepoType type, std::string_view path) {
+LayerClass ClassifyLayer(RepoType type, std::string_view path, bool lfs) {
   if (type == RepoType::Space) return {std::string(kOrasFileLayerType), false, false};
   std::string base = Lower(path.substr(path.rfind('/') + 1));
   auto dot = base.rfind('.');
   std::string ext = dot == std::string::npos || dot == 0 ? "" : base.substr(dot + 1);
-  Guess g = type == RepoType::Model ? ClassifyModelFile(base, ext) : ClassifyDatasetFile(base, ext);
+  Guess g = type == RepoType::Model ? ClassifyModelFile(base, ext, lfs) : ClassifyDatasetFile(base, ext);
   return {RawType(g.kind), g.untested, g.kind == Kind::Weight};
 }
 

@@ -38,11 +38,13 @@ struct LayerClass {
   bool is_weight = false;  // a model weight file (feeds the config's format)
 };
 
-// Classifies `path` (a file path of the repo, "dir/name.ext") by its name (oci.md §12
-// notes). Models and datasets get ModelPack `.raw` kinds (weight, weight.config, doc, code,
-// dataset); well-known names and extensions are firm, everything else a guess (untested).
-// Spaces get kOrasFileLayerType, never untested.
-LayerClass ClassifyLayer(RepoType type, std::string_view path);
+// Classifies `path` (a file path of the repo, "dir/name.ext"; `lfs` when it is stored with
+// git-lfs) by its name (oci.md §12 notes). Models and datasets get ModelPack `.raw` kinds
+// (weight, weight.config, doc, code, dataset); well-known names and extensions are firm,
+// everything else a guess (untested): in a model repo an unrecognised LFS file is taken
+// for a weight, another unrecognised file for a doc. Spaces get kOrasFileLayerType, never
+// untested. docs/oci-projection.md has the tables.
+LayerClass ClassifyLayer(RepoType type, std::string_view path, bool lfs = false);
 
 // What a model config is made of.
 struct ModelConfigInput {

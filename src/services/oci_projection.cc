@@ -199,7 +199,7 @@ Result<std::shared_ptr<const Built>> OciProjection::Impl::Build(const RepoHandle
   for (const auto& e : files) {
     auto f = FactsOf(repo, e);
     if (!f) return std::move(f).error();
-    LayerClass cls = ClassifyLayer(id.type, e.path);
+    LayerClass cls = ClassifyLayer(id.type, e.path, f->lfs);
     std::string digest = "sha256:" + f->sha256.Hex();
     json::object annotations;
     annotations["org.opencontainers.image.title"] = e.path;

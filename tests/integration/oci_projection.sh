@@ -18,7 +18,16 @@ new_user alice
 ALICE="$(new_token alice --role write)"
 HA="$(cred_helper alice "$ALICE")"
 fetch_inputs
+# The source annotation holds server.public_url, so the digest is stable across a restart
+# only with a fixed public_url: take a free port from a first start, then serve on it.
 start_server "$DATA" || die "hangar serve did not start"
+FIXED_PORT="$PORT"
+stop_server || die "first server did not stop" "rc $SERVER_RC"
+serve_fixed() {
+  launch_server "$HANGAR_BIN" serve --data-dir "$DATA" --listen "127.0.0.1:$FIXED_PORT" \
+    --public-url "http://127.0.0.1:$FIXED_PORT"
+}
+serve_fixed || die "hangar serve on 127.0.0.1:$FIXED_PORT did not start"
 HOSTPORT="127.0.0.1:$PORT"
 cat >"$T/policy.json" <<'EOF'
 {"default": [{"type": "insecureAcceptAnything"}]}
@@ -84,7 +93,6 @@ check_layout() {
 push_model tiny-ocr false
 HEAD_SHA="$(git -C "$W" rev-parse HEAD)"
 V1_SHA="$(git -C "$W" rev-parse 'v1.0^{commit}')"
-PUB_W="$W"
 info "pushed alice/tiny-ocr: main $HEAD_SHA, v1.0 $V1_SHA"
 
 section "pull a public repo revision anonymously with skopeo"
@@ -113,6 +121,9 @@ check_json "  LFS layer digest is the LFS oid" \
 check_json "  weights are ModelPack weight layers" \
   '.layers[] | select(.annotations["org.cncf.model.filepath"] == "onnx/silero_vad_legacy.onnx") | .mediaType' \
   application/vnd.cncf.model.weight.v1.raw
+check_json "  an unrecognised LFS file is a guessed weight" \
+  '.layers[] | select(.annotations["org.cncf.model.filepath"] == "tessdata/eng.traineddata") | [.mediaType, .annotations["org.cncf.model.file.mediatype.untested"]] | join(" ")' \
+  "application/vnd.cncf.model.weight.v1.raw true"
 check_json "  source annotation names the repo" '.annotations["org.opencontainers.image.source"]' "$BASE/alice/tiny-ocr"
 cp "$BODY" "$T/main.json"
 CONFIG_DIGEST="$(jq -r .config.digest "$T/main.json")"
@@ -161,7 +172,7 @@ fi
 
 section "stable across a restart"
 stop_server || fail "server stopped cleanly" "rc $SERVER_RC"
-start_server "$DATA" || die "hangar serve did not restart"
+serve_fixed || die "hangar serve did not restart"
 req GET "$BASE/v2/alice/tiny-ocr/manifests/main" "${MANIFEST_ACCEPT[@]}"
 check_status "GET manifests/main after a restart → 200" 200
 check_hdr "  same digest as before the restart" Docker-Content-Digest "$MAIN_DIGEST"

@@ -457,6 +457,11 @@ TEST(OciModelConfig, ClassifiesByNameThenExtension) {
   EXPECT_TRUE(ClassifyLayer(RepoType::Model, "pytorch_model.bin").is_weight);
   EXPECT_TRUE(ClassifyLayer(RepoType::Model, "other.json").untested);
   EXPECT_TRUE(ClassifyLayer(RepoType::Model, "noextension").untested);
+  EXPECT_EQ(type(RepoType::Model, "noextension"), "application/vnd.cncf.model.doc.v1.raw");
+  EXPECT_EQ(ClassifyLayer(RepoType::Model, "tessdata/eng.traineddata", true).media_type, w);
+  EXPECT_TRUE(ClassifyLayer(RepoType::Model, "tessdata/eng.traineddata", true).untested);
+  EXPECT_EQ(ClassifyLayer(RepoType::Model, "notes.md", true).media_type,  // names win
+            "application/vnd.cncf.model.doc.v1.raw");
   EXPECT_EQ(type(RepoType::Dataset, "data/train-00000.parquet"),
             "application/vnd.cncf.model.dataset.v1.raw");
   EXPECT_FALSE(ClassifyLayer(RepoType::Dataset, "data/train-00000.parquet").untested);
