@@ -12,6 +12,7 @@
 #include "cli/app.h"
 #include "cli/client_commands.h"
 #include "cli/import_command.h"
+#include "cli/oci_command.h"
 #include "core/log.h"
 #include "http/server.h"
 
@@ -214,6 +215,7 @@ int main(int argc, char** argv) {
   std::optional<int> client_rc;  // upload / download run inside the parse (client_commands.h)
   AddClientCommands(app, &client_rc);
   AddImportCommand(app, &client_rc);  // runs inside the parse too
+  AddOciCommands(app, &client_rc);    // `hangar oci push/pull`, likewise
 
   auto* gc = admin->add_subcommand(
       "gc", "remove unreferenced blobs, expired uploads and stray temporaries (docs/gc.md)");

@@ -225,6 +225,19 @@ Result<bool> OciClient::OnUnauthorized(const net::HttpResponse& res, const std::
   return false;
 }
 
+Error OciClient::AuthError(const net::HttpResponse& res, const std::string& what) const {
+  Error e = OciHttpError(res, what);
+  e.code = ErrorCode::Unauthorized;
+  if (options_.credentials.empty()) {
+    e.message += " — " + options_.registry +
+                 " wants credentials: give --token, --username/--password or a Docker config entry";
+  } else {
+    e.message += " (the registry refused the credentials of user '" +
+                 options_.credentials.username + "')";
+  }
+  return e;
+}
+
 Result<net::HttpResponse> OciClient::Send(Call& call) {
   int failed = 0;
   int auth_rounds = 0;
@@ -248,12 +261,7 @@ Result<net::HttpResponse> OciClient::Send(Call& call) {
       return MakeError(res.error().code, call.what + ": " + res.error().message);
     }
     if (res->status == 401) {
-      if (auth_rounds >= kMaxAuthRounds) {
-        Error e = OciHttpError(*res, call.what);
-        e.message += " (the registry refused the credentials";
-        e.message += options_.credentials.empty() ? "; none were given)" : ")";
-        return e;
-      }
+      if (auth_rounds >= kMaxAuthRounds) return AuthError(*res, call.what);
       ++auth_rounds;
       auto again = OnUnauthorized(*res, call.scope, sent_auth);
       if (!again) return MakeError(again.error().code, call.what + ": " + again.error().message);
@@ -261,13 +269,7 @@ Result<net::HttpResponse> OciClient::Send(Call& call) {
         if (call.restart) call.restart();
         continue;
       }
-      if (!*again) {
-        Error e = OciHttpError(*res, call.what);
-        e.code = ErrorCode::Unauthorized;
-        e.message += " (the registry refused the credentials of user '" +
-                     options_.credentials.username + "')";
-        return e;
-      }
+      if (!*again) return AuthError(*res, call.what);
       return res;  // a streamed body: the caller starts over, with the new credentials
     }
     if (call.retry && RetryPolicy::RetryableStatus(res->status) &&

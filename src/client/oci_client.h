@@ -177,6 +177,8 @@ class OciClient {
   // Reacts to a 401 whose request carried `sent_auth`: true when a retry may succeed.
   Result<bool> OnUnauthorized(const net::HttpResponse& res, const std::string& scope,
                               const std::string& sent_auth);
+  // The final Unauthorized error for a 401: credentials missing, or refused.
+  Error AuthError(const net::HttpResponse& res, const std::string& what) const;
   Result<std::string> FetchToken(const AuthChallenge& challenge, const std::string& scope);
   void Log(const std::string& line);
   std::string Url(std::string_view path) const;
