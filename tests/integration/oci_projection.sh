@@ -57,13 +57,19 @@ push_model() {
     die "git push of $1" "$(brief "$T/push-$1.out" 1200)"
 }
 
-# checkout_rev REV: a fresh clone of $W's origin at REV with its LFS files; sets WT.
+# checkout_rev REV: a clone of $W's origin (one per repo, reused) checked out at REV with
+# its LFS files pulled; sets WT.
 checkout_rev() {
-  WT="$T/wt-$RANDOM$RANDOM"
-  gitc "$HA" clone -q "$(git -C "$W" remote get-url origin)" "$WT" >"$T/wt.out" 2>&1 &&
-    gitc "$HA" -C "$WT" checkout -q "$1" >>"$T/wt.out" 2>&1 &&
-    gitc "$HA" -C "$WT" lfs pull >>"$T/wt.out" 2>&1 ||
-    die "git clone + lfs pull at $1" "$(brief "$T/wt.out")"
+  local url
+  url="$(git -C "$W" remote get-url origin)"
+  WT="$T/wt-$(basename "$url")"
+  if [[ ! -d "$WT" ]]; then
+    gitc "$HA" clone -q "$url" "$WT" >"$T/wt.out" 2>&1 || die "git clone $url" "$(brief "$T/wt.out")"
+  fi
+  gitc "$HA" -C "$WT" checkout -q "$1" >>"$T/wt.out" 2>&1 &&
+    gitc "$HA" -C "$WT" lfs pull >>"$T/wt.out" 2>&1 &&
+    [[ "$(git -C "$WT" status --porcelain)" == "" ]] ||
+    die "git checkout + lfs pull at $1" "$(brief "$T/wt.out")"
 }
 
 # check_layout DESC OCI_DIR REV: the image in OCI_DIR (skopeo oci: layout) has one layer per
