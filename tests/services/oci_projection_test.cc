@@ -14,6 +14,8 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "db/sqlite/sqlite_stores.h"
 #include "git/test_repo.h"
@@ -330,6 +332,21 @@ TEST_F(OciProjectionTest, WithoutPublicUrlTheSourceIsLeftOutNotGuessed) {
   EXPECT_FALSE(c["descriptor"].as_object().contains("docURL"));
   EXPECT_EQ(c["descriptor"].at("name").as_string(), "tiny-bert");
   EXPECT_NE((*m)->digest, Get("main").digest);  // with a public_url: a different artifact
+}
+
+TEST_F(OciProjectionTest, ConcurrentFirstRequestsAgreeOnOneManifest) {
+  std::vector<std::string> digests(6);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < digests.size(); ++i) {
+    threads.emplace_back([&, i] {
+      auto m = projection_->Manifest(repo_, i % 2 ? "main" : "v1");
+      digests[i] = m.has_value() && m->has_value() ? (*m)->digest : "error";
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& d : digests) EXPECT_EQ(d, digests[0]);
+  EXPECT_NE(digests[0], "error");
+  EXPECT_TRUE(oci_->GetManifest(Id(), digests[0]).value().has_value());
 }
 
 TEST_F(OciProjectionTest, OnlyBranchesTagsAndFullCommitShasAreReferences) {
