@@ -1,5 +1,6 @@
 #include "api/oci/oci_auth.h"
 
+#include <openssl/evp.h>
 #include <strings.h>
 
 #include <algorithm>
@@ -24,6 +25,29 @@ std::string_view BearerCredentials(std::string_view header) {
   while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
   while (!token.empty() && token.back() == ' ') token.remove_suffix(1);
   return token;
+}
+
+// True for "Basic base64(<user>:)" — an empty password. containers/image (skopeo, podman)
+// sends "Basic Og==" when it has no credentials for a Basic challenge: that is anonymous.
+bool IsEmptyBasic(std::string_view header) {
+  constexpr std::string_view kScheme = "Basic ";
+  if (header.size() <= kScheme.size() ||
+      strncasecmp(header.data(), kScheme.data(), kScheme.size()) != 0) {
+    return false;
+  }
+  std::string_view b64 = header.substr(kScheme.size());
+  while (!b64.empty() && b64.front() == ' ') b64.remove_prefix(1);
+  while (!b64.empty() && b64.back() == ' ') b64.remove_suffix(1);
+  if (b64.empty() || b64.size() % 4 != 0 || b64.size() > 1024) return false;
+  std::string out(b64.size() / 4 * 3, '\0');
+  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(b64.data()),
+                          static_cast<int>(b64.size()));
+  if (n < 0) return false;
+  size_t pad = b64.ends_with("==") ? 2 : b64.ends_with("=") ? 1 : 0;
+  out.resize(static_cast<size_t>(n) - pad);
+  size_t colon = out.find(':');
+  return colon != std::string::npos && colon + 1 == out.size();
 }
 
 // `s` as the inside of an RFC 9110 quoted-string.
@@ -57,6 +81,11 @@ OciAuth::OciAuth(http::Authenticator hub, OciAuthOptions options)
 }
 OciAuth::~OciAuth() = default;
 
+Result<Principal> OciAuth::HubCaller(const http::Request& req) const {
+  if (IsEmptyBasic(req.Header("authorization"))) return Principal::Anonymous();
+  return hub_(req);
+}
+
 std::string OciAuth::Service(const http::Request& req) const {
   return options_.service.empty() ? std::string(req.Header("host")) : options_.service;
 }
@@ -80,7 +109,7 @@ std::string OciAuth::ChallengeScope(std::string_view name, OciAction action) {
 Result<Principal> OciAuth::Caller(const http::Request& req, std::string_view name,
                                   OciAction action) const {
   std::string_view bearer = BearerCredentials(req.Header("authorization"));
-  if (!services::IsRegistryToken(bearer)) return hub_(req);
+  if (!services::IsRegistryToken(bearer)) return HubCaller(req);
   HANGAR_ASSIGN_OR_RETURN(
       auto claims,
       services::VerifyRegistryToken(options_.secret, bearer, Service(req), NowUnix()));

@@ -58,6 +58,11 @@ class OciAuth {
   http::Response Unauthorized(const http::Request& req, std::string_view name,
                               OciAction action, std::string_view message) const;
 
+  // The hub credentials of `req` through the hub authenticator; no header, or Basic with an
+  // empty password (what containers/image sends without credentials), is anonymous.
+  // Errors: Unauthorized from the hub authenticator.
+  Result<Principal> HubCaller(const http::Request& req) const;
+
   // The token service name for `req`: options().service, or the request's Host when that
   // is empty. Registry tokens are issued for, and only accepted by, this audience.
   std::string Service(const http::Request& req) const;

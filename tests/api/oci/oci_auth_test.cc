@@ -91,6 +91,23 @@ TEST(OciAuthCaller, NoHeaderIsAnonymousAndHubTokensGoToTheHub) {
   EXPECT_EQ(bad.error().code, ErrorCode::Unauthorized);
 }
 
+TEST(OciAuthCaller, BasicWithAnEmptyPasswordIsAnonymous) {
+  FakeHub hub;
+  OciAuth auth(hub.Fn(), Options());
+  // base64(":") as skopeo sends it without credentials, and base64("user:").
+  for (std::string_view h : {"Basic Og==", "basic  dXNlcjo= "}) {
+    auto p = auth.Caller(Req(h), "ns/img", OciAction::Pull);
+    ASSERT_TRUE(p.has_value()) << h;
+    EXPECT_TRUE(p->anonymous) << h;
+    EXPECT_TRUE(auth.HubCaller(Req(h))->anonymous) << h;
+  }
+  EXPECT_EQ(*hub.calls, 0);
+  auto with_password = auth.Caller(Req("Basic dTpw"), "ns/img", OciAction::Pull);  // "u:p"
+  ASSERT_TRUE(with_password.has_value());
+  EXPECT_EQ(with_password->name, "bob");
+  EXPECT_EQ(*hub.calls, 1);
+}
+
 TEST(OciAuthCaller, RegistryTokenIsRebuiltIntoItsPrincipalWithoutTheHub) {
   FakeHub hub;
   OciAuth auth(hub.Fn(), Options());
