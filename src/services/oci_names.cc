@@ -1,7 +1,12 @@
 #include "services/oci_names.h"
 
+#include <openssl/evp.h>
+
 #include <cctype>
+#include <cstdlib>
 #include <vector>
+
+#include "core/hex.h"
 
 namespace hangar::services {
 namespace {
@@ -116,6 +121,40 @@ Result<OciDigest> ParseDigest(std::string_view digest) {
     if (!IsLowerHex(c)) return invalid("hex must be lower-case 0-9a-f");
   }
   return OciDigest{std::string(alg), std::string(enc)};
+}
+
+struct OciHasher::Ctx {
+  EVP_MD_CTX* md = nullptr;
+  ~Ctx() { EVP_MD_CTX_free(md); }
+};
+
+OciHasher::OciHasher(std::string_view algorithm)
+    : algorithm_(algorithm), ctx_(std::make_unique<Ctx>()) {
+  const EVP_MD* md = algorithm == "sha256" ? EVP_sha256()
+                     : algorithm == "sha512" ? EVP_sha512()
+                                             : nullptr;
+  ctx_->md = EVP_MD_CTX_new();
+  if (!md || !ctx_->md || EVP_DigestInit_ex(ctx_->md, md, nullptr) != 1) std::abort();
+}
+OciHasher::~OciHasher() = default;
+OciHasher::OciHasher(OciHasher&&) noexcept = default;
+OciHasher& OciHasher::operator=(OciHasher&&) noexcept = default;
+
+void OciHasher::Update(std::string_view data) {
+  if (!data.empty()) EVP_DigestUpdate(ctx_->md, data.data(), data.size());
+}
+
+OciDigest OciHasher::Finish() {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  EVP_DigestFinal_ex(ctx_->md, out, &n);
+  return OciDigest{algorithm_, HexEncode(std::span<const uint8_t>(out, n))};
+}
+
+OciDigest DigestOf(std::string_view algorithm, std::string_view bytes) {
+  OciHasher h(algorithm);
+  h.Update(bytes);
+  return h.Finish();
 }
 
 }  // namespace hangar::services

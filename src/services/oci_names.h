@@ -2,6 +2,7 @@
 // OCI names, tags and digests (oci.md §1) and how registry names map onto hub repos:
 // "ns/name" is a model, "datasets/ns/name" a dataset, "spaces/ns/name" a space.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,6 +44,29 @@ struct OciDigest {
 // a malformed digest, uppercase hex, a wrong length, or a well-formed digest of an
 // algorithm Hangar cannot compute (the message says which).
 Result<OciDigest> ParseDigest(std::string_view digest);
+
+// Incremental hashing in a digest's algorithm ("sha256" or "sha512"), over OpenSSL's EVP.
+// Not thread-safe; one per stream. Movable.
+class OciHasher {
+ public:
+  // `algorithm` must be one ParseDigest accepts (else the process aborts: a caller bug).
+  explicit OciHasher(std::string_view algorithm);
+  ~OciHasher();
+  OciHasher(OciHasher&&) noexcept;
+  OciHasher& operator=(OciHasher&&) noexcept;
+
+  void Update(std::string_view data);
+  // The digest of everything given so far; the hasher is spent afterwards.
+  OciDigest Finish();
+
+ private:
+  struct Ctx;
+  std::string algorithm_;
+  std::unique_ptr<Ctx> ctx_;
+};
+
+// The digest of `bytes` in `algorithm` (sha256, sha512).
+OciDigest DigestOf(std::string_view algorithm, std::string_view bytes);
 
 // Whether a manifest reference is a digest rather than a tag (it contains ':', which tags
 // cannot; oci.md §1.4).

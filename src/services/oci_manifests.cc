@@ -1,0 +1,325 @@
+// OciService's manifests (oci.md §3.1, §5, §7) and referrers (§6.2).
+
+#include <boost/json.hpp>
+
+#include <set>
+
+#include "services/oci_service.h"
+
+namespace hangar::services {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::string_view kOciManifest = "application/vnd.oci.image.manifest.v1+json";
+constexpr std::string_view kOciIndex = "application/vnd.oci.image.index.v1+json";
+constexpr std::string_view kDockerManifest =
+    "application/vnd.docker.distribution.manifest.v2+json";
+constexpr std::string_view kDockerList =
+    "application/vnd.docker.distribution.manifest.list.v2+json";
+// Referrers answered in one response (larger sets are cut; docs/oci.md).
+constexpr int kMaxReferrers = 10000;
+
+bool IsIndexType(std::string_view t) { return t == kOciIndex || t == kDockerList; }
+bool IsManifestType(std::string_view t) {
+  return t == kOciManifest || t == kDockerManifest || IsIndexType(t);
+}
+
+// Layers that are never uploaded (oci.md §5 step 4): exempt from the existence check.
+bool IsNondistributable(std::string_view t) {
+  return t.starts_with("application/vnd.oci.image.layer.nondistributable.") ||
+         t.starts_with("application/vnd.docker.image.rootfs.foreign.");
+}
+
+// "type/subtype; charset=x" → "type/subtype".
+std::string_view StripParams(std::string_view ct) {
+  ct = ct.substr(0, ct.find(';'));
+  while (!ct.empty() && (ct.back() == ' ' || ct.back() == '\t')) ct.remove_suffix(1);
+  while (!ct.empty() && (ct.front() == ' ' || ct.front() == '\t')) ct.remove_prefix(1);
+  return ct;
+}
+
+Error Invalid(std::string message) {
+  return MakeError(ErrorCode::ManifestInvalid, "manifest invalid: " + std::move(message));
+}
+
+struct Descriptor {
+  std::string media_type;
+  OciDigest digest;
+};
+
+// A descriptor (image-spec descriptor.md): mediaType, digest and size are required.
+Result<Descriptor> ParseDescriptor(const json::value* v, const std::string& where) {
+  if (!v || !v->is_object()) return Invalid(where + " must be a descriptor object");
+  const auto& o = v->get_object();
+  const json::value* mt = o.if_contains("mediaType");
+  const json::value* dg = o.if_contains("digest");
+  const json::value* sz = o.if_contains("size");
+  if (!mt || !mt->is_string()) return Invalid(where + ".mediaType must be a string");
+  if (!dg || !dg->is_string()) return Invalid(where + ".digest must be a string");
+  if (!sz || !(sz->is_uint64() || (sz->is_int64() && sz->get_int64() >= 0))) {
+    return Invalid(where + ".size must be a non-negative integer");
+  }
+  auto digest = ParseDigest(std::string_view(dg->get_string()));
+  if (!digest) return Invalid(where + ": " + digest.error().message);
+  return Descriptor{std::string(mt->get_string()), std::move(*digest)};
+}
+
+// The referrers-tag schema's tag for `d` (oci.md §6.2): "<alg>-<hex>", truncated.
+std::string ReferrersTag(const OciDigest& d) {
+  return d.algorithm.substr(0, 32) + "-" + d.encoded.substr(0, 64);
+}
+
+}  // namespace
+
+Result<OciManifestPut> OciService::PutManifest(const Principal& who, std::string_view name,
+                                               std::string_view reference,
+                                               std::string_view content_type,
+                                               ByteSource& body,
+                                               const std::vector<std::string>& tags) {
+  // Callers without access learn so before their body is judged; a missing repo is made
+  // only once the manifest proved valid.
+  auto existing = OpenRepo(who, name, Access::Write);
+  if (!existing && (existing.error().code != ErrorCode::RepoNotFound || who.anonymous)) {
+    return std::move(existing).error();
+  }
+  std::optional<OciDigest> by_digest;
+  std::vector<std::string> new_tags;
+  if (IsDigestReference(reference)) {
+    HANGAR_ASSIGN_OR_RETURN(by_digest, ParseDigest(reference));
+  } else {
+    new_tags.emplace_back(reference);
+  }
+  for (const auto& t : tags) new_tags.push_back(t);
+  for (const auto& t : new_tags) {
+    if (!IsValidTag(t)) {
+      return MakeError(ErrorCode::TagInvalid,
+                       "invalid tag \"" + t.substr(0, 200) + "\" (tags match " +
+                           "[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127})");
+    }
+  }
+  auto bytes = ReadAll(body, options_.max_manifest_bytes);
+  if (!bytes) {
+    if (bytes.error().code == ErrorCode::PayloadTooLarge) {
+      return MakeError(ErrorCode::PayloadTooLarge,
+                       "manifest larger than " + std::to_string(options_.max_manifest_bytes) +
+                           " bytes");
+    }
+    return std::move(bytes).error();
+  }
+  OciDigest digest = DigestOf(by_digest ? by_digest->algorithm : "sha256", *bytes);
+  if (by_digest && digest != *by_digest) {
+    return MakeError(ErrorCode::DigestInvalid, "manifest digest " + digest.String() +
+                                                   " does not match reference " +
+                                                   by_digest->String());
+  }
+
+  // ---- validation (oci.md §5 step 3): light, unknown fields kept ----
+  json::error_code ec;
+  json::value doc = json::parse(*bytes, ec);
+  if (ec) return Invalid("not valid JSON (" + ec.message() + ")");
+  if (!doc.is_object()) return Invalid("not a JSON object");
+  const auto& obj = doc.get_object();
+  const json::value* version = obj.if_contains("schemaVersion");
+  if (!version || !version->is_number() || version->to_number<double>() != 2) {
+    return Invalid("schemaVersion must be 2");
+  }
+  std::string_view ct = StripParams(content_type);
+  std::string media_type;
+  if (const json::value* mt = obj.if_contains("mediaType")) {
+    if (!mt->is_string()) return Invalid("mediaType must be a string");
+    media_type = std::string(mt->get_string());
+    if (!ct.empty() && ct != media_type) {
+      return Invalid("mediaType " + media_type + " differs from Content-Type " +
+                     std::string(ct));
+    }
+  } else if (IsManifestType(ct)) {
+    media_type = std::string(ct);
+  } else if (ct.empty() || ct == "application/json" || ct == "application/octet-stream") {
+    media_type = std::string(obj.contains("manifests") ? kOciIndex : kOciManifest);
+  } else {
+    media_type = std::string(ct);
+  }
+  if (!IsManifestType(media_type)) {
+    return Invalid("unknown manifest media type " + media_type.substr(0, 200));
+  }
+  db::OciManifestRecord rec;
+  rec.digest = digest.String();
+  rec.media_type = media_type;
+  rec.created_at = Now();
+  std::vector<db::OciManifestRef> refs;
+  std::vector<Descriptor> blobs, children;
+  if (IsIndexType(media_type)) {
+    const json::value* list = obj.if_contains("manifests");
+    if (!list || !list->is_array()) return Invalid("manifests must be an array");
+    for (size_t i = 0; i < list->get_array().size(); ++i) {
+      HANGAR_ASSIGN_OR_RETURN(auto d, ParseDescriptor(&list->get_array()[i],
+                                                      "manifests[" + std::to_string(i) + "]"));
+      children.push_back(std::move(d));
+    }
+  } else {
+    HANGAR_ASSIGN_OR_RETURN(auto config, ParseDescriptor(obj.if_contains("config"), "config"));
+    rec.artifact_type = config.media_type;
+    blobs.push_back(std::move(config));
+    const json::value* layers = obj.if_contains("layers");
+    if (!layers || !layers->is_array()) return Invalid("layers must be an array");
+    for (size_t i = 0; i < layers->get_array().size(); ++i) {
+      HANGAR_ASSIGN_OR_RETURN(auto d, ParseDescriptor(&layers->get_array()[i],
+                                                      "layers[" + std::to_string(i) + "]"));
+      blobs.push_back(std::move(d));
+    }
+  }
+  if (const json::value* at = obj.if_contains("artifactType")) {
+    if (!at->is_string()) return Invalid("artifactType must be a string");
+    rec.artifact_type = std::string(at->get_string());
+  }
+  if (const json::value* s = obj.if_contains("subject")) {
+    HANGAR_ASSIGN_OR_RETURN(auto subject, ParseDescriptor(s, "subject"));
+    rec.subject = subject.digest.String();  // may be absent: referrers come first (§5)
+  }
+  if (const json::value* a = obj.if_contains("annotations")) {
+    if (!a->is_object()) return Invalid("annotations must be an object");
+    rec.annotations_json = json::serialize(*a);
+  }
+
+  // ---- referenced content must be in the repo (§5 step 4) ----
+  RepoHandle repo;
+  if (existing) {
+    repo = std::move(*existing);
+  } else {
+    HANGAR_ASSIGN_OR_RETURN(repo, OpenRepo(who, name, Access::Write, /*create=*/true));
+  }
+  std::vector<std::string> missing;
+  for (const auto& d : blobs) {
+    refs.push_back({d.digest.String(), false});
+    if (&d != &blobs.front() && IsNondistributable(d.media_type)) continue;
+    HANGAR_ASSIGN_OR_RETURN(auto linked, LinkedBlob(repo, d.digest));
+    if (!linked) missing.push_back("blob " + d.digest.String());
+  }
+  for (const auto& d : children) {
+    refs.push_back({d.digest.String(), true});
+    HANGAR_ASSIGN_OR_RETURN(auto child, oci_.GetManifest(repo.record.id, d.digest.String()));
+    if (!child) missing.push_back("manifest " + d.digest.String());
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (size_t i = 0; i < missing.size() && i < 5; ++i) list += (i ? ", " : "") + missing[i];
+    if (missing.size() > 5) list += " and " + std::to_string(missing.size() - 5) + " more";
+    return MakeError(ErrorCode::ManifestBlobUnknown,
+                     "manifest references content the repository does not have: " + list);
+  }
+
+  rec.repo_id = repo.record.id;
+  rec.body = std::move(*bytes);
+  HANGAR_TRY(oci_.PutManifest(rec, refs));
+  OciManifestPut out{rec.digest, rec.subject, {}};
+  for (const auto& t : new_tags) {
+    HANGAR_TRY(oci_.PutTag(repo.record.id, t, rec.digest, rec.created_at));
+    out.tags.push_back(t);
+  }
+  return out;
+}
+
+Result<OciManifestRead> OciService::GetManifest(const Principal& who, std::string_view name,
+                                                std::string_view reference) {
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(who, name, Access::Read));
+  auto unknown = [&] {
+    return MakeError(ErrorCode::ManifestUnknown,
+                     "manifest " + std::string(reference.substr(0, 200)) +
+                         " is unknown to repository " + std::string(name));
+  };
+  std::string digest;
+  if (IsDigestReference(reference)) {
+    HANGAR_ASSIGN_OR_RETURN(auto parsed, ParseDigest(reference));
+    digest = parsed.String();
+  } else {
+    if (!IsValidTag(reference)) return unknown();
+    HANGAR_ASSIGN_OR_RETURN(auto tagged, oci_.GetTag(repo.record.id, reference));
+    if (!tagged) {
+      // No pushed tag of that name: a branch, git tag or commit of the repo (oci.md §12).
+      HANGAR_ASSIGN_OR_RETURN(auto projected, projection_.Manifest(repo, reference));
+      if (!projected) return unknown();
+      return OciManifestRead{std::move(projected->digest), std::move(projected->media_type),
+                             std::move(projected->body)};
+    }
+    digest = std::move(*tagged);
+  }
+  HANGAR_ASSIGN_OR_RETURN(auto m, oci_.GetManifest(repo.record.id, digest));
+  if (!m) return unknown();
+  return OciManifestRead{std::move(m->digest), std::move(m->media_type), std::move(m->body)};
+}
+
+Result<void> OciService::DeleteManifest(const Principal& who, std::string_view name,
+                                        std::string_view reference) {
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(who, name, Access::Write));
+  bool removed = false;
+  if (IsDigestReference(reference)) {
+    HANGAR_ASSIGN_OR_RETURN(auto parsed, ParseDigest(reference));
+    HANGAR_ASSIGN_OR_RETURN(removed, oci_.DeleteManifest(repo.record.id, parsed.String()));
+  } else {
+    if (!IsValidTag(reference)) {
+      return MakeError(ErrorCode::TagInvalid,
+                       "invalid tag \"" + std::string(reference.substr(0, 200)) + "\"");
+    }
+    HANGAR_ASSIGN_OR_RETURN(removed, oci_.DeleteTag(repo.record.id, reference));
+  }
+  if (!removed) {
+    return MakeError(ErrorCode::ManifestUnknown, "manifest " +
+                                                     std::string(reference.substr(0, 200)) +
+                                                     " is unknown to repository " +
+                                                     std::string(name));
+  }
+  return {};
+}
+
+Result<OciReferrers> OciService::ListReferrers(const Principal& who, std::string_view name,
+                                               std::string_view digest,
+                                               std::string_view artifact_type) {
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(who, name, Access::Read));
+  HANGAR_ASSIGN_OR_RETURN(auto subject, ParseDigest(digest));
+  HANGAR_ASSIGN_OR_RETURN(auto found, oci_.ListReferrers(repo.record.id, subject.String(),
+                                                         artifact_type, "", kMaxReferrers));
+  json::array entries;
+  std::set<std::string> seen;
+  for (const auto& r : found) {
+    json::object e{{"mediaType", r.media_type}, {"digest", r.digest}, {"size", r.size}};
+    if (!r.artifact_type.empty()) e["artifactType"] = r.artifact_type;
+    if (!r.annotations_json.empty()) {
+      json::error_code ec;
+      json::value a = json::parse(r.annotations_json, ec);
+      if (!ec) e["annotations"] = std::move(a);
+    }
+    seen.insert(r.digest);
+    entries.push_back(std::move(e));
+  }
+  // The referrers-tag schema (§6.2): an index clients kept under tag "<alg>-<hex>" before
+  // the API existed; its entries count as referrers too.
+  HANGAR_ASSIGN_OR_RETURN(auto tagged, oci_.GetTag(repo.record.id, ReferrersTag(subject)));
+  if (tagged) {
+    HANGAR_ASSIGN_OR_RETURN(auto index, oci_.GetManifest(repo.record.id, *tagged));
+    json::error_code ec;
+    json::value doc = index ? json::parse(index->body, ec) : json::value();
+    const json::value* list = !ec && doc.is_object() ? doc.get_object().if_contains("manifests")
+                                                     : nullptr;
+    if (list && list->is_array()) {
+      for (const auto& v : list->get_array()) {
+        if (!v.is_object()) continue;
+        const auto& o = v.get_object();
+        const json::value* d = o.if_contains("digest");
+        if (!d || !d->is_string() || !seen.insert(std::string(d->get_string())).second) continue;
+        if (!artifact_type.empty()) {
+          const json::value* at = o.if_contains("artifactType");
+          if (!at || !at->is_string() || at->get_string() != artifact_type) continue;
+        }
+        entries.push_back(v);
+      }
+    }
+  }
+  json::object index{{"schemaVersion", 2},
+                     {"mediaType", kOciIndex},
+                     {"manifests", std::move(entries)}};
+  return OciReferrers{json::serialize(index), !artifact_type.empty()};
+}
+
+}  // namespace hangar::services
