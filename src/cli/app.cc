@@ -11,6 +11,7 @@
 #include "api/git/git_routes.h"
 #include "api/hf/hf_routes.h"
 #include "api/lfs/lfs_routes.h"
+#include "api/oci/oci_routes.h"
 #include "api/uploads/upload_routes.h"
 #include "web/error_page.h"
 #include "web/web_routes.h"
@@ -141,6 +142,7 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   gc_options.multipart_grace = std::chrono::seconds(c.auth.ticket_ttl_s + 3600);
   gc_options.local = dynamic_cast<storage::LocalBlobStore*>(app->blobs_.get());
   gc_options.multipart_dir = lfs_options.multipart_dir;
+  gc_options.oci = app->stores_.oci.get();
   app->gc_ = std::make_unique<services::GcService>(*app->blobs_, *app->stores_.lfs,
                                                    *app->uploads_, gc_options);
   services::GitLimits limits;
@@ -164,6 +166,25 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   import_options.timeout = std::chrono::minutes(10);
   app->imports_ = std::make_unique<services::ImportService>(
       *app->stores_.repos, *app->stores_.users, *app->auth_, *app->repos_, import_options);
+  // The registry (docs/oci.md).
+  app->oci_projection_ = std::make_unique<services::OciProjection>(
+      *app->reader_, *app->blobs_, *app->stores_.oci, *app->stores_.lfs, c.server.public_url);
+  services::OciOptions oci_options;
+  oci_options.max_manifest_bytes = static_cast<uint64_t>(c.oci.max_manifest_bytes);
+  oci_options.max_open_uploads = static_cast<size_t>(c.oci.max_open_uploads);
+  oci_options.upload_idle = std::chrono::seconds(c.oci.upload_idle_s);
+  app->oci_ = std::make_unique<services::OciService>(
+      *app->repos_, *app->auth_, *app->stores_.repos, *app->stores_.users, *app->stores_.oci,
+      *app->stores_.lfs, *app->blobs_, *app->oci_projection_, oci_options);
+  api::OciAuthOptions oci_auth;
+  oci_auth.service = c.oci.service;
+  oci_auth.bearer_challenge = c.oci.challenge == "bearer";
+  oci_auth.secret = *secret;
+  oci_auth.token_ttl = std::chrono::seconds(c.oci.token_ttl_s);
+  services::AuthService* auth = app->auth_.get();
+  app->oci_auth_ = std::make_unique<api::OciAuth>(
+      [auth](const http::Request& req) { return auth->Authenticate(req.Header("authorization")); },
+      std::move(oci_auth));
   return app;
 }
 
@@ -204,6 +225,7 @@ http::Router& App::Router() {
   routes_->hf = std::make_unique<api::HfDeps>(api::HfDeps{
       *auth_, *repos_, *content_, *commits_, config_, routes_->downloads.get()});
   // Literal prefixes first; the /{ns}/{name}/... patterns last (first match wins).
+  api::AddOciRoutes(r, *oci_, *oci_auth_);
   api::AddHfApiRoutes(r, *routes_->hf);
   api::AddUploadRoutes(r, *uploads_, config_.limits);
   api::AddLfsRoutes(r, *lfs_, config_.limits);

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "api/oci/oci_auth.h"
 #include "config/config.h"
 #include "core/result.h"
 #include "db/stores.h"
@@ -17,6 +18,8 @@
 #include "services/import_service.h"
 #include "services/git_service.h"
 #include "services/lfs_service.h"
+#include "services/oci_projection.h"
+#include "services/oci_service.h"
 #include "services/repo_service.h"
 #include "services/session_service.h"
 #include "services/upload_service.h"
@@ -60,6 +63,9 @@ class App {
   std::unique_ptr<services::SessionService> sessions_;
   std::unique_ptr<services::BrowseService> browse_;
   std::unique_ptr<services::ImportService> imports_;
+  std::unique_ptr<services::OciProjection> oci_projection_;
+  std::unique_ptr<services::OciService> oci_;
+  std::unique_ptr<api::OciAuth> oci_auth_;
   struct Routes;
   std::unique_ptr<Routes> routes_;
 };

@@ -96,6 +96,16 @@ struct GcConfig {
   int grace_s = 86400;    // blobs, uploads and temporaries untouched for less stay, seconds
 };
 
+// [oci] (docs/oci.md): the registry at /v2/
+struct OciConfig {
+  std::string challenge = "bearer";  // "bearer" (the /v2/token flow) | "basic"
+  int token_ttl_s = 300;             // lifetime of registry tokens, seconds (60–86400)
+  std::string service;               // token audience; "" = the request's Host
+  int64_t max_manifest_bytes = 4 << 20;  // larger manifest PUTs get 413
+  int max_open_uploads = 1000;       // blob uploads open at once; beyond: 429; 0 = any
+  int upload_idle_s = 3600;          // an upload untouched this long is dropped, seconds
+};
+
 // [log]
 struct LogConfig {
   std::string level = "info";  // trace | debug | info | warn | error | critical | off
@@ -112,6 +122,7 @@ struct Config {
   AuthConfig auth;
   CacheConfig cache;
   GcConfig gc;
+  OciConfig oci;
   LogConfig log;
 };
 

@@ -305,6 +305,18 @@ std::vector<KeyDef> MakeKeys() {
                      [](Config& c) -> auto& { return c.gc.interval_s; }));
   k.push_back(IntKey("gc", "grace_s", 60, kMaxInt,
                      [](Config& c) -> auto& { return c.gc.grace_s; }));
+  // [oci]
+  k.push_back(StringKey("oci", "challenge", [](Config& c) -> auto& { return c.oci.challenge; },
+                        OneOf({"bearer", "basic"})));
+  k.push_back(IntKey("oci", "token_ttl_s", 60, 86400,
+                     [](Config& c) -> auto& { return c.oci.token_ttl_s; }));
+  k.push_back(StringKey("oci", "service", [](Config& c) -> auto& { return c.oci.service; }));
+  k.push_back(IntKey("oci", "max_manifest_bytes", 4 << 20, int64_t{1} << 30,
+                     [](Config& c) -> auto& { return c.oci.max_manifest_bytes; }, true));
+  k.push_back(IntKey("oci", "max_open_uploads", 0, kMaxInt,
+                     [](Config& c) -> auto& { return c.oci.max_open_uploads; }));
+  k.push_back(IntKey("oci", "upload_idle_s", 1, kMaxInt,
+                     [](Config& c) -> auto& { return c.oci.upload_idle_s; }));
   // [log]
   k.push_back(StringKey("log", "level", [](Config& c) -> auto& { return c.log.level; },
                         OneOf({"trace", "debug", "info", "warn", "error", "critical", "off"})));

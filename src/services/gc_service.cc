@@ -66,7 +66,8 @@ std::string GcReport::Summary() const {
   s += part(expired_uploads, "expired uploads", false) + ", ";
   s += part(orphan_staging, "orphan staging areas", true) + ", ";
   s += part(tmp_files, "temporary files", true) + ", ";
-  s += part(multipart_dirs, "multipart part dirs", true);
+  s += part(multipart_dirs, "multipart part dirs", true) + ", ";
+  s += part(oci_links, "unreferenced OCI links", false);
   s += "; kept " + std::to_string(blobs_referenced) + " referenced and " +
        std::to_string(blobs_in_grace) + " recent blobs";
   s += "; " + std::to_string(millis) + " ms";
@@ -109,8 +110,18 @@ Result<GcReport> GcService::Run(bool dry_run, std::optional<std::chrono::seconds
   HANGAR_TRY(RemoveTmp(report));
   HANGAR_TRY(RemoveMultipart(report, stop));
   if (stop.stop_requested()) return done();
+  // Before the blob walk, so the blobs of pruned links can go in the same run.
+  HANGAR_TRY(PruneOciLinks(report));
   HANGAR_TRY(RemoveBlobs(report, stop));
   return done();
+}
+
+Result<void> GcService::PruneOciLinks(GcReport& report) {
+  if (!options_.oci || report.dry_run) return {};
+  HANGAR_ASSIGN_OR_RETURN(int64_t n,
+                          options_.oci->PruneUnreferencedLinks(Now() - report.grace.count()));
+  report.oci_links.count = static_cast<uint64_t>(n);
+  return {};
 }
 
 Result<void> GcService::RemoveExpiredUploads(GcReport& report, const std::stop_token& stop) {

@@ -6,6 +6,10 @@
 // (GcLoop below).
 //
 // What is removed, in this order, each only when untouched for longer than the grace:
+//   0. OCI blob links (db::OciStore::PruneUnreferencedLinks) that no manifest of their
+//      repo references: a layer pushed whose manifest never came, or whose manifests were
+//      all deleted. The blob then counts as unreferenced in step 4 (CountLinks includes
+//      OCI links) once no other repo or LFS link keeps it. Skipped in a dry run.
 //   1. uploads whose expiry is past (UploadService::RemoveExpired: rows and staging),
 //   2. staging areas of the blob store that no upload row names (BlobStore::
 //      ListStaleParts, UploadService::IsKnownStaging): a crash between BeginParts and the
@@ -50,6 +54,7 @@
 
 #include "core/result.h"
 #include "db/lfs_store.h"
+#include "db/oci_store.h"
 #include "services/upload_service.h"
 #include "storage/blob_store.h"
 #include "storage/local/local_blob_store.h"
@@ -64,6 +69,7 @@ struct GcOptions {
   // The local store, for its tmp/ files; nullptr when blobs live elsewhere (S3).
   storage::LocalBlobStore* local = nullptr;
   std::filesystem::path multipart_dir;  // <data>/tmp/multipart; empty = none
+  db::OciStore* oci = nullptr;          // registry links to prune (step 0); null = none
   std::function<int64_t()> now;         // unix seconds; empty = NowUnix
   size_t max_listed = 1000;             // dry run: at most this many items listed
 };
@@ -83,6 +89,7 @@ struct GcReport {
   GcCount tmp_files;        // stray files in <data>/tmp
   GcCount multipart_dirs;   // abandoned HF multipart part directories
   GcCount blobs;            // unreferenced blobs past the grace
+  GcCount oci_links;        // OCI blob links no manifest references (bytes: 0)
   // Blobs kept: older than the grace and linked by some repo / inside the grace (perhaps
   // in flight; their links are not asked for).
   uint64_t blobs_referenced = 0;
@@ -119,6 +126,7 @@ class GcService {
   Result<void> RemoveTmp(GcReport& report);
   Result<void> RemoveMultipart(GcReport& report, const std::stop_token& stop);
   Result<void> RemoveBlobs(GcReport& report, const std::stop_token& stop);
+  Result<void> PruneOciLinks(GcReport& report);
 
   storage::BlobStore& blobs_;
   db::LfsStore& links_;

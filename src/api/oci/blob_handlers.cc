@@ -1,2 +1,222 @@
+// /v2/ (end-1), blob uploads (end-4..6, 11, 13, 14) and blobs (end-2, end-10): oci.md §3.2,
+// §4, §7.
+
+#include <charconv>
+#include <optional>
+#include <string>
+
+#include "api/error_render.h"
 #include "api/oci/oci_handlers.h"
-// Placeholder: written by the registry work of issue #5.
+
+namespace hangar::api::oci {
+
+namespace {
+
+std::optional<uint64_t> ParseU64(std::string_view s) {
+  uint64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+std::string UploadLocation(const OciPath& p, std::string_view id) {
+  return "/v2/" + p.name + "/blobs/uploads/" + std::string(id);
+}
+
+// The upload progress header (oci.md §4.4): "0-<last>", "0-0" when nothing arrived.
+std::string ProgressRange(uint64_t offset) {
+  return "0-" + std::to_string(offset == 0 ? 0 : offset - 1);
+}
+
+http::Response UploadAccepted(int status, const OciPath& p,
+                              const services::OciUploadState& state) {
+  http::Response res = Empty(status);
+  res.SetHeader("Location", UploadLocation(p, state.id));
+  res.SetHeader("Range", ProgressRange(state.offset));
+  res.SetHeader("Docker-Upload-UUID", state.id);
+  return res;
+}
+
+http::Response BlobCreated(const OciPath& p, const std::string& digest) {
+  http::Response res = Empty(201);
+  res.SetHeader("Location", "/v2/" + p.name + "/blobs/" + digest);
+  res.SetHeader("Docker-Content-Digest", digest);
+  return res;
+}
+
+// A chunk's Content-Range "<first>-<last>" (oci.md §2.1; a "bytes " prefix is tolerated).
+// nullopt when absent. Errors: BlobUploadInvalid for a malformed value.
+Result<std::optional<services::OciChunkRange>> ChunkRange(const http::Request& req) {
+  if (!req.HasHeader("content-range")) return std::optional<services::OciChunkRange>();
+  std::string_view v = Trim(req.Header("content-range"));
+  if (v.starts_with("bytes=") || v.starts_with("bytes ")) v.remove_prefix(6);
+  size_t dash = v.find('-');
+  auto first = dash == std::string_view::npos ? std::nullopt : ParseU64(v.substr(0, dash));
+  auto last = dash == std::string_view::npos ? std::nullopt : ParseU64(v.substr(dash + 1));
+  if (!first || !last) {
+    return MakeError(ErrorCode::BlobUploadInvalid,
+                     "Content-Range must be <first>-<last>, got \"" +
+                         std::string(v.substr(0, 100)) + "\"");
+  }
+  return std::optional(services::OciChunkRange{*first, *last});
+}
+
+// The window a blob GET's Range asks for (oci.md §3.2 table): nullopt = whole blob
+// (absent, other unit, several ranges, bad syntax); RangeNotSatisfiable for end < start
+// and for a start past the end.
+Result<storage::ByteRange> BlobRange(std::string_view header, uint64_t size, bool& partial) {
+  partial = false;
+  header = Trim(header);
+  if (!header.starts_with("bytes=")) return storage::ByteRange{};
+  std::string_view spec = Trim(header.substr(6));
+  size_t dash = spec.find('-');
+  if (spec.find(',') != std::string_view::npos || dash == std::string_view::npos) {
+    return storage::ByteRange{};
+  }
+  std::string_view a = Trim(spec.substr(0, dash)), b = Trim(spec.substr(dash + 1));
+  Error unsatisfiable = MakeError(ErrorCode::RangeNotSatisfiable,
+                                  "range " + std::string(spec.substr(0, 100)) +
+                                      " is outside the blob (" + std::to_string(size) +
+                                      " bytes)");
+  if (a.empty()) {
+    auto n = ParseU64(b);
+    if (!n) return storage::ByteRange{};
+    if (*n == 0 || size == 0) return unsatisfiable;
+    partial = true;
+    uint64_t len = std::min(*n, size);
+    return storage::ByteRange::Window(size - len, len);
+  }
+  auto first = ParseU64(a);
+  if (!first) return storage::ByteRange{};
+  std::optional<uint64_t> last;
+  if (!b.empty()) {
+    last = ParseU64(b);
+    if (!last) return storage::ByteRange{};
+    if (*last < *first) return unsatisfiable;
+  }
+  if (*first >= size) return unsatisfiable;
+  partial = true;
+  uint64_t end = last ? std::min(*last, size - 1) : size - 1;
+  return storage::ByteRange::Window(*first, end - *first + 1);
+}
+
+}  // namespace
+
+http::Response HandleBase(OciDeps& d, http::Request& req) {
+  // oci.md §9: the probe. No credentials: a challenge, so clients learn how to log in.
+  if (!req.HasHeader("authorization")) {
+    return d.auth.Unauthorized(req, "", OciAction::Pull, "authentication required");
+  }
+  return WithCaller(d, req, "", [](const Principal&) -> Result<http::Response> {
+    return http::Response::Json(200, "{}");
+  });
+}
+
+http::Response HandleUploadStart(OciDeps& d, http::Request& req, const OciPath& p) {
+  return WithCaller(d, req, p.name, [&](const Principal& who) -> Result<http::Response> {
+    auto& reg = d.registry;
+    if (auto mount = req.Query("mount")) {
+      HANGAR_ASSIGN_OR_RETURN(bool mounted,
+                              reg.Mount(who, p.name, *mount, req.Query("from").value_or("")));
+      if (mounted) return BlobCreated(p, *mount);
+    } else if (auto digest = req.Query("digest")) {
+      HANGAR_ASSIGN_OR_RETURN(auto stored,
+                              reg.PutBlob(who, p.name, *digest, *req.body, req.ContentLength()));
+      return BlobCreated(p, stored);
+    }
+    HANGAR_ASSIGN_OR_RETURN(auto state, reg.StartUpload(who, p.name,
+                                                        req.Query("digest-algorithm")
+                                                            .value_or("")));
+    return UploadAccepted(202, p, state);
+  });
+}
+
+http::Response HandleUpload(OciDeps& d, http::Request& req, const OciPath& p) {
+  return WithCaller(d, req, p.name, [&](const Principal& who) -> Result<http::Response> {
+    auto& reg = d.registry;
+    switch (req.method) {
+      case http::Method::Get:
+      case http::Method::Head: {
+        HANGAR_ASSIGN_OR_RETURN(auto state, reg.UploadStatus(who, p.name, p.ref));
+        return UploadAccepted(204, p, state);
+      }
+      case http::Method::Patch: {
+        HANGAR_ASSIGN_OR_RETURN(auto range, ChunkRange(req));
+        HANGAR_ASSIGN_OR_RETURN(auto state, reg.AppendUpload(who, p.name, p.ref, range,
+                                                             *req.body, req.ContentLength()));
+        return UploadAccepted(202, p, state);
+      }
+      case http::Method::Put: {
+        auto digest = req.Query("digest");
+        if (!digest) {
+          return MakeError(ErrorCode::DigestInvalid,
+                           "the final PUT of an upload needs ?digest=<algorithm>:<hex>");
+        }
+        HANGAR_ASSIGN_OR_RETURN(auto range, ChunkRange(req));
+        HANGAR_ASSIGN_OR_RETURN(auto stored,
+                                reg.FinishUpload(who, p.name, p.ref, *digest, range, *req.body,
+                                                 req.ContentLength()));
+        return BlobCreated(p, stored);
+      }
+      case http::Method::Delete:
+        HANGAR_TRY(reg.CancelUpload(who, p.name, p.ref));
+        return Empty(204);
+      default:
+        return MakeError(ErrorCode::MethodNotAllowed, "unsupported method on an upload");
+    }
+  });
+}
+
+http::Response HandleBlob(OciDeps& d, http::Request& req, const OciPath& p) {
+  return WithCaller(d, req, p.name, [&](const Principal& who) -> Result<http::Response> {
+    auto& reg = d.registry;
+    if (req.method == http::Method::Delete) {
+      HANGAR_TRY(reg.DeleteBlob(who, p.name, p.ref));
+      return Empty(202);
+    }
+    if (req.method == http::Method::Head) {
+      HANGAR_ASSIGN_OR_RETURN(auto blob, reg.StatBlob(who, p.name, p.ref));
+      http::Response res = Empty(200);
+      res.content_length = blob.size;
+      res.SetHeader("Content-Type", "application/octet-stream");
+      res.SetHeader("Docker-Content-Digest", blob.digest);
+      res.SetHeader("Accept-Ranges", "bytes");
+      res.SetHeader("Etag", "\"" + blob.digest + "\"");
+      return res;
+    }
+    std::string_view range_header = req.Header("range");
+    bool partial = false;
+    uint64_t total = 0;
+    auto chooser = [&](uint64_t size) -> Result<storage::ByteRange> {
+      total = size;
+      return BlobRange(range_header, size, partial);
+    };
+    auto blob = reg.OpenBlob(who, p.name, p.ref, chooser);
+    if (!blob) {
+      if (blob.error().code != ErrorCode::RangeNotSatisfiable) return std::move(blob).error();
+      http::Response res = RenderError(http::ApiFamily::Oci, blob.error(), req);
+      res.SetHeader("Content-Range", "bytes */" + std::to_string(total));
+      return res;
+    }
+    http::Response res = http::Response::Stream(partial ? 206 : 200, std::move(blob->body),
+                                                "application/octet-stream");
+    res.content_length = blob->length;
+    res.SetHeader("Docker-Content-Digest", blob->digest);
+    res.SetHeader("Accept-Ranges", "bytes");
+    res.SetHeader("Etag", "\"" + blob->digest + "\"");
+    if (partial) {
+      res.SetHeader("Content-Range", "bytes " + std::to_string(blob->offset) + "-" +
+                                         std::to_string(blob->offset + blob->length - 1) +
+                                         "/" + std::to_string(blob->size));
+    }
+    return res;
+  });
+}
+
+}  // namespace hangar::api::oci

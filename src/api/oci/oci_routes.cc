@@ -1,2 +1,153 @@
 #include "api/oci/oci_routes.h"
-// Placeholder: written by the registry work of issue #5.
+
+#include <memory>
+
+#include "api/error_render.h"
+#include "api/oci/oci_handlers.h"
+#include "core/util.h"
+
+namespace hangar::api {
+
+namespace oci {
+
+OciPath ParseOciPath(std::string_view rest) {
+  OciPath p;
+  if (rest.empty()) {
+    p.kind = OciResource::Base;
+    return p;
+  }
+  if (rest == "_catalog") {
+    p.kind = OciResource::Catalog;
+    return p;
+  }
+  constexpr std::string_view kTags = "/tags/list";
+  if (rest.size() > kTags.size() && rest.ends_with(kTags)) {
+    p.kind = OciResource::Tags;
+    p.name = std::string(rest.substr(0, rest.size() - kTags.size()));
+    return p;
+  }
+  size_t slash = rest.rfind('/');
+  if (slash == std::string_view::npos) return p;
+  std::string_view head = rest.substr(0, slash);
+  p.ref = std::string(rest.substr(slash + 1));
+  static constexpr std::pair<std::string_view, OciResource> kSuffixes[] = {
+      {"/blobs/uploads", OciResource::Upload},
+      {"/blobs", OciResource::Blob},
+      {"/manifests", OciResource::Manifest},
+      {"/referrers", OciResource::Referrers},
+  };
+  for (auto [suffix, kind] : kSuffixes) {
+    if (head.size() > suffix.size() && head.ends_with(suffix)) {
+      p.kind = kind == OciResource::Upload && p.ref.empty() ? OciResource::UploadStart : kind;
+      p.name = std::string(head.substr(0, head.size() - suffix.size()));
+      if (p.kind != OciResource::UploadStart && p.ref.empty()) p.kind = OciResource::Unknown;
+      return p;
+    }
+  }
+  return p;
+}
+
+OciAction ActionOf(const http::Request& req) {
+  switch (req.method) {
+    case http::Method::Get:
+    case http::Method::Head:
+      return OciAction::Pull;
+    case http::Method::Delete:
+      return OciAction::Delete;
+    default:
+      return OciAction::Push;
+  }
+}
+
+http::Response Empty(int status) {
+  http::Response res;
+  res.status = status;
+  res.content_length = 0;
+  return res;
+}
+
+http::Response WithCaller(OciDeps& d, http::Request& req, std::string_view name,
+                          const std::function<Result<http::Response>(const Principal&)>& fn) {
+  OciAction action = ActionOf(req);
+  auto who = d.auth.Caller(req, name, action);
+  if (!who) return d.auth.Unauthorized(req, name, action, who.error().message);
+  auto res = fn(*who);
+  if (res) return std::move(*res);
+  const Error& e = res.error();
+  if (e.code == ErrorCode::Unauthorized ||
+      (who->anonymous && e.code == ErrorCode::RepoNotFound)) {
+    return d.auth.Unauthorized(req, name, action, e.message);
+  }
+  http::Response out = RenderError(http::ApiFamily::Oci, e, req);
+  if (e.code == ErrorCode::TooManyRequests) out.SetHeader("Retry-After", "5");
+  return out;
+}
+
+namespace {
+
+http::Response NotFound(http::Request& req) {
+  return RenderError(http::ApiFamily::Oci,
+                     MakeError(ErrorCode::NotFound, "no registry endpoint at " +
+                                                        req.path.substr(0, 300)),
+                     req);
+}
+
+http::Response Unsupported(http::Request& req) {
+  return RenderError(http::ApiFamily::Oci,
+                     MakeError(ErrorCode::MethodNotAllowed,
+                               req.method_name + " is not supported on " +
+                                   req.path.substr(0, 300)),
+                     req);
+}
+
+// One method's dispatch on the parsed path.
+http::Response Dispatch(OciDeps& d, http::Request& req) {
+  OciPath p = ParseOciPath(PercentDecode(req.Param("rest")));
+  const http::Method m = req.method == http::Method::Head ? http::Method::Get : req.method;
+  switch (p.kind) {
+    case OciResource::Base:
+      return m == http::Method::Get ? HandleBase(d, req) : Unsupported(req);
+    case OciResource::Catalog:
+      return m == http::Method::Get ? HandleCatalog(d, req) : Unsupported(req);
+    case OciResource::UploadStart:
+      return m == http::Method::Post ? HandleUploadStart(d, req, p) : Unsupported(req);
+    case OciResource::Upload:
+      return m == http::Method::Post ? Unsupported(req) : HandleUpload(d, req, p);
+    case OciResource::Blob:
+      return m == http::Method::Get || m == http::Method::Delete ? HandleBlob(d, req, p)
+                                                                 : Unsupported(req);
+    case OciResource::Manifest:
+      return m == http::Method::Get || m == http::Method::Put || m == http::Method::Delete
+                 ? HandleManifest(d, req, p)
+                 : Unsupported(req);
+    case OciResource::Tags:
+      return m == http::Method::Get ? HandleTags(d, req, p) : Unsupported(req);
+    case OciResource::Referrers:
+      return m == http::Method::Get ? HandleReferrers(d, req, p) : Unsupported(req);
+    case OciResource::Unknown:
+      break;
+  }
+  return NotFound(req);
+}
+
+}  // namespace
+}  // namespace oci
+
+void AddOciRoutes(http::Router& router, services::OciService& registry, const OciAuth& auth) {
+  AddOciTokenRoute(router, auth, registry);
+  // Shared by the route closures; the router keeps them (and so this) alive.
+  auto deps = std::make_shared<oci::OciDeps>(oci::OciDeps{registry, auth});
+  auto handler = [deps](http::Request& req) -> Result<http::Response> {
+    http::Response res = oci::Dispatch(*deps, req);
+    res.SetHeader("Docker-Distribution-API-Version", "registry/2.0");
+    return res;
+  };
+  // Authorization is read by OciAuth (registry tokens are not hub tokens).
+  router.Add(http::Method::Get, "/v2", http::ApiFamily::Oci, handler, false);
+  for (http::Method m : {http::Method::Get, http::Method::Post, http::Method::Put,
+                         http::Method::Patch, http::Method::Delete}) {
+    router.Add(m, "/v2/{rest*}", http::ApiFamily::Oci, handler, false);
+  }
+}
+
+}  // namespace hangar::api
