@@ -78,6 +78,19 @@ Result<OciName> ParseOciName(std::string_view name) {
   return out;
 }
 
+bool MatchesOciNameGrammar(std::string_view name) {
+  if (name.empty() || name.size() > 255) return false;
+  for (size_t pos = 0;;) {
+    size_t slash = name.find('/', pos);
+    if (!IsValidComponent(name.substr(pos, slash == std::string_view::npos ? slash
+                                                                           : slash - pos))) {
+      return false;
+    }
+    if (slash == std::string_view::npos) return true;
+    pos = slash + 1;
+  }
+}
+
 std::string OciNameOf(const RepoId& id) { return Lower(id.UrlPath()); }
 
 bool IsValidTag(std::string_view tag) {

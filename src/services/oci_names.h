@@ -25,6 +25,9 @@ struct OciName {
 // or one that is not [datasets/|spaces/]ns/name.
 Result<OciName> ParseOciName(std::string_view name);
 
+// Whether `name` matches the registry name grammar (oci.md §1.1), whatever its shape.
+bool MatchesOciNameGrammar(std::string_view name);
+
 // The registry name of a hub repo: lower-cased, with its type prefix ("datasets/ns/name").
 std::string OciNameOf(const RepoId& id);
 

@@ -65,17 +65,25 @@ std::optional<std::string> OciService::CreatableNamespace(const Principal& who,
 
 Result<RepoHandle> OciService::OpenRepo(const Principal& who, std::string_view name,
                                         Access needed, bool create) {
-  HANGAR_ASSIGN_OR_RETURN(auto parsed, ParseOciName(name));
-  HANGAR_ASSIGN_OR_RETURN(auto id, FindRepo(parsed));
+  auto parsed = ParseOciName(name);
+  if (!parsed) {
+    // A well-formed name that is no hub repo's ("conformance", "a/b/c") names nothing a
+    // read could find: 404, as for any unknown repository. Writes learn why it is refused.
+    if (!create && needed == Access::Read && MatchesOciNameGrammar(name)) {
+      return NameUnknown(name);
+    }
+    return std::move(parsed).error();
+  }
+  HANGAR_ASSIGN_OR_RETURN(auto id, FindRepo(*parsed));
   if (id) return repos_.Open(who, *id, needed);
   if (!create) return NameUnknown(name);
-  auto ns = CreatableNamespace(who, parsed.ns);
+  auto ns = CreatableNamespace(who, parsed->ns);
   if (!ns) {
     if (who.anonymous) return NameUnknown(name);
     return MakeError(ErrorCode::Forbidden,
-                     "you cannot create repositories in namespace '" + parsed.ns + "'");
+                     "you cannot create repositories in namespace '" + parsed->ns + "'");
   }
-  auto rid = RepoId::Parse(parsed.type, *ns, parsed.name);
+  auto rid = RepoId::Parse(parsed->type, *ns, parsed->name);
   if (!rid) return MakeError(ErrorCode::NameInvalid, rid.error().message);
   // Public, as the hub's create default. A concurrent push may have created it first.
   auto created = repos_.Create(who, *rid, /*is_private=*/false);
@@ -84,7 +92,14 @@ Result<RepoHandle> OciService::OpenRepo(const Principal& who, std::string_view n
 }
 
 Result<Access> OciService::AccessFor(const Principal& who, std::string_view name) {
-  HANGAR_ASSIGN_OR_RETURN(auto parsed, ParseOciName(name));
+  auto valid = ParseOciName(name);
+  if (!valid) {
+    // A well-formed name that can never be a hub repo ("conformance"): granting pull on
+    // it reveals nothing, and lets Bearer clients hear the 404 a read of it gets.
+    if (MatchesOciNameGrammar(name)) return Access::Read;
+    return std::move(valid).error();
+  }
+  const OciName& parsed = *valid;
   HANGAR_ASSIGN_OR_RETURN(auto id, FindRepo(parsed));
   if (id) {
     HANGAR_ASSIGN_OR_RETURN(auto repo, repos_.Open(who, *id, Access::Read));

@@ -109,7 +109,8 @@ class OciService {
 
   // ---- auth (the token endpoint, oci.md §9.2) ----
   // The highest access `who` has on the repo `name` names; Write when it does not exist but
-  // `who` may create it. Errors: NameInvalid, RepoNotFound (neither readable nor creatable).
+  // `who` may create it; Read for a well-formed name that can be no hub repo (a pull of it
+  // is 404). Errors: NameInvalid, RepoNotFound (neither readable nor creatable).
   Result<Access> AccessFor(const Principal& who, std::string_view name);
 
   // ---- uploads (oci.md §4; oci_uploads.cc) ----

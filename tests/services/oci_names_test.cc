@@ -32,6 +32,14 @@ TEST(OciNames, RefusesNamesOutsideTheGrammarOrTheHubsShape) {
   EXPECT_FALSE(ParseOciName("a/" + std::string(254, 'b')).has_value());
 }
 
+TEST(OciNames, GrammarWithoutTheHubsShape) {
+  EXPECT_TRUE(MatchesOciNameGrammar("conformance"));
+  EXPECT_TRUE(MatchesOciNameGrammar("a/b/c/d"));
+  EXPECT_FALSE(MatchesOciNameGrammar("a/../b"));
+  EXPECT_FALSE(MatchesOciNameGrammar("A/b"));
+  EXPECT_FALSE(MatchesOciNameGrammar(""));
+}
+
 TEST(OciNames, OciNameOfLowersAndPrefixes) {
   EXPECT_EQ(OciNameOf(RepoId{RepoType::Model, "Acme", "BERT"}), "acme/bert");
   EXPECT_EQ(OciNameOf(RepoId{RepoType::Dataset, "acme", "x"}), "datasets/acme/x");

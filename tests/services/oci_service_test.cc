@@ -248,7 +248,13 @@ TEST_F(OciServiceTest, PermissionsAndNames) {
   EXPECT_EQ(oci_->AccessFor(bob_, "alice/m").value(), Access::Read);
   EXPECT_EQ(oci_->AccessFor(alice_, "alice/unborn").value(), Access::Write);
   EXPECT_EQ(oci_->AccessFor(bob_, "alice/unborn").error().code, ErrorCode::RepoNotFound);
-  EXPECT_EQ(oci_->AccessFor(bob_, "x").error().code, ErrorCode::NameInvalid);
+  EXPECT_EQ(oci_->AccessFor(bob_, "X/y").error().code, ErrorCode::NameInvalid);
+  EXPECT_EQ(oci_->AccessFor(bob_, "x").value(), Access::Read);  // can never be a repo
+  // A well-formed name that is no hub repo's: reads find nothing (404), writes are told why.
+  EXPECT_EQ(oci_->GetManifest(alice_, "conformance", "v1").error().code,
+            ErrorCode::RepoNotFound);
+  EXPECT_EQ(oci_->StartUpload(alice_, "conformance").error().code, ErrorCode::NameInvalid);
+  EXPECT_EQ(oci_->GetManifest(alice_, "a/B", "v1").error().code, ErrorCode::NameInvalid);
 }
 
 TEST_F(OciServiceTest, NamesAreFoundIgnoringCaseAndAmbiguityIsRefused) {
@@ -392,6 +398,17 @@ TEST_F(OciServiceTest, ReferrersFilterAndTagSchemaFallback) {
   EXPECT_TRUE(sigs.filter_applied);
   EXPECT_EQ(sigs.body.find(D(referrer("sbom", "2"))), std::string::npos);
   EXPECT_NE(sigs.body.find(D("legacy")), std::string::npos);
+  // An index referrer may list its not-yet-pushed subject as a child; other children must
+  // exist.
+  auto idx = [&](std::string child) {
+    return R"({"schemaVersion":2,"mediaType":")" + std::string(kIndexType) +
+           R"(","manifests":[{"mediaType":"m","digest":")" + child +
+           R"(","size":1}],"subject":{"mediaType":"m","digest":")" + subject +
+           R"(","size":1}})";
+  };
+  EXPECT_TRUE(PutManifest("alice/m", "idx", idx(subject), kIndexType).has_value());
+  EXPECT_EQ(PutManifest("alice/m", "idx2", idx(D("gone")), kIndexType).error().code,
+            ErrorCode::ManifestBlobUnknown);
   auto none = oci_->ListReferrers(alice_, "alice/m", D("nothing"), "").value();
   EXPECT_NE(none.body.find(R"("manifests":[])"), std::string::npos) << none.body;
   EXPECT_EQ(oci_->ListReferrers(alice_, "alice/m", "sha256:bad", "").error().code,
