@@ -31,7 +31,7 @@ wait_line() {
 start_hangar() {
   local d="$1"
   mkdir -p "$d/data"
-  "$BIN" admin user create bench --data-dir "$d/data" >/dev/null
+  "$BIN" admin user create bench --data-dir "$d/data" >/dev/null 2>&1
   local token
   token="$("$BIN" admin token create bench --role write --data-dir "$d/data")"
   # No access log: one line per request is not what is measured.

@@ -19,7 +19,7 @@ namespace hangar::client {
 
 // Defaults measured by bench/oci/oci_bench.sh (docs/benchmarks.md "Issue #5 — OCI
 // push/pull").
-inline constexpr uint64_t kDefaultOciPartSize = uint64_t{128} << 20;
+inline constexpr uint64_t kDefaultOciPartSize = uint64_t{256} << 20;
 inline constexpr int kDefaultOciWorkers = 4;
 
 struct OciPushOptions {
