@@ -6,8 +6,9 @@
 // the caller may create repos in that namespace.
 //
 // Blob uploads (§4) live in process memory: an open storage::BlobWriter, its offset and a
-// per-upload mutex, keyed by a random UUID. At most `max_open_uploads` are open; one idle
-// for `upload_idle` is dropped. A restart loses them (docs/oci.md: replicas need sticky
+// per-upload mutex, keyed by a random UUID. At most `max_open_uploads` are open, and at
+// most `max_open_uploads_per_user` of one user (so one pusher cannot lock everyone else
+// out); one idle for `upload_idle` is dropped. A restart loses them (docs/oci.md: replicas need sticky
 // routing for uploads). Bodies stream through BlobWriter: memory stays flat.
 //
 // A blob is readable in a repo when an OCI push or mount linked it there
@@ -46,6 +47,7 @@ namespace hangar::services {
 struct OciOptions {
   uint64_t max_manifest_bytes = 4 << 20;  // larger manifest PUTs: PayloadTooLarge (413)
   size_t max_open_uploads = 1000;         // uploads open at once; 0 = no limit
+  size_t max_open_uploads_per_user = 100; // uploads one user has open at once; 0 = no limit
   std::chrono::seconds upload_idle{3600}; // an upload untouched this long is dropped
   std::function<int64_t()> now;           // unix seconds; empty = NowUnix
 };
@@ -115,8 +117,8 @@ class OciService {
 
   // ---- uploads (oci.md §4; oci_uploads.cc) ----
   // Opens an upload (POST …/blobs/uploads/). `digest_algorithm` ("sha256" or "sha512",
-  // end-4c) makes the upload hash sha512 as it goes. Errors: TooManyRequests (cap
-  // reached), DigestInvalid (unsupported algorithm), and the common ones.
+  // end-4c) makes the upload hash sha512 as it goes. Errors: TooManyRequests (the
+  // process's or the caller's cap reached), DigestInvalid (unsupported algorithm), and the common ones.
   Result<OciUploadState> StartUpload(const Principal& who, std::string_view name,
                                      std::string_view digest_algorithm = "");
   // A whole blob in one request (POST ?digest=, §4.3): stores `body` if it matches

@@ -37,6 +37,7 @@ struct OciService::Upload {
   std::mutex mu;
   std::string id;
   int64_t repo_id = 0;
+  int64_t user_id = 0;  // who opened it (max_open_uploads_per_user)
   std::unique_ptr<storage::BlobWriter> writer;
   std::optional<OciHasher> sha512;  // announced with ?digest-algorithm=sha512
   std::atomic<int64_t> last_used{0};
@@ -95,10 +96,21 @@ Result<OciUploadState> OciService::StartUpload(const Principal& who, std::string
   }
   HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(who, name, Access::Write, /*create=*/true));
   const int64_t now = Now();
+  // The writer first: the cap checks and the insertion below then happen under one lock,
+  // so concurrent POSTs cannot overshoot either cap.
+  auto up = std::make_shared<Upload>();
+  HANGAR_ASSIGN_OR_RETURN(up->writer, blobs_.Create(Sha256{}, std::nullopt));
+  up->id = NewUuid();
+  up->repo_id = repo.record.id;
+  up->user_id = who.user_id;
+  up->last_used = now;
+  if (digest_algorithm == "sha512") up->sha512.emplace("sha512");
   // Expire idle uploads first; one a request is working on (mu held) is not idle.
   std::vector<std::shared_ptr<Upload>> expired;
+  Result<void> admitted;
   {
     std::lock_guard lock(uploads_->mu);
+    size_t mine = 0;  // the caller's open uploads
     for (auto it = uploads_->open.begin(); it != uploads_->open.end();) {
       Upload& u = *it->second;
       if (now - u.last_used.load() >= options_.upload_idle.count() && u.mu.try_lock()) {
@@ -107,24 +119,31 @@ Result<OciUploadState> OciService::StartUpload(const Principal& who, std::string
         expired.push_back(std::move(it->second));
         it = uploads_->open.erase(it);
       } else {
+        mine += u.user_id == who.user_id;
         ++it;
       }
     }
     if (options_.max_open_uploads != 0 && uploads_->open.size() >= options_.max_open_uploads) {
-      return MakeError(ErrorCode::TooManyRequests,
-                       "too many blob uploads in progress (" +
-                           std::to_string(options_.max_open_uploads) + "); retry later");
+      admitted = MakeError(ErrorCode::TooManyRequests,
+                           "too many blob uploads in progress (" +
+                               std::to_string(options_.max_open_uploads) + "); retry later");
+    } else if (options_.max_open_uploads_per_user != 0 &&
+               mine >= options_.max_open_uploads_per_user) {
+      // One pusher must not take every slot (oci_hardening: one user opening uploads
+      // until the process cap locked every other pusher out).
+      admitted = MakeError(ErrorCode::TooManyRequests,
+                           "you have " + std::to_string(mine) +
+                               " blob uploads in progress, the most one user may have open; " +
+                               "finish or cancel some (DELETE the upload URL) or retry later");
+    } else {
+      uploads_->open.emplace(up->id, up);
     }
   }
   for (auto& u : expired) u->writer->Abort();
-  auto up = std::make_shared<Upload>();
-  HANGAR_ASSIGN_OR_RETURN(up->writer, blobs_.Create(Sha256{}, std::nullopt));
-  up->id = NewUuid();
-  up->repo_id = repo.record.id;
-  up->last_used = now;
-  if (digest_algorithm == "sha512") up->sha512.emplace("sha512");
-  std::lock_guard lock(uploads_->mu);
-  uploads_->open.emplace(up->id, up);
+  if (!admitted) {
+    up->writer->Abort();
+    return std::move(admitted).error();
+  }
   return OciUploadState{up->id, 0};
 }
 

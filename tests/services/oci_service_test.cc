@@ -230,6 +230,26 @@ TEST_F(OciServiceTest, UploadsAreCappedAndExpire) {
             ErrorCode::BlobUploadUnknown);
 }
 
+// One user opening uploads until the process cap is reached must not lock every other
+// pusher out (oci_hardening found this): each user has a share of their own.
+TEST_F(OciServiceTest, OneUserCannotTakeEveryUploadSlot) {
+  OciOptions o;
+  o.max_open_uploads = 10;
+  o.max_open_uploads_per_user = 3;
+  Make(o);
+  std::vector<std::string> mine;
+  for (int i = 0; i < 3; ++i) mine.push_back(oci_->StartUpload(bob_, "bob/m").value().id);
+  auto refused = oci_->StartUpload(bob_, "bob/m");
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().code, ErrorCode::TooManyRequests);
+  EXPECT_EQ(oci_->OpenUploads(), 3u);  // the refused one left nothing behind
+  // Another user still gets slots.
+  ASSERT_TRUE(oci_->StartUpload(alice_, "alice/m").has_value());
+  // Cancelling one of bob's frees his slot.
+  ASSERT_TRUE(oci_->CancelUpload(bob_, "bob/m", mine[0]).has_value());
+  EXPECT_TRUE(oci_->StartUpload(bob_, "bob/m").has_value());
+}
+
 TEST_F(OciServiceTest, PermissionsAndNames) {
   Push("alice/m", "x");
   // Anonymous push to a missing repo: not found (the handler turns it into a 401).
