@@ -3,7 +3,9 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <charconv>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,16 +45,21 @@ bool Accepts(const http::Request& req, std::string_view media_type) {
   return !any;
 }
 
-// `n` of a listing (oci.md §6.1): nullopt when absent. Errors: BadRequest.
+// `n` of a listing (oci.md §6.1): nullopt when absent; a count past what an int holds is
+// clamped (the service caps pages far lower anyway) rather than refused, so "n=99999999999"
+// asks for everything as it means to. Errors: BadRequest for anything but digits.
 Result<std::optional<int>> PageSize(const http::Request& req) {
   auto n = req.Query("n");
   if (!n) return std::optional<int>();
-  int v = 0;
-  auto [p, ec] = std::from_chars(n->data(), n->data() + n->size(), v);
-  if (n->empty() || ec != std::errc() || p != n->data() + n->size() || v < 0) {
+  bool digits = !n->empty() && n->size() <= 1000 &&
+                std::all_of(n->begin(), n->end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!digits) {
     return MakeError(ErrorCode::BadRequest,
                      "n must be a non-negative integer, got \"" + n->substr(0, 50) + "\"");
   }
+  int v = 0;
+  auto [p, ec] = std::from_chars(n->data(), n->data() + n->size(), v);
+  if (ec == std::errc::result_out_of_range) v = std::numeric_limits<int>::max();
   return std::optional<int>(v);
 }
 
