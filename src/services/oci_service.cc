@@ -74,14 +74,24 @@ Result<RepoHandle> OciService::OpenRepo(const Principal& who, std::string_view n
     }
     return std::move(parsed).error();
   }
+  auto cannot_create = [&] {
+    return MakeError(ErrorCode::Forbidden,
+                     "you cannot create repositories in namespace '" + parsed->ns + "'");
+  };
   HANGAR_ASSIGN_OR_RETURN(auto id, FindRepo(*parsed));
-  if (id) return repos_.Open(who, *id, needed);
+  if (id) {
+    auto repo = repos_.Open(who, *id, needed);
+    if (repo || repo.error().code != ErrorCode::RepoNotFound) return repo;
+    // A repo the caller may not see answers exactly as a missing one: same message (the
+    // hub's names the stored spelling), and for a push the same refusal to create it.
+    if (create && !who.anonymous && !CreatableNamespace(who, parsed->ns)) return cannot_create();
+    return NameUnknown(name);
+  }
   if (!create) return NameUnknown(name);
   auto ns = CreatableNamespace(who, parsed->ns);
   if (!ns) {
     if (who.anonymous) return NameUnknown(name);
-    return MakeError(ErrorCode::Forbidden,
-                     "you cannot create repositories in namespace '" + parsed->ns + "'");
+    return cannot_create();
   }
   auto rid = RepoId::Parse(parsed->type, *ns, parsed->name);
   if (!rid) return MakeError(ErrorCode::NameInvalid, rid.error().message);

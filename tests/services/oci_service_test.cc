@@ -1,6 +1,7 @@
 // OciService (services/oci_service.h): uploads, blobs, manifests, tags, referrers, deletes,
 // mounts, names and permissions, over SQLite, a memory blob store and real git repos.
 
+#include <boost/json.hpp>
 #include "services/oci_service.h"
 
 #include <gtest/gtest.h>
@@ -275,6 +276,42 @@ TEST_F(OciServiceTest, PermissionsAndNames) {
             ErrorCode::RepoNotFound);
   EXPECT_EQ(oci_->StartUpload(alice_, "conformance").error().code, ErrorCode::NameInvalid);
   EXPECT_EQ(oci_->GetManifest(alice_, "a/B", "v1").error().code, ErrorCode::NameInvalid);
+}
+
+TEST_F(OciServiceTest, APrivateRepoAnswersExactlyAsAMissingOne) {
+  Push("alice/secret", "x");
+  ASSERT_TRUE(repos_->SetPrivate(alice_, RepoId{RepoType::Model, "alice", "secret"}, true));
+  auto hidden = oci_->GetManifest(bob_, "alice/secret", "v1");
+  auto missing = oci_->GetManifest(bob_, "alice/nothing", "v1");
+  ASSERT_FALSE(hidden.has_value());
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(hidden.error().code, missing.error().code);
+  auto without = [](std::string msg, std::string_view name) {
+    return msg.replace(msg.find(name), name.size(), "NAME");
+  };
+  EXPECT_EQ(without(hidden.error().message, "alice/secret"),
+            without(missing.error().message, "alice/nothing"));
+  auto push_hidden = oci_->StartUpload(bob_, "alice/secret");
+  auto push_missing = oci_->StartUpload(bob_, "alice/nothing");
+  EXPECT_EQ(push_hidden.error().code, ErrorCode::Forbidden);
+  EXPECT_EQ(push_hidden.error().message, push_missing.error().message);
+}
+
+TEST_F(OciServiceTest, AManifestMayUseTheRepoGitFilesAsBlobs) {
+  Push("alice/m", "{}");
+  auto projected = oci_->GetManifest(alice_, "alice/m", "main");  // hashes .gitattributes
+  ASSERT_TRUE(projected.has_value()) << projected.error().message;
+  auto doc = boost::json::parse(projected->body).as_object();
+  std::string git_file;
+  for (const auto& layer : doc.at("layers").as_array()) {
+    git_file = std::string(layer.as_object().at("digest").as_string());
+  }
+  ASSERT_FALSE(git_file.empty());
+  EXPECT_FALSE(ReadBlob("alice/m", git_file).starts_with("error:"));  // HEAD/GET serve it
+  auto put = PutManifest("alice/m", "copy", ImageManifest(D("{}"), {git_file}));
+  EXPECT_TRUE(put.has_value()) << put.error().message;
+  auto other = PutManifest("alice/m", "bad", ImageManifest(D("{}"), {D("not here")}));
+  EXPECT_EQ(other.error().code, ErrorCode::ManifestBlobUnknown);
 }
 
 TEST_F(OciServiceTest, NamesAreFoundIgnoringCaseAndAmbiguityIsRefused) {
