@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 
+#include "core/base64.h"
 #include "core/util.h"
 
 namespace hangar::client {
@@ -16,15 +17,6 @@ namespace {
 net::HttpClient& ThreadClient() {
   thread_local net::HttpClient client;
   return client;
-}
-
-std::string Base64(std::string_view in) {
-  std::string out(4 * ((in.size() + 2) / 3), '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(in.data()),
-                          static_cast<int>(in.size()));
-  out.resize(n < 0 ? 0 : static_cast<size_t>(n));
-  return out;
 }
 
 Result<json::value> ParseJson(const net::HttpResponse& res, std::string_view what) {
@@ -267,7 +259,7 @@ Result<std::vector<std::optional<bool>>> HubClient::Preupload(
     for (size_t i = start; i < end; ++i) {
       arr.push_back(json::object{{"path", files[i].path},
                                  {"size", files[i].size},
-                                 {"sample", Base64(files[i].sample)}});
+                                 {"sample", Base64Encode(files[i].sample)}});
     }
     net::HttpRequest req;
     req.method = "POST";
@@ -392,7 +384,7 @@ Result<std::string> HubClient::Commit(const RepoRef& repo, std::string_view bran
     } else {
       line = json::object{{"key", "file"},
                           {"value", json::object{{"path", op.path},
-                                                 {"content", Base64(op.content)},
+                                                 {"content", Base64Encode(op.content)},
                                                  {"encoding", "base64"}}}};
     }
     body += json::serialize(line);

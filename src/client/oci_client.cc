@@ -6,6 +6,7 @@
 
 #include <boost/json.hpp>
 
+#include "core/base64.h"
 #include "core/hex.h"
 #include "core/sha256.h"
 #include "core/util.h"
@@ -30,17 +31,8 @@ net::HttpClient& ThreadClient() {
   return client;
 }
 
-std::string Base64(std::string_view in) {
-  std::string out(4 * ((in.size() + 2) / 3), '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(in.data()),
-                          static_cast<int>(in.size()));
-  out.resize(n < 0 ? 0 : static_cast<size_t>(n));
-  return out;
-}
-
 std::string BasicHeader(const Credentials& c) {
-  return "Basic " + Base64(c.username + ":" + c.password);
+  return "Basic " + Base64Encode(c.username + ":" + c.password);
 }
 
 std::string WithQuery(const std::string& url, std::string_view param) {

@@ -8,6 +8,7 @@
 #include <array>
 #include <unordered_map>
 
+#include "core/base64.h"
 #include "core/log.h"
 #include "core/repo_id.h"
 #include "core/sha256.h"
@@ -42,35 +43,6 @@ constexpr std::string_view kBadPassword = "Invalid username or password";
 
 Error Unauthorized() { return MakeError(ErrorCode::Unauthorized, std::string(kInvalidCredentials)); }
 
-// Strict standard base64 (RFC 4648 §4); padding optional. nullopt on any other byte.
-std::optional<std::string> DecodeBase64(std::string_view in) {
-  while (!in.empty() && in.back() == '=') in.remove_suffix(1);
-  if (in.size() % 4 == 1) return std::nullopt;
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  std::string out;
-  out.reserve(in.size() * 3 / 4);
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : in) {
-    int v = value(c);
-    if (v < 0) return std::nullopt;
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
-  return out;
-}
-
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
@@ -91,7 +63,7 @@ std::optional<std::string> TokenFromHeader(std::string_view header) {
   std::string_view rest = Trim(header.substr(sp + 1));
   if (IEquals(scheme, "Bearer")) return std::string(rest);
   if (!IEquals(scheme, "Basic")) return std::nullopt;
-  auto decoded = DecodeBase64(rest);
+  auto decoded = Base64Decode(rest);
   if (!decoded) return std::nullopt;
   size_t colon = decoded->find(':');  // any user name; the token is the password
   if (colon == std::string::npos) return std::nullopt;

@@ -1,5 +1,7 @@
 #include "services/oci_token.h"
 
+#include "core/base64.h"
+
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -34,46 +36,6 @@ Error BadScope(std::string_view scope, std::string_view why) {
 
 void AddUnique(std::vector<std::string>& v, std::string_view s) {
   if (std::find(v.begin(), v.end(), s) == v.end()) v.emplace_back(s);
-}
-
-// base64url without padding (RFC 4648 §5), by OpenSSL's base64 plus the URL alphabet.
-std::string Base64UrlEncode(std::string_view data) {
-  std::string out(4 * ((data.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(data.data()),
-                          static_cast<int>(data.size()));
-  out.resize(static_cast<size_t>(n));
-  while (!out.empty() && out.back() == '=') out.pop_back();
-  for (char& c : out) {
-    if (c == '+') c = '-';
-    if (c == '/') c = '_';
-  }
-  return out;
-}
-
-bool IsBase64UrlChar(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-         c == '-' || c == '_';
-}
-
-// Only called on MAC-checked text, which this server produced with Base64UrlEncode.
-bool Base64UrlDecode(std::string_view s, std::string& out) {
-  if (s.size() % 4 == 1 || !std::all_of(s.begin(), s.end(), IsBase64UrlChar)) return false;
-  std::string padded(s);
-  for (char& c : padded) {
-    if (c == '-') c = '+';
-    if (c == '_') c = '/';
-  }
-  size_t pad = (4 - padded.size() % 4) % 4;
-  padded.append(pad, '=');
-  out.assign(padded.size() / 4 * 3, '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(padded.data()),
-                          static_cast<int>(padded.size()));
-  if (n < 0) return false;
-  // EVP_DecodeBlock counts the bytes the '=' padding stands for; drop them.
-  out.resize(static_cast<size_t>(n) - pad);
-  return true;
 }
 
 // base64url(HMAC-SHA256(key, kContext || signed_part)); "" when HMAC fails.
@@ -321,10 +283,10 @@ Result<RegistryTokenClaims> VerifyRegistryToken(std::string_view key, std::strin
     return Invalid();
   }
   // Only now, with the MAC checked, is the payload trusted.
-  std::string payload;
-  if (!Base64UrlDecode(signed_part.substr(kPrefix.size()), payload)) return Invalid();
+  auto payload = Base64UrlDecode(signed_part.substr(kPrefix.size()));
+  if (!payload) return Invalid();
   boost::system::error_code ec;
-  json::value v = json::parse(payload, ec);
+  json::value v = json::parse(*payload, ec);
   RegistryTokenClaims c;
   if (ec || !v.is_object() || !ClaimsFromJson(v.get_object(), c)) return Invalid();
   if (now >= c.expires_at) {

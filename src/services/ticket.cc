@@ -1,5 +1,7 @@
 #include "services/ticket.h"
 
+#include "core/base64.h"
+
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -20,59 +22,6 @@ constexpr size_t kPayloadSize = 1 + 1 + 8 + 8 + 8 + 32;
 constexpr size_t kMacSize = 32;
 constexpr size_t kTicketBytes = kPayloadSize + kMacSize;  // 90 → 120 base64url chars
 constexpr std::string_view kContext = "hangar-lfs-ticket-v1\n";
-
-constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-std::string Base64UrlEncode(const uint8_t* data, size_t n) {
-  std::string out;
-  out.reserve((n * 4 + 2) / 3);
-  size_t i = 0;
-  for (; i + 3 <= n; i += 3) {
-    uint32_t v = (uint32_t{data[i]} << 16) | (uint32_t{data[i + 1]} << 8) | data[i + 2];
-    out += kB64[(v >> 18) & 63];
-    out += kB64[(v >> 12) & 63];
-    out += kB64[(v >> 6) & 63];
-    out += kB64[v & 63];
-  }
-  if (n - i == 1) {
-    uint32_t v = uint32_t{data[i]} << 16;
-    out += kB64[(v >> 18) & 63];
-    out += kB64[(v >> 12) & 63];
-  } else if (n - i == 2) {
-    uint32_t v = (uint32_t{data[i]} << 16) | (uint32_t{data[i + 1]} << 8);
-    out += kB64[(v >> 18) & 63];
-    out += kB64[(v >> 12) & 63];
-    out += kB64[(v >> 6) & 63];
-  }
-  return out;
-}
-
-int B64Value(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '-') return 62;
-  if (c == '_') return 63;
-  return -1;
-}
-
-// Decodes exactly `out.size()` bytes of unpadded base64url; false on any other input.
-// Only lengths that are multiples of 3 bytes are needed here (90), so no partial groups.
-bool Base64UrlDecodeExact(std::string_view s, std::span<uint8_t> out) {
-  if (out.size() % 3 != 0 || s.size() != out.size() / 3 * 4) return false;
-  for (size_t i = 0, o = 0; i < s.size(); i += 4, o += 3) {
-    uint32_t v = 0;
-    for (size_t k = 0; k < 4; ++k) {
-      int d = B64Value(s[i + k]);
-      if (d < 0) return false;
-      v = (v << 6) | static_cast<uint32_t>(d);
-    }
-    out[o] = static_cast<uint8_t>(v >> 16);
-    out[o + 1] = static_cast<uint8_t>(v >> 8);
-    out[o + 2] = static_cast<uint8_t>(v);
-  }
-  return true;
-}
 
 void PutU64(uint8_t* p, uint64_t v) {
   for (int i = 7; i >= 0; --i) {
@@ -119,13 +68,15 @@ std::string IssueTicket(std::string_view key, const TicketClaims& claims) {
   // HMAC only fails on allocation failure; an all-zero MAC then never verifies.
   (void)ComputeMac(key, p, mac);
   std::memcpy(p + kPayloadSize, mac.data(), kMacSize);
-  return Base64UrlEncode(buf.data(), buf.size());
+  return Base64UrlEncode(std::string_view(reinterpret_cast<const char*>(buf.data()), buf.size()));
 }
 
 Result<TicketClaims> VerifyTicket(std::string_view key, std::string_view ticket, int64_t now) {
   if (key.empty()) return Invalid();
   std::array<uint8_t, kTicketBytes> buf{};
-  if (!Base64UrlDecodeExact(ticket, buf)) return Invalid();
+  auto decoded = Base64UrlDecode(ticket);
+  if (!decoded || decoded->size() != buf.size()) return Invalid();
+  std::memcpy(buf.data(), decoded->data(), buf.size());
   std::array<uint8_t, kMacSize> mac{};
   if (!ComputeMac(key, buf.data(), mac)) return MakeError(ErrorCode::Internal, "HMAC failed");
   if (CRYPTO_memcmp(mac.data(), buf.data() + kPayloadSize, kMacSize) != 0) return Invalid();
