@@ -29,6 +29,10 @@ using tcp = asio::ip::tcp;
 namespace {
 
 constexpr auto kTuple = asio::experimental::as_tuple(asio::use_awaitable);
+// Lingering close after an answer that left request bytes unread: read and drop at most
+// this much, for at most this long in all.
+constexpr size_t kLingerBytes = size_t{8} << 20;
+constexpr auto kLingerTime = std::chrono::seconds(2);
 constexpr size_t kStreamChunk = 256 * 1024;   // response chunk read per worker hand-off
 constexpr size_t kBodyReadSize = 64 * 1024;   // socket read size for request bodies
 constexpr size_t kBodyBatch = 256 * 1024;     // request bytes gathered per worker hand-off
@@ -358,6 +362,7 @@ asio::awaitable<void> Server::Impl::Reject(Conn& c, const Error& e) {
 }
 
 asio::awaitable<void> Server::Impl::Session(std::shared_ptr<Conn> c) {
+  bool unread_body = false;  // the last answer left request bytes unread (lingering close)
   for (;;) {
     c->idle = true;
     if (stopping) break;
@@ -434,9 +439,23 @@ asio::awaitable<void> Server::Impl::Session(std::shared_ptr<Conn> c) {
                           req->principal.anonymous ? "-" : req->principal.name);
     }
     req->body.reset();
+    unread_body = sent && !body_consumed;
     if (!sent || !keep) break;
   }
   beast::error_code ignored;
+  if (unread_body) {
+    // Lingering close: closing with request bytes still unread makes the kernel send a
+    // RST, which can destroy the answer (say a 400 for an oversized upload) before the
+    // client reads it. Stop sending, then discard what still arrives, briefly and boundedly.
+    c->stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    char sink[16384];
+    c->stream.expires_after(kLingerTime);  // for the whole drain, not per read
+    for (size_t drained = 0; drained < kLingerBytes;) {
+      auto [ec, n] = co_await c->stream.async_read_some(asio::buffer(sink), kTuple);
+      if (ec) break;
+      drained += n;
+    }
+  }
   c->stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
   c->stream.socket().close(ignored);
   ConnDone();
