@@ -11,6 +11,7 @@
 #include <boost/json.hpp>
 
 #include "client/oci_client.h"
+#include "core/util.h"
 #include "core/hex.h"
 
 namespace hangar::client {
@@ -18,12 +19,6 @@ namespace hangar::client {
 namespace json = boost::json;
 
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool IsTokenChar(char c) {  // RFC 7230 tchar
   return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
@@ -56,7 +51,7 @@ bool ReadQuoted(std::string_view s, size_t& i, std::string& out) {
 std::string ConfigKeyHost(std::string_view key) {
   if (size_t p = key.find("://"); p != std::string_view::npos) key.remove_prefix(p + 3);
   if (size_t p = key.find('/'); p != std::string_view::npos) key = key.substr(0, p);
-  return Lower(key);
+  return AsciiLower(key);
 }
 
 std::optional<std::string> Base64Decode(std::string_view in) {
@@ -144,7 +139,7 @@ bool IsLoopbackRegistry(std::string_view registry) {
   } else {
     host = std::string(registry.substr(0, registry.find(':')));
   }
-  host = Lower(host);
+  host = AsciiLower(host);
   if (host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1") return true;
   static const std::regex v4("127\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}");
   return std::regex_match(host, v4);
@@ -164,7 +159,7 @@ std::vector<AuthChallenge> ParseChallenges(std::string_view s) {
     std::string scheme = ReadToken(s, i);
     if (scheme.empty()) return out;
     AuthChallenge ch;
-    ch.scheme = Lower(scheme);
+    ch.scheme = AsciiLower(scheme);
     for (;;) {
       SkipSpaces(s, i);
       size_t save = i;
@@ -185,7 +180,7 @@ std::vector<AuthChallenge> ParseChallenges(std::string_view s) {
       } else {
         value = ReadToken(s, i);
       }
-      ch.params[Lower(name)] = std::move(value);
+      ch.params[AsciiLower(name)] = std::move(value);
       SkipSpaces(s, i);
       if (i < s.size() && s[i] == ',') ++i;
     }
@@ -206,7 +201,7 @@ Result<std::optional<Credentials>> DockerConfigCredentials(std::string_view conf
   }
   const auto* auths = v.as_object().if_contains("auths");
   if (auths == nullptr || !auths->is_object()) return std::optional<Credentials>();
-  std::string want = Lower(registry);
+  std::string want = AsciiLower(registry);
   if (want == "docker.io" || want == "registry-1.docker.io") want = "index.docker.io";
   for (const auto& [key, entry] : auths->as_object()) {
     if (ConfigKeyHost(key) != want || !entry.is_object()) continue;

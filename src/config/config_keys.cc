@@ -1,4 +1,5 @@
 #include "config/config_keys.h"
+#include "core/util.h"
 
 #include <cctype>
 #include <charconv>
@@ -10,12 +11,6 @@ namespace hangar::config::internal {
 namespace {
 
 std::string Quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::string TypeName(const RawValue& v) {
   if (std::holds_alternative<int64_t>(v)) return "an integer";
@@ -164,7 +159,7 @@ KeyDef BoolKey(std::string_view section, std::string_view name, Access access) {
           return "";
         }
         if (const auto* s = std::get_if<std::string>(&v)) {
-          std::string l = Lower(*s);
+          std::string l = AsciiLower(*s);
           if (l == "true" || l == "1" || l == "yes" || l == "on") {
             access(c) = true;
             return "";

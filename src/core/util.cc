@@ -86,6 +86,14 @@ std::string PercentDecode(std::string_view s, bool* ok) {
   return out;
 }
 
+std::string AsciiLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
 std::string PercentEncode(std::string_view s, bool keep_slash) {
   static constexpr char kDigits[] = "0123456789ABCDEF";
   std::string out;

@@ -25,6 +25,8 @@ std::string PercentDecode(std::string_view s, bool* ok = nullptr);
 // Percent-encodes everything but unreserved characters (RFC 3986) and, when
 // `keep_slash`, '/'.
 std::string PercentEncode(std::string_view s, bool keep_slash = false);
+// `s` with ASCII letters lower-cased; other bytes (UTF-8 included) unchanged.
+std::string AsciiLower(std::string_view s);
 
 // Appends `s` to `out` with & < > " ' written as character references (&amp; &lt; &gt;
 // &quot; &#39;) and NUL dropped: safe as HTML or XML text and attribute values.

@@ -1,4 +1,5 @@
 #include "net/http_client.h"
+#include "core/util.h"
 
 #include <curl/curl.h>
 
@@ -16,12 +17,6 @@ void GlobalInit() {
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' ||
@@ -33,7 +28,7 @@ std::string_view Trim(std::string_view s) {
 
 bool HasHeader(const HttpRequest& req, std::string_view lower_name) {
   for (const auto& [name, value] : req.headers) {
-    if (Lower(name) == lower_name) return true;
+    if (AsciiLower(name) == lower_name) return true;
   }
   return false;
 }
@@ -104,7 +99,7 @@ size_t HeaderCallback(char* buf, size_t size, size_t nitems, void* userp) {
   }
   size_t colon = trimmed.find(':');
   if (colon != std::string_view::npos) {
-    t->response.headers.emplace_back(Lower(trimmed.substr(0, colon)),
+    t->response.headers.emplace_back(AsciiLower(trimmed.substr(0, colon)),
                                      std::string(Trim(trimmed.substr(colon + 1))));
   }
   return line.size();
@@ -192,7 +187,7 @@ Error TransferError(const HttpRequest& req, Transfer& t, CURLcode rc) {
 }  // namespace
 
 std::optional<std::string> HttpResponse::Header(std::string_view name) const {
-  std::string lower = Lower(name);
+  std::string lower = AsciiLower(name);
   for (const auto& [n, v] : headers) {
     if (n == lower) return v;
   }

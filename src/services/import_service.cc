@@ -25,12 +25,6 @@ namespace {
 constexpr int64_t kStaleMarginS = 600;
 constexpr size_t kMaxGitMessage = 400;
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 Error Bad(std::string message) { return MakeError(ErrorCode::BadRequest, std::move(message)); }
 
 // git's complaint about a source, short: its fatal:/error: lines (else the last line),
@@ -229,7 +223,7 @@ Result<ImportSource> CheckImportSource(std::string_view source, bool allow_local
   const std::string allowed = allow_local ? "http, https, git, ssh or file" : "http, https, git or ssh";
   size_t scheme_end = source.find("://");
   if (scheme_end != std::string_view::npos) {
-    std::string scheme = Lower(source.substr(0, scheme_end));
+    std::string scheme = AsciiLower(source.substr(0, scheme_end));
     bool well_formed = !scheme.empty() && std::isalpha(static_cast<unsigned char>(scheme[0])) &&
                        std::all_of(scheme.begin(), scheme.end(), [](char c) {
                          return std::isalnum(static_cast<unsigned char>(c)) || c == '+' ||

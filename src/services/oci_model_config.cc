@@ -1,4 +1,5 @@
 #include "services/oci_model_config.h"
+#include "core/util.h"
 
 #include <time.h>
 
@@ -13,12 +14,6 @@ namespace hangar::services {
 namespace {
 
 namespace json = boost::json;
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 template <size_t N>
 bool OneOf(std::string_view s, const std::array<std::string_view, N>& set) {
@@ -98,7 +93,7 @@ Guess ClassifyDatasetFile(std::string_view base, std::string_view ext) {
 
 // ModelPack's format name for a weight file's extension, with its preference rank.
 std::optional<std::pair<int, std::string_view>> FormatOf(std::string_view path) {
-  std::string name = Lower(path.substr(path.rfind('/') + 1));
+  std::string name = AsciiLower(path.substr(path.rfind('/') + 1));
   auto dot = name.rfind('.');
   std::string ext = dot == std::string::npos ? "" : name.substr(dot + 1);
   if (ext == "safetensors") return std::pair{0, "safetensors"};
@@ -167,7 +162,7 @@ std::string_view ConfigMediaTypeOf(RepoType type) {
 
 LayerClass ClassifyLayer(RepoType type, std::string_view path, bool lfs) {
   if (type == RepoType::Space) return {std::string(kOrasFileLayerType), false, false};
-  std::string base = Lower(path.substr(path.rfind('/') + 1));
+  std::string base = AsciiLower(path.substr(path.rfind('/') + 1));
   auto dot = base.rfind('.');
   std::string ext = dot == std::string::npos || dot == 0 ? "" : base.substr(dot + 1);
   Guess g = type == RepoType::Model ? ClassifyModelFile(base, ext, lfs) : ClassifyDatasetFile(base, ext);

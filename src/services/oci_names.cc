@@ -1,4 +1,5 @@
 #include "services/oci_names.h"
+#include "core/util.h"
 
 #include <openssl/evp.h>
 
@@ -33,12 +34,6 @@ bool IsValidComponent(std::string_view c) {
       return false;
     }
   }
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 }  // namespace
@@ -91,7 +86,7 @@ bool MatchesOciNameGrammar(std::string_view name) {
   }
 }
 
-std::string OciNameOf(const RepoId& id) { return Lower(id.UrlPath()); }
+std::string OciNameOf(const RepoId& id) { return AsciiLower(id.UrlPath()); }
 
 bool IsValidTag(std::string_view tag) {
   if (tag.empty() || tag.size() > 128) return false;

@@ -17,12 +17,6 @@ constexpr int kMaxList = 100000;
 // Repos the catalog looks at (nice to have; docs/oci.md).
 constexpr int kCatalogScan = 10000;
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 Error NameUnknown(std::string_view name) {
   return MakeError(ErrorCode::RepoNotFound,
                    "repository name not known to registry: " + std::string(name.substr(0, 300)));
@@ -48,11 +42,11 @@ std::optional<std::string> OciService::CreatableNamespace(const Principal& who,
                                                           std::string_view ns) {
   if (!who.CanWrite()) return std::nullopt;
   std::optional<std::string> spelled;
-  if (Lower(who.name) == ns) {
+  if (AsciiLower(who.name) == ns) {
     spelled = who.name;
   } else if (auto orgs = users_.ListOrgsOfUser(who.user_id); orgs) {
     for (const auto& m : *orgs) {
-      if (Lower(m.org.name) == ns) spelled = m.org.name;
+      if (AsciiLower(m.org.name) == ns) spelled = m.org.name;
     }
   }
   if (!spelled && who.is_admin) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "core/lru.h"
+#include "core/util.h"
 #include "services/model_card.h"
 #include "web/markdown.h"
 #include "web/pages/pages.h"
@@ -27,15 +28,9 @@ std::string_view Extension(std::string_view path) {
   return dot == std::string_view::npos || dot == 0 ? std::string_view() : base.substr(dot + 1);
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
-
 bool IsImage(std::string_view path) {
   static const char* kExt[] = {"png", "jpg", "jpeg", "gif", "webp", "svg", "bmp", "ico"};
-  std::string ext = Lower(Extension(path));
+  std::string ext = AsciiLower(Extension(path));
   return std::find_if(std::begin(kExt), std::end(kExt), [&](const char* e) { return ext == e; }) !=
          std::end(kExt);
 }
@@ -50,7 +45,7 @@ std::string_view LanguageOf(std::string_view path) {
       {"ini", "ini"}, {"html", "xml"}, {"xml", "xml"}, {"css", "css"}, {"sql", "sql"},
       {"rb", "ruby"}, {"ipynb", "json"}, {"r", "r"}, {"jl", "julia"}, {"lua", "lua"},
       {"dockerfile", "dockerfile"}, {"txt", ""}};
-  std::string ext = Lower(Extension(path));
+  std::string ext = AsciiLower(Extension(path));
   for (const auto& [e, l] : kLangs) {
     if (ext == e) return l;
   }
