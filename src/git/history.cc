@@ -118,13 +118,6 @@ Result<std::optional<uint64_t>> CountCommitsAfter(const std::string& repo, const
 
 namespace {
 
-constexpr std::string_view kRefFormat =
-    "--format=%(refname)%00%(objecttype)%00%(objectname)%00%(*objecttype)%00"
-    "%(*objectname)%00%(committerdate:unix)%00%(*committerdate:unix)%00"
-    "%(contents:subject)%00%(*contents:subject)%00%(taggername)%00%(taggeremail)%00"
-    "%(taggerdate:unix)%00";
-constexpr size_t kRefFields = 12;
-
 // A tag name as git check-ref-format would take it under refs/tags/.
 Result<void> ValidateTagName(std::string_view name) {
   auto bad = [&](std::string_view why) {
@@ -143,37 +136,6 @@ Result<void> ValidateTagName(std::string_view name) {
 }
 
 }  // namespace
-
-Result<std::vector<RefInfo>> ListRefs(const std::string& repo) {
-  HANGAR_ASSIGN_OR_RETURN(Command cmd, Git(repo, "for-each-ref"));
-  cmd.Arg(kRefFormat).Arg("--sort=refname").MaxOutput(kMaxLogOutput);
-  HANGAR_ASSIGN_OR_RETURN(Output out, cmd.Run());
-  if (!out.ok()) return Failed(cmd, out.exit_code, out.stderr_data);
-  std::vector<RefInfo> refs;
-  Fields fields(out.stdout_data);
-  std::string_view f[kRefFields];
-  for (;;) {
-    fields.Skip('\n');  // each record ends with a newline after its last field
-    if (!fields.Next(f)) break;
-    RefInfo r;
-    r.name = f[0];
-    r.annotated = f[1] == "tag";
-    HANGAR_ASSIGN_OR_RETURN(r.object, ParseOid(f[2]));
-    std::string_view type = r.annotated ? f[3] : f[1];
-    if (type != "commit") continue;  // refs to trees and blobs
-    HANGAR_ASSIGN_OR_RETURN(r.commit, r.annotated ? ParseOid(f[4]) : Result<Oid>(r.object));
-    ParseNum(r.annotated ? f[6] : f[5], r.commit_time);
-    r.subject = r.annotated ? f[8] : f[7];
-    if (r.annotated) {
-      r.tag_subject = f[7];
-      Person tagger{std::string(f[9]), std::string(Unbracket(f[10])), 0};
-      ParseNum(f[11], tagger.time);
-      r.tagger = std::move(tagger);
-    }
-    refs.push_back(std::move(r));
-  }
-  return refs;
-}
 
 Result<std::string> RefsVersion(const std::string& repo) {
   namespace fs = std::filesystem;

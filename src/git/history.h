@@ -222,8 +222,10 @@ struct RefInfo {
   std::string tag_subject;       // annotated tags only: the tag message's subject
 };
 
-// All refs that peel to a commit (one git for-each-ref), sorted by name. Refs to trees
-// or blobs are left out.
+// All refs that name a commit or an annotated tag of a commit, sorted by name bytewise,
+// with the fields git for-each-ref's %(committerdate), %(contents:subject), %(tagger…)
+// give. Symbolic refs, and refs to trees, blobs or tags of tags, are left out. Read in
+// process (libgit2; history_refs.cc). Errors: RepoNotFound, Internal.
 Result<std::vector<RefInfo>> ListRefs(const std::string& repo);
 
 // A value that changes whenever a ref of `repo` changes (created, moved, deleted, packed):
