@@ -214,6 +214,9 @@ Result<std::unique_ptr<ByteSource>> Archive(const std::string& repo, const Oid& 
 struct RefInfo {
   std::string name;          // full name: "refs/heads/main", "refs/tags/v1"
   Oid object;                // what the ref points at: a commit, or an annotated tag
+  // Filled by DescribeRefs:
+  bool described = false;    // the fields below are set
+  bool is_commit = false;    // `object` is a commit or an annotated tag of a commit
   bool annotated = false;    // `object` is a tag object
   Oid commit;                // the commit it peels to
   int64_t commit_time = 0;   // the commit's committer time, Unix seconds
@@ -222,11 +225,17 @@ struct RefInfo {
   std::string tag_subject;       // annotated tags only: the tag message's subject
 };
 
-// All refs that name a commit or an annotated tag of a commit, sorted by name bytewise,
-// with the fields git for-each-ref's %(committerdate), %(contents:subject), %(tagger…)
-// give. Symbolic refs, and refs to trees, blobs or tags of tags, are left out. Read in
-// process (libgit2; history_refs.cc). Errors: RepoNotFound, Internal.
+// Every ref of `repo` with the object it names (symbolic refs resolved, listed under their
+// own name; dangling ones left out), sorted by name bytewise. Reads only the ref database,
+// no object: a page then describes the refs it shows (DescribeRefs). Errors: RepoNotFound,
+// Internal.
 Result<std::vector<RefInfo>> ListRefs(const std::string& repo);
+
+// Fills the described fields of each of `refs` (from ListRefs) with what git
+// for-each-ref's %(committerdate), %(contents:subject) and %(tagger…) give, reading the
+// objects in process (libgit2). A ref to a tree or blob, or to a tag of one (or of a tag),
+// gets is_commit = false. Errors: Internal (an unreadable object), RepoNotFound.
+Result<void> DescribeRefs(const std::string& repo, std::span<RefInfo> refs);
 
 // A value that changes whenever a ref of `repo` changes (created, moved, deleted, packed):
 // a digest of the identity (inode, size, change time) of packed-refs and of each loose ref

@@ -1,6 +1,6 @@
-// git::ListRefs (history.h): every ref with the commit it peels to, read in process with
-// libgit2. A git for-each-ref over 1,100 refs parsed every object in a fresh process
-// (~90 ms on the forge benchmark); here the objects come from the thread's open handle.
+// git::ListRefs and git::DescribeRefs (history.h), in process with libgit2. A git
+// for-each-ref over the forge benchmark's 1,100 refs read every object in a fresh process
+// (~90 ms); here listing reads only the ref database, and a page describes its own refs.
 
 #include <algorithm>
 
@@ -45,27 +45,24 @@ Result<bool> FillCommit(git_repository* repo, const git_oid& id, RefInfo& r) {
   return true;
 }
 
-// The RefInfo of the direct ref `name` → `target`; nullopt when it does not name a commit
-// or an annotated tag of a commit (a tag of a tag, tree or blob is left out, as
-// for-each-ref's one-level %(*objecttype) would show it).
-Result<std::optional<RefInfo>> Describe(git_repository* repo, std::string name,
-                                        const git_oid& target) {
-  RefInfo r;
-  r.name = std::move(name);
-  r.object = FromGit(&target);
+// Fills the described fields of `r` from its object (see DescribeRefs).
+Result<void> Describe(git_repository* repo, RefInfo& r) {
+  r.described = true;
+  git_oid target = ToGit(r.object);
   git_object* raw = nullptr;
   int rc = git_object_lookup(&raw, repo, &target, GIT_OBJECT_ANY);
-  if (rc == GIT_ENOTFOUND) return std::optional<RefInfo>();
+  if (rc == GIT_ENOTFOUND) return {};
   if (rc != 0) return Git2Error(rc, "reading " + r.name);
   ObjectPtr object(raw);
   const git_object_t type = git_object_type(object.get());
   if (type == GIT_OBJECT_COMMIT) {
-    HANGAR_ASSIGN_OR_RETURN(bool ok, FillCommit(repo, target, r));
-    return ok ? std::optional(std::move(r)) : std::nullopt;
+    HANGAR_ASSIGN_OR_RETURN(r.is_commit, FillCommit(repo, target, r));
+    return {};
   }
-  if (type != GIT_OBJECT_TAG) return std::optional<RefInfo>();
+  // Only one level is peeled, as for-each-ref's %(*objecttype) shows it.
+  if (type != GIT_OBJECT_TAG) return {};
   auto* tag = reinterpret_cast<git_tag*>(object.get());
-  if (git_tag_target_type(tag) != GIT_OBJECT_COMMIT) return std::optional<RefInfo>();
+  if (git_tag_target_type(tag) != GIT_OBJECT_COMMIT) return {};
   r.annotated = true;
   r.tag_subject = Subject(git_tag_message(tag));
   Person tagger;
@@ -75,8 +72,8 @@ Result<std::optional<RefInfo>> Describe(git_repository* repo, std::string name,
     tagger.time = s->when.time;
   }
   r.tagger = std::move(tagger);
-  HANGAR_ASSIGN_OR_RETURN(bool ok, FillCommit(repo, *git_tag_target_id(tag), r));
-  return ok ? std::optional(std::move(r)) : std::nullopt;
+  HANGAR_ASSIGN_OR_RETURN(r.is_commit, FillCommit(repo, *git_tag_target_id(tag), r));
+  return {};
 }
 
 }  // namespace
@@ -91,21 +88,26 @@ Result<std::vector<RefInfo>> ListRefs(const std::string& path) {
   git_reference* raw_ref = nullptr;
   while ((rc = git_reference_next(&raw_ref, it.get())) == 0) {
     ReferencePtr ref(raw_ref);
-    // A symbolic ref is listed under its own name with its target's value, as git does;
-    // a dangling one is left out.
     git_reference* raw_direct = nullptr;
     rc = git_reference_resolve(&raw_direct, ref.get());
-    if (rc == GIT_ENOTFOUND) continue;
+    if (rc == GIT_ENOTFOUND) continue;  // a dangling symbolic ref
     if (rc != 0) return Git2Error(rc, std::string("resolving ") + git_reference_name(ref.get()));
     ReferencePtr direct(raw_direct);
-    HANGAR_ASSIGN_OR_RETURN(auto info, Describe(repo, git_reference_name(ref.get()),
-                                                *git_reference_target(direct.get())));
-    if (info) refs.push_back(std::move(*info));
+    RefInfo r;
+    r.name = git_reference_name(ref.get());
+    r.object = FromGit(git_reference_target(direct.get()));
+    refs.push_back(std::move(r));
   }
   if (rc != GIT_ITEROVER) return Git2Error(rc, "listing refs");
   std::sort(refs.begin(), refs.end(),
             [](const RefInfo& a, const RefInfo& b) { return a.name < b.name; });
   return refs;
+}
+
+Result<void> DescribeRefs(const std::string& path, std::span<RefInfo> refs) {
+  HANGAR_ASSIGN_OR_RETURN(git_repository * repo, OpenCached(path));
+  for (RefInfo& r : refs) HANGAR_TRY(Describe(repo, r));
+  return {};
 }
 
 }  // namespace hangar::git

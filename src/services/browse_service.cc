@@ -40,10 +40,12 @@ size_t Weight(const git::GrepResult& g) {
   for (const auto& m : g.matches) w += kOverhead + m.path.size() + m.text.size();
   return w;
 }
+size_t Weight(const git::RefInfo& r) {
+  return 2 * kOverhead + r.name.size() + r.subject.size() + r.tag_subject.size();
+}
 size_t Weight(const std::vector<git::RefInfo>& refs) {
   size_t w = kOverhead;
-  for (const auto& r : refs)
-    w += 2 * kOverhead + r.name.size() + r.subject.size() + r.tag_subject.size();
+  for (const auto& r : refs) w += Weight(r);
   return w;
 }
 size_t Weight(const git::TagInfo& t) { return 2 * kOverhead + t.message.size() + t.name.size(); }
@@ -76,6 +78,7 @@ struct BrowseService::Caches {
         greps(o.grep_cache_bytes),
         refs(o.refs_cache_bytes),
         tags(o.refs_cache_bytes),
+        ref_details(o.refs_cache_bytes),
         counts(o.count_cache_entries),
         last_counts(o.count_cache_entries),
         signatures(o.signature_cache_entries) {}
@@ -86,6 +89,7 @@ struct BrowseService::Caches {
   LruCache<std::shared_ptr<const git::GrepResult>> greps;  // repo \0 commit \0 query
   LruCache<std::shared_ptr<const std::vector<git::RefInfo>>> refs;  // repo \0 refs version
   LruCache<std::shared_ptr<const git::TagInfo>> tags;  // repo \0 refs version \0 name
+  LruCache<git::RefInfo> ref_details;  // repo \0 object id (name left empty)
   // Counted in entries:
   LruCache<uint64_t> counts;                       // repo \0 commit
   LruCache<std::pair<Oid, uint64_t>> last_counts;  // repo: the last commit counted
@@ -274,6 +278,41 @@ Result<std::shared_ptr<const std::vector<git::RefInfo>>> BrowseService::Refs(
   auto refs = std::make_shared<const std::vector<git::RefInfo>>(std::move(fresh));
   caches_->refs.Put(key, refs, key.size() + Weight(*refs));
   return refs;
+}
+
+Result<BrowseService::RefsPage> BrowseService::DescribedRefs(const Principal& who,
+                                                            const RepoId& id, size_t first,
+                                                            size_t count) {
+  HANGAR_ASSIGN_OR_RETURN(auto all, Refs(who, id));
+  HANGAR_ASSIGN_OR_RETURN(RepoHandle repo, repos_.Open(who, id, Access::Read));
+  RefsPage page;
+  page.total = all->size();
+  first = std::min(first, all->size());
+  const size_t last = first + std::min(count, all->size() - first);
+  std::vector<git::RefInfo> wanted(all->begin() + first, all->begin() + last);
+  std::vector<size_t> missing;  // indexes into `wanted` of refs not described yet
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    git::RefInfo& r = wanted[i];
+    if (auto hit = caches_->ref_details.Get(repo.git_path + '\0' + r.object.Hex())) {
+      hit->name = std::move(r.name);
+      r = std::move(*hit);
+    } else {
+      missing.push_back(i);
+    }
+  }
+  std::vector<git::RefInfo> batch;
+  for (size_t i : missing) batch.push_back(std::move(wanted[i]));
+  HANGAR_TRY(git::DescribeRefs(repo.git_path, batch));
+  for (size_t k = 0; k < missing.size(); ++k) {
+    git::RefInfo kept = batch[k];
+    kept.name.clear();
+    const std::string key = repo.git_path + '\0' + kept.object.Hex();
+    caches_->ref_details.Put(key, kept, key.size() + Weight(kept));
+    wanted[missing[k]] = std::move(batch[k]);
+  }
+  for (git::RefInfo& r : wanted)
+    if (r.is_commit) page.refs.push_back(std::move(r));
+  return page;
 }
 
 Result<std::shared_ptr<const git::TagInfo>> BrowseService::Tag(const Principal& who,

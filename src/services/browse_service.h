@@ -112,10 +112,20 @@ class BrowseService {
   Result<ArchiveDownload> Archive(const Principal& who, const RepoId& id,
                                   std::string_view revision, git::ArchiveFormat format);
 
-  // Every branch, tag and other ref with its commit, sorted by name. Kept while the refs
-  // stay as they are (git::RefsVersion); else one git process.
+  // Every branch, tag and other ref with the object it names, sorted by name (not yet
+  // described: see RefsPage). Kept while the refs stay as they are (git::RefsVersion).
   Result<std::shared_ptr<const std::vector<git::RefInfo>>> Refs(const Principal& who,
                                                                 const RepoId& id);
+
+  // Refs [first, first + count) of Refs(), described (git::DescribeRefs: commit, time,
+  // subject, tagger); refs that name no commit are left out of `refs` but counted in
+  // `total`. Descriptions are kept by object id (immutable). Errors: as Refs.
+  struct RefsPage {
+    size_t total = 0;  // how many refs Refs() lists
+    std::vector<git::RefInfo> refs;
+  };
+  Result<RefsPage> DescribedRefs(const Principal& who, const RepoId& id, size_t first,
+                                 size_t count);
 
   // The annotated tag `name` with its signature verified (when a gnupg_home is set); kept
   // like Refs. Errors: BadRequest (invalid name), RevisionNotFound (no such annotated tag).

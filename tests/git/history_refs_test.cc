@@ -1,4 +1,4 @@
-// git::ListRefs (history_refs.cc) against git for-each-ref on the same repository: names,
+// git::ListRefs and DescribeRefs (history_refs.cc) against git for-each-ref on the same repository: names,
 // peeling, commit times and subjects, tag subjects and taggers must be what git prints,
 // including multi-line subjects, trailing blanks, nested tags and tags of trees and blobs.
 
@@ -57,8 +57,16 @@ TEST(HistoryRefsTest, ListRefsAgreesWithForEachRef) {
       "%(taggerdate:unix)' | awk -F'|' '$2 == \"commit\" || $4 == \"commit\"'");
   auto refs = ListRefs(repo);
   ASSERT_TRUE(refs) << refs.error().message;
+  std::string names;
+  for (const RefInfo& r : *refs) names += r.name + (r.described ? " described\n" : "\n");
+  // Listing reads no object: every ref is there, the nested, tree and blob tags too.
+  EXPECT_EQ(names, Sh(repo, "git for-each-ref --sort=refname --format='%(refname)'"));
+  auto described = DescribeRefs(repo, *refs);
+  ASSERT_TRUE(described) << described.error().message;
   std::string got;
   for (const RefInfo& r : *refs) {
+    EXPECT_TRUE(r.described) << r.name;
+    if (!r.is_commit) continue;
     got += r.name + '|' + (r.annotated ? "tag" : "commit") + '|' + r.object.Hex() + '|' +
            (r.annotated ? "commit|" + r.commit.Hex() : "|") + '|' +
            std::to_string(r.commit_time) + '|' + (r.annotated ? r.tag_subject : r.subject) +
@@ -84,6 +92,8 @@ TEST(HistoryRefsTest, ListRefsAgreesWithForEachRef) {
 TEST(HistoryRefsTest, ListRefsOfAMissingRepoIsRepoNotFound) {
   TempDir dir;
   EXPECT_EQ(ListRefs(dir.path() + "/nope.git").error().code, ErrorCode::RepoNotFound);
+  std::vector<RefInfo> none;
+  EXPECT_EQ(DescribeRefs(dir.path() + "/nope.git", none).error().code, ErrorCode::RepoNotFound);
 }
 
 }  // namespace

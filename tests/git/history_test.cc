@@ -313,6 +313,7 @@ TEST_F(HistoryTest, ArchivesStreamTarGzAndZip) {
 TEST_F(HistoryTest, ListRefsPeelsTagsAndCountsCommits) {
   auto refs = ListRefs(repo_);
   ASSERT_TRUE(refs) << refs.error().message;
+  ASSERT_TRUE(DescribeRefs(repo_, *refs));
   std::vector<std::string> names;
   for (const auto& r : *refs) names.push_back(r.name);
   EXPECT_EQ(names, (std::vector<std::string>{"refs/heads/main", "refs/heads/side",

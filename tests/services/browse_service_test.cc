@@ -207,5 +207,26 @@ TEST_F(BrowseServiceTest, RefsAreKeptUntilARefMoves) {
   EXPECT_EQ((*moved)->size(), 3u);
 }
 
+TEST_F(BrowseServiceTest, DescribedRefsDescribeOnlyTheirPage) {
+  auto all = browse_->DescribedRefs(Principal::Anonymous(), public_, 0, 10);
+  ASSERT_TRUE(all) << all.error().message;
+  EXPECT_EQ(all->total, 2u);
+  ASSERT_EQ(all->refs.size(), 2u);
+  EXPECT_EQ(all->refs[1].name, "refs/tags/v1");
+  EXPECT_TRUE(all->refs[1].annotated);
+  EXPECT_FALSE(all->refs[1].subject.empty());
+  auto second = browse_->DescribedRefs(Principal::Anonymous(), public_, 1, 1);
+  ASSERT_TRUE(second) << second.error().message;
+  ASSERT_EQ(second->refs.size(), 1u);
+  EXPECT_EQ(second->refs[0].name, "refs/tags/v1");
+  EXPECT_EQ(second->refs[0].commit, all->refs[1].commit);
+  auto past = browse_->DescribedRefs(Principal::Anonymous(), public_, 5, 10);
+  ASSERT_TRUE(past);
+  EXPECT_TRUE(past->refs.empty());
+  EXPECT_EQ(past->total, 2u);
+  EXPECT_EQ(browse_->DescribedRefs(Principal::Anonymous(), private_, 0, 10).error().code,
+            ErrorCode::RepoNotFound);
+}
+
 }  // namespace
 }  // namespace hangar::services

@@ -212,16 +212,17 @@ Result<http::Response> Blame(WebDeps& deps, PageContext& ctx, http::Request& req
 
 Result<http::Response> Refs(WebDeps& deps, PageContext& ctx, http::Request& req, RepoType type) {
   HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(deps, ctx, req, type));
-  HANGAR_ASSIGN_OR_RETURN(auto refs, deps.browse.Refs(ctx.principal, repo.record.Id()));
-  const std::string base = RepoPath(repo.record.Id());
   HANGAR_ASSIGN_OR_RETURN(size_t page, PageNumber(req));
+  // Pages of kRefsPerPage refs in name order (branches, then other refs, then tags); only
+  // the page's refs are read (DescribedRefs), not all of them.
+  HANGAR_ASSIGN_OR_RETURN(auto refs, deps.browse.DescribedRefs(ctx.principal, repo.record.Id(),
+                                                               page * kRefsPerPage,
+                                                               kRefsPerPage));
+  const std::string base = RepoPath(repo.record.Id());
   Data data = RepoHeader(repo, ctx, repo.record.default_branch, "refs");
   List branches, tags, others;
-  // Pages of kRefsPerPage refs in name order (branches, then other refs, then tags).
-  const size_t first = std::min(refs->size(), page * kRefsPerPage);
-  const size_t last = std::min(refs->size(), first + kRefsPerPage);
-  for (size_t i = first; i < last; ++i) {
-    const git::RefInfo& r = (*refs)[i];
+  const size_t last = std::min(refs.total, (page + 1) * kRefsPerPage);
+  for (const git::RefInfo& r : refs.refs) {
     std::string_view full = r.name;
     bool branch = full.starts_with("refs/heads/"), tag = full.starts_with("refs/tags/");
     std::string name(branch ? full.substr(11) : tag ? full.substr(10) : full);
@@ -249,8 +250,8 @@ Result<http::Response> Refs(WebDeps& deps, PageContext& ctx, http::Request& req,
   data.set("others", others);
   const std::string here = base + "/refs";
   if (page > 0) data.set("prev_url", here + (page == 1 ? "" : "?p=" + std::to_string(page - 1)));
-  if (last < refs->size()) data.set("next_url", here + "?p=" + std::to_string(page + 1));
-  data.set("ref_count", std::to_string(refs->size()));
+  if (last < refs.total) data.set("next_url", here + "?p=" + std::to_string(page + 1));
+  data.set("ref_count", std::to_string(refs.total));
   return Html(ctx, 200, "Branches and tags · " + repo.record.name, "refs", data);
 }
 
