@@ -194,8 +194,10 @@ struct GrepResult {
   bool truncated = false;          // more matches exist than were returned
 };
 
-// Lines of text files in `commit` matching `pattern` (git grep -I; binary files are
-// skipped). The pattern goes to git on stdin, so it may start with '-'. No match is an
+// Lines of text files in `commit` matching `pattern`, exactly as git grep -I lists them
+// (binary files are skipped). Answered from the tree's search snapshot (written on first
+// use; search_snapshot.h), else by git grep (a tree over the snapshot limits, or a repo
+// with info/attributes); the pattern then goes to git on stdin, so it may start with '-'. No match is an
 // empty result. Errors: BadRequest (empty pattern, one containing a newline or NUL, over
 // 1,000 bytes, an invalid regex, a regex whose {m,n} repetitions would expand past 256
 // extra copies — glibc copies them out, so they cost minutes or crash git — an invalid path).

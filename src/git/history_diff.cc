@@ -1,11 +1,13 @@
 // ShowCommit, Blame, Grep and Archive (git/history.h); the log and refs are in history.cc.
 
 #include <algorithm>
+#include <filesystem>
 #include <unordered_map>
 #include <vector>
 
 #include "git/history.h"
 #include "git/history_internal.h"
+#include "git/search_snapshot.h"
 
 namespace hangar::git {
 
@@ -207,18 +209,6 @@ Result<BlameResult> Blame(const std::string& repo, const Oid& commit, std::strin
 
 namespace {
 
-// `text` cut to at most `max` bytes without splitting a UTF-8 sequence.
-std::string_view CutUtf8(std::string_view text, size_t max) {
-  if (text.size() <= max) return text;
-  size_t n = max;
-  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
-  return text.substr(0, n);
-}
-
-}  // namespace
-
-namespace {
-
 // git grep -E copies out bounded repetitions (glibc regex), so "((.*){99}){99}" costs
 // minutes of CPU and "((a*)*){30000}" crashes git. A pattern's cost here is its length with
 // each "{m,n}" counting its operand max(m, n) times, nested counts multiplied; it may
@@ -291,6 +281,18 @@ Result<GrepResult> Grep(const std::string& repo, const Oid& commit, std::string_
     return MakeError(ErrorCode::BadRequest, "the search pattern may not contain line breaks");
   if (!options.fixed_string) HANGAR_TRY(CheckRegexCost(pattern));
   HANGAR_ASSIGN_OR_RETURN(std::string pathspec, CleanPath(options.path));
+  // The tree's search snapshot answers when it can (search_snapshot.h). Not when the
+  // repository has info/attributes: git grep -I would honour their binary settings.
+  std::error_code ec;
+  if (std::filesystem::file_size(repo + "/info/attributes", ec) == 0 || ec) {
+    auto snap = SearchSnapshot::Open(repo, commit);
+    if (snap) {
+      GrepOptions scoped = options;
+      scoped.path = pathspec;
+      return (*snap)->Search(pattern, scoped);
+    }
+    if (snap.error().code == ErrorCode::BadRequest) return std::move(snap).error();
+  }
   // The pattern comes on stdin (-f -): never an argument, so a leading '-' is harmless.
   HANGAR_ASSIGN_OR_RETURN(Command cmd, Git(repo, "grep"));
   cmd.Arg("-n").Arg("-z").Arg("-I").Arg("--no-color").Arg("--full-name");

@@ -229,6 +229,14 @@ inline void AddGnupgHome(Command& cmd, const std::string& gnupg_home) {
   if (!gnupg_home.empty()) cmd.Env("GNUPGHOME", gnupg_home);
 }
 
+// `text` cut to at most `max` bytes without splitting a UTF-8 sequence.
+inline std::string_view CutUtf8(std::string_view text, size_t max) {
+  if (text.size() <= max) return text;
+  size_t n = max;
+  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+  return text.substr(0, n);
+}
+
 // A repository path as a literal pathspec: "" stays "" (everything); trailing '/' dropped.
 inline Result<std::string> CleanPath(std::string_view path) {
   while (!path.empty() && path.back() == '/') path.remove_suffix(1);
