@@ -8,6 +8,7 @@
 
 #include "core/sha256.h"
 #include "git/history_internal.h"
+#include "git/path_log.h"
 
 namespace hangar::git {
 
@@ -32,13 +33,26 @@ Result<LogPage> Log(const std::string& repo, const Oid& start, std::string_view 
   limit = std::min(limit, kMaxLogLimit);
   LogPage page;
   if (limit == 0) return page;
-  // One more than asked tells whether another page follows. A plain pathspec (no
-  // --follow) lets git answer from the commit-graph's changed-path Bloom filters.
+  // One more than asked tells whether another page follows. A path's history comes from
+  // the commit-graph walk (git/path_log.h) when the repository allows it; git then only
+  // renders those commits, in the given order. Else git log walks (and uses the Bloom
+  // filters too, but pays ~3 µs per commit of the whole history for a rare path).
+  std::optional<std::vector<Oid>> found;
+  if (!pathspec.empty()) found = PathLog(repo, start, pathspec, skip, limit + 1);
+  if (found && found->empty()) return page;
   HANGAR_ASSIGN_OR_RETURN(Command cmd, Git(repo, "log"));
   cmd.Arg("-z").Arg(EntryFormat(check.verify)).Arg("--no-color").Arg("--no-show-signature");
-  cmd.Arg("--skip=" + std::to_string(skip)).Arg("--max-count=" + std::to_string(limit + 1));
-  cmd.Arg(start.Hex()).Dashes();
-  if (!pathspec.empty()) cmd.PathArg(pathspec);
+  if (found) {
+    page.has_more = found->size() > limit;
+    if (page.has_more) found->pop_back();
+    cmd.Arg("--no-walk=unsorted");
+    for (const Oid& c : *found) cmd.Arg(c.Hex());
+    cmd.Dashes();
+  } else {
+    cmd.Arg("--skip=" + std::to_string(skip)).Arg("--max-count=" + std::to_string(limit + 1));
+    cmd.Arg(start.Hex()).Dashes();
+    if (!pathspec.empty()) cmd.PathArg(pathspec);
+  }
   if (check.verify) AddGnupgHome(cmd, check.gnupg_home);
   cmd.MaxOutput(kMaxLogOutput);
   HANGAR_ASSIGN_OR_RETURN(Output out, cmd.Run());
@@ -55,6 +69,8 @@ Result<LogPage> Log(const std::string& repo, const Oid& start, std::string_view 
     HANGAR_ASSIGN_OR_RETURN(LogEntry e, ParseEntry(f, check.verify));
     page.entries.push_back(std::move(e));
   }
+  if (found && page.entries.size() != found->size())
+    return Malformed("log (a commit is missing)");
   return page;
 }
 
