@@ -88,14 +88,18 @@ Result<std::vector<RefInfo>> ListRefs(const std::string& path) {
   git_reference* raw_ref = nullptr;
   while ((rc = git_reference_next(&raw_ref, it.get())) == 0) {
     ReferencePtr ref(raw_ref);
-    git_reference* raw_direct = nullptr;
-    rc = git_reference_resolve(&raw_direct, ref.get());
-    if (rc == GIT_ENOTFOUND) continue;  // a dangling symbolic ref
-    if (rc != 0) return Git2Error(rc, std::string("resolving ") + git_reference_name(ref.get()));
-    ReferencePtr direct(raw_direct);
     RefInfo r;
     r.name = git_reference_name(ref.get());
-    r.object = FromGit(git_reference_target(direct.get()));
+    if (git_reference_type(ref.get()) == GIT_REFERENCE_DIRECT) {
+      r.object = FromGit(git_reference_target(ref.get()));
+    } else {  // resolving looks the ref up again: only symbolic refs pay for it
+      git_reference* raw_direct = nullptr;
+      rc = git_reference_resolve(&raw_direct, ref.get());
+      if (rc == GIT_ENOTFOUND) continue;  // a dangling symbolic ref
+      if (rc != 0) return Git2Error(rc, "resolving " + r.name);
+      ReferencePtr direct(raw_direct);
+      r.object = FromGit(git_reference_target(direct.get()));
+    }
     refs.push_back(std::move(r));
   }
   if (rc != GIT_ITEROVER) return Git2Error(rc, "listing refs");
