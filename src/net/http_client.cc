@@ -119,6 +119,12 @@ Result<void> Setup(CURL* easy, const HttpRequest& req, Transfer& t) {
   if (req.timeout.count() > 0) {
     curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(req.timeout.count()));
   }
+  if (req.buffer_bytes > 0) {
+    long rx = static_cast<long>(std::min<size_t>(req.buffer_bytes, size_t{10} << 20));
+    long tx = static_cast<long>(std::min<size_t>(req.buffer_bytes, size_t{2} << 20));
+    curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, rx);
+    curl_easy_setopt(easy, CURLOPT_UPLOAD_BUFFERSIZE, tx);
+  }
   t.follow_redirects = req.follow_redirects;
   if (req.follow_redirects) {
     curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);

@@ -45,6 +45,11 @@ struct HttpRequest {
   std::string username, password;        // HTTP Basic when username is set
   std::chrono::milliseconds timeout{0};  // whole transfer; 0 = none (see kLowSpeed below)
   bool follow_redirects = false;         // follow 3xx Location (at most 10 hops)
+  // libcurl's buffers for this request, in bytes: the receive buffer (the most a sink gets
+  // per call; capped at 10 MiB) and the upload buffer (the most a body Read() is asked
+  // for; capped at 2 MiB). 0 = libcurl's defaults (16 KiB, 64 KiB). Large transfers
+  // (OCI blobs) use ~1 MiB: fewer callbacks and syscalls per byte.
+  size_t buffer_bytes = 0;
 };
 
 // A response: the status, the headers of the final response and, without a sink, the body.
