@@ -33,6 +33,7 @@ struct PushFlags {
   std::string part_size;
   std::vector<std::string> annotations;
   bool no_resume = false;
+  bool file_sha256 = false;
 };
 
 std::string Env(const char* name) {
@@ -121,6 +122,7 @@ int RunPush(const OciFlags& f, const PushFlags& p) {
     opts.annotations[a.substr(0, eq)] = a.substr(eq + 1);
   }
   opts.workers = f.workers;
+  opts.file_sha256 = p.file_sha256;
   if (!p.no_resume) opts.resume_dir = client::DefaultOciResumeDir();
   client::Progress progress(ShowProgress(f));
   opts.progress = &progress;
@@ -195,6 +197,9 @@ void AddOciCommands(CLI::App& app, std::optional<int>* exit_code) {
   push_cmd->add_option("--annotation,-a", push.annotations, "manifest annotation key=value");
   push_cmd->add_flag("--no-resume", push.no_resume,
                      "do not record finished parts for resuming (~/.cache/hangar/oci-push)");
+  push_cmd->add_flag("--file-sha256", push.file_sha256,
+                     "also annotate each multi-part file with its whole sha256 (one more "
+                     "read and hash of the file, on its own thread)");
   push_cmd->callback([exit_code] { *exit_code = RunPush(push_flags, push); });
 
   auto* pull_cmd = oci->add_subcommand("pull", "pull an artifact's files into a directory");

@@ -19,6 +19,9 @@ namespace {
 
 constexpr size_t kMaxManifestBytes = 4 << 20;  // oci.md §5 step 1
 constexpr int kMaxAuthRounds = 2;              // 401 → new credentials → try again, twice
+// libcurl's send and receive buffers for blob bodies (net::HttpRequest::buffer_bytes):
+// 1 MiB per body Read() and per sink call instead of 64 KiB / 16 KiB.
+constexpr size_t kBlobBufferBytes = 1 << 20;
 
 const char* const kManifestAccept =
     "application/vnd.oci.image.manifest.v1+json, application/vnd.oci.image.index.v1+json, "
@@ -338,6 +341,7 @@ Result<std::string> OciClient::PushBlobStreamed(
     patch.req.method = "PATCH";
     patch.req.url = upload_url;
     patch.req.body = &body;
+    patch.req.buffer_bytes = kBlobBufferBytes;
     patch.req.headers.emplace_back("Content-Type", "application/octet-stream");
     patch.what = "upload to " + repo;
     patch.scope = scope;
@@ -419,6 +423,7 @@ Result<void> OciClient::GetBlob(std::string_view repository, std::string_view di
   Call call;
   call.req.url = Url("/v2/" + std::string(repository) + "/blobs/" + std::string(digest));
   call.req.follow_redirects = true;
+  call.req.buffer_bytes = kBlobBufferBytes;
   call.what = "GET blob " + std::string(digest);
   call.scope = OciScope(repository, false);
   call.sink = &sink;

@@ -101,7 +101,7 @@ std::string BuildManifest(const std::vector<FileEntry>& files,
       json::object a;
       if (f.parts.size() == 1) a[kTitleKey] = f.path;  // oras pull places it
       a[kPathKey] = f.path;
-      a[kFileSha256Key] = f.sha256;
+      if (!f.sha256.empty()) a[kFileSha256Key] = f.sha256;
       a[kFileSizeKey] = std::to_string(f.size);
       a[kPartCountKey] = std::to_string(f.parts.size());
       a[kPartIndexKey] = std::to_string(i);
@@ -187,7 +187,8 @@ Result<std::vector<FileEntry>> FilesOfManifest(std::string_view manifest_json, s
       auto offset = ParseU64(Annotation(a, kPartOffsetKey));
       auto file_size = ParseU64(Annotation(a, kFileSizeKey));
       p.sha256 = Annotation(a, kFileSha256Key);
-      if (!index || !count || !offset || !file_size || !IsLowerHex(p.sha256, 64) || *count == 0) {
+      bool sha_ok = p.sha256.empty() || IsLowerHex(p.sha256, 64);  // optional (push --file-sha256)
+      if (!index || !count || !offset || !file_size || !sha_ok || *count == 0) {
         return Invalid("has a part of '" + path + "' with missing or malformed annotations");
       }
       HANGAR_ASSIGN_OR_RETURN(std::string safe, SafeRelativePath(path));

@@ -28,7 +28,7 @@ inline constexpr std::string_view kTitleKey = "org.opencontainers.image.title";
 inline constexpr std::string_view kCreatedKey = "org.opencontainers.image.created";
 inline constexpr std::string_view kPathKey = "org.hangar.file.path";      // relative path
 inline constexpr std::string_view kFileSizeKey = "org.hangar.file.size";  // decimal bytes
-inline constexpr std::string_view kFileSha256Key = "org.hangar.file.sha256";  // 64 hex
+inline constexpr std::string_view kFileSha256Key = "org.hangar.file.sha256";  // 64 hex, optional
 inline constexpr std::string_view kPartIndexKey = "org.hangar.part.index";    // 0-based
 inline constexpr std::string_view kPartCountKey = "org.hangar.part.count";
 inline constexpr std::string_view kPartOffsetKey = "org.hangar.part.offset";  // bytes
@@ -45,8 +45,9 @@ struct FilePart {
 struct FileEntry {
   std::string path;    // relative, '/'-separated, checked by SafeRelativePath
   uint64_t size = 0;   // bytes
-  std::string sha256;  // 64 hex of the whole file ("" for a plain ORAS layer that is not
-                       // a sha256 digest)
+  std::string sha256;  // 64 hex of the whole file, or "" when not known: a multi-part
+                       // file pushed without --file-sha256, a plain ORAS layer that is
+                       // not a sha256 digest
   std::vector<FilePart> parts;
   friend bool operator==(const FileEntry&, const FileEntry&) = default;
 };
@@ -56,7 +57,8 @@ struct FileEntry {
 std::vector<std::pair<uint64_t, uint64_t>> PlanParts(uint64_t size, uint64_t part_size);
 
 // The manifest bytes for `files` (every part's digest filled in): OCI image manifest,
-// artifactType kHangarArtifactType, the empty config, one layer per part in file order,
+// artifactType kHangarArtifactType, the empty config, one layer per part in file order
+// (kFileSha256Key only for files whose sha256 is known),
 // manifest annotations `annotations` plus org.opencontainers.image.created = `created`
 // (RFC 3339) unless given. Deterministic for the same input.
 std::string BuildManifest(const std::vector<FileEntry>& files,

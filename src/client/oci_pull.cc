@@ -1,6 +1,7 @@
 // OciPull (oci_transfer.h): parts fetched by `workers` straight into a preallocated
-// temporary file at their offsets, each part hashed as it arrives; one more thread hashes
-// each whole file in order as its parts land, so the final check costs no extra pass.
+// temporary file at their offsets, each part hashed as it arrives; when the manifest gives
+// a multi-part file's whole sha256, one more thread hashes the file in order as its parts
+// land (re-reading them from the page cache) and checks it.
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -24,6 +25,9 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr size_t kWriteChunk = 1 << 20;  // bytes buffered per part before a pwrite
+// A received chunk at least this large is written as it is, without the copy into the
+// part's buffer (libcurl hands over up to its receive buffer, 1 MiB, per call).
+constexpr size_t kDirectWrite = 256 << 10;
 
 Result<void> WriteAt(int fd, const char* data, size_t n, uint64_t offset) {
   while (n > 0) {
@@ -125,9 +129,10 @@ class Verifier {
     std::vector<char> buf(kWriteChunk);
     for (size_t i = 0; i < targets_.size(); ++i) {
       auto& t = targets_[i];
-      // A single part whose digest is the file's: FetchPart's check already covers it.
-      if (t.entry.parts.size() == 1 && t.entry.parts[0].digest == "sha256:" + t.entry.sha256) {
-        if (!WaitFor(i, 0)) return;
+      // No whole-file sha256 in the manifest, or a single part whose digest is the
+      // file's: FetchPart's checks of the parts already cover every byte.
+      if (t.entry.sha256.empty() ||
+          (t.entry.parts.size() == 1 && t.entry.parts[0].digest == "sha256:" + t.entry.sha256)) {
         continue;
       }
       Sha256Hasher h;
@@ -194,6 +199,11 @@ Result<void> FetchPart(OciClient& client, const std::string& repo, Target& t, si
     hasher.Update(std::string_view(chunk.data(), chunk.size()));
     received += chunk.size();
     if (progress) progress->Add(static_cast<int64_t>(chunk.size()));
+    if (buf.empty() && chunk.size() >= kDirectWrite) {
+      HANGAR_TRY(WriteAt(t.fd.fd(), chunk.data(), chunk.size(), part.offset + written));
+      written += chunk.size();
+      return {};
+    }
     while (!chunk.empty()) {
       size_t n = std::min(chunk.size(), kWriteChunk - buf.size());
       buf.insert(buf.end(), chunk.begin(), chunk.begin() + static_cast<ptrdiff_t>(n));

@@ -238,10 +238,12 @@ Result<OciPushResult> OciPush(OciClient& client, const OciRef& ref, const OciPus
     total += f.entry.size;
   }
 
-  // The whole-file sha256 of multi-part files, on its own thread while parts go out.
+  // The whole-file sha256 of multi-part files when asked for, on its own thread while
+  // parts go out.
   std::atomic<bool> stop{false};
   std::optional<Error> hash_error;
   std::thread hasher([&] {
+    if (!opts.file_sha256) return;
     for (auto& f : files) {
       if (f.entry.parts.size() < 2 || !f.entry.sha256.empty()) continue;
       auto h = HashWhole(f.fd.fd(), f.entry.size, stop);

@@ -168,6 +168,34 @@ std::string PartNotes(const std::string& path, int index, int count, uint64_t of
          "\",\"org.hangar.part.offset\":\"" + std::to_string(offset) + "\"";
 }
 
+// A multi-part file pushed without --file-sha256 carries no org.hangar.file.sha256: it
+// round-trips with an empty sha256 (pull then relies on the part digests); a present but
+// malformed one is still refused.
+TEST(Manifest, WholeFileSha256IsOptional) {
+  FileEntry big{"model.bin", 25, "", {{0, 10, kD1}, {10, 10, kD2}, {20, 5, kD3}}};
+  std::string m = BuildManifest({big}, {}, "2025-01-02T03:04:05Z");
+  EXPECT_EQ(m.find("org.hangar.file.sha256"), std::string::npos) << m;
+  auto back = FilesOfManifest(m);
+  ASSERT_TRUE(back.has_value()) << back.error().message;
+  ASSERT_EQ(back->size(), 1u);
+  EXPECT_EQ((*back)[0], big);
+
+  std::string notes = PartNotes("f", 0, 1, 0, 10);
+  std::string bad = notes;
+  bad.replace(bad.find(kFileSha), kFileSha.size(), "XYZ");
+  auto r = FilesOfManifest(Manifest({Layer(kD1, 10, bad)}));
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::ManifestInvalid);
+  // Parts of one file must agree: one with the sha256 and one without is inconsistent.
+  std::string without = PartNotes("g", 1, 2, 10, 20);
+  without.erase(without.find(",\"org.hangar.file.sha256\""),
+                std::string(",\"org.hangar.file.sha256\":\"\"").size() + kFileSha.size());
+  auto mixed = FilesOfManifest(
+      Manifest({Layer(kD1, 10, PartNotes("g", 0, 2, 0, 20)), Layer(kD2, 10, without)}));
+  ASSERT_FALSE(mixed.has_value());
+  EXPECT_EQ(mixed.error().code, ErrorCode::ManifestInvalid);
+}
+
 TEST(Manifest, OrasLayersPullByTitle) {
   std::string m = Manifest({Layer(kD1, 12, "\"org.opencontainers.image.title\":\"hello.txt\""),
                             Layer(kD2, 5, ""),  // no title: oras skips it too
