@@ -34,8 +34,8 @@ constexpr auto kTuple = asio::experimental::as_tuple(asio::use_awaitable);
 constexpr size_t kLingerBytes = size_t{8} << 20;
 constexpr auto kLingerTime = std::chrono::seconds(2);
 constexpr size_t kStreamChunk = 256 * 1024;   // response chunk read per worker hand-off
-constexpr size_t kBodyReadSize = 64 * 1024;   // socket read size for request bodies
-constexpr size_t kBodyBatch = 256 * 1024;     // request bytes gathered per worker hand-off
+constexpr size_t kBodyReadSize = 64 * 1024;   // socket read size for chunked request bodies
+constexpr size_t kBodyBatch = 1 << 20;        // request bytes gathered per worker hand-off
 constexpr uint64_t kInlineBody = 64 * 1024;   // streamed bodies up to this are read at once
 
 // A Host header value that is a plain host[:port] or [v6]:port (or absent).
@@ -73,7 +73,12 @@ struct Conn {
   beast::tcp_stream stream;
   beast::flat_buffer buffer;
   std::unique_ptr<bhttp::request_parser<bhttp::buffer_body>> body_parser;
+  // A body framed by Content-Length is read straight from the socket into the reader's
+  // buffer, past the parser (no copy through `buffer`): the bytes still to come.
+  std::optional<uint64_t> raw_left;
   bool body_failed = false;
+  // Whether the current request's body has been read to its end.
+  bool BodyDone() const { return raw_left ? *raw_left == 0 : body_parser->is_done(); }
   bool send_continue = false;  // "Expect: 100-continue" not yet answered
   bool idle = true;            // waiting for a request head (safe to close on stop)
   std::string remote;
@@ -126,6 +131,33 @@ class SocketBodySource final : public ByteSource {
         p->set_value(MakeError(ErrorCode::BadRequest, "connection closed"));
         co_return;
       }
+    }
+    if (c->raw_left) {
+      // Content-Length framing: what the head read left in c->buffer first, then the
+      // socket straight into the reader's buffer, up to kBodyBatch per hand-off.
+      size_t want = static_cast<size_t>(
+          std::min<uint64_t>(std::min(buf.size(), kBodyBatch), *c->raw_left));
+      size_t got = std::min(want, c->buffer.size());
+      if (got > 0) {
+        asio::buffer_copy(asio::buffer(buf.data(), got), c->buffer.data());
+        c->buffer.consume(got);
+      }
+      while (got < want) {
+        c->stream.expires_after(timeout);
+        auto [ec, n] = co_await c->stream.async_read_some(
+            asio::buffer(buf.data() + got, want - got), kTuple);
+        got += n;
+        if (ec) {
+          *c->raw_left -= got;
+          c->body_failed = true;
+          p->set_value(MakeError(ErrorCode::BadRequest,
+                                 "request body cut short (" + ec.message() + ")"));
+          co_return;
+        }
+      }
+      *c->raw_left -= got;
+      p->set_value(got);
+      co_return;
     }
     // Beast reads into c->buffer as far as its free capacity goes (512 bytes by default):
     // give it room, and fill up to kBodyBatch per hand-off to the worker thread.
@@ -404,6 +436,11 @@ asio::awaitable<void> Server::Impl::Session(std::shared_ptr<Conn> c) {
     c->body_parser = std::make_unique<bhttp::request_parser<bhttp::buffer_body>>(std::move(hp));
     c->body_parser->body_limit(boost::none);
     c->body_failed = false;
+    c->raw_left.reset();
+    if (!c->body_parser->is_done() && !c->body_parser->chunked() &&
+        c->body_parser->content_length()) {
+      c->raw_left = *c->body_parser->content_length();
+    }
     c->send_continue = expect_continue;
     if (c->body_parser->is_done()) {
       req->body = std::make_shared<StringSource>("");
@@ -427,7 +464,7 @@ asio::awaitable<void> Server::Impl::Session(std::shared_ptr<Conn> c) {
       return r;
     });
     // Body bytes the handler left unread make the connection unusable for the next request.
-    bool body_consumed = c->body_parser->is_done() && !c->body_failed;
+    bool body_consumed = c->BodyDone() && !c->body_failed;
     bool keep = client_keep_alive && !res.close && !stopping && body_consumed;
     auto sent = co_await Write(*c, *req, res, keep);
     res.stream.reset();

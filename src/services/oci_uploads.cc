@@ -13,7 +13,7 @@ namespace hangar::services {
 namespace {
 
 // Bytes read from a request body per Append: memory per upload request stays at this.
-constexpr size_t kCopyBytes = 256 * 1024;
+constexpr size_t kCopyBytes = 1 << 20;
 
 // A random (version 4) UUID: the upload id (oci.md §4.1 wants a UUID in the location).
 std::string NewUuid() {

@@ -20,6 +20,11 @@ namespace fs = std::filesystem;
 // Appends are coalesced up to this many bytes per write(2); larger appends go straight
 // through. Memory per writer stays at this bound whatever the blob size.
 constexpr size_t kWriteBufferBytes = 256 * 1024;
+// Every this many bytes written, the writer asks the kernel to start writing them to disk
+// (sync_file_range, no waiting), so the disk works while the blob still arrives and the
+// fsync of Commit() only waits for the tail (a 256 MiB OCI part: ~0.5 s less per part on
+// a ~500 MB/s disk).
+constexpr uint64_t kWritebackBytes = uint64_t{16} << 20;
 
 using local_fs::IoError;
 using local_fs::WriteAll;
@@ -51,6 +56,13 @@ class LocalBlobWriter final : public BlobWriter {
     }
     hasher_.Update(std::string_view(data.data(), data.size()));
     written_ += data.size();
+    if (buffered_ == 0 && data.size() >= kWriteBufferBytes) {  // large: no copy
+      if (auto r = Write(data.data(), data.size()); !r) {
+        Abort();
+        return r;
+      }
+      return {};
+    }
     if (buffered_ + data.size() <= kWriteBufferBytes) {
       std::memcpy(buffer_.get() + buffered_, data.data(), data.size());
       buffered_ += data.size();
@@ -58,7 +70,7 @@ class LocalBlobWriter final : public BlobWriter {
     }
     if (auto r = Flush(); !r) return r;
     if (data.size() >= kWriteBufferBytes) {
-      if (auto r = WriteAll(fd_, data.data(), data.size(), tmp_path_); !r) {
+      if (auto r = Write(data.data(), data.size()); !r) {
         Abort();
         return r;
       }
@@ -104,10 +116,23 @@ class LocalBlobWriter final : public BlobWriter {
  private:
   Result<void> Flush() {
     if (buffered_ == 0) return {};
-    auto r = WriteAll(fd_, buffer_.get(), buffered_, tmp_path_);
+    auto r = Write(buffer_.get(), buffered_);
     buffered_ = 0;
     if (!r) Abort();
     return r;
+  }
+
+  // Writes to the file and starts the disk on every kWritebackBytes written.
+  Result<void> Write(const char* p, size_t n) {
+    HANGAR_TRY(WriteAll(fd_, p, n, tmp_path_));
+    on_file_ += n;
+    if (on_file_ - kicked_ >= kWritebackBytes) {
+      // Best effort: an error here shows up again at the fsync.
+      ::sync_file_range(fd_, static_cast<off_t>(kicked_), static_cast<off_t>(on_file_ - kicked_),
+                        SYNC_FILE_RANGE_WRITE);
+      kicked_ = on_file_;
+    }
+    return {};
   }
 
   // The durable part of Commit: fsync, rename into place, fsync the directories.
@@ -129,6 +154,8 @@ class LocalBlobWriter final : public BlobWriter {
   std::unique_ptr<char[]> buffer_;
   size_t buffered_ = 0;
   uint64_t written_ = 0;
+  uint64_t on_file_ = 0;  // bytes written to the file
+  uint64_t kicked_ = 0;   // bytes whose writeback sync_file_range started
   bool closed_ = false;
 };
 
