@@ -96,6 +96,16 @@ struct GcConfig {
   int grace_s = 86400;    // blobs, uploads and temporaries untouched for less stay, seconds
 };
 
+// [maintenance] (docs/maintenance.md): repacking repositories into a git-optimal layout
+struct MaintenanceConfig {
+  bool enabled = true;           // the GC loop of `hangar serve` maintains repos that need it
+  int full_growth_percent = 25;  // full maintenance when objects grew this much since the last
+  int light_packs = 16;          // light maintenance (packs merged) at this many packs
+  int timeout_s = 3600;          // one maintenance of one repo, all steps, seconds
+  int threads = 0;               // pack.threads of the repack; 0 = one per core
+  bool after_import = true;      // web imports queue a full maintenance (the CLI: --no-maintain)
+};
+
 // [oci] (docs/oci.md): the registry at /v2/
 struct OciConfig {
   std::string challenge = "bearer";  // "bearer" (the /v2/token flow) | "basic"
@@ -122,6 +132,7 @@ struct Config {
   AuthConfig auth;
   CacheConfig cache;
   GcConfig gc;
+  MaintenanceConfig maintenance;
   OciConfig oci;
   LogConfig log;
 };

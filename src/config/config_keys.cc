@@ -300,6 +300,19 @@ std::vector<KeyDef> MakeKeys() {
                      [](Config& c) -> auto& { return c.gc.interval_s; }));
   k.push_back(IntKey("gc", "grace_s", 60, kMaxInt,
                      [](Config& c) -> auto& { return c.gc.grace_s; }));
+  // [maintenance]
+  k.push_back(BoolKey("maintenance", "enabled",
+                      [](Config& c) -> auto& { return c.maintenance.enabled; }));
+  k.push_back(IntKey("maintenance", "full_growth_percent", 1, 10000,
+                     [](Config& c) -> auto& { return c.maintenance.full_growth_percent; }));
+  k.push_back(IntKey("maintenance", "light_packs", 2, 100000,
+                     [](Config& c) -> auto& { return c.maintenance.light_packs; }));
+  k.push_back(IntKey("maintenance", "timeout_s", 1, kMaxInt,
+                     [](Config& c) -> auto& { return c.maintenance.timeout_s; }));
+  k.push_back(IntKey("maintenance", "threads", 0, 1024,
+                     [](Config& c) -> auto& { return c.maintenance.threads; }));
+  k.push_back(BoolKey("maintenance", "after_import",
+                      [](Config& c) -> auto& { return c.maintenance.after_import; }));
   // [oci]
   k.push_back(StringKey("oci", "challenge", [](Config& c) -> auto& { return c.oci.challenge; },
                         OneOf({"bearer", "basic"})));

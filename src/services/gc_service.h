@@ -55,6 +55,7 @@
 #include "core/result.h"
 #include "db/lfs_store.h"
 #include "db/oci_store.h"
+#include "services/maintenance_service.h"
 #include "services/upload_service.h"
 #include "storage/blob_store.h"
 #include "storage/local/local_blob_store.h"
@@ -136,12 +137,15 @@ class GcService {
 };
 
 // Runs GcService::Run(false) every `interval` on its own thread, the first time after
-// min(interval, first_delay). Failures are logged, never fatal. Stops promptly (at the
-// next item of a running collection) when destroyed. Not copyable.
+// min(interval, first_delay), each time followed by MaintenanceService::MaintainDue when
+// `maintenance` is given (docs/maintenance.md). Failures are logged, never fatal. Stops
+// promptly (at the next item of a running collection, killing a running repack) when
+// destroyed. Not copyable.
 class GcLoop {
  public:
   GcLoop(GcService& gc, std::chrono::seconds interval,
-         std::chrono::seconds first_delay = std::chrono::seconds(60));
+         std::chrono::seconds first_delay = std::chrono::seconds(60),
+         MaintenanceService* maintenance = nullptr);
   ~GcLoop();
   GcLoop(const GcLoop&) = delete;
   GcLoop& operator=(const GcLoop&) = delete;
@@ -150,6 +154,7 @@ class GcLoop {
   void Loop(std::stop_token stop);
 
   GcService& gc_;
+  MaintenanceService* maintenance_;
   std::chrono::seconds interval_;
   std::chrono::seconds first_delay_;
   std::mutex mu_;

@@ -385,6 +385,7 @@ Result<db::RepoRecord> ImportService::Import(const Principal& who, const ImportR
     return std::move(moved).error();
   }
   Log("services")->info("imported {} from {} ({} as default branch)", id.UrlPath(), shown, branch);
+  if (options_.after_import) options_.after_import(id, final_path);
   return created;
 }
 

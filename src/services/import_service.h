@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <stop_token>
 #include <string>
 
@@ -28,6 +29,10 @@ struct ImportOptions {
   std::filesystem::path tmp_dir;
   // Wall-clock limit of one import, all git steps together (copy, commit-graph).
   std::chrono::milliseconds timeout = std::chrono::hours(1);
+  // Called after each successful import with the new repo and its repository's path, e.g.
+  // to queue its maintenance (MaintenanceService::Enqueue; the web import). Must not
+  // block. Empty: nothing (the CLI maintains on its own, printing the steps).
+  std::function<void(const RepoId&, const std::string& git_path)> after_import;
 };
 
 // What to import, as the caller gave it (validated by Import).

@@ -278,6 +278,24 @@ TEST_F(ImportServiceTest, WebRequestsMayNameOnlyUrlsOfAllowedTransports) {
   ExpectNothingLeft("imported");
 }
 
+TEST_F(ImportServiceTest, AfterImportHookGetsEachNewRepoOnly) {
+  // The web import queues the new repo's maintenance through this hook (cli/app.cc).
+  std::vector<std::pair<std::string, std::string>> calls;
+  ImportOptions opts;
+  opts.tmp_dir = fs::path(dir_.path()) / "tmp";
+  opts.after_import = [&](const RepoId& id, const std::string& path) {
+    calls.emplace_back(id.Id(), path);
+  };
+  ImportService imports(*stores_.repos, *stores_.users, *auth_, *repos_, opts);
+  ASSERT_TRUE(imports.Import(alice_, Request(source_)).has_value());
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].first, "alice/imported");
+  EXPECT_EQ(calls[0].second, RepoPath("imported"));
+  EXPECT_FALSE(imports.Import(alice_, Request(source_)).has_value());  // Conflict
+  EXPECT_FALSE(imports.Import(alice_, Request(dir_.path() + "/missing", "x")).has_value());
+  EXPECT_EQ(calls.size(), 1u);
+}
+
 TEST_F(ImportServiceTest, ExistingRepoIsConflict) {
   ASSERT_TRUE(imports_->Import(alice_, Request(source_)).has_value());
   const std::string refs = Refs(RepoPath("imported"));
