@@ -160,10 +160,25 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   fs::permissions(browse_options.gnupg_home, fs::perms::owner_all, ec);
   app->browse_ = std::make_unique<services::BrowseService>(*app->repos_, *app->reader_,
                                                            browse_options);
+  services::MaintenanceOptions maintenance_options;
+  maintenance_options.timeout = std::chrono::seconds(c.maintenance.timeout_s);
+  maintenance_options.threads = c.maintenance.threads;
+  maintenance_options.unreachable_grace = std::chrono::seconds(c.gc.grace_s);
+  maintenance_options.policy.full_growth_percent = c.maintenance.full_growth_percent;
+  maintenance_options.policy.light_packs = c.maintenance.light_packs;
+  app->maintenance_ = std::make_unique<services::MaintenanceService>(
+      *app->stores_.repos, *app->repos_, maintenance_options);
   services::ImportOptions import_options;
   import_options.tmp_dir = data / "tmp";
   // Web imports run inside the request: bounded well below the CLI's hour.
   import_options.timeout = std::chrono::minutes(10);
+  if (c.maintenance.after_import) {
+    // The request returns once the repo is in place; its repack runs on the queue's worker.
+    services::MaintenanceService* maintenance = app->maintenance_.get();
+    import_options.after_import = [maintenance](const RepoId&, const std::string& git_path) {
+      maintenance->Enqueue(git_path, services::MaintenanceLevel::Full);
+    };
+  }
   app->imports_ = std::make_unique<services::ImportService>(
       *app->stores_.repos, *app->stores_.users, *app->auth_, *app->repos_, import_options);
   // The registry (docs/oci.md).

@@ -18,6 +18,7 @@
 #include "services/import_service.h"
 #include "services/git_service.h"
 #include "services/lfs_service.h"
+#include "services/maintenance_service.h"
 #include "services/oci_projection.h"
 #include "services/oci_service.h"
 #include "services/repo_service.h"
@@ -44,6 +45,9 @@ class App {
   services::RepoService& repos() { return *repos_; }
   // Garbage collection (`hangar admin gc`, and `hangar serve` every gc.interval_s).
   services::GcService& gc() { return *gc_; }
+  // Repository maintenance (docs/maintenance.md): `hangar admin maintain`, `hangar import`,
+  // the queue behind web imports and the GC loop.
+  services::MaintenanceService& maintenance() { return *maintenance_; }
 
  private:
   explicit App(config::Config config);
@@ -60,6 +64,7 @@ class App {
   std::unique_ptr<services::UploadService> uploads_;
   std::unique_ptr<services::GitService> git_;
   std::unique_ptr<services::GcService> gc_;
+  std::unique_ptr<services::MaintenanceService> maintenance_;
   std::unique_ptr<services::SessionService> sessions_;
   std::unique_ptr<services::BrowseService> browse_;
   std::unique_ptr<services::ImportService> imports_;

@@ -12,6 +12,8 @@
 #include <thread>
 
 #include "cli/app.h"
+#include "cli/maintain_command.h"
+#include "cli/stop_on_signal.h"
 #include "core/log.h"
 #include "db/sqlite/sqlite_stores.h"
 #include "services/import_service.h"
@@ -26,6 +28,7 @@ struct ImportFlags {
   std::string repo_id;  // NS/NAME
   std::string type = "model";
   bool is_private = false;
+  bool no_maintain = false;
   int64_t timeout_s = 3600;
   std::string config_file;
   std::string data_dir;
@@ -46,43 +49,6 @@ std::string Absolutize(const std::string& source) {
   }
   return fs::absolute(source, ec).lexically_normal().string();
 }
-
-// Turns SIGINT, SIGTERM and SIGHUP into a stop request while it lives, so an interrupted
-// import kills git and cleans up instead of leaving git running. Construct before any
-// thread starts (threads inherit the blocked mask). SIGUSR2 wakes the watcher to end it.
-class StopOnSignal {
- public:
-  StopOnSignal() {
-    sigemptyset(&set_);
-    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGUSR2}) sigaddset(&set_, s);
-    pthread_sigmask(SIG_BLOCK, &set_, &old_);
-    watcher_ = std::thread([this] {
-      for (;;) {
-        int s = sigwaitinfo(&set_, nullptr);
-        if (s == SIGUSR2 && done_.load()) return;
-        if (s > 0 && s != SIGUSR2) {
-          signal_ = s;
-          stop_.request_stop();
-        }
-      }
-    });
-  }
-  ~StopOnSignal() {
-    done_ = true;
-    pthread_kill(watcher_.native_handle(), SIGUSR2);
-    watcher_.join();
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-  std::stop_token token() const { return stop_.get_token(); }
-  int signal() const { return signal_.load(); }  // 0 = none came
-
- private:
-  sigset_t set_, old_;
-  std::stop_source stop_;
-  std::atomic<bool> done_{false};
-  std::atomic<int> signal_{0};
-  std::thread watcher_;
-};
 
 int RunImport(const ImportFlags& f) {
   auto type = ParseRepoType(f.type);
@@ -132,7 +98,9 @@ int RunImport(const ImportFlags& f) {
   std::printf("imported %s as %s (default branch %s, head %s)\n",
               services::RedactImportSource(req.source).c_str(), rec->Id().UrlPath().c_str(),
               rec->default_branch.c_str(), rec->last_commit.substr(0, 12).c_str());
-  return 0;
+  if (f.no_maintain) return 0;
+  std::fflush(stdout);
+  return MaintainAfterImport(**hub, rec->Id(), signals.token());
 }
 
 }  // namespace
@@ -150,6 +118,9 @@ void AddImportCommand(CLI::App& app, std::optional<int>* exit_code) {
   cmd->add_option("--type", flags->type, "model (default), dataset or space")
       ->check(CLI::IsMember({"model", "dataset", "space"}));
   cmd->add_flag("--private", flags->is_private, "make the new repo private");
+  cmd->add_flag("--no-maintain", flags->no_maintain,
+                "keep the source's pack layout: skip the full maintenance (repack with fresh "
+                "deltas, bitmap, commit-graph) that follows the copy (docs/maintenance.md)");
   cmd->add_option("--timeout", flags->timeout_s, "seconds the whole import may take (3600)")
       ->check(CLI::Range(int64_t{1}, int64_t{7 * 24 * 3600}));
   cmd->add_option("--config", flags->config_file, "TOML config file");

@@ -12,6 +12,7 @@
 #include "cli/app.h"
 #include "cli/client_commands.h"
 #include "cli/import_command.h"
+#include "cli/maintain_command.h"
 #include "cli/oci_command.h"
 #include "core/log.h"
 #include "http/server.h"
@@ -72,7 +73,10 @@ int Serve(const CommonFlags& f, const std::string& listen, const std::string& pu
   // when `gc_loop` goes out of scope after the server drained.
   std::optional<services::GcLoop> gc_loop;
   if (cfg->gc.interval_s > 0) {
-    gc_loop.emplace((*app)->gc(), std::chrono::seconds(cfg->gc.interval_s));
+    // Each collection is followed by the maintenance of repos that need it.
+    gc_loop.emplace((*app)->gc(), std::chrono::seconds(cfg->gc.interval_s),
+                    std::chrono::seconds(60),
+                    cfg->maintenance.enabled ? &(*app)->maintenance() : nullptr);
   }
   std::string host = so.host.find(':') != std::string::npos ? "[" + so.host + "]" : so.host;
   server.Run([&] {
@@ -174,7 +178,7 @@ int main(int argc, char** argv) {
   serve->add_option("--public-url", public_url, "base URL clients use, for absolute URLs");
   serve->add_option("--set", sets, "set any config key: --set limits.pack_queue=64 (repeatable)");
 
-  auto* admin = app.add_subcommand("admin", "manage users, tokens and orgs; collect garbage");
+  auto* admin = app.add_subcommand("admin", "manage users, tokens and orgs; collect garbage; maintain repos");
   admin->require_subcommand(1);
   auto* user = admin->add_subcommand("user", "users")->require_subcommand(1);
   auto* user_create = user->add_subcommand("create", "create a user");
@@ -216,6 +220,7 @@ int main(int argc, char** argv) {
   AddClientCommands(app, &client_rc);
   AddImportCommand(app, &client_rc);  // runs inside the parse too
   AddOciCommands(app, &client_rc);    // `hangar oci push/pull`, likewise
+  AddMaintainCommand(*admin, &client_rc);  // `hangar admin maintain`, likewise
 
   auto* gc = admin->add_subcommand(
       "gc", "remove unreferenced blobs, expired uploads and stray temporaries (docs/gc.md)");
