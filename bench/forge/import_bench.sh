@@ -6,7 +6,9 @@
 #   file://  SOURCE as a file:// URL: objects packed and sent over the git protocol, as
 #            from a remote
 # `hangar import` does more than the clone (HEAD, config, commit-graph with Bloom filters,
-# the repo row, the rename); the ratio is what all of that costs on top of git.
+# the repo row, the rename); the ratio is what all of that costs on top of git. The
+# maintenance that follows an import by default (a full repack, docs/maintenance.md) is
+# skipped (--no-maintain): page_bench.sh times it on its own line.
 #
 #   bench/forge/import_bench.sh PATH_TO_HANGAR [REPO]
 #
@@ -34,7 +36,7 @@ time_hangar() {
   local src="$1" tag="$2" i t0 t1
   for ((i = 0; i < runs; i++)); do
     t0=$(now)
-    "$hangar" import "$src" "bench/forge-$tag-$i" --data-dir "$data" >/dev/null
+    "$hangar" import "$src" "bench/forge-$tag-$i" --no-maintain --data-dir "$data" >/dev/null
     t1=$(now)
     echo "$t1 - $t0" | bc
     rm -rf "$data/repos/models/bench/forge-$tag-$i.git"  # keep the disk flat; the row stays

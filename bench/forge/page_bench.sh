@@ -8,13 +8,15 @@
 #   bench/forge/page_bench.sh PATH_TO_HANGAR
 #
 # Steps: generate (or reuse) the repository; copy the binary (so a rebuild during the run
-# changes nothing); `hangar import` it into a fresh data dir, timed beside one `git clone
-# --mirror`; then bench/forge/page_bench.py measures each page on `hangar serve` at
+# changes nothing); `hangar import --no-maintain` it into a fresh data dir, timed beside one
+# `git clone --mirror`; then `hangar admin maintain` (timed; docs/maintenance.md) unless
+# MAINTAIN=0, which measures the pages on the source's unmaintained fast-import layout;
+# then bench/forge/page_bench.py measures each page on `hangar serve` at
 # 127.0.0.1 (a free port; the server's own time from its access log) and prints the
 # tables; last, bench/forge/import_bench.sh (medians of 3) unless IMPORT_BENCH=0.
 #
 # Environment: RUNS (30 warm requests per page), COLD_RUNS (3 fresh servers per page),
-# BLAME_RUNS (3), ARCHIVE_RUNS (5), IMPORT_BENCH (1), ONLY (a page-name substring, to
+# BLAME_RUNS (3), ARCHIVE_RUNS (5), IMPORT_BENCH (1), MAINTAIN (1), ONLY (a page-name substring, to
 # measure a few pages), HANGAR_BENCH_CACHE (~/.cache/hangar-bench), BENCH_JSON (a file for
 # all figures as JSON).
 set -euo pipefail
@@ -49,13 +51,20 @@ echo "hangar: $bin_dir/$(basename "$src_bin"), built $(date -u -r "$src_bin" '+%
 data="$work/data"
 "$hangar" admin user create bench --data-dir "$data" >/dev/null 2>&1
 t0=$(date +%s.%N)
-"$hangar" import "$repo" bench/forge --data-dir "$data" >/dev/null
+"$hangar" import "$repo" bench/forge --no-maintain --data-dir "$data" >/dev/null
 t1=$(date +%s.%N)
 git clone -q --mirror "$repo" "$work/mirror.git"
 t2=$(date +%s.%N)
 rm -rf "$work/mirror.git"
 printf 'import (local path, one run): hangar import %.2f s, git clone --mirror %.2f s, ratio %.2fx\n' \
   "$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t1" | bc)" "$(echo "($t1 - $t0) / ($t2 - $t1)" | bc -l)"
+if [[ "${MAINTAIN:-1}" == 1 ]]; then
+  t3=$(date +%s.%N)
+  "$hangar" admin maintain bench/forge --full --data-dir "$data" >/dev/null
+  printf 'maintenance (full: pack-refs, repack -a -d -f, commit-graph): %.2f s\n' "$(echo "$(date +%s.%N) - $t3" | bc)"
+else
+  echo "maintenance: skipped (MAINTAIN=0): pages on the source's fast-import pack layout"
+fi
 git_dir="$data/repos/models/bench/forge.git"
 [[ -d "$git_dir" ]] || { echo "page_bench.sh: the import is not at $git_dir" >&2; exit 1; }
 
