@@ -149,7 +149,8 @@ std::string FragmentMarker(size_t i) {
 namespace {
 
 // Appends `text` to `out` with each FragmentMarker(i) replaced by fragments[i].
-void Splice(std::string& out, std::string_view text, const std::vector<std::string>& fragments) {
+void Splice(std::string& out, std::string_view text,
+            const std::vector<std::string_view>& fragments) {
   while (!text.empty()) {
     size_t at = fragments.empty() ? std::string_view::npos : text.find(kFragmentPrefix);
     if (at == std::string_view::npos) {
@@ -174,7 +175,7 @@ void Splice(std::string& out, std::string_view text, const std::vector<std::stri
 
 Result<http::Response> Html(const PageContext& ctx, int status, std::string_view title,
                             std::string_view tmpl, Data& data,
-                            std::vector<std::string> fragments) {
+                            std::vector<std::string_view> fragments) {
   HANGAR_ASSIGN_OR_RETURN(std::string body, RenderTemplate(tmpl, data));
   Data layout;
   layout.set("title", std::string(title));

@@ -75,11 +75,11 @@ Result<Form> ReadForm(http::Request& req, const PageContext& ctx);
 // Renders templates/<tmpl> inside the layout with status `status`. `data` gets the
 // layout's common fields (user, csrf, title). Large HTML built by the page (a file's lines,
 // a blame) goes in `fragments`: fragments[i] replaces FragmentMarker(i), which `data` puts
-// in an unescaped {{{key}}}; the template engine never copies them line by line.
-// Errors: Internal (template).
+// in an unescaped {{{key}}}; the template engine never copies them line by line, and they
+// are copied once, into the page (they must live until Html returns). Errors: Internal.
 Result<http::Response> Html(const PageContext& ctx, int status, std::string_view title,
                             std::string_view tmpl, Data& data,
-                            std::vector<std::string> fragments = {});
+                            std::vector<std::string_view> fragments = {});
 
 // "<hangar-fragment-N>": a placeholder no escaped text can contain (it has a '<').
 std::string FragmentMarker(size_t i);

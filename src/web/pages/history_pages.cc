@@ -167,7 +167,7 @@ Result<http::Response> Commit(WebDeps& deps, PageContext& ctx, http::Request& re
   data.set("deletions", std::to_string(dels));
   data.set("truncated", c.truncated);
   return Html(ctx, 200, c.commit.subject + " · " + ShortOid(c.commit.id), "commit", data,
-              std::move(patches));
+              std::vector<std::string_view>(patches.begin(), patches.end()));
 }
 
 Result<http::Response> Blame(WebDeps& deps, PageContext& ctx, http::Request& req, RepoType type) {
