@@ -14,7 +14,9 @@
 #include "core/log.h"
 #include "core/util.h"
 #include "git/command.h"
+#include "git/repo_reader.h"
 #include "git/repo_writer.h"
+#include "git/search_snapshot.h"
 
 namespace hangar::services {
 
@@ -311,6 +313,21 @@ Result<MaintenanceReport> MaintenanceService::Maintain(const std::string& git_pa
   // directory's ctime, which makes every reader thread reopen its cached libgit2 handle
   // (git/git2_util.cc) and so drop the packs the repack deleted.
   HANGAR_TRY(WriteState(git_path, state));
+  // The default branch's search snapshot (git/search_snapshot.h), so the first search
+  // after an import or a restart reads one file. Best effort: search falls back to
+  // writing it, or to git grep.
+  const auto t0 = Clock::now();
+  auto head = git::RepoReader().ResolveRevision(git_path, "HEAD");
+  auto snap = head ? git::SearchSnapshot::Open(git_path, *head)
+                   : Result<std::unique_ptr<git::SearchSnapshot>>(std::move(head).error());
+  if (snap) {
+    report.steps.push_back({"search-snapshot", std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                   Clock::now() - t0)
+                                                   .count()});
+  } else if (snap.error().code != ErrorCode::Unavailable &&
+             snap.error().code != ErrorCode::RevisionNotFound) {
+    Log("services")->warn("search snapshot of {}: {}", git_path, snap.error().message);
+  }
   return report;
 }
 

@@ -11,6 +11,7 @@
 //          whole, objects in recency order) with a bitmap; commit-graph with changed-path
 //          Bloom filters as one file (git::WriteCommitGraph).
 //   Light: the same without -f (existing deltas reused): merges the packs pushes left.
+// Both then write the default branch's search snapshot (git/search_snapshot.h) if missing.
 // Unreachable objects are never dropped at once: those younger than `unreachable_grace`
 // go to a cruft pack (an object a push or a commit wrote just before its ref update is
 // unreachable for that instant), older ones go.
