@@ -67,6 +67,15 @@ struct App::Routes {
 App::App(config::Config config) : config_(std::move(config)) {}
 App::~App() = default;
 
+Result<std::unique_ptr<App>> App::OpenFor(const std::string& config_file,
+                                          const std::string& data_dir) {
+  config::LoadOptions opts;
+  if (!config_file.empty()) opts.config_file = config_file;
+  if (!data_dir.empty()) opts.overrides.emplace_back("storage.data_dir", data_dir);
+  HANGAR_ASSIGN_OR_RETURN(config::Config cfg, config::LoadConfig(opts));
+  return Open(cfg);
+}
+
 Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   std::unique_ptr<App> app(new App(config));
   // Absolute paths: git subprocesses run with the repository as their working directory.

@@ -35,6 +35,12 @@ class App {
   // Creates the data dir layout, opens the database (running migrations) and the blob
   // store, loads or creates the server secret. Errors: Internal, BadRequest (config).
   static Result<std::unique_ptr<App>> Open(const config::Config& config);
+
+  // An admin command's App: the config from `config_file` ("" = defaults and environment)
+  // with storage.data_dir set to `data_dir` unless empty, then Open. Errors: as Open, and
+  // those of config::LoadConfig.
+  static Result<std::unique_ptr<App>> OpenFor(const std::string& config_file,
+                                              const std::string& data_dir);
   ~App();
 
   // Builds the router with all routes (api → lfs → git → files). Call once.

@@ -59,12 +59,7 @@ int RunImport(const ImportFlags& f) {
   }
   StopOnSignal signals;
   SetLogLevel("warn");
-  config::LoadOptions opts;
-  if (!f.config_file.empty()) opts.config_file = f.config_file;
-  if (!f.data_dir.empty()) opts.overrides.emplace_back("storage.data_dir", f.data_dir);
-  auto cfg = config::LoadConfig(opts);
-  if (!cfg) return Fail(cfg.error());
-  auto hub = App::Open(*cfg);
+  auto hub = App::OpenFor(f.config_file, f.data_dir);
   if (!hub) return Fail(hub.error());
   // App keeps its stores to itself; a second connection pool on the same database is what
   // the admin commands do beside a running server anyway.

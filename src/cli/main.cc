@@ -240,14 +240,7 @@ int main(int argc, char** argv) {
   if (serve->parsed()) return Serve(common, listen, public_url, sets);
 
   SetLogLevel("warn");
-  auto cfg = [&] {
-    config::LoadOptions opts;
-    if (!common.config_file.empty()) opts.config_file = common.config_file;
-    if (!common.data_dir.empty()) opts.overrides.emplace_back("storage.data_dir", common.data_dir);
-    return config::LoadConfig(opts);
-  }();
-  if (!cfg) return Fail(cfg.error());
-  auto hub = App::Open(*cfg);
+  auto hub = App::OpenFor(common.config_file, common.data_dir);
   if (!hub) return Fail(hub.error());
   auto& auth = (*hub)->auth();
 

@@ -77,12 +77,7 @@ int RunMaintain(const MaintainFlags& f) {
   const auto level = f.light ? services::MaintenanceLevel::Light : services::MaintenanceLevel::Full;
   StopOnSignal signals;
   SetLogLevel("warn");
-  config::LoadOptions opts;
-  if (!f.config_file.empty()) opts.config_file = f.config_file;
-  if (!f.data_dir.empty()) opts.overrides.emplace_back("storage.data_dir", f.data_dir);
-  auto cfg = config::LoadConfig(opts);
-  if (!cfg) return Fail(cfg.error());
-  auto hub = App::Open(*cfg);
+  auto hub = App::OpenFor(f.config_file, f.data_dir);
   if (!hub) return Fail(hub.error());
   if (one) return MaintainOne(**hub, *one, level, signals);
 
