@@ -1,6 +1,7 @@
 // ShowCommit, Blame, Grep and Archive (git/history.h); the log and refs are in history.cc.
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <unordered_map>
 #include <vector>
@@ -271,6 +272,9 @@ Result<void> CheckRegexCost(std::string_view re) {
 
 }  // namespace
 
+// How long a search of a snapshot may run before it answers Unavailable.
+constexpr std::chrono::seconds kSnapshotSearchTime{10};
+
 Result<GrepResult> Grep(const std::string& repo, const Oid& commit, std::string_view pattern,
                         const GrepOptions& options) {
   if (pattern.empty()) return MakeError(ErrorCode::BadRequest, "the search pattern is empty");
@@ -289,9 +293,14 @@ Result<GrepResult> Grep(const std::string& repo, const Oid& commit, std::string_
     if (snap) {
       GrepOptions scoped = options;
       scoped.path = pathspec;
-      return (*snap)->Search(pattern, scoped);
+      HANGAR_ASSIGN_OR_RETURN(
+          auto found, (*snap)->Search(pattern, scoped,
+                                      std::chrono::steady_clock::now() + kSnapshotSearchTime));
+      if (found) return std::move(*found);
+      // Else a backreference or a very long line: git grep answers, under its timeout.
+    } else if (snap.error().code == ErrorCode::BadRequest) {
+      return std::move(snap).error();
     }
-    if (snap.error().code == ErrorCode::BadRequest) return std::move(snap).error();
   }
   // The pattern comes on stdin (-f -): never an argument, so a leading '-' is harmless.
   HANGAR_ASSIGN_OR_RETURN(Command cmd, Git(repo, "grep"));

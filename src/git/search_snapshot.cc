@@ -25,7 +25,13 @@ using history_internal::CutUtf8;
 
 namespace {
 
-constexpr std::string_view kMagic = "HANGAR-SEARCH-1\n";
+constexpr std::string_view kMagic = "HANGAR-SEARCH-2\n";
+constexpr std::string_view kEnd = "HANGAR-SEARCH-END";  // then u64 file count
+constexpr size_t kTrailer = kEnd.size() + 8;
+// Lines longer than these are left to git grep (a killable child): glibc's regex costs up
+// to length² per line, and a literal up to length × pattern length.
+constexpr size_t kMaxRegexLine = 16 << 10;
+constexpr size_t kMaxLiteralLine = 1 << 20;
 constexpr size_t kBinaryProbe = 8000;  // git's buffer_is_binary looks this far for a NUL
 
 std::string SnapshotDir(const std::string& repo) { return repo + "/hangar-search"; }
@@ -151,7 +157,11 @@ Result<void> Write(git_repository* repo, const Oid& tree_id, const std::string& 
     return MakeError(ErrorCode::Internal, "creating " + tmp + ": " + std::strerror(errno));
   Writer w{repo, limits, fd, std::string(kMagic), 0, 0, false, std::nullopt};
   rc = git_tree_walk(tree.get(), GIT_TREEWALK_PRE, VisitEntry, &w);
-  bool ok = !w.over && !w.error && rc == 0 && w.Flush();
+  // The trailer lets a reader tell a complete file from one cut at an entry boundary;
+  // fsync before the rename, so a crash cannot leave a short file under the final name.
+  w.buffer += kEnd;
+  PutLe(w.buffer, w.files, 8);
+  bool ok = !w.over && !w.error && rc == 0 && w.Flush() && ::fsync(fd) == 0;
   ok = ::close(fd) == 0 && ok;
   if (ok && ::rename(tmp.c_str(), path.c_str()) != 0) {
     w.error = MakeError(ErrorCode::Internal, "renaming " + tmp + ": " + std::strerror(errno));
@@ -202,20 +212,24 @@ Result<std::unique_ptr<SearchSnapshot>> SearchSnapshot::Map(const std::string& p
   snap->data_ = static_cast<const char*>(p);
   // Check the framing once, so Search can trust it.
   std::string_view all(snap->data_, snap->size_);
-  bool ok = all.starts_with(kMagic);
-  for (size_t at = kMagic.size(); ok && at < all.size();) {
-    if (all.size() - at < 4) { ok = false; break; }
+  bool ok = all.size() >= kMagic.size() + kTrailer && all.starts_with(kMagic) &&
+            all.substr(all.size() - kTrailer, kEnd.size()) == kEnd;
+  const size_t body_end = ok ? all.size() - kTrailer : 0;
+  for (size_t at = kMagic.size(); ok && at < body_end;) {
+    if (body_end - at < 4) { ok = false; break; }
     const uint64_t name = GetLe(all.data() + at, 4);
     at += 4;
-    if (all.size() - at < name + 8) { ok = false; break; }
+    if (body_end - at < name + 8) { ok = false; break; }
     at += name;
     const uint64_t size = GetLe(all.data() + at, 8);
     at += 8;
-    if (all.size() - at < size) { ok = false; break; }
+    if (body_end - at < size) { ok = false; break; }
     at += size;
     ++snap->files_;
     snap->bytes_ += size;
   }
+  ok = ok && GetLe(all.data() + body_end + kEnd.size(), 8) == snap->files_;
+  snap->body_end_ = body_end;
   if (!ok) {
     std::error_code ec;
     fs::remove(path, ec);
@@ -245,10 +259,17 @@ Result<std::unique_ptr<SearchSnapshot>> SearchSnapshot::Open(const std::string& 
   return snap;
 }
 
-Result<GrepResult> SearchSnapshot::Search(std::string_view pattern,
-                                          const GrepOptions& options) const {
+Result<std::optional<GrepResult>> SearchSnapshot::Search(
+    std::string_view pattern, const GrepOptions& options,
+    std::chrono::steady_clock::time_point deadline) const {
+  using Answer = std::optional<GrepResult>;
   std::optional<regex_t> re;
   if (!options.fixed_string) {
+    // Backreferences make glibc's matcher exponential: git grep, killable, answers.
+    for (size_t i = 0; i + 1 < pattern.size(); ++i) {
+      if (pattern[i] == '\\' && pattern[i + 1] >= '1' && pattern[i + 1] <= '9') return Answer();
+      if (pattern[i] == '\\') ++i;
+    }
     const std::string p(pattern);
     re.emplace();
     int flags = REG_EXTENDED | REG_NEWLINE | (options.ignore_case ? REG_ICASE : 0);
@@ -265,23 +286,25 @@ Result<GrepResult> SearchSnapshot::Search(std::string_view pattern,
       if (re) ::regfree(&*re);
     }
   } free_re{re};
+  const size_t max_line = re ? kMaxRegexLine : kMaxLiteralLine;
   std::string_view scope = options.path;
   while (scope.ends_with('/')) scope.remove_suffix(1);
-  // The first match at or after `from` in `text`; npos when none.
-  auto find = [&](std::string_view text, size_t from) -> size_t {
-    if (re) {
+  // Whether the pattern matches within [b, e) of `text`: one line, as git grep matches.
+  auto matches = [&](std::string_view text, size_t b, size_t e) {
+    if (re) {  // the line is the whole string: ^ and \` match at its start, as in git
       regmatch_t m[1];
-      m[0].rm_so = static_cast<regoff_t>(from);
-      m[0].rm_eo = static_cast<regoff_t>(text.size());
-      if (::regexec(&*re, text.data(), 1, m, REG_STARTEND) != 0) return std::string_view::npos;
-      return static_cast<size_t>(m[0].rm_so);
+      m[0].rm_so = 0;
+      m[0].rm_eo = static_cast<regoff_t>(e - b);
+      return ::regexec(&*re, text.data() + b, 1, m, REG_STARTEND) == 0;
     }
-    if (options.ignore_case) return FindFolded(text, from, pattern);
-    return text.find(pattern, from);
+    std::string_view line = text.substr(b, e - b);
+    return (options.ignore_case ? FindFolded(line, 0, pattern) : line.find(pattern)) !=
+           std::string_view::npos;
   };
 
   GrepResult result;
-  std::string_view all(data_, size_);
+  std::string_view all(data_, body_end_);
+  uint64_t checked = 0;
   for (size_t at = kMagic.size(); at < all.size();) {
     const size_t name_len = GetLe(all.data() + at, 4);
     std::string_view path = all.substr(at + 4, name_len);
@@ -289,37 +312,48 @@ Result<GrepResult> SearchSnapshot::Search(std::string_view pattern,
     const size_t size = GetLe(all.data() + at, 8);
     std::string_view text = all.substr(at + 8, size);
     at += 8 + size;
-    if (text.empty()) continue;  // no lines
     if (!scope.empty() && path != scope &&
         !(path.starts_with(scope) && path.size() > scope.size() && path[scope.size()] == '/'))
       continue;
-    uint32_t line = 1;
-    size_t counted = 0;  // newlines before `counted` are in `line`
-    // Like git grep, each search runs from a line start to the end of the file, and the
-    // match's line is reported. An empty match at the very end after a final newline is
-    // reported too, as an empty line past the last one (git does: `^$` finds it).
-    for (size_t from = 0; from < text.size();) {
-      size_t hit = find(text, from);
-      if (hit == std::string_view::npos) break;
-      size_t start = hit == 0 ? std::string_view::npos : text.rfind('\n', hit - 1);
-      start = start == std::string_view::npos ? 0 : start + 1;
-      size_t end = text.find('\n', hit);
-      if (end == std::string_view::npos) end = text.size();
-      line += static_cast<uint32_t>(std::count(text.begin() + counted, text.begin() + start, '\n'));
-      counted = start;
+    uint32_t line = 0;
+    bool last_hit = false;
+    for (size_t b = 0; b < text.size();) {
+      size_t e = text.find('\n', b);
+      if (e == std::string_view::npos) e = text.size();
+      ++line;
+      if (e - b > max_line) return Answer();
+      checked += e - b + 64;
+      if (checked > (1 << 20)) {  // every MiB or so
+        checked = 0;
+        if (std::chrono::steady_clock::now() > deadline)
+          return MakeError(ErrorCode::Unavailable,
+                           "the search took too long; narrow the pattern or the path");
+      }
+      last_hit = matches(text, b, e);
+      if (last_hit) {
+        if (result.matches.size() == options.max_matches) {
+          result.truncated = true;
+          return Answer(std::move(result));
+        }
+        std::string_view whole = text.substr(b, e - b);
+        std::string_view kept = CutUtf8(whole, options.max_line_bytes);
+        result.matches.push_back(
+            GrepMatch{std::string(path), line, std::string(kept), kept.size() < whole.size()});
+      }
+      b = e + 1;
+    }
+    // git grep's look-ahead also finds an empty match after the final newline, and lists
+    // it as one more, empty line (`^$` in "a\n" gives line 2) when the last line missed.
+    if (re && !last_hit && !text.empty() && text.back() == '\n' &&
+        matches(text, text.size(), text.size())) {
       if (result.matches.size() == options.max_matches) {
         result.truncated = true;
-        return result;
+        return Answer(std::move(result));
       }
-      std::string_view whole = text.substr(start, end - start);
-      std::string_view kept = CutUtf8(whole, options.max_line_bytes);
-      result.matches.push_back(GrepMatch{std::string(path), line, std::string(kept),
-                                         kept.size() < whole.size()});
-      from = end + 1;
-      if (end == text.size()) break;
+      result.matches.push_back(GrepMatch{std::string(path), line + 1, "", false});
     }
   }
-  return result;
+  return Answer(std::move(result));
 }
 
 }  // namespace hangar::git

@@ -5,15 +5,18 @@
 // of CPU depending on the pack; a search of the snapshot costs a few.
 //
 // Snapshots live in the bare repository, `<repo>/hangar-search/<tree oid>.snap`, keyed by
-// the tree's oid (immutable). Format 1, all integers little-endian:
-//   "HANGAR-SEARCH-1\n", then per file in git's tree order (the order git grep visits):
-//   u32 path length, path bytes, u64 content length, content bytes.
+// the tree's oid (immutable). Format 2, all integers little-endian:
+//   "HANGAR-SEARCH-2\n", then per file in git's tree order (the order git grep visits):
+//   u32 path length, path bytes, u64 content length, content bytes; then the trailer
+//   "HANGAR-SEARCH-END" and the u64 file count (a file cut anywhere is refused).
 // Files git grep -I would skip as binary (a NUL in the first 8,000 bytes), symlinks and
 // gitlinks are left out, as git grep leaves them. A tree whose text exceeds SnapshotLimits
 // gets no snapshot (callers then use git grep). Writes go to a temporary file renamed
 // into place; the newest kKeptSnapshots per repository are kept.
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -51,10 +54,14 @@ class SearchSnapshot {
                                                               const Oid& commit);
 
   // The lines matching `pattern`, as `git grep -n -I [-F|-E] [-i] -- <options.path>` would
-  // list them under LC_ALL=C (POSIX extended regex with REG_NEWLINE, or a literal; -i folds
-  // ASCII only). The pattern must already be validated (git::Grep does). Errors:
-  // BadRequest (a regex glibc cannot compile, with its message).
-  Result<GrepResult> Search(std::string_view pattern, const GrepOptions& options) const;
+  // list them under LC_ALL=C (POSIX extended regex with REG_NEWLINE matched within each
+  // line, or a literal; -i folds ASCII only). The pattern must already be validated
+  // (git::Grep does). nullopt when this search is left to git grep: a regex with a
+  // backreference, or a line in scope over 16 KiB (regex) or 1 MiB (literal) — glibc
+  // cannot be interrupted, git can be killed. Errors: BadRequest (a regex glibc cannot
+  // compile, with its message), Unavailable (still searching at `deadline`).
+  Result<std::optional<GrepResult>> Search(std::string_view pattern, const GrepOptions& options,
+                                           std::chrono::steady_clock::time_point deadline) const;
 
   // Number of files and content bytes held.
   uint64_t files() const { return files_; }
@@ -66,6 +73,7 @@ class SearchSnapshot {
 
   const char* data_ = nullptr;
   size_t size_ = 0;
+  size_t body_end_ = 0;  // where the entries end and the trailer starts
   uint64_t files_ = 0;
   uint64_t bytes_ = 0;
 };

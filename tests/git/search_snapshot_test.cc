@@ -26,6 +26,7 @@ git init -q -b main work
 cd work
 mkdir -p src/deep/er docs 'odd dir'
 printf 'alpha beta\nGamma delta\n\nomega step one\n  omega step two\nlast line no newline' > src/a.py
+printf 'foo\nbar\nfoo \n  foo\n' > two.txt
 printf 'crlf line\r\nOmega Step crlf\r\n' > docs/win.txt
 printf 'bin\000ary omega step\n' > src/blob.bin
 printf 'x%.0s' $(seq 1 900) > src/long.txt && printf ' omega step tail\n' >> src/long.txt
@@ -100,12 +101,23 @@ class SearchSnapshotTest : public ::testing::Test {
     o.path = path;
     o.max_line_bytes = 100000;
     o.max_matches = 100000;
-    auto found = (*snap)->Search(pattern, o);
+    auto found = (*snap)->Search(pattern, o, Later());
     EXPECT_TRUE(found) << found.error().message;
     std::vector<Line> lines;
-    if (found)
-      for (auto& m : found->matches) lines.push_back(Line{m.path, m.line, m.text});
+    if (!found) return lines;
+    if (!*found) {  // left to git grep (a backreference): what git::Grep answers then
+      auto via = Grep(Repo(), Main(), pattern, o);
+      EXPECT_TRUE(via) << via.error().message;
+      if (via)
+        for (auto& m : via->matches) lines.push_back(Line{m.path, m.line, m.text});
+      return lines;
+    }
+    for (auto& m : (*found)->matches) lines.push_back(Line{m.path, m.line, m.text});
     return lines;
+  }
+
+  static std::chrono::steady_clock::time_point Later() {
+    return std::chrono::steady_clock::now() + std::chrono::seconds(30);
   }
 
   static TempDir* dir_;
@@ -132,6 +144,11 @@ TEST_F(SearchSnapshotTest, MatchesWhatGitGrepLists) {
       {"no newline$", false, false, ""}, {"step\r$", false, false, ""},
       {"a.py", true, false, ""},        {"(a)(b)?\\1", false, false, ""},
       {"nothing matches this", true, false, ""},
+      // Classes that match a newline must still match within one line, as git's do.
+      {"foo\\s", false, false, ""},     {"[[:space:]]foo", false, false, ""},
+      {"o[[:space:]]", false, false, ""}, {"\\W", false, false, ""},
+      {"[[:cntrl:]]", false, false, ""}, {"\\s$", false, false, ""},
+      {"\\`a", false, false, ""},       {"\\`", false, false, ""},
   };
   for (const Case& c : cases) {
     auto want = GitGrep(c.pattern, c.fixed, c.icase, c.path);
@@ -147,23 +164,28 @@ TEST_F(SearchSnapshotTest, MatchesWhatGitGrepLists) {
 TEST_F(SearchSnapshotTest, LimitsTruncationAndReuse) {
   auto snap = SearchSnapshot::Open(Repo(), Main());
   ASSERT_TRUE(snap) << snap.error().message;
-  EXPECT_EQ((*snap)->files(), 8u);  // every file but the binary and the symlink
+  EXPECT_EQ((*snap)->files(), 9u);  // every file but the binary and the symlink
   GrepOptions o;
   o.fixed_string = false;
   o.max_matches = 2;
   o.max_line_bytes = 10;
-  auto found = (*snap)->Search(".", o);
+  auto found = (*snap)->Search(".", o, Later());
   ASSERT_TRUE(found);
-  EXPECT_EQ(found->matches.size(), 2u);
-  EXPECT_TRUE(found->truncated);
-  EXPECT_LE(found->matches[0].text.size(), 10u);
+  ASSERT_TRUE(*found);
+  EXPECT_EQ((*found)->matches.size(), 2u);
+  EXPECT_TRUE((*found)->truncated);
+  EXPECT_LE((*found)->matches[0].text.size(), 10u);
+  // Left to git grep (killable): backreferences, and lines too long for glibc's regex.
+  auto backref = (*snap)->Search("(a)\\1", o, Later());
+  ASSERT_TRUE(backref);
+  EXPECT_FALSE(*backref);
   // The snapshot is kept in the repository and opened again without writing.
   auto again = SearchSnapshot::OpenExisting(Repo(), Main());
   ASSERT_TRUE(again);
   ASSERT_NE(again->get(), nullptr);
   EXPECT_EQ((*again)->bytes(), (*snap)->bytes());
   // A bad regex is a BadRequest with glibc's reason.
-  auto bad = (*snap)->Search("a(", o);
+  auto bad = (*snap)->Search("a(", o, Later());
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().code, ErrorCode::BadRequest);
   // Too much text for the limits: Unavailable, nothing written.
@@ -175,6 +197,43 @@ TEST_F(SearchSnapshotTest, LimitsTruncationAndReuse) {
   EXPECT_TRUE(std::filesystem::is_empty(other.path() + "/r.git/hangar-search"));
 }
 
+TEST_F(SearchSnapshotTest, LongLinesGoToGitGrepAndTheDeadlineHolds) {
+  TempDir other;
+  Sh(other.path(), R"SH(
+git init -q -b main w && cd w
+python3 -c "open('long.txt','w').write('x' * 20000 + ' needle\n')"
+python3 -c "open('big.txt','w').write('a short line\n' * 200000)"
+git add -A && git commit -q -m one && cd .. && git clone -q --bare w r.git
+)SH");
+  const std::string repo = other.path() + "/r.git";
+  Oid head = Oid::ParseHex(Sh(repo, "git rev-parse main").substr(0, 40)).value();
+  auto snap = SearchSnapshot::Open(repo, head);
+  ASSERT_TRUE(snap) << snap.error().message;
+  GrepOptions o;
+  o.fixed_string = false;
+  o.path = "long.txt";
+  auto regex = (*snap)->Search("needle", o, Later());  // a 20,007-byte line: git's job
+  ASSERT_TRUE(regex);
+  EXPECT_FALSE(*regex);
+  o.fixed_string = true;
+  auto literal = (*snap)->Search("needle", o, Later());  // literals take lines up to 1 MiB
+  ASSERT_TRUE(literal);
+  ASSERT_TRUE(*literal);
+  EXPECT_EQ((*literal)->matches.size(), 1u);
+  // git::Grep answers the regex through git grep with the same result.
+  GrepOptions via;
+  via.path = "long.txt";
+  auto grep = Grep(repo, head, "need[l]e", via);
+  ASSERT_TRUE(grep) << grep.error().message;
+  EXPECT_EQ(grep->matches.size(), 1u);
+  // A search still running at its deadline stops with Unavailable (2.6 MB of lines).
+  o.path = "big.txt";
+  o.fixed_string = false;
+  auto late = (*snap)->Search("zzz", o, std::chrono::steady_clock::now() - std::chrono::seconds(1));
+  ASSERT_FALSE(late);
+  EXPECT_EQ(late.error().code, ErrorCode::Unavailable);
+}
+
 TEST_F(SearchSnapshotTest, AMalformedSnapshotIsRemoved) {
   TempDir other;
   Sh(other.path(), "git clone -q --bare " + Quote(Repo()) + " r.git");
@@ -182,11 +241,18 @@ TEST_F(SearchSnapshotTest, AMalformedSnapshotIsRemoved) {
   ASSERT_TRUE(SearchSnapshot::Open(repo, Main()));
   std::string file;
   for (auto& e : std::filesystem::directory_iterator(repo + "/hangar-search")) file = e.path();
-  std::filesystem::resize_file(file, std::filesystem::file_size(file) - 3);
+  const auto full = std::filesystem::file_size(file);
+  std::filesystem::resize_file(file, full - 3);
   auto cut = SearchSnapshot::OpenExisting(repo, Main());
   ASSERT_FALSE(cut);
   EXPECT_EQ(cut.error().code, ErrorCode::Internal);
   EXPECT_FALSE(std::filesystem::exists(file));
+  // Cut exactly where the trailer starts (an entry boundary): refused as well.
+  ASSERT_TRUE(SearchSnapshot::Open(repo, Main()));
+  std::filesystem::resize_file(file, full - 25);  // "HANGAR-SEARCH-END" + u64
+  auto at_boundary = SearchSnapshot::OpenExisting(repo, Main());
+  ASSERT_FALSE(at_boundary);
+  EXPECT_EQ(at_boundary.error().code, ErrorCode::Internal);
   auto rebuilt = SearchSnapshot::Open(repo, Main());  // written again
   ASSERT_TRUE(rebuilt) << rebuilt.error().message;
 }
