@@ -235,8 +235,8 @@ Result<std::vector<RefInfo>> ListRefs(const std::string& repo);
 
 // Fills the described fields of each of `refs` (from ListRefs) with what git
 // for-each-ref's %(committerdate), %(contents:subject) and %(tagger…) give, reading the
-// objects in process (libgit2). A ref to a tree or blob, or to a tag of one (or of a tag),
-// gets is_commit = false. Errors: Internal (an unreadable object), RepoNotFound.
+// objects in process (libgit2); a tag of a tag is peeled to its commit. A ref to a tree or
+// blob, or to a tag (chain) of one, gets is_commit = false. Errors: Internal (an unreadable object), RepoNotFound.
 Result<void> DescribeRefs(const std::string& repo, std::span<RefInfo> refs);
 
 // A value that changes whenever a ref of `repo` changes (created, moved, deleted, packed):

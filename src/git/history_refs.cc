@@ -59,10 +59,17 @@ Result<void> Describe(git_repository* repo, RefInfo& r) {
     HANGAR_ASSIGN_OR_RETURN(r.is_commit, FillCommit(repo, target, r));
     return {};
   }
-  // Only one level is peeled, as for-each-ref's %(*objecttype) shows it.
   if (type != GIT_OBJECT_TAG) return {};
   auto* tag = reinterpret_cast<git_tag*>(object.get());
-  if (git_tag_target_type(tag) != GIT_OBJECT_COMMIT) return {};
+  // A tag of a tag is peeled to its commit too (for-each-ref's %(*objecttype) stops at
+  // one level, but /tag, /tree and /commits follow the chain, so the row links there).
+  git_oid commit_id = *git_tag_target_id(tag);
+  if (git_tag_target_type(tag) != GIT_OBJECT_COMMIT) {
+    git_object* raw_peeled = nullptr;
+    if (git_object_peel(&raw_peeled, object.get(), GIT_OBJECT_COMMIT) != 0) return {};
+    ObjectPtr peeled(raw_peeled);
+    commit_id = *git_object_id(peeled.get());
+  }
   r.annotated = true;
   r.tag_subject = Subject(git_tag_message(tag));
   Person tagger;
@@ -72,7 +79,7 @@ Result<void> Describe(git_repository* repo, RefInfo& r) {
     tagger.time = s->when.time;
   }
   r.tagger = std::move(tagger);
-  HANGAR_ASSIGN_OR_RETURN(r.is_commit, FillCommit(repo, *git_tag_target_id(tag), r));
+  HANGAR_ASSIGN_OR_RETURN(r.is_commit, FillCommit(repo, commit_id, r));
   return {};
 }
 

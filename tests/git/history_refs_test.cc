@@ -66,6 +66,12 @@ TEST(HistoryRefsTest, ListRefsAgreesWithForEachRef) {
   std::string got;
   for (const RefInfo& r : *refs) {
     EXPECT_TRUE(r.described) << r.name;
+    if (r.name == "refs/tags/nested") {  // peeled through v1 to its commit (git's one
+      EXPECT_TRUE(r.is_commit);           // level of %(*objecttype) stops at v1)
+      EXPECT_EQ(r.commit.Hex(), Sh(repo, "git rev-parse 'nested^{commit}'").substr(0, 40));
+      EXPECT_EQ(r.tag_subject, "tag of a tag");
+      continue;
+    }
     if (!r.is_commit) continue;
     got += r.name + '|' + (r.annotated ? "tag" : "commit") + '|' + r.object.Hex() + '|' +
            (r.annotated ? "commit|" + r.commit.Hex() : "|") + '|' +
