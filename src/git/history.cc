@@ -34,12 +34,21 @@ Result<LogPage> Log(const std::string& repo, const Oid& start, std::string_view 
   LogPage page;
   if (limit == 0) return page;
   // One more than asked tells whether another page follows. A path's history comes from
-  // the commit-graph walk (git/path_log.h) when the repository allows it; git then only
-  // renders those commits, in the given order. Else git log walks (and uses the Bloom
-  // filters too, but pays ~3 µs per commit of the whole history for a rare path).
+  // the commit-graph walk (git/path_log.h) when the repository allows it; those commits
+  // are then read in process (ReadLogEntries), or rendered by git in the given order when
+  // signatures are checked or a message needs re-encoding. Else git log walks (and uses
+  // the Bloom filters too, but pays ~3 µs per commit of the whole history for a rare path).
   std::optional<std::vector<Oid>> found;
   if (!pathspec.empty()) found = PathLog(repo, start, pathspec, skip, limit + 1);
   if (found && found->empty()) return page;
+  if (found && !check.verify) {  // rendered in process when possible: no git child
+    const size_t shown = std::min(found->size(), limit);
+    if (auto entries = ReadLogEntries(repo, std::span<const Oid>(found->data(), shown))) {
+      page.entries = std::move(*entries);
+      page.has_more = found->size() > limit;
+      return page;
+    }
+  }
   HANGAR_ASSIGN_OR_RETURN(Command cmd, Git(repo, "log"));
   cmd.Arg("-z").Arg(EntryFormat(check.verify)).Arg("--no-color").Arg("--no-show-signature");
   if (found) {

@@ -219,6 +219,16 @@ inline Result<LogEntry> ParseEntry(std::span<const std::string_view> f, bool wit
   return e;
 }
 
+// The subject git log's %s prints for commit message `message`: leading blank lines
+// skipped, the first paragraph's lines trimmed at their ends and joined by one space.
+std::string LogSubject(std::string_view message);
+
+// The LogEntry of each of `commits` (no signature), read in process as git log's
+// kEntryFormat prints them; nullopt when git must render them (a commit missing or
+// unreadable, a message in another encoding than UTF-8). log_entries.cc.
+std::optional<std::vector<LogEntry>> ReadLogEntries(const std::string& repo,
+                                                    std::span<const Oid> commits);
+
 inline std::string EntryFormat(bool with_signature) {
   std::string format = "--format=" + std::string(kEntryFormat);
   if (with_signature) format += kSignatureFormat;
