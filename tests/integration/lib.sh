@@ -52,6 +52,9 @@ _cleanup() {
   for p in "${EXTRA_PIDS[@]:-}"; do
     [[ -n "$p" ]] && kill -KILL "$p" 2>/dev/null
   done
+  for p in "${EXTRA_CLEANUP[@]:-}"; do
+    [[ -n "$p" ]] && eval "$p" >/dev/null 2>&1
+  done
   if [[ -n "${KEEP_TMP:-}" ]]; then
     echo "(KEEP_TMP set: left $T)" >&2
   else
@@ -60,6 +63,7 @@ _cleanup() {
   exit "$rc"
 }
 EXTRA_PIDS=()
+EXTRA_CLEANUP=()  # commands (eval'd) that stop what a script started besides processes
 trap _cleanup EXIT
 trap 'exit 130' INT TERM
 

@@ -1,52 +1,47 @@
 #!/usr/bin/env bash
-# The S3 blob store end to end (issue #3 point 7): a moto S3 server on 127.0.0.1, then
+# The S3 blob store end to end (issue #3 point 7) on a real S3: Ceph's RADOS gateway
+# (scripts/s3-server.sh; the CTest fixture's, or one this script starts), then
 # `hangar serve --set storage.blobs=s3 ...` on a fresh bucket. git + git-lfs push two LFS
 # files (a small one, and one of 12 MiB that takes the store's staged multipart path),
 # the objects must be in the bucket under sha256/<hex>, and /resolve must give them back
 # byte for byte: proxied by Hangar (download_mode=proxy), then by a 302 to a presigned
-# moto URL carrying the hf-api.md §2.5 headers (download_mode=redirect), also with Range,
-# and the LFS batch API must hand out the presigned URL as the download href.
-# Needs moto_server and python3 with boto3 (moto's own dependency).
+# gateway URL carrying the hf-api.md §2.5 headers (download_mode=redirect), also with
+# Range, and the LFS batch API must hand out the presigned URL as the download href;
+# upload_mode=direct parts go straight to presigned UploadPart URLs. The gateway checks
+# every signature. The bucket is read back with curl's own SigV4 signing.
 #
 # Usage: s3_e2e.sh PATH_TO_HANGAR
 source "$(dirname "$0")/lib.sh" "$@"
 
-section "setup: moto, bucket, admin CLI"
-command -v moto_server >/dev/null || die "moto_server is not on PATH (pip install 'moto[server]')"
-MOTO_PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-# S3_E2E_AUTH=1: moto checks SigV4 signatures (IAM auth after 4 free setup calls).
-if [[ -n "${S3_E2E_AUTH:-}" ]]; then export INITIAL_NO_AUTH_ACTION_COUNT=4; fi
-moto_server -H 127.0.0.1 -p "$MOTO_PORT" >"$T/moto.log" 2>&1 &
-EXTRA_PIDS+=("$!")
-MOTO="http://127.0.0.1:$MOTO_PORT"
-# A bare TCP connect: with S3_E2E_AUTH an HTTP probe would use up a free setup call.
-moto_up() { (exec 3<>"/dev/tcp/127.0.0.1/$MOTO_PORT") 2>/dev/null; }
-for ((i = 0; i < 600; i++)); do
-  moto_up && break
-  sleep 0.05
-done
-moto_up || die "moto_server did not come up on $MOTO" "$(tail -c 500 "$T/moto.log")"
-pass "moto S3 server on $MOTO"
-
-export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_DEFAULT_REGION=us-east-1
-BUCKET="hangar-e2e"
-if [[ -n "${S3_E2E_AUTH:-}" ]]; then
-  KEYS="$(python3 -c "
-import boto3, json
-iam = boto3.client('iam', endpoint_url='$MOTO')
-iam.create_user(UserName='hangar')
-iam.put_user_policy(UserName='hangar', PolicyName='all', PolicyDocument=json.dumps(
-    {'Version': '2012-10-17', 'Statement': [{'Effect': 'Allow', 'Action': '*', 'Resource': '*'}]}))
-k = iam.create_access_key(UserName='hangar')['AccessKey']
-print(k['AccessKeyId'], k['SecretAccessKey'])")" || die "IAM user for signature checks"
-  read -r AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY <<<"$KEYS"
-  info "moto checks signatures; access key $AWS_ACCESS_KEY_ID"
+section "setup: S3 (RADOS gateway), bucket, admin CLI"
+if [[ -n "${HANGAR_TEST_S3_ENV:-}" ]]; then
+  [[ -r "$HANGAR_TEST_S3_ENV" ]] || die "HANGAR_TEST_S3_ENV=$HANGAR_TEST_S3_ENV cannot be read"
+  S3_ENV="$(cat "$HANGAR_TEST_S3_ENV")"
+else
+  S3_SCRIPT="$(cd "$(dirname "$0")/../.." && pwd)/scripts/s3-server.sh"
+  S3_ENV="$("$S3_SCRIPT" start "$T/s3" --watch $$ 2>"$T/s3.err")" ||
+    die "scripts/s3-server.sh start failed" "$(tail -c 1500 "$T/s3.err")"
+  EXTRA_CLEANUP+=("$S3_SCRIPT stop $T/s3")
 fi
-# s3py CODE...: python with a boto3 client `s3` on moto.
-s3py() {
-  python3 -c "import boto3,sys; s3=boto3.client('s3', endpoint_url='$MOTO'); $1" "${@:2}"
+eval "$S3_ENV"
+pass "S3 gateway on $S3_ENDPOINT"
+
+BUCKET="hangar-e2e-$(head -c 4 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+# s3 METHOD PATH [CURL_ARGS...]: a SigV4-signed request to $S3_ENDPOINT/PATH, the body
+# to stdout. curl signs query strings as given, so every parameter carries its '='.
+s3() {
+  local method=$1 path=$2
+  shift 2
+  curl -sS --max-time 60 --aws-sigv4 "aws:amz:$S3_REGION:s3" --user "$S3_ACCESS_KEY:$S3_SECRET_KEY" \
+    -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' -X "$method" "$@" "$S3_ENDPOINT/$path"
 }
-s3py "s3.create_bucket(Bucket='$BUCKET')" 2>"$T/bucket.err" || die "create bucket" "$(cat "$T/bucket.err")"
+# s3_size KEY: the object's Content-Length in the bucket (empty when it is missing).
+s3_size() {
+  s3 HEAD "$BUCKET/$1" -I 2>/dev/null | tr -d '\r' |
+    awk 'NR == 1 && $2 != 200 { exit } tolower($1) == "content-length:" { print $2 }'
+}
+s3 PUT "$BUCKET" -o "$T/bucket.out" -w '%{http_code}' >"$T/st" 2>&1 || true
+[[ "$(cat "$T/st")" == 200 ]] || die "create bucket $BUCKET" "$(cat "$T/st" "$T/bucket.out")"
 pass "bucket $BUCKET created"
 
 DATA="$T/data"
@@ -54,9 +49,9 @@ mkdir -p "$DATA"
 new_user alice --email alice@example.org
 ALICE="$(new_token alice --name laptop --role write)"
 HA="$(cred_helper alice "$ALICE")"
-S3_ARGS=(--set storage.blobs=s3 --set "storage.s3_endpoint=$MOTO" --set "storage.s3_bucket=$BUCKET"
-         --set storage.s3_region=us-east-1 --set "storage.s3_access_key=$AWS_ACCESS_KEY_ID"
-         --set "storage.s3_secret_key=$AWS_SECRET_ACCESS_KEY" --set storage.s3_path_style=true
+S3_ARGS=(--set storage.blobs=s3 --set "storage.s3_endpoint=$S3_ENDPOINT" --set "storage.s3_bucket=$BUCKET"
+         --set "storage.s3_region=$S3_REGION" --set "storage.s3_access_key=$S3_ACCESS_KEY"
+         --set "storage.s3_secret_key=$S3_SECRET_KEY" --set storage.s3_path_style=true
          --set storage.s3_prefix=hub/)
 
 section "a missing bucket stops the server at start"
@@ -99,15 +94,16 @@ fi
 
 section "the objects are in the bucket"
 for sha in "$BIG_SHA" "$SMALL_SHA"; do
-  got="$(s3py "print(s3.head_object(Bucket='$BUCKET', Key='hub/sha256/$sha')['ContentLength'])" 2>&1)"
+  got="$(s3_size "hub/sha256/$sha")"
   check_match "object hub/sha256/${sha:0:12}… exists in the bucket" '^[0-9]+$' "$got"
 done
 check_eq "the big object has its size in the bucket" "$BIG_SIZE" \
-  "$(s3py "print(s3.head_object(Bucket='$BUCKET', Key='hub/sha256/$BIG_SHA')['ContentLength'])" 2>&1)"
+  "$(s3_size "hub/sha256/$BIG_SHA")"
 check_eq "the bucket's copy hashes to the LFS oid" "$BIG_SHA" \
-  "$(s3py "import hashlib; print(hashlib.sha256(s3.get_object(Bucket='$BUCKET', Key='hub/sha256/$BIG_SHA')['Body'].read()).hexdigest())" 2>&1)"
+  "$(s3 GET "$BUCKET/hub/sha256/$BIG_SHA" | sha256sum | cut -d' ' -f1)"
 check_eq "no staging objects or open multipart uploads are left" "0 0" \
-  "$(s3py "p='hub/uploads/'; print(len([o for o in s3.list_objects_v2(Bucket='$BUCKET').get('Contents', []) if o['Key'].startswith(p)]), len([u for u in s3.list_multipart_uploads(Bucket='$BUCKET').get('Uploads', []) if u['Key'].startswith(p)]))" 2>&1)"
+  "$(s3 GET "$BUCKET?list-type=2&prefix=hub%2Fuploads%2F" | grep -o '<Key>' | wc -l) $(
+     s3 GET "$BUCKET?prefix=hub%2Fuploads%2F&uploads=" | grep -o '<Upload>' | wc -l)"
 
 section "proxy mode: /resolve streams the bytes"
 curl -s -o "$T/big.proxy" -D "$T/big.proxy.h" -w '%{http_code}' "$BASE/alice/s3-model/resolve/main/weights.bin" >"$T/st" 2>&1
@@ -135,14 +131,14 @@ start_server "$DATA" "${S3_ARGS[@]}" --set storage.download_mode=redirect ||
 pass "server (blobs=s3, download_mode=redirect) listening on $BASE"
 req HEAD "$BASE/alice/s3-model/resolve/main/weights.bin"
 check_status "HEAD /resolve/main/weights.bin -> 302" 302
-check_hdr_match "  ... Location is the presigned object URL" Location "^$MOTO/$BUCKET/hub/sha256/$BIG_SHA\\?.*X-Amz-Signature="
+check_hdr_match "  ... Location is the presigned object URL" Location "^$S3_ENDPOINT/$BUCKET/hub/sha256/$BIG_SHA\\?.*X-Amz-Signature="
 check_hdr "  ... X-Linked-Size" X-Linked-Size "$BIG_SIZE"
 check_hdr "  ... X-Linked-Etag" X-Linked-Etag "\"$BIG_SHA\""
 check_hdr_match "  ... X-Repo-Commit" X-Repo-Commit '^[0-9a-f]{40}$'
 curl -s -o /dev/null -D "$T/redir.h" -w '%{http_code}' "$BASE/alice/s3-model/resolve/main/weights.bin" >"$T/st"
 check_eq "GET /resolve/main/weights.bin (no -L) -> 302" 302 "$(cat "$T/st")"
 curl -sL -o "$T/big.redirect" -w '%{http_code}' "$BASE/alice/s3-model/resolve/main/weights.bin" >"$T/st"
-check_eq "curl -L follows to moto -> 200" 200 "$(cat "$T/st")"
+check_eq "curl -L follows to the gateway -> 200" 200 "$(cat "$T/st")"
 check_eq "  ... byte for byte (sha256)" "$BIG_SHA" "$(sha256sum "$T/big.redirect" | cut -d' ' -f1)"
 curl -sL -o "$T/range.redirect" -w '%{http_code}' -H 'Range: bytes=100-1099' \
   "$BASE/alice/s3-model/resolve/main/weights.bin" >"$T/st"
@@ -158,7 +154,7 @@ req POST "$BASE/alice/s3-model.git/info/lfs/objects/batch" -u "hf_user:$ALICE" \
   --data-binary "{\"operation\":\"download\",\"objects\":[{\"oid\":\"$SMALL_SHA\",\"size\":70000}]}"
 check_status "POST batch download -> 200" 200
 HREF="$(jbody '.objects[0].actions.download.href')"
-check_match "  ... download href is the presigned object URL" "^$MOTO/$BUCKET/hub/sha256/$SMALL_SHA\\?" "$HREF"
+check_match "  ... download href is the presigned object URL" "^$S3_ENDPOINT/$BUCKET/hub/sha256/$SMALL_SHA\\?" "$HREF"
 check_eq "  ... and it serves the object" "$SMALL_SHA" "$(curl -s "$HREF" | sha256sum | cut -d' ' -f1)"
 rm -rf "$T/clone3"
 if gitc "" clone -q "$BASE/alice/s3-model" "$T/clone3" >"$T/clone3.out" 2>&1 &&
@@ -181,22 +177,22 @@ req POST "$BASE/api/models/alice/s3-model/uploads" -H "Authorization: Bearer $AL
 check_status "create an upload -> 201" 201
 UP="$(jbody .id)"
 check_json "  two parts" .partCount 2
-check_match "  part URLs are presigned S3 UploadPart URLs" "^$MOTO/$BUCKET/hub/uploads/.*partNumber=2.*X-Amz-Signature=" "$(jbody '.partUrls[1]')"
+check_match "  part URLs are presigned S3 UploadPart URLs" "^$S3_ENDPOINT/$BUCKET/hub/uploads/.*partNumber=2.*X-Amz-Signature=" "$(jbody '.partUrls[1]')"
 check_match "  ... for this upload's staging key" "/hub/uploads/$UP" "$(jbody '.partUrls[0]')"
-# moto 5.2.1 answers 500 to every presigned UploadPart PUT (boto3's own presigned URLs
-# included: its upload_part handler reads no partNumber from a presigned query), so the
-# parts go through Hangar's part route here, which stays open in direct mode.
-for n in 1 2; do
-  curl -sS -o /dev/null -w '%{http_code}' --max-time 60 -X PUT -H "Authorization: Bearer $ALICE" \
-    --data-binary @"$T/direct.$((n - 1))" "$BASE/api/uploads/$UP/parts/$n" >"$T/st$n"
-done
-check_eq "  parts through Hangar -> 200 200" "200 200" "$(cat "$T/st1") $(cat "$T/st2")"
+# Part 1 straight to its presigned URL (no credentials: the signature is the grant),
+# part 2 through Hangar's part route, which stays open in direct mode.
+curl -sS -o "$T/st1.body" -w '%{http_code}' --max-time 60 -X PUT \
+  --data-binary @"$T/direct.0" "$(jbody '.partUrls[0]')" >"$T/st1"
+curl -sS -o /dev/null -w '%{http_code}' --max-time 60 -X PUT -H "Authorization: Bearer $ALICE" \
+  --data-binary @"$T/direct.1" "$BASE/api/uploads/$UP/parts/2" >"$T/st2"
+check_eq "  part 1 to the presigned URL, part 2 through Hangar -> 200 200" "200 200" \
+  "$(cat "$T/st1") $(cat "$T/st2")"
 req GET "$BASE/api/uploads/$UP" -H "Authorization: Bearer $ALICE"
 check_json "  Hangar lists both parts from S3" '[.parts[].partNumber] | join(",")' "1,2"
 req POST "$BASE/api/uploads/$UP/complete" -H "Authorization: Bearer $ALICE"
 check_status "complete (Hangar reads the object back and checks its sha256) -> 200" 200
 check_eq "  the object is in the bucket under its sha256" "$((6 << 20))" \
-  "$(s3py "print(s3.head_object(Bucket='$BUCKET', Key='hub/sha256/$DIRECT_SHA')['ContentLength'])")"
+  "$(s3_size "hub/sha256/$DIRECT_SHA")"
 printf '%s\n' '{"key":"header","value":{"summary":"direct upload"}}' \
   "{\"key\":\"lfsFile\",\"value\":{\"path\":\"direct.bin\",\"algo\":\"sha256\",\"oid\":\"$DIRECT_SHA\",\"size\":$((6 << 20))}}" >"$T/direct.ndjson"
 req POST "$BASE/api/models/alice/s3-model/commit/main" -H "Authorization: Bearer $ALICE" \

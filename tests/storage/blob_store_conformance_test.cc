@@ -618,7 +618,7 @@ TEST_P(PartsConformance, ForEachBlobListsCommittedBlobsOnly) {
 }
 
 #ifdef HANGAR_CONFORMANCE_S3
-// Built a second time as storage_s3_test: the same suites on S3BlobStore over moto.
+// Built a second time as storage_s3_test: the same suites on S3BlobStore over the RADOS gateway (tests/testing/s3_server.h).
 StoreFactory S3Factory() {
   return {"S3", [](const std::filesystem::path&) { return s3_testing::MakeStore(); },
           [](BlobStore& store, const std::filesystem::path&) {

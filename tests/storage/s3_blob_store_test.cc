@@ -1,6 +1,7 @@
 // What only S3BlobStore has: presigned URLs (AWS's published example, and fetched from
-// moto), direct part uploads, bucket checks, its XML reading. The BlobStore contract
-// itself runs in blob_store_conformance_test.cc (built into this binary, on moto).
+// the RADOS gateway), direct part uploads, bucket checks, its XML reading. The BlobStore
+// contract itself runs in blob_store_conformance_test.cc (built into this binary, on the
+// same gateway).
 
 #include <gtest/gtest.h>
 

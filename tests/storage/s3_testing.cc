@@ -4,26 +4,27 @@
 
 #include "core/util.h"
 #include "net/http_client.h"
-#include "testing/moto_server.h"
+#include "testing/s3_server.h"
 
 namespace hangar::storage::s3_testing {
 
 S3Options FreshBucket() {
   S3Options o;
-  o.region = "us-east-1";
-  o.access_key = "testing";
-  o.secret_key = "testing";
   o.path_style = true;
   o.prefix = "hub/";
   o.bucket = "hangar-test-" + RandomHex(6);
   std::string error;
-  auto* moto = hangar::testing::MotoServer::Shared(&error);
-  if (moto == nullptr) {
+  auto* s3 = hangar::testing::S3Server::Shared(&error);
+  if (s3 == nullptr) {
     ADD_FAILURE() << error;
+    o.region = "us-east-1";
     o.endpoint = "http://127.0.0.1:1";
     return o;
   }
-  o.endpoint = moto->Endpoint();
+  o.endpoint = s3->endpoint();
+  o.region = s3->region();
+  o.access_key = s3->access_key();
+  o.secret_key = s3->secret_key();
   net::HttpClient client;
   net::HttpRequest req;
   req.method = "PUT";
@@ -31,7 +32,7 @@ S3Options FreshBucket() {
   req.sigv4 = net::AwsSigV4{o.region, o.access_key, o.secret_key};
   auto res = client.Perform(req);
   if (!res || res->status != 200) {
-    ADD_FAILURE() << "cannot create bucket " << o.bucket << " on moto: "
+    ADD_FAILURE() << "cannot create bucket " << o.bucket << " on " << o.endpoint << ": "
                   << (res ? std::to_string(res->status) + " " + res->body : res.error().message);
   }
   return o;

@@ -1,6 +1,6 @@
 #pragma once
-// S3 stores for the storage tests: an S3BlobStore on a fresh bucket of the moto server the
-// test binary starts (tests/testing/moto_server.h). Without moto_server the test FAILS.
+// S3 stores for the storage tests: an S3BlobStore on a fresh bucket of the RADOS gateway
+// the tests share (tests/testing/s3_server.h). Without it the test FAILS.
 
 #include <memory>
 #include <string>
@@ -9,8 +9,8 @@
 
 namespace hangar::storage::s3_testing {
 
-// Options for a new, empty bucket on the shared moto server (path style, a key prefix).
-// Adds a gtest failure naming the problem when moto is missing; the options then point
+// Options for a new, empty bucket on the shared S3 server (path style, a key prefix).
+// Adds a gtest failure naming the problem when the server is missing; the options then point
 // at a closed port, so the test's calls fail too.
 S3Options FreshBucket();
 
