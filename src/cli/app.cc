@@ -244,8 +244,9 @@ http::Router& App::Router() {
           if (!probe) return MakeError(ErrorCode::Unavailable, "database: " + probe.error().message);
           return http::Response::Text(200, "ready\n");
         });
-  routes_->downloads = std::make_unique<services::DownloadCounter>(
-      *stores_.repos, services::DownloadCounter::Options{});
+  services::DownloadCounter::Options counting;
+  counting.after_flush = [repos = repos_.get()] { repos->InvalidateAll(); };
+  routes_->downloads = std::make_unique<services::DownloadCounter>(*stores_.repos, counting);
   routes_->hf = std::make_unique<api::HfDeps>(api::HfDeps{
       *auth_, *repos_, *content_, *commits_, config_, routes_->downloads.get()});
   // Literal prefixes first; the /{ns}/{name}/... patterns last (first match wins).

@@ -154,6 +154,7 @@ Result<void> DownloadCounter::Flush() {
     std::lock_guard lock(mu_);
     for (const auto& [key, count] : failed) pending_[key] += count;
   }
+  if (failed.size() < batch.size() && options_.after_flush) options_.after_flush();
   return result;
 }
 

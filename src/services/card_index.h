@@ -55,6 +55,9 @@ class DownloadCounter {
     std::chrono::milliseconds flush_interval{std::chrono::seconds(30)};
     // Unix seconds now; the day of a download is now / 86400. Injected by tests.
     std::function<int64_t()> clock;
+    // Called after a Flush that wrote counts (e.g. to drop cached repo records, so that
+    // model info shows the new totals at once).
+    std::function<void()> after_flush;
   };
 
   DownloadCounter(db::RepoStore& repos, Options options);

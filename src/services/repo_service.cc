@@ -71,6 +71,11 @@ void RepoService::Invalidate(const RepoId& id) {
   cache_->entries.erase(CacheKey(id));
 }
 
+void RepoService::InvalidateAll() {
+  std::lock_guard lock(cache_->mu);
+  cache_->entries.clear();
+}
+
 Result<RepoHandle> RepoService::Open(const Principal& who, const RepoId& id, Access needed) {
   auto rec = FindCached(id);
   if (!rec) {

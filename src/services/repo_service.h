@@ -63,6 +63,8 @@ class RepoService {
 
   // Directory of the bare repository of `id`.
   std::string GitPath(const RepoId& id) const;
+  // Drops every cached record (after a bulk change such as a download-count flush).
+  void InvalidateAll();
 
  private:
   struct Cache;

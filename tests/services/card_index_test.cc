@@ -88,8 +88,10 @@ TEST_F(DownloadCounterTest, CountsInMemoryUntilFlushed) {
   auto bert = repos().Create(db::RepoRecord{.ns = "acme", .name = "bert"}).value();
   auto gpt = repos().Create(db::RepoRecord{.ns = "acme", .name = "gpt"}).value();
   int64_t now = 100 * 86400 + 5;
+  int flushes = 0;  // after_flush runs only after a flush that wrote counts
   DownloadCounter counter(repos(), {.flush_interval = std::chrono::milliseconds(0),
-                                    .clock = [&] { return now; }});
+                                    .clock = [&] { return now; },
+                                    .after_flush = [&] { ++flushes; }});
   for (int i = 0; i < 5; ++i) counter.Count(bert.id);
   counter.Count(gpt.id);
   now += 86400;  // the next day
@@ -97,7 +99,9 @@ TEST_F(DownloadCounterTest, CountsInMemoryUntilFlushed) {
   EXPECT_EQ(counter.Pending(), 7);
   EXPECT_EQ(repos().FindById(bert.id)->downloads, 0);  // nothing written yet
 
+  EXPECT_EQ(flushes, 0);
   ASSERT_TRUE(counter.Flush().has_value());
+  EXPECT_EQ(flushes, 1);
   EXPECT_EQ(counter.Pending(), 0);
   EXPECT_EQ(repos().FindById(bert.id)->downloads, 6);
   EXPECT_EQ(repos().FindById(gpt.id)->downloads, 1);
@@ -110,6 +114,7 @@ TEST_F(DownloadCounterTest, CountsInMemoryUntilFlushed) {
   EXPECT_EQ(page.items[0].trending, 6);
   ASSERT_TRUE(counter.Flush().has_value());  // nothing pending: no change
   EXPECT_EQ(repos().FindById(bert.id)->downloads, 6);
+  EXPECT_EQ(flushes, 1);
 }
 
 TEST_F(DownloadCounterTest, DestructionFlushesAndCountsAreThreadSafe) {
