@@ -216,11 +216,14 @@ http::Router& App::Router() {
   if (routes_) return routes_->router;
   routes_ = std::make_unique<Routes>();
   auto& r = routes_->router;
-  r.SetAuthenticator([this](const http::Request& req) -> Result<Principal> {
-    // Reads (file downloads, card images of a private repo) also take the web session:
-    // SameSite=Lax keeps it off other sites' subresource requests; writes need a token.
-    if (!req.HasHeader("authorization") &&
-        (req.method == http::Method::Get || req.method == http::Method::Head)) {
+  r.SetAuthenticator([this](const http::Request& req,
+                            const http::Route& route) -> Result<Principal> {
+    // The web session signs in every page and form (forms carry the session's CSRF token,
+    // web_util.h ReadForm) and the API's reads (file downloads, card images of a private
+    // repo; SameSite=Lax keeps it off other sites' subresource requests). API writes have
+    // no CSRF check, so they need a token.
+    bool reads = req.method == http::Method::Get || req.method == http::Method::Head;
+    if (!req.HasHeader("authorization") && (reads || route.api == http::ApiFamily::Html)) {
       std::string cookie = web::CookieValue(req, web::kSessionCookie);
       if (!cookie.empty()) {
         HANGAR_ASSIGN_OR_RETURN(auto session, sessions_->Find(cookie));
@@ -229,13 +232,20 @@ http::Router& App::Router() {
     }
     return auth_->Authenticate(req.Header("authorization"));
   });
+  // The router's repo gate asks the same rules the services apply again (RepoService::Open).
+  r.SetRepoAuthorizer([this](const Principal& who, RepoType type, std::string_view ns,
+                             std::string_view name, Access needed) -> Result<void> {
+    HANGAR_ASSIGN_OR_RETURN(RepoId id, RepoId::Parse(type, ns, name));
+    HANGAR_TRY(repos_->Open(who, id, needed));
+    return {};
+  });
   r.SetErrorRenderer([](http::ApiFamily api, const Error& e, const http::Request& req) {
     return api == http::ApiFamily::Html ? web::RenderErrorPage(e, req)
                                         : api::RenderError(api, e, req);
   });
-  r.Add(http::Method::Get, "/healthz", http::ApiFamily::Plain,
+  r.Add(http::Method::Get, "/healthz", http::ApiFamily::Plain, http::Requirement::Public(),
         [](http::Request&) -> Result<http::Response> { return http::Response::Text(200, "ok\n"); });
-  r.Add(http::Method::Get, "/readyz", http::ApiFamily::Plain,
+  r.Add(http::Method::Get, "/readyz", http::ApiFamily::Plain, http::Requirement::Public(),
         [this](http::Request&) -> Result<http::Response> {
           HANGAR_TRY(blobs_->CheckUsable());
           db::RepoQuery q;

@@ -1,5 +1,6 @@
 #pragma once
-// Principal: who is making a request, as established by the auth service from a token.
+// Principal: who is making a request, as established by the auth service from a token or
+// by the session service from a browser session.
 
 #include <cstdint>
 #include <string>
@@ -7,6 +8,10 @@
 namespace hangar {
 
 enum class TokenRole { Read, Write };
+
+// What a principal may do in a namespace, and so in its repos (services::AuthService
+// decides it; routes declare the level they need, http/router.h).
+enum class Access { None, Read, Write, Admin };
 
 struct Principal {
   bool anonymous = true;
@@ -17,6 +22,8 @@ struct Principal {
   int64_t token_id = 0;
   std::string token_name;    // display name of the token
   int64_t token_created_at = 0;  // unix seconds
+  // Signed in by a browser session cookie (services::SessionService), not a token.
+  bool session = false;
 
   bool CanWrite() const { return !anonymous && role == TokenRole::Write; }
   static Principal Anonymous() { return Principal{}; }

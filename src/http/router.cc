@@ -1,8 +1,10 @@
 #include "http/router.h"
 
+#include <cstdlib>
 #include <exception>
 
 #include "core/log.h"
+#include "core/util.h"
 
 namespace hangar::http {
 
@@ -74,27 +76,62 @@ constexpr const char* kExposeHeaders =
 
 }  // namespace
 
-void Router::Add(Method method, std::string pattern, ApiFamily api, Handler handler,
-                 bool authenticate) {
-  Compiled c{Route{method, pattern, api, std::move(handler), authenticate}, {}};
-  for (auto seg : SplitPath(pattern)) c.segments.emplace_back(seg);
-  routes_.push_back(std::move(c));
+std::string RequirementName(const Requirement& need) {
+  switch (need.gate) {
+    case Gate::Public: return "public";
+    case Gate::SignedIn: return "signed-in";
+    case Gate::Session: return "session";
+    case Gate::WriteRole: return "write-role";
+    case Gate::Ticket: return "ticket";
+    case Gate::Registry: return "registry";
+    case Gate::Repo: break;
+  }
+  std::string name = need.access == Access::Admin   ? "repo:admin"
+                     : need.access == Access::Write ? "repo:write"
+                                                    : "repo:read";
+  if (need.challenge) name += ":challenge";
+  return need.ticket_query ? name + ":or-ticket" : name;
 }
 
-const Router::Compiled* Router::Match(Method method, std::string_view path, Request& req,
-                                      bool& path_matched) const {
-  path_matched = false;
-  std::vector<std::pair<std::string, std::string>> params;
-  for (const auto& c : routes_) {
-    if (!MatchSegments(c.segments, path, params)) continue;
-    path_matched = true;
-    bool method_ok = c.route.method == method ||
-                     (method == Method::Head && c.route.method == Method::Get);
-    if (!method_ok) continue;
-    req.params = std::move(params);
-    return &c;
+void Router::Add(Method method, std::string pattern, ApiFamily api, Requirement need,
+                 Handler handler) {
+  std::vector<std::string> segments;
+  for (auto seg : SplitPath(pattern)) segments.emplace_back(seg);
+  if (need.gate == Gate::Repo) {
+    bool ns = false, name = false;
+    for (const auto& seg : segments) {
+      ns = ns || seg == "{ns}";
+      name = name || seg == "{name}";
+    }
+    if (!ns || !name) {
+      // A programming error in a route table, found at start-up by every test.
+      Log("http")->critical("route {} needs a repo but has no {{ns}}/{{name}}", pattern);
+      std::abort();
+    }
   }
+  routes_.push_back(Route{method, std::move(pattern), api, need, std::move(handler)});
+  segments_.push_back(std::move(segments));
+}
+
+const Route* Router::Match(Method method, std::string_view path,
+                           std::vector<std::pair<std::string, std::string>>& params,
+                           bool& path_matched) const {
+  path_matched = false;
+  for (size_t i = 0; i < routes_.size(); ++i) {
+    if (!MatchSegments(segments_[i], path, params)) continue;
+    path_matched = true;
+    const Route& r = routes_[i];
+    bool method_ok = r.method == method || (method == Method::Head && r.method == Method::Get);
+    if (method_ok) return &r;
+  }
+  params.clear();
   return nullptr;
+}
+
+const Route* Router::Find(Method method, std::string_view path) const {
+  std::vector<std::pair<std::string, std::string>> params;
+  bool path_matched = false;
+  return Match(method, path, params, path_matched);
 }
 
 Response Router::Render(ApiFamily api, const Error& err, const Request& req) const {
@@ -102,54 +139,147 @@ Response Router::Render(ApiFamily api, const Error& err, const Request& req) con
   return Response::Text(Describe(err.code).http_status, err.message + "\n");
 }
 
-Response Router::Dispatch(Request& req) const {
-  Response res;
-  bool path_matched = false;
-  const Compiled* c = Match(req.method, req.path, req, path_matched);
-  ApiFamily api = c ? c->route.api : ApiFamily::Plain;
-  if (req.method == Method::Options && path_matched) {
-    // CORS preflight (hf-api.md §1.14).
-    res.status = 204;
-    res.SetHeader("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
-    res.SetHeader("Access-Control-Allow-Headers", "Authorization, Range, Content-Type");
-    res.SetHeader("Access-Control-Max-Age", "86400");
-  } else if (!c) {
-    res = path_matched ? Render(api, MakeError(ErrorCode::MethodNotAllowed,
-                                               "method " + req.method_name + " not allowed here"),
-                                req)
-                       : Render(api, MakeError(ErrorCode::NotFound, "no such endpoint: " + req.path),
-                                req);
-  } else {
-    try {
-      Result<Principal> who = authenticate_ && c->route.authenticate ? authenticate_(req)
-                                                                     : Principal::Anonymous();
-      if (!who) {
-        res = Render(api, who.error(), req);
-      } else {
-        req.principal = std::move(*who);
-        Result<Response> out = c->route.handler(req);
-        if (out) {
-          res = std::move(*out);
-        } else {
-          if (out.error().code == ErrorCode::Internal) {
-            Log("http")->error("[req {}] {} {}: {}", req.request_id, req.method_name, req.path,
-                               out.error().message);
-          }
-          res = Render(api, out.error(), req);
-        }
+Result<void> Router::Authorize(const Route& route, const Request& req) const {
+  const Requirement& need = route.need;
+  const Principal& who = req.principal;
+  switch (need.gate) {
+    case Gate::Public:
+    case Gate::Ticket:
+    case Gate::Registry:
+      return {};
+    case Gate::SignedIn:
+    case Gate::Session:
+    case Gate::WriteRole:
+      if (who.anonymous) return MakeError(ErrorCode::Unauthorized, "sign in to do this");
+      if (need.gate == Gate::Session && !who.session) {
+        return MakeError(ErrorCode::Forbidden,
+                         "this needs a signed-in browser session; access tokens cannot be "
+                         "used for account settings");
       }
-    } catch (const std::exception& e) {
-      Log("http")->error("[req {}] {} {}: exception: {}", req.request_id, req.method_name,
-                         req.path, e.what());
-      res = Render(api, MakeError(ErrorCode::Internal, "internal error"), req);
-    }
+      if (need.gate == Gate::WriteRole && !who.CanWrite()) {
+        return MakeError(ErrorCode::Forbidden,
+                         "token '" + who.token_name + "' is read-only; this needs a write token");
+      }
+      return {};
+    case Gate::Repo:
+      break;
   }
+  if (need.ticket_query && req.Query("ticket")) return {};
+  bool ok = true;
+  std::string ns = PercentDecode(req.Param("ns"), &ok);
+  std::string name = PercentDecode(req.Param("name"), &ok);
+  if (!ok) return MakeError(ErrorCode::BadRequest, "malformed URL: invalid escape in a repo id");
+  constexpr std::string_view kGit = ".git";
+  if (need.git_suffix && name.size() > kGit.size() && name.ends_with(kGit)) {
+    name.resize(name.size() - kGit.size());
+  }
+  if (!authorize_repo_) return MakeError(ErrorCode::Internal, "no repo authorizer configured");
+  Result<void> allowed = authorize_repo_(who, need.repo_type, ns, name, need.access);
+  if (!allowed && need.challenge && who.anonymous &&
+      allowed.error().code == ErrorCode::RepoNotFound) {
+    std::string prefix(RepoUrlPrefix(need.repo_type));
+    return MakeError(ErrorCode::Unauthorized,
+                     "authentication required for " + prefix + ns + "/" + name);
+  }
+  return allowed;
+}
+
+void Router::Finish(const Request& req, Response& res) const {
   res.SetHeader("X-Request-Id", req.request_id);
   if (!req.Header("origin").empty()) {
     res.SetHeader("Access-Control-Allow-Origin", "*");
     res.SetHeader("Access-Control-Expose-Headers", kExposeHeaders);
   }
+}
+
+Admission Router::Admit(Request& req) const {
+  Admission a;
+  bool path_matched = false;
+  const Route* route = Match(req.method, req.path, req.params, path_matched);
+  ApiFamily api = route ? route->api : ApiFamily::Plain;
+  if (req.method == Method::Options && path_matched) {
+    // CORS preflight (hf-api.md §1.14): browsers send it without credentials.
+    Response res;
+    res.status = 204;
+    res.SetHeader("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
+    res.SetHeader("Access-Control-Allow-Headers", "Authorization, Range, Content-Type");
+    res.SetHeader("Access-Control-Max-Age", "86400");
+    a.answer = std::move(res);
+  } else if (!route) {
+    a.answer = path_matched
+                   ? Render(api,
+                            MakeError(ErrorCode::MethodNotAllowed,
+                                      "method " + req.method_name + " not allowed here"),
+                            req)
+                   : Render(api, MakeError(ErrorCode::NotFound, "no such endpoint: " + req.path),
+                            req);
+  } else {
+    try {
+      Result<void> admitted;
+      bool own_credential = route->need.gate == Gate::Ticket ||
+                            route->need.gate == Gate::Registry;
+      req.principal = Principal::Anonymous();
+      if (authenticate_ && !own_credential) {
+        Result<Principal> who = authenticate_(req, *route);
+        if (who) {
+          req.principal = std::move(*who);
+        } else {
+          admitted = std::move(who).error();
+        }
+      }
+      if (admitted) admitted = Authorize(*route, req);
+      if (admitted) {
+        a.route = route;
+      } else {
+        if (admitted.error().code == ErrorCode::Internal) {
+          Log("http")->error("[req {}] {} {}: {}", req.request_id, req.method_name, req.path,
+                             admitted.error().message);
+        }
+        a.answer = Render(api, admitted.error(), req);
+      }
+    } catch (const std::exception& e) {
+      Log("http")->error("[req {}] {} {}: exception: {}", req.request_id, req.method_name,
+                         req.path, e.what());
+      a.answer = Render(api, MakeError(ErrorCode::Internal, "internal error"), req);
+    }
+  }
+  if (a.answer) Finish(req, *a.answer);
+  return a;
+}
+
+Response Router::Run(const Admission& a, Request& req) const {
+  Response res;
+  if (a.answer || !a.route) {
+    // A caller bug: an early answer is sent as it is, never run.
+    res = Render(ApiFamily::Plain, MakeError(ErrorCode::Internal, "request not admitted"), req);
+    Finish(req, res);
+    return res;
+  }
+  const ApiFamily api = a.route->api;
+  try {
+    Result<Response> out = a.route->handler(req);
+    if (out) {
+      res = std::move(*out);
+    } else {
+      if (out.error().code == ErrorCode::Internal) {
+        Log("http")->error("[req {}] {} {}: {}", req.request_id, req.method_name, req.path,
+                           out.error().message);
+      }
+      res = Render(api, out.error(), req);
+    }
+  } catch (const std::exception& e) {
+    Log("http")->error("[req {}] {} {}: exception: {}", req.request_id, req.method_name,
+                       req.path, e.what());
+    res = Render(api, MakeError(ErrorCode::Internal, "internal error"), req);
+  }
+  Finish(req, res);
   return res;
+}
+
+Response Router::Dispatch(Request& req) const {
+  Admission a = Admit(req);
+  if (a.answer) return std::move(*a.answer);
+  return Run(a, req);
 }
 
 }  // namespace hangar::http

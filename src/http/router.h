@@ -1,13 +1,18 @@
 #pragma once
-// Router: a table of routes (method + path pattern → handler), like cgit's cmd.c.
-// Matches on the raw, still percent-encoded path (hf-api.md §1.4 rule 1), authenticates,
-// runs the handler and renders errors in the route's API family.
+// Router: a table of routes (method + path pattern → who may call it → handler), like
+// cgit's cmd.c. Matches on the raw, still percent-encoded path (hf-api.md §1.4 rule 1),
+// authenticates, enforces the route's declared Requirement from the request head alone
+// (issue 13 point 1; DESIGN.md "every route declares who may call it"), then runs the
+// handler and renders errors in the route's API family.
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/principal.h"
+#include "core/repo_id.h"
 #include "core/result.h"
 #include "http/request.h"
 #include "http/response.h"
@@ -20,6 +25,75 @@ enum class ApiFamily { Hf, Git, Lfs, Oci, Html, Plain };
 // A handler: blocking; runs on the worker pool, never on an I/O thread.
 using Handler = std::function<Result<Response>(Request&)>;
 
+// The kinds of Requirement (see its factories for what each admits).
+enum class Gate { Public, SignedIn, Session, WriteRole, Repo, Ticket, Registry };
+
+// What a route needs of its caller, declared in its route-table entry and checked by the
+// router before the handler runs (and so before a body byte is read). Built only through
+// the factories (the constructor is private), so no route can be added without one.
+// Refusals: Unauthorized (401) for an anonymous caller where a user is needed, Forbidden
+// (403) for too little, and for repo routes what the injected RepoAuthorizer answers
+// (RepoNotFound for a repo the caller may not know of).
+struct Requirement {
+  Gate gate;
+  RepoType repo_type;  // Repo: the type the route's URL names
+  Access access;       // Repo: the level needed on it
+  // Repo: an anonymous caller refused (also with RepoNotFound) gets Unauthorized, so git
+  // and git-lfs send credentials (git-lfs.md §6, §11.3); missing and private repos answer
+  // the same, which reveals nothing.
+  bool challenge;
+  // Repo: {name} may end in git's ".git" suffix (hf-api.md §10.1), stripped for the check.
+  bool git_suffix;
+  // Repo: a `ticket` query parameter stands in for the repo check; the handler verifies
+  // the ticket before it reads the body.
+  bool ticket_query = false;
+
+  // Anyone. Credentials, when sent, are still checked (a bad token is 401).
+  static Requirement Public() { return Requirement(Gate::Public); }
+  // A signed-in user, by browser session or by a token of any role.
+  static Requirement SignedIn() { return Requirement(Gate::SignedIn); }
+  // A user signed in by a browser session; bearer tokens are refused (403) whatever their
+  // role. For account-level actions: creating and revoking tokens, org administration and
+  // other settings forms (docs/web.md "Who may call what").
+  static Requirement Session() { return Requirement(Gate::Session); }
+  // A user whose credential may write: a browser session or a write token.
+  static Requirement WriteRole() { return Requirement(Gate::WriteRole); }
+  // `access` on the repo of type `type` named by the route's {ns} and {name} parameters.
+  static Requirement Repo(RepoType type, Access access) {
+    return Requirement(Gate::Repo, type, access);
+  }
+  // As Repo, for git and git-lfs clients: anonymous refusals challenge (see `challenge`).
+  static Requirement RepoChallenge(RepoType type, Access access, bool git_suffix = false) {
+    return Requirement(Gate::Repo, type, access, true, git_suffix);
+  }
+  // As RepoChallenge (with the ".git" suffix), or a signed ticket in the query instead: an
+  // LFS verify href (git-lfs.md §11.4) is called with the upload's ticket and maybe no
+  // credentials.
+  static Requirement RepoOrTicket(RepoType type, Access access) {
+    Requirement r(Gate::Repo, type, access, true, true);
+    r.ticket_query = true;
+    return r;
+  }
+  // The request carries its own proof: a signed, short-lived ticket in the path (LFS
+  // transfer hrefs). Authorization is not looked at and the principal stays anonymous; the
+  // handler verifies the ticket before it reads the body.
+  static Requirement Ticket() { return Requirement(Gate::Ticket); }
+  // The OCI registry's own credentials (hub tokens as Basic/Bearer, or /v2/token registry
+  // tokens), which api::OciAuth checks from the head before the handler reads the body
+  // (oci.md §9); the router does not authenticate and the principal stays anonymous.
+  static Requirement Registry() { return Requirement(Gate::Registry); }
+
+ private:
+  explicit Requirement(Gate g, RepoType type = RepoType::Model, Access a = Access::Read,
+                       bool challenge_anonymous = false, bool strip_git = false)
+      : gate(g), repo_type(type), access(a), challenge(challenge_anonymous),
+        git_suffix(strip_git) {}
+};
+
+// "public", "signed-in", "session", "write-role", "repo:write", "ticket", "registry"...
+// for tests and logs.
+std::string RequirementName(const Requirement& need);
+
 // Pattern syntax: segments separated by '/'. A literal segment matches itself; `{name}`
 // matches one non-empty segment; a final `{name*}` matches the rest of the path (possibly
 // empty, '/'s included). Parameters keep their raw, percent-encoded text.
@@ -27,46 +101,77 @@ struct Route {
   Method method;
   std::string pattern;
   ApiFamily api;
+  Requirement need;
   Handler handler;
-  // False for routes that authorise by something in the request itself (a signed ticket):
-  // their Authorization header is not looked at and the principal stays anonymous.
-  bool authenticate = true;
 };
 
-// Turns a request's Authorization into a Principal; errors (Unauthorized) are rendered
-// in the route's family and the handler is not run.
-using Authenticator = std::function<Result<Principal>(const Request&)>;
+// Turns a request's credentials into a Principal for `route` (anonymous when none were
+// sent); errors (Unauthorized) are rendered in the route's family and the handler is not
+// run. Not called for Ticket and Registry routes.
+using Authenticator = std::function<Result<Principal>(const Request&, const Route&)>;
+
+// Whether `who` has `needed` on the repo (`type`, `ns`, `name`; percent-decoded, ".git"
+// stripped where the route allows it). Errors as services::RepoService::Open: BadRequest
+// (bad name), RepoNotFound (also for repos `who` may not read), Unauthorized, Forbidden.
+using RepoAuthorizer = std::function<Result<void>(const Principal& who, RepoType type,
+                                                  std::string_view ns, std::string_view name,
+                                                  Access needed)>;
+
 // Renders `err` for `req` in family `api` (api/error_render.cc).
 using ErrorRenderer = std::function<Response(ApiFamily, const Error&, const Request&)>;
 
-// Build once at start-up, then read-only: Dispatch is thread-safe.
+// The first phase's outcome, decided from the request head alone.
+struct Admission {
+  const Route* route = nullptr;     // set when the handler may run
+  std::optional<Response> answer;   // set when the request is answered without its handler
+                                    // (404, 405, 401, 403, CORS preflight)
+};
+
+// Build once at start-up, then read-only: Admit, Run and Dispatch are thread-safe.
 class Router {
  public:
-  // Adds a route; earlier routes win when several match.
-  void Add(Method method, std::string pattern, ApiFamily api, Handler handler,
-           bool authenticate = true);
+  // Adds a route needing `need`; earlier routes win when several match. A Repo
+  // requirement on a pattern without {ns} and {name} is a programming error: aborts.
+  void Add(Method method, std::string pattern, ApiFamily api, Requirement need,
+           Handler handler);
   void SetAuthenticator(Authenticator a) { authenticate_ = std::move(a); }
+  // Without one, every Repo route is refused (Internal): the gate fails closed.
+  void SetRepoAuthorizer(RepoAuthorizer a) { authorize_repo_ = std::move(a); }
   void SetErrorRenderer(ErrorRenderer r) { render_ = std::move(r); }
 
-  // Matches, authenticates, runs the handler; always returns a response (errors rendered,
-  // a leaked exception becomes Internal). Sets X-Request-Id and CORS headers.
+  // Matches, authenticates and authorizes `req` from its method, path and headers alone
+  // (sets req.params and req.principal); never reads the body. Thread-safe.
+  Admission Admit(Request& req) const;
+  // Runs the admitted route's handler, renders its errors (a leaked exception becomes
+  // Internal). `a` must come from Admit(req) with no answer. Thread-safe.
+  Response Run(const Admission& a, Request& req) const;
+  // Admit, then Run when admitted. Every response carries X-Request-Id, and CORS headers
+  // when the request had an Origin.
   Response Dispatch(Request& req) const;
 
   // Renders `err` for `req` as a response in family `api` (used by the server for
   // protocol-level failures such as oversized headers).
   Response Render(ApiFamily api, const Error& err, const Request& req) const;
 
- private:
-  struct Compiled {
-    Route route;
-    std::vector<std::string> segments;  // literal text, "{x}" or "{x*}"
-  };
-  // The route for `path` and `method`, or null; `path_matched` tells a 405 from a 404.
-  const Compiled* Match(Method method, std::string_view path, Request& req,
-                        bool& path_matched) const;
+  // Every route, in matching order (tests walk it: tools/authz matrix).
+  const std::vector<Route>& Routes() const { return routes_; }
+  // The route Admit would pick for `method` and the raw `path`, or null (no params set).
+  const Route* Find(Method method, std::string_view path) const;
 
-  std::vector<Compiled> routes_;
+ private:
+  // The route for `path` and `method`, or null; `path_matched` tells a 405 from a 404.
+  const Route* Match(Method method, std::string_view path,
+                     std::vector<std::pair<std::string, std::string>>& params,
+                     bool& path_matched) const;
+  // Checks `route.need` against req.principal. Errors: as Requirement says.
+  Result<void> Authorize(const Route& route, const Request& req) const;
+  // Adds X-Request-Id and the CORS headers to `res`.
+  void Finish(const Request& req, Response& res) const;
+
+  std::vector<Route> routes_;
+  std::vector<std::vector<std::string>> segments_;  // per route: literal, "{x}" or "{x*}"
   Authenticator authenticate_;
+  RepoAuthorizer authorize_repo_;
   ErrorRenderer render_;
 };
 

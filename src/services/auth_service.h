@@ -20,8 +20,8 @@
 
 namespace hangar::services {
 
-// What a principal may do in a namespace (and so in its repos).
-enum class Access { None, Read, Write, Admin };
+// What a principal may do in a namespace (and so in its repos): core/principal.h.
+using ::hangar::Access;
 
 // The exact message of every authentication failure (hf-api.md §1.7).
 inline constexpr std::string_view kInvalidCredentials =

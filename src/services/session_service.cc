@@ -20,6 +20,7 @@ Principal PrincipalOf(const db::UserRecord& user) {
   p.is_admin = user.is_admin;
   p.role = TokenRole::Write;
   p.token_name = "web session";
+  p.session = true;
   return p;
 }
 

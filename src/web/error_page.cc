@@ -6,6 +6,14 @@
 namespace hangar::web {
 
 http::Response RenderErrorPage(const Error& err, const http::Request& req) {
+  if (err.code == ErrorCode::Unauthorized && req.method == http::Method::Get &&
+      req.principal.anonymous && !req.HasHeader("authorization")) {
+    http::Response res;
+    res.status = 303;
+    res.SetHeader("Location", "/login?next=" + EncodeSegment(req.target));
+    res.SetHeader("Cache-Control", "no-store");
+    return res;
+  }
   const ErrorInfo& info = Describe(err.code);
   Data data;
   data.set("status", std::to_string(info.http_status));

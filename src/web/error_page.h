@@ -10,6 +10,9 @@
 namespace hangar::web {
 
 // Renders `err` as a page with the error's HTTP status. Never fails (falls back to text).
+// An anonymous GET refused with Unauthorized (a page that needs a user, whether the router
+// or the handler refused it) is a 303 to /login?next=<the page> instead, so the browser
+// signs in and comes back; with an Authorization header sent it stays a 401 page.
 http::Response RenderErrorPage(const Error& err, const http::Request& req);
 
 }  // namespace hangar::web

@@ -39,25 +39,22 @@ Result<http::Response> StaticFile(http::Request& req) {
 }  // namespace
 
 void AddPage(http::Router& router, WebDeps& deps, http::Method method, std::string pattern,
-             PageHandler handler) {
-  router.Add(method, std::move(pattern), http::ApiFamily::Html,
+             http::Requirement need, PageHandler handler) {
+  router.Add(method, std::move(pattern), http::ApiFamily::Html, need,
              [&deps, handler = std::move(handler)](http::Request& req) -> Result<http::Response> {
                auto ctx = Begin(deps, req);
+               // Errors become pages (RenderErrorPage: an anonymous GET that needs a user
+               // is sent to /login instead).
                Result<http::Response> res = ctx ? handler(*ctx, req) : std::move(ctx).error();
-               if (!res && res.error().code == ErrorCode::Unauthorized && ctx &&
-                   !ctx->signed_in && req.method == http::Method::Get) {
-                 // A page that needs a user: sign in first, then come back.
-                 return SeeOther(*ctx, "/login?next=" + EncodeSegment(req.target));
-               }
                if (!res) return std::move(res).error();
                SetPageSecurityHeaders(*res);
                return res;
-             },
-             /*authenticate=*/false);
+             });
 }
 
 void AddWebRoutes(http::Router& router, WebDeps& deps) {
-  router.Add(http::Method::Get, "/static/{file*}", http::ApiFamily::Html, StaticFile, false);
+  router.Add(http::Method::Get, "/static/{file*}", http::ApiFamily::Html,
+             http::Requirement::Public(), StaticFile);
   AddListingPages(router, deps);
   AddAccountPages(router, deps);
   for (RepoType type : {RepoType::Dataset, RepoType::Space, RepoType::Model}) {

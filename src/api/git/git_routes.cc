@@ -92,14 +92,19 @@ Result<http::Response> Rpc(services::GitService& git, RepoType type, GitRpc rpc,
 }
 
 void AddFor(http::Router& router, services::GitService& git, RepoType type) {
+  using http::Requirement;
   const std::string base = "/" + std::string(RepoUrlPrefix(type)) + "{ns}/{name}/";
+  // info/refs for git-receive-pack needs Write, decided by GitService from ?service=.
   router.Add(http::Method::Get, base + "info/refs", http::ApiFamily::Git,
+             Requirement::RepoChallenge(type, Access::Read, true),
              [&git, type](http::Request& req) { return InfoRefs(git, type, req); });
   router.Add(http::Method::Post, base + "git-upload-pack", http::ApiFamily::Git,
+             Requirement::RepoChallenge(type, Access::Read, true),
              [&git, type](http::Request& req) {
                return Rpc(git, type, GitRpc::UploadPack, req);
              });
   router.Add(http::Method::Post, base + "git-receive-pack", http::ApiFamily::Git,
+             Requirement::RepoChallenge(type, Access::Write, true),
              [&git, type](http::Request& req) {
                return Rpc(git, type, GitRpc::ReceivePack, req);
              });

@@ -74,7 +74,7 @@ std::string_view OciActionName(OciAction a) {
   return "pull";
 }
 
-OciAuth::OciAuth(http::Authenticator hub, OciAuthOptions options)
+OciAuth::OciAuth(HubAuthenticator hub, OciAuthOptions options)
     : hub_(std::move(hub)), options_(std::move(options)) {
   // oci.md §9.2 step 4: clients assume 60 s when told less, so never issue less.
   options_.token_ttl = std::max(options_.token_ttl, std::chrono::seconds(60));

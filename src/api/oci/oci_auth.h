@@ -2,10 +2,11 @@
 // OciAuth: who is calling the registry (oci.md §9). Accepts hub tokens sent as Basic
 // (any user name, the token as password) or Bearer, and — once the token flow is on —
 // the registry's own short-lived scoped tokens from /v2/token. Builds the 401 answers and
-// their WWW-Authenticate challenges. OCI routes are registered with authenticate=false:
+// their WWW-Authenticate challenges. OCI routes are registered with Requirement::Registry():
 // their handlers call Caller() so that a registry token is never mistaken for a hub token.
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -39,11 +40,15 @@ struct OciAuthOptions {
   std::chrono::seconds token_ttl{300};
 };
 
+// Turns a request's hub credentials ("Basic"/"Bearer" hub tokens) into a Principal,
+// anonymous when none were sent. Errors: Unauthorized.
+using HubAuthenticator = std::function<Result<Principal>(const http::Request&)>;
+
 // Thread-safe after construction.
 class OciAuth {
  public:
   // `hub` resolves hub credentials (App's authenticator: "Basic"/"Bearer" hub tokens).
-  OciAuth(http::Authenticator hub, OciAuthOptions options);
+  OciAuth(HubAuthenticator hub, OciAuthOptions options);
   ~OciAuth();
 
   // The caller of `req`, acting on repository `name` ("" for /v2/ and the catalog) with
@@ -73,10 +78,10 @@ class OciAuth {
   static std::string ChallengeScope(std::string_view name, OciAction action);
 
   const OciAuthOptions& options() const { return options_; }
-  const http::Authenticator& hub() const { return hub_; }
+  const HubAuthenticator& hub() const { return hub_; }
 
  private:
-  http::Authenticator hub_;
+  HubAuthenticator hub_;
   OciAuthOptions options_;
 };
 

@@ -143,10 +143,11 @@ void AddOciRoutes(http::Router& router, services::OciService& registry, const Oc
     return res;
   };
   // Authorization is read by OciAuth (registry tokens are not hub tokens).
-  router.Add(http::Method::Get, "/v2", http::ApiFamily::Oci, handler, false);
+  const auto registry_auth = http::Requirement::Registry();
+  router.Add(http::Method::Get, "/v2", http::ApiFamily::Oci, registry_auth, handler);
   for (http::Method m : {http::Method::Get, http::Method::Post, http::Method::Put,
                          http::Method::Patch, http::Method::Delete}) {
-    router.Add(m, "/v2/{rest*}", http::ApiFamily::Oci, handler, false);
+    router.Add(m, "/v2/{rest*}", http::ApiFamily::Oci, registry_auth, handler);
   }
 }
 

@@ -136,14 +136,14 @@ void AddOciTokenRoute(http::Router& router, const OciAuth& auth,
       std::move(options), [&registry](const Principal& who, std::string_view name) {
         return registry.AccessFor(who, name);
       });
-  // authenticate=false: the handlers read the credentials themselves, so that a bad
-  // header is answered by the token protocol rather than by the router.
-  router.Add(
-      http::Method::Get, "/v2/token", http::ApiFamily::Oci,
-      [&auth, tokens](http::Request& req) { return GetToken(auth, *tokens, req); }, false);
-  router.Add(
-      http::Method::Post, "/v2/token", http::ApiFamily::Oci,
-      [&auth, tokens](http::Request& req) { return PostToken(auth, *tokens, req); }, false);
+  // Registry(): the handlers read the credentials themselves, so that a bad header is
+  // answered by the token protocol rather than by the router.
+  router.Add(http::Method::Get, "/v2/token", http::ApiFamily::Oci,
+             http::Requirement::Registry(),
+             [&auth, tokens](http::Request& req) { return GetToken(auth, *tokens, req); });
+  router.Add(http::Method::Post, "/v2/token", http::ApiFamily::Oci,
+             http::Requirement::Registry(),
+             [&auth, tokens](http::Request& req) { return PostToken(auth, *tokens, req); });
 }
 
 }  // namespace hangar::api

@@ -151,19 +151,24 @@ Result<http::Response> HandleAbort(UploadService& uploads, http::Request& req) {
 void AddUploadRoutes(http::Router& r, UploadService& uploads, const config::LimitsConfig& limits) {
   using http::ApiFamily;
   using http::Method;
+  using http::Requirement;
   for (RepoType t : {RepoType::Model, RepoType::Dataset, RepoType::Space}) {
     r.Add(Method::Post, "/api/" + std::string(RepoCollection(t)) + "/{ns}/{name}/uploads",
-          ApiFamily::Hf, [&uploads, &limits, t](http::Request& q) {
+          ApiFamily::Hf, Requirement::Repo(t, Access::Write),
+          [&uploads, &limits, t](http::Request& q) {
             return HandleCreate(uploads, limits, q, t);
           });
   }
-  r.Add(Method::Get, "/api/uploads/{id}", ApiFamily::Hf,
+  // An upload belongs to the writer who began it; UploadService checks who that was. Its
+  // state may be read with any of their tokens, changed only with one that may write.
+  const Requirement writer = Requirement::WriteRole();
+  r.Add(Method::Get, "/api/uploads/{id}", ApiFamily::Hf, Requirement::SignedIn(),
         [&uploads](http::Request& q) { return HandleGet(uploads, q); });
-  r.Add(Method::Delete, "/api/uploads/{id}", ApiFamily::Hf,
+  r.Add(Method::Delete, "/api/uploads/{id}", ApiFamily::Hf, writer,
         [&uploads](http::Request& q) { return HandleAbort(uploads, q); });
-  r.Add(Method::Put, "/api/uploads/{id}/parts/{n}", ApiFamily::Hf,
+  r.Add(Method::Put, "/api/uploads/{id}/parts/{n}", ApiFamily::Hf, writer,
         [&uploads](http::Request& q) { return HandlePutPart(uploads, q); });
-  r.Add(Method::Post, "/api/uploads/{id}/complete", ApiFamily::Hf,
+  r.Add(Method::Post, "/api/uploads/{id}/complete", ApiFamily::Hf, writer,
         [&uploads](http::Request& q) { return HandleComplete(uploads, q); });
 }
 

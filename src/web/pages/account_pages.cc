@@ -249,35 +249,44 @@ Result<http::Response> AddMember(WebDeps& deps, PageContext& ctx, http::Request&
 void AddAccountPages(http::Router& router, WebDeps& deps) {
   using M = http::Method;
   using R = Result<http::Response>;
-  AddPage(router, deps, M::Get, "/login",
+  using http::Requirement;
+  // Account settings take a browser session only, never a bearer token of any role
+  // (docs/web.md "Who may call what"): a token is a credential handed to scripts, and one
+  // that leaks must not mint, list or revoke credentials or run orgs.
+  const Requirement session = Requirement::Session();
+  AddPage(router, deps, M::Get, "/login", Requirement::Public(),
           [](PageContext& ctx, http::Request& req) -> R { return LoginPage(ctx, req); });
-  AddPage(router, deps, M::Post, "/login",
+  AddPage(router, deps, M::Post, "/login", Requirement::Public(),
           [&deps](PageContext& ctx, http::Request& req) { return Login(deps, ctx, req); });
-  AddPage(router, deps, M::Post, "/logout",
+  // Ends whatever session the cookie names; the form's CSRF token guards it.
+  AddPage(router, deps, M::Post, "/logout", Requirement::Public(),
           [&deps](PageContext& ctx, http::Request& req) { return Logout(deps, ctx, req); });
-  AddPage(router, deps, M::Get, "/settings/tokens",
+  AddPage(router, deps, M::Get, "/settings/tokens", session,
           [&deps](PageContext& ctx, http::Request&) { return Tokens(deps, ctx, nullptr); });
-  AddPage(router, deps, M::Post, "/settings/tokens",
+  AddPage(router, deps, M::Post, "/settings/tokens", session,
           [&deps](PageContext& ctx, http::Request& req) { return CreateToken(deps, ctx, req); });
-  AddPage(router, deps, M::Post, "/settings/tokens/{id}/revoke",
+  AddPage(router, deps, M::Post, "/settings/tokens/{id}/revoke", session,
           [&deps](PageContext& ctx, http::Request& req) { return RevokeToken(deps, ctx, req); });
-  AddPage(router, deps, M::Get, "/settings/organizations",
+  AddPage(router, deps, M::Get, "/settings/organizations", session,
           [&deps](PageContext& ctx, http::Request&) { return Orgs(deps, ctx); });
-  AddPage(router, deps, M::Post, "/settings/organizations",
+  AddPage(router, deps, M::Post, "/settings/organizations", session,
           [&deps](PageContext& ctx, http::Request& req) { return CreateOrg(deps, ctx, req); });
-  AddPage(router, deps, M::Get, "/settings/org/{org}",
+  // Whether the caller administers {org} is the handler's check (NamespaceAccess).
+  AddPage(router, deps, M::Get, "/settings/org/{org}", session,
           [&deps](PageContext& ctx, http::Request& req) { return OrgSettings(deps, ctx, req); });
-  AddPage(router, deps, M::Post, "/settings/org/{org}",
+  AddPage(router, deps, M::Post, "/settings/org/{org}", session,
           [&deps](PageContext& ctx, http::Request& req) { return AddMember(deps, ctx, req); });
-  AddPage(router, deps, M::Get, "/new", [&deps](PageContext& ctx, http::Request&) {
-    return RepoForm(deps, ctx, "new_repo", "New repository", nullptr, {});
-  });
-  AddPage(router, deps, M::Post, "/new",
+  AddPage(router, deps, M::Get, "/new", Requirement::SignedIn(),
+          [&deps](PageContext& ctx, http::Request&) {
+            return RepoForm(deps, ctx, "new_repo", "New repository", nullptr, {});
+          });
+  AddPage(router, deps, M::Post, "/new", Requirement::WriteRole(),
           [&deps](PageContext& ctx, http::Request& req) { return CreateRepo(deps, ctx, req); });
-  AddPage(router, deps, M::Get, "/import", [&deps](PageContext& ctx, http::Request&) {
-    return RepoForm(deps, ctx, "import", "Import", nullptr, {});
-  });
-  AddPage(router, deps, M::Post, "/import",
+  AddPage(router, deps, M::Get, "/import", Requirement::SignedIn(),
+          [&deps](PageContext& ctx, http::Request&) {
+            return RepoForm(deps, ctx, "import", "Import", nullptr, {});
+          });
+  AddPage(router, deps, M::Post, "/import", Requirement::WriteRole(),
           [&deps](PageContext& ctx, http::Request& req) { return Import(deps, ctx, req); });
 }
 

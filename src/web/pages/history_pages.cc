@@ -335,14 +335,15 @@ void AddHistoryPages(http::Router& router, WebDeps& deps, RepoType type) {
     return [&deps, type, fn](PageContext& ctx, http::Request& req) { return fn(deps, ctx, req, type); };
   };
   using M = http::Method;
-  AddPage(router, deps, M::Get, repo + "/commits/{rev}", page(Commits));
-  AddPage(router, deps, M::Get, repo + "/commits/{rev}/{path*}", page(Commits));
-  AddPage(router, deps, M::Get, repo + "/commit/{sha}", page(Commit));
-  AddPage(router, deps, M::Get, repo + "/blame/{rev}/{path*}", page(Blame));
-  AddPage(router, deps, M::Get, repo + "/refs", page(Refs));
-  AddPage(router, deps, M::Get, repo + "/tag/{tag*}", page(Tag));
-  AddPage(router, deps, M::Get, repo + "/search/{rev}", page(Search));
-  AddPage(router, deps, M::Get, repo + "/archive/{file*}", page(Archive));
+  const auto read = http::Requirement::Repo(type, Access::Read);
+  AddPage(router, deps, M::Get, repo + "/commits/{rev}", read, page(Commits));
+  AddPage(router, deps, M::Get, repo + "/commits/{rev}/{path*}", read, page(Commits));
+  AddPage(router, deps, M::Get, repo + "/commit/{sha}", read, page(Commit));
+  AddPage(router, deps, M::Get, repo + "/blame/{rev}/{path*}", read, page(Blame));
+  AddPage(router, deps, M::Get, repo + "/refs", read, page(Refs));
+  AddPage(router, deps, M::Get, repo + "/tag/{tag*}", read, page(Tag));
+  AddPage(router, deps, M::Get, repo + "/search/{rev}", read, page(Search));
+  AddPage(router, deps, M::Get, repo + "/archive/{file*}", read, page(Archive));
 }
 
 }  // namespace hangar::web

@@ -164,18 +164,18 @@ List MemberList(const std::vector<db::OrgMember>& members) {
 }
 
 void AddListingPages(http::Router& router, WebDeps& deps) {
-  AddPage(router, deps, http::Method::Get, "/",
+  AddPage(router, deps, http::Method::Get, "/", http::Requirement::Public(),
           [&deps](PageContext& ctx, http::Request&) { return Home(deps, ctx); });
   for (RepoType type : {RepoType::Model, RepoType::Dataset, RepoType::Space}) {
     AddPage(router, deps, http::Method::Get, "/" + std::string(RepoTypeName(type)) + "s",
-            [&deps, type](PageContext& ctx, http::Request& req) {
+            http::Requirement::Public(), [&deps, type](PageContext& ctx, http::Request& req) {
               return Listing(deps, ctx, req, type);
             });
   }
 }
 
 void AddProfilePages(http::Router& router, WebDeps& deps) {
-  AddPage(router, deps, http::Method::Get, "/{name}",
+  AddPage(router, deps, http::Method::Get, "/{name}", http::Requirement::Public(),
           [&deps](PageContext& ctx, http::Request& req) { return Profile(deps, ctx, req); });
 }
 

@@ -11,10 +11,11 @@ namespace hangar::web {
 // A page handler: the request and who is browsing.
 using PageHandler = std::function<Result<http::Response>(PageContext&, http::Request&)>;
 
-// Registers `handler` as an HTML route that establishes its own PageContext (session
-// cookie or token) and renders errors as HTML pages.
+// Registers `handler` as an HTML route needing `need` (checked by the router first) that
+// establishes its PageContext (session cookie or token, and the forms' CSRF token) and
+// renders errors as HTML pages.
 void AddPage(http::Router& router, WebDeps& deps, http::Method method, std::string pattern,
-             PageHandler handler);
+             http::Requirement need, PageHandler handler);
 
 // "/", "/models", "/datasets", "/spaces" (listings with search, filters, sort, pages).
 void AddListingPages(http::Router& router, WebDeps& deps);

@@ -391,12 +391,14 @@ void AddRepoPages(http::Router& router, WebDeps& deps, RepoType type) {
   auto page = [&deps, type](auto fn) {
     return [&deps, type, fn](PageContext& ctx, http::Request& req) { return fn(deps, ctx, req, type); };
   };
-  AddPage(router, deps, M::Get, repo, page(RepoHome));
-  AddPage(router, deps, M::Get, repo + "/tree/{rev}", page(Tree));
-  AddPage(router, deps, M::Get, repo + "/tree/{rev}/{path*}", page(Tree));
-  AddPage(router, deps, M::Get, repo + "/blob/{rev}/{path*}", page(Blob));
-  AddPage(router, deps, M::Get, repo + "/settings", page(Settings));
-  AddPage(router, deps, M::Post, repo + "/settings", page(Settings));
+  const auto read = http::Requirement::Repo(type, Access::Read);
+  const auto admin = http::Requirement::Repo(type, Access::Admin);
+  AddPage(router, deps, M::Get, repo, read, page(RepoHome));
+  AddPage(router, deps, M::Get, repo + "/tree/{rev}", read, page(Tree));
+  AddPage(router, deps, M::Get, repo + "/tree/{rev}/{path*}", read, page(Tree));
+  AddPage(router, deps, M::Get, repo + "/blob/{rev}/{path*}", read, page(Blob));
+  AddPage(router, deps, M::Get, repo + "/settings", admin, page(Settings));
+  AddPage(router, deps, M::Post, repo + "/settings", admin, page(Settings));
 }
 
 }  // namespace hangar::web

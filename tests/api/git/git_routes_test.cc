@@ -33,6 +33,14 @@ class GitRoutesTest : public ::testing::Test {
       return handle_;
     };
     access.after_push = [](const services::RepoHandle&) {};
+    // The router's gate asks the same fake lookup the service does, as App wires them.
+    router_.SetRepoAuthorizer([open = access.open](const Principal& who, RepoType type,
+                                                   std::string_view ns, std::string_view name,
+                                                   Access needed) -> Result<void> {
+      HANGAR_ASSIGN_OR_RETURN(RepoId id, RepoId::Parse(type, ns, name));
+      HANGAR_TRY(open(who, id, needed));
+      return {};
+    });
     git_ = std::make_unique<services::GitService>(std::move(access), services::GitLimits{});
     router_.SetErrorRenderer(RenderError);
     AddGitRoutes(router_, *git_);

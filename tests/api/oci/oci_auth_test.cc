@@ -17,7 +17,7 @@ constexpr std::string_view kSecret = "server-secret-0123456789abcdef012";
 // (write token); "Bearer hf_ro" is bob with a read token; anything else sent is refused.
 struct FakeHub {
   std::shared_ptr<std::atomic<int>> calls = std::make_shared<std::atomic<int>>(0);
-  http::Authenticator Fn() const {
+  HubAuthenticator Fn() const {
     auto c = calls;
     return [c](const http::Request& req) -> Result<Principal> {
       ++*c;
