@@ -35,6 +35,7 @@ for u in alice bob; do
     die "create user $u" "$(cat "$T/admin.out")"
 done
 ALICE="$(new_token alice --role write)"
+ALICE_RO="$(new_token alice --role read)"
 BOB="$(new_token bob --role write)"
 start_server "$DATA" || die "hangar serve did not start"
 pass "server listening on $BASE"
@@ -248,6 +249,27 @@ req POST "$BASE/settings/tokens" -b "$JA" --data-urlencode "_csrf=$CA" --data-ur
 check_status "create token keepme with the right token" 200
 TOKEN_ID="$(grep -A1 '>keepme<' "$BODY" | grep -oE '/settings/tokens/[0-9]+/revoke' | head -n 1 | grep -oE '[0-9]+')"
 [[ -n "$TOKEN_ID" ]] || die "a revoke form for the new token"
+
+# Issue 13: the account settings take a browser session, never a token of any role. The
+# attack run's request: a read token with a double-submit CSRF cookie and the same field.
+K=kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk
+for role in read write; do
+  tok="$ALICE"; [[ "$role" == read ]] && tok="$ALICE_RO"
+  H=(-H "Authorization: Bearer $tok" -H "Cookie: hangar_csrf=$K")
+  req POST "$BASE/settings/tokens" "${H[@]}" --data "_csrf=$K&role=write&name=minted"
+  check_html_error "$role token: POST /settings/tokens is an HTML 403" 403
+  req POST "$BASE/settings/tokens/$TOKEN_ID/revoke" "${H[@]}" --data "_csrf=$K"
+  check_html_error "$role token: POST /settings/tokens/N/revoke is an HTML 403" 403
+  req POST "$BASE/settings/organizations" "${H[@]}" --data "_csrf=$K&name=token-org"
+  check_html_error "$role token: POST /settings/organizations is an HTML 403" 403
+  req GET "$BASE/settings/tokens" -H "Authorization: Bearer $tok"
+  check_html_error "$role token: GET /settings/tokens is an HTML 403" 403
+done
+req GET "$BASE/settings/tokens" -b "$JA"
+check_eq "  no token was minted" 0 "$(grep -c 'class="token-name">minted<' "$BODY")"
+check_eq "  keepme was not revoked" 1 "$(grep -c 'class="token-name">keepme<' "$BODY")"
+req GET "$BASE/token-org"
+check_status "  no org was created" 404
 
 ANON="$T/anon.jar" ANON2="$T/anon2.jar"
 req GET "$BASE/login" -c "$ANON"
