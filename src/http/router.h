@@ -153,7 +153,7 @@ class Router {
   // protocol-level failures such as oversized headers).
   Response Render(ApiFamily api, const Error& err, const Request& req) const;
 
-  // Every route, in matching order (tests walk it: tools/authz matrix).
+  // Every route, in matching order (tests/cli/authz_matrix_test.cc walks it).
   const std::vector<Route>& Routes() const { return routes_; }
   // The route Admit would pick for `method` and the raw `path`, or null (no params set).
   const Route* Find(Method method, std::string_view path) const;
