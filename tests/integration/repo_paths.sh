@@ -67,7 +67,7 @@ refused() {
   check_hf_error "$1" 400 BadRequest
   local msg
   msg="$(hdr X-Error-Message)"
-  if [[ "$msg" == *"invalid path"* ]]; then :; else fail "  ... the message names the path" "$msg"; fi
+  [[ "$msg" == *"invalid path"* ]] || fail "  ... the message names the path" "$msg"
 }
 
 section "the disguises and traversals are valid paths but for the rule (control)"
