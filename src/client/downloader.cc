@@ -11,6 +11,7 @@
 
 #include "client/file_io.h"
 #include "client/parallel.h"
+#include "core/repo_path.h"
 
 namespace hangar::client {
 
@@ -65,20 +66,6 @@ Result<void> WriteAll(int fd, const char* p, size_t n, uint64_t offset) {
     offset += static_cast<uint64_t>(w);
   }
   return {};
-}
-
-// Paths come from the server: never let one leave the target directory.
-bool SafeRelative(std::string_view p) {
-  if (p.empty() || p.front() == '/') return false;
-  size_t start = 0;
-  while (start <= p.size()) {
-    size_t end = p.find('/', start);
-    if (end == std::string_view::npos) end = p.size();
-    std::string_view seg = p.substr(start, end - start);
-    if (seg.empty() || seg == "." || seg == "..") return false;
-    start = end + 1;
-  }
-  return true;
 }
 
 bool Selected(const std::string& path, const std::vector<std::string>& wanted) {
@@ -273,8 +260,11 @@ Result<DownloadResult> Download(const HubClient& hub, const RepoRef& repo,
   std::error_code ec;
   for (const auto& f : *listed) {
     if (!Selected(f.path, wanted)) continue;
-    if (!SafeRelative(f.path)) {
-      return MakeError(ErrorCode::Internal, "the server listed an unsafe path '" + f.path + "'");
+    // Paths come from the server: none may leave the target directory or name a .git in
+    // it (the repo path rules, core/repo_path.h).
+    if (auto ok = ValidateReadPath(f.path); !ok) {
+      return MakeError(ErrorCode::Internal,
+                       "the server listed an unsafe path: " + ok.error().message);
     }
     auto t = std::make_unique<Target>();
     t->entry = f;

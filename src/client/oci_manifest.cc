@@ -7,6 +7,7 @@
 
 #include "client/oci_client.h"
 #include "core/hex.h"
+#include "core/repo_path.h"
 
 namespace hangar::client {
 
@@ -149,6 +150,8 @@ Result<std::string> SafeRelativePath(std::string_view name) {
     start = slash + 1;
   }
   if (out.empty()) return refuse("names no file");
+  // No ".git" in any disguise either: a pull into a git work tree must not write into it.
+  HANGAR_TRY(ValidateReadPath(out));
   return out;
 }
 

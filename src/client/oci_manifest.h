@@ -76,7 +76,8 @@ Result<std::vector<FileEntry>> FilesOfManifest(std::string_view manifest_json,
 
 // `name` as a relative path that stays inside the directory it is written under:
 // '/'-separated, "." and empty components dropped. Errors: BadRequest for an empty name,
-// an absolute path, a ".." component or a NUL byte (the message quotes the name).
+// an absolute path, or one ValidateReadPath refuses: a ".." component, a NUL byte, a
+// ".git" component in any disguise (the message quotes the name).
 Result<std::string> SafeRelativePath(std::string_view name);
 
 }  // namespace hangar::client

@@ -63,39 +63,4 @@ Result<RepoId> RepoId::Parse(RepoType type, std::string_view ns, std::string_vie
   return RepoId{type, std::string(ns), std::string(name)};
 }
 
-namespace {
-
-// ValidateRepoPath, with `strict` also refusing backslashes and control characters.
-Result<void> CheckPath(std::string_view path, bool strict) {
-  auto bad = [&](std::string_view why) {
-    return MakeError(ErrorCode::BadRequest, "invalid path: " + std::string(why));
-  };
-  if (path.empty()) return bad("it is empty");
-  if (path.size() > 4096) return bad("longer than 4096 bytes");
-  if (path.front() == '/') return bad("absolute paths are not allowed");
-  for (unsigned char c : path) {
-    if (c == 0) return bad("it contains a NUL byte");
-    if (!strict) continue;
-    if (c == '\\') return bad("it contains a backslash");
-    if (c < 0x20 || c == 0x7f) return bad("it contains a control character");
-  }
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t end = path.find('/', start);
-    if (end == std::string_view::npos) end = path.size();
-    std::string_view comp = path.substr(start, end - start);
-    if (comp.empty()) return bad("it contains an empty component");
-    if (comp == "." || comp == "..") return bad("'.' and '..' components are not allowed");
-    if (comp == ".git") return bad("a '.git' component is not allowed");
-    start = end + 1;
-  }
-  return {};
-}
-
-}  // namespace
-
-Result<void> ValidateRepoPath(std::string_view path) { return CheckPath(path, true); }
-
-Result<void> ValidateReadPath(std::string_view path) { return CheckPath(path, false); }
-
 }  // namespace hangar

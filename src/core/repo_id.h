@@ -41,13 +41,4 @@ struct RepoId {
 // error ("namespace", "repo name"). Errors: BadRequest.
 Result<void> ValidateRepoNamePart(std::string_view part, std::string_view what);
 
-// Validates a path inside a repository (hf-api.md §1.5): not empty, no leading '/',
-// no '\\', NUL or other control bytes, no empty, '.', '..', '.git' components.
-// Errors: BadRequest saying what is wrong.
-Result<void> ValidateRepoPath(std::string_view path);
-// A path to read that git may hold although Hangar never writes one like it: as
-// ValidateRepoPath, but backslashes and control characters (a newline in a file name
-// pushed with git) are allowed. Errors: BadRequest.
-Result<void> ValidateReadPath(std::string_view path);
-
 }  // namespace hangar

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/repo_id.h"
+#include "core/repo_path.h"
 #include "git/command.h"
 #include "git/history.h"
 

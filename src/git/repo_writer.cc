@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 
+#include "core/repo_path.h"
 #include "core/util.h"
 #include "git/command.h"
 #include "git/git2_util.h"
@@ -27,21 +28,21 @@ struct DirNode {
 };
 
 Result<void> AddFile(DirNode& root, std::string_view path, const std::string* content) {
-  auto bad = [&] { return MakeError(ErrorCode::BadRequest, "invalid file path: " + std::string(path)); };
-  if (path.empty() || path.front() == '/' || path.back() == '/' ||
-      path.find('\0') != path.npos)
-    return bad();
+  HANGAR_TRY(ValidateRepoPath(path));
+  auto clash = [&] {
+    return MakeError(ErrorCode::BadRequest,
+                     "initial file '" + std::string(path) + "' clashes with another one");
+  };
   DirNode* node = &root;
   size_t start = 0;
   for (;;) {
     size_t end = path.find('/', start);
     std::string name(path.substr(start, end == path.npos ? path.npos : end - start));
-    if (name.empty() || name == "." || name == ".." || name == ".git") return bad();
     if (end == path.npos) {
-      if (node->dirs.count(name) || !node->files.emplace(name, content).second) return bad();
+      if (node->dirs.count(name) || !node->files.emplace(name, content).second) return clash();
       return {};
     }
-    if (node->files.count(name)) return bad();
+    if (node->files.count(name)) return clash();
     node = &node->dirs[name];
     start = end + 1;
   }

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/lru.h"
+#include "core/repo_path.h"
 
 namespace hangar::services {
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <ctime>
 
+#include "core/repo_path.h"
 #include "git/commit_builder.h"
 #include "git/pointer.h"
 #include "git/ref_writer.h"

@@ -133,8 +133,10 @@ class OciService {
   // and the common ones for `name` (never for `from`).
   Result<bool> Mount(const Principal& who, std::string_view name, std::string_view digest,
                      std::string_view from);
-  // The upload's state (GET, end-13). Errors: BlobUploadUnknown (unknown, expired, or of
-  // another repo).
+  // Uploads belong to the user who began them: the calls below answer BlobUploadUnknown
+  // for another user's upload, as for a missing one (issue #13).
+  // The upload's state (GET, end-13). Errors: BlobUploadUnknown (unknown, expired, of
+  // another repo or of another user).
   Result<OciUploadState> UploadStatus(const Principal& who, std::string_view name,
                                       std::string_view id);
   // Appends `body` (PATCH, end-5) at `range.first` when given (it must equal the offset and
@@ -212,7 +214,10 @@ class OciService {
   // The sha256 and size under which `repo` holds blob `digest`, or nullopt.
   Result<std::optional<std::pair<Sha256, uint64_t>>> LinkedBlob(const RepoHandle& repo,
                                                                 const OciDigest& digest);
-  Result<std::shared_ptr<Upload>> FindUpload(const RepoHandle& repo, std::string_view id);
+  // The open upload `id` of `repo` begun by `who`. Errors: BlobUploadUnknown (also for an
+  // upload of another repo or another user).
+  Result<std::shared_ptr<Upload>> FindUpload(const Principal& who, const RepoHandle& repo,
+                                             std::string_view id);
   Result<void> AppendLocked(Upload& up, std::optional<OciChunkRange> range, ByteSource& body,
                             std::optional<uint64_t> length);
   // Publishes what `up` received as `digest`, links it into `repo`.

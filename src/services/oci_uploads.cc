@@ -37,7 +37,9 @@ struct OciService::Upload {
   std::mutex mu;
   std::string id;
   int64_t repo_id = 0;
-  int64_t user_id = 0;  // who opened it (max_open_uploads_per_user)
+  // Who opened it: the only user who may feed, read, finish or cancel it (a co-writer who
+  // learns the id is told it is unknown), and whose max_open_uploads_per_user it counts to.
+  int64_t user_id = 0;
   std::unique_ptr<storage::BlobWriter> writer;
   std::optional<OciHasher> sha512;  // announced with ?digest-algorithm=sha512
   std::atomic<int64_t> last_used{0};
@@ -147,13 +149,17 @@ Result<OciUploadState> OciService::StartUpload(const Principal& who, std::string
   return OciUploadState{up->id, 0};
 }
 
-Result<std::shared_ptr<OciService::Upload>> OciService::FindUpload(const RepoHandle& repo,
+Result<std::shared_ptr<OciService::Upload>> OciService::FindUpload(const Principal& who,
+                                                                   const RepoHandle& repo,
                                                                    std::string_view id) {
   std::shared_ptr<Upload> up;
   {
     std::lock_guard lock(uploads_->mu);
     auto it = uploads_->open.find(std::string(id));
-    if (it == uploads_->open.end() || it->second->repo_id != repo.record.id) {
+    // Another repo's or another user's upload answers as a missing one, so neither its
+    // existence nor its offset leaks (issue #13: co-writers must not append or finish).
+    if (it == uploads_->open.end() || it->second->repo_id != repo.record.id ||
+        it->second->user_id != who.user_id) {
       return UnknownUpload(id);
     }
     up = it->second;
@@ -169,7 +175,7 @@ Result<std::shared_ptr<OciService::Upload>> OciService::FindUpload(const RepoHan
 Result<OciUploadState> OciService::UploadStatus(const Principal& who, std::string_view name,
                                                 std::string_view id) {
   HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(who, name, Access::Write));
-  HANGAR_ASSIGN_OR_RETURN(auto up, FindUpload(repo, id));
+  HANGAR_ASSIGN_OR_RETURN(auto up, FindUpload(who, repo, id));
   std::lock_guard lock(up->mu);
   if (up->closed) return UnknownUpload(id);
   return OciUploadState{up->id, up->writer->BytesWritten()};
@@ -227,7 +233,7 @@ Result<OciUploadState> OciService::AppendUpload(const Principal& who, std::strin
                                                 ByteSource& body,
                                                 std::optional<uint64_t> length) {
   HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(who, name, Access::Write));
-  HANGAR_ASSIGN_OR_RETURN(auto up, FindUpload(repo, id));
+  HANGAR_ASSIGN_OR_RETURN(auto up, FindUpload(who, repo, id));
   std::lock_guard lock(up->mu);
   if (up->closed) return UnknownUpload(id);
   HANGAR_TRY(AppendLocked(*up, range, body, length));
@@ -282,7 +288,7 @@ Result<std::string> OciService::FinishUpload(const Principal& who, std::string_v
                                              std::optional<OciChunkRange> range,
                                              ByteSource& body, std::optional<uint64_t> length) {
   HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(who, name, Access::Write));
-  HANGAR_ASSIGN_OR_RETURN(auto up, FindUpload(repo, id));
+  HANGAR_ASSIGN_OR_RETURN(auto up, FindUpload(who, repo, id));
   std::lock_guard lock(up->mu);
   if (up->closed) return UnknownUpload(id);
   // A malformed digest leaves the upload open: the client may PUT again.
@@ -297,7 +303,7 @@ Result<std::string> OciService::FinishUpload(const Principal& who, std::string_v
 Result<void> OciService::CancelUpload(const Principal& who, std::string_view name,
                                       std::string_view id) {
   HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(who, name, Access::Write));
-  HANGAR_ASSIGN_OR_RETURN(auto up, FindUpload(repo, id));
+  HANGAR_ASSIGN_OR_RETURN(auto up, FindUpload(who, repo, id));
   std::lock_guard lock(up->mu);
   if (up->closed) return UnknownUpload(id);
   DropUpload(id);

@@ -182,6 +182,28 @@ Result<void> RepoService::SetPrivate(const Principal& who, const RepoId& id, boo
   return {};
 }
 
+Result<void> RepoService::UpdateSettings(const Principal& who, const RepoId& id,
+                                         const RepoSettings& settings) {
+  HANGAR_ASSIGN_OR_RETURN(auto repo, Open(who, id, Access::Admin));
+  // Refused before anything changes: an owner must never believe files are protected
+  // while anyone can download them.
+  if (settings.gated && !settings.gated->empty()) {
+    return MakeError(ErrorCode::BadRequest,
+                     "'gated': \"" + *settings.gated +
+                         "\" is not supported: Hangar has no gated repos yet (only false)");
+  }
+  if (settings.xet_enabled.value_or(false)) {
+    return MakeError(ErrorCode::BadRequest,
+                     "'xetEnabled': true is not supported: Hangar stores files with Git LFS "
+                     "(only false)");
+  }
+  if (settings.is_private) {
+    HANGAR_TRY(repos_.SetPrivate(repo.record.id, *settings.is_private));
+    Invalidate(id);
+  }
+  return {};
+}
+
 Result<db::RepoPage> RepoService::List(const Principal& who, db::RepoQuery query) {
   HANGAR_TRY(auth_.ApplyVisibility(who, query));
   return repos_.List(query);

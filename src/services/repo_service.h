@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/principal.h"
@@ -17,6 +18,18 @@
 #include "services/auth_service.h"
 
 namespace hangar::services {
+
+// A change of a repo's settings (PUT …/settings, hf-api.md §6.3); an unset field stays as
+// it is. Every field the API takes is here, so none is accepted and then ignored.
+struct RepoSettings {
+  std::optional<bool> is_private;  // visibility "private"/"protected" or private: true
+  // Access requests: "auto", "manual", or "" for off (`"gated": false`). Hangar has no
+  // gating yet, so only "" is taken (issue #13 point 3).
+  std::optional<std::string> gated;
+  // Xet storage (older Python's xet_enabled). Hangar stores files with LFS only, so only
+  // false is taken.
+  std::optional<bool> xet_enabled;
+};
 
 // A repo the caller may use, with what they may do to it.
 struct RepoHandle {
@@ -51,6 +64,10 @@ class RepoService {
   Result<db::RepoRecord> Move(const Principal& who, const RepoId& from, const RepoId& to);
   // Errors: as Open with Admin.
   Result<void> SetPrivate(const Principal& who, const RepoId& id, bool is_private);
+  // Applies `settings`, all or nothing. Errors: as Open with Admin; BadRequest naming the
+  // field for a setting Hangar cannot honour (gated other than off, xet_enabled true).
+  Result<void> UpdateSettings(const Principal& who, const RepoId& id,
+                              const RepoSettings& settings);
   // A page of repos `who` may see (private ones only where they can read).
   // Errors: BadRequest (foreign cursor), Internal.
   Result<db::RepoPage> List(const Principal& who, db::RepoQuery query);

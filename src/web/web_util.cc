@@ -2,6 +2,7 @@
 
 #include <openssl/crypto.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
@@ -53,6 +54,16 @@ bool Form::Has(std::string_view key) const {
     if (f.first == key) return true;
   }
   return false;
+}
+
+Result<void> Form::OnlyFields(std::initializer_list<std::string_view> known) const {
+  for (const auto& f : fields) {
+    if (f.first == "_csrf" || std::find(known.begin(), known.end(), f.first) != known.end())
+      continue;
+    return MakeError(ErrorCode::BadRequest,
+                     "unknown form field '" + f.first.substr(0, 100) + "'");
+  }
+  return {};
 }
 
 std::string CookieValue(const http::Request& req, std::string_view name) {

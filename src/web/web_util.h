@@ -4,6 +4,7 @@
 // with the CSRF check, rendering into the layout, and small formatting helpers.
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -60,6 +61,9 @@ class Form {
   // The first value of `key` ("" when absent).
   std::string Get(std::string_view key) const;
   bool Has(std::string_view key) const;
+  // Errors: BadRequest naming the first field that is neither `_csrf` nor in `known`, so
+  // a setting a page does not offer is refused, never accepted and ignored (issue #13).
+  Result<void> OnlyFields(std::initializer_list<std::string_view> known) const;
   std::vector<std::pair<std::string, std::string>> fields;
 };
 

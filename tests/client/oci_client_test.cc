@@ -265,6 +265,10 @@ TEST(SafeRelativePath, NormalisesOrRefuses) {
   EXPECT_FALSE(SafeRelativePath("a/../b").has_value());
   EXPECT_FALSE(SafeRelativePath(std::string("a\0b", 3)).has_value());
   EXPECT_FALSE(SafeRelativePath("./").has_value());
+  // A pull into a git work tree must not write into its .git (issue #13).
+  for (std::string git : {".git/config", "./.GIT/hooks/x", "a/GIT~1/x", ".git./x"}) {
+    EXPECT_FALSE(SafeRelativePath(git).has_value()) << git;
+  }
 }
 
 // ---- auth challenges, Docker config ----

@@ -76,7 +76,8 @@ TEST(InitBareRepo, RefusesExistingAndBadPaths) {
   EXPECT_EQ(again.error().code, ErrorCode::Conflict);
   EXPECT_EQ(Sh(repo, "git log --format=%s main"), "one\n");
 
-  for (std::string bad : {"../x", "a//b", "/abs", "dir/", ".git/config", "a/./b", ""}) {
+  for (std::string bad : {"../x", "a//b", "/abs", "dir/", ".git/config", "a/./b", "",
+                          ".GIT/config", "GIT~1/config", "a\\b"}) {
     auto r = InitBareRepo(tmp.path() + "/bad.git", {{bad, "x"}}, kAuthor, "bad");
     ASSERT_FALSE(r.has_value()) << bad;
     EXPECT_EQ(r.error().code, ErrorCode::BadRequest) << bad;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Bad input found by adversarial testing, each a clear 4xx that changes nothing:
-# wrongly typed privacy fields, invalid `gated`, request framing (RFC 9112 §6.3, §3.2),
+# wrongly typed privacy fields, invalid `gated`, each repo setting applied or refused
+# naming it (issue #13), request framing (RFC 9112 §6.3, §3.2),
 # an LFS download batch with the wrong size, a /resolve of an LFS object that was never
 # uploaded (404 with X-Repo-Commit), and repo ids never reused after a delete.
 # Usage: hardening.sh PATH_TO_HANGAR
@@ -36,6 +37,76 @@ for body in '{"private":"yes"}' '{"gated":"bogus"}' '{"gated":123}' '{"visibilit
 done
 req GET "$BASE/api/models/hana/vis"
 check_json "  hana/vis is still public" .private false
+
+section "settings: each field changes what it says, or is refused naming it (issue #13)"
+# settings TYPE NAME BODY: PUT …/settings as hana.
+settings() {
+  req PUT "$BASE/api/$1s/hana/$2/settings" "${AUTH[@]}" "${JSON[@]}" --data-binary "$3"
+}
+# private_now TYPE NAME: the repo's private flag as hana sees it.
+private_now() { req GET "$BASE/api/$1s/hana/$2" "${AUTH[@]}"; jbody .private; }
+# anon_sees TYPE NAME: the status of an anonymous repo info call.
+anon_sees() { req GET "$BASE/api/$1s/hana/$2"; printf '%s' "$ST"; }
+# refused_naming DESC FIELD: 400 BadRequest whose message names FIELD.
+refused_naming() {
+  check_hf_error "$1" 400 BadRequest
+  check_match "  ... naming '$2'" "'$2'" "$(hdr X-Error-Message)"
+}
+settings model vis '{"private": true}'
+check_status "private: true → 200" 200
+check_eq "  hana/vis is private" true "$(private_now model vis)"
+check_eq "  anonymous gets 404" 404 "$(anon_sees model vis)"
+settings model vis '{"private": false}'
+check_status "private: false → 200" 200
+check_eq "  hana/vis is public" false "$(private_now model vis)"
+check_eq "  anonymous reads it" 200 "$(anon_sees model vis)"
+settings model vis '{"visibility": "private"}'
+check_status "visibility: private → 200" 200
+check_eq "  hana/vis is private" true "$(private_now model vis)"
+settings model vis '{"visibility": "public"}'
+check_status "visibility: public → 200" 200
+check_eq "  hana/vis is public" false "$(private_now model vis)"
+settings model vis '{"visibility": "protected"}'
+refused_naming "visibility: protected on a model → 400" protected
+must_create "$HANA" sp hana space false
+settings space sp '{"visibility": "protected"}'
+check_status "visibility: protected on a space → 200" 200
+check_eq "  its files are private (Hangar runs no Space app to keep public)" true \
+  "$(private_now space sp)"
+check_eq "  anonymous gets 404" 404 "$(anon_sees space sp)"
+settings model vis '{"private": true, "visibility": "public"}'
+refused_naming "private and visibility disagreeing → 400" visibility
+check_eq "  hana/vis is still public" false "$(private_now model vis)"
+settings model vis '{"private": true, "visibility": "private"}'
+check_status "private and visibility agreeing → 200" 200
+check_eq "  hana/vis is private" true "$(private_now model vis)"
+settings model vis '{"visibility": "public"}'
+settings model vis '{"gated": false}'
+check_status "gated: false → 200 (repos are never gated)" 200
+req GET "$BASE/api/models/hana/vis" "${AUTH[@]}"
+check_json "  info says gated false" .gated false
+for g in '"auto"' '"manual"'; do
+  settings model vis "{\"gated\": $g, \"private\": true}"
+  refused_naming "gated: $g → 400 (no gating yet; never accepted and ignored)" gated
+  check_eq "  and the other field of the body was not applied" false "$(private_now model vis)"
+  check_eq "  anonymous still reads hana/vis" 200 "$(anon_sees model vis)"
+done
+settings model vis '{"xetEnabled": false}'
+check_status "xetEnabled: false → 200 (files are stored with LFS)" 200
+settings model vis '{"xetEnabled": true}'
+refused_naming "xetEnabled: true → 400" xetEnabled
+settings model vis '{"xetEnabled": "yes"}'
+refused_naming "xetEnabled: \"yes\" → 400" xetEnabled
+for f in discussionsDisabled gatedNotificationsEmail description; do
+  settings model vis "{\"private\": true, \"$f\": true}"
+  refused_naming "unknown setting $f → 400" "$f"
+  check_eq "  hana/vis is still public" false "$(private_now model vis)"
+done
+new_user rita
+RITA="$(new_token rita --role write)"
+req PUT "$BASE/api/models/hana/vis/settings" -H "Authorization: Bearer $RITA" "${JSON[@]}" \
+  --data-binary '{"gated": "manual"}'
+check_hf_error "another user's settings call is 403 before any field is judged" 403 Forbidden
 
 section "request framing"
 # raw EXCHANGE: sends bytes on one connection, prints what came back (bounded: 5 s).

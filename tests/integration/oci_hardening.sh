@@ -13,6 +13,8 @@ new_user alice
 new_user bob
 ALICE="$(new_token alice --role write)"
 BOB="$(new_token bob --role write)"
+admin org create acme --owner alice >/dev/null || die "admin org create acme"
+admin org add-member acme bob --role write >/dev/null || die "admin org add-member acme bob"
 start_server "$DATA" || die "hangar serve did not start"
 AA=(-u "alice:$ALICE")
 BA=(-u "bob:$BOB")
@@ -74,6 +76,36 @@ req PATCH "$BASE$LOC" "${AA[@]}" --data-binary more
 check_status "PATCH after the final PUT is 404" 404
 req PUT "$BASE$LOC?digest=$(sha "$T/cfg.json")" "${AA[@]}" --data-binary '@'"$T/cfg.json"
 check_status "a second final PUT is 404" 404
+
+section "an upload belongs to the user who began it (issue #13)"
+# alice and bob both write to acme/shared; bob learns the uuid of alice's upload.
+push_blob acme/shared "$T/cfg.json" "${AA[@]}"
+push_blob acme/shared "$T/cfg.json" "${BA[@]}"
+pass "alice and bob may both push to acme/shared"
+printf 'alice part one|' >"$T/one.bin"
+printf 'alice part two' >"$T/two.bin"
+cat "$T/one.bin" "$T/two.bin" >"$T/whole.bin"
+req POST "$BASE/v2/acme/shared/blobs/uploads/" "${AA[@]}"
+LOC="$(hdr Location)"
+req PATCH "$BASE$LOC" "${AA[@]}" --data-binary "@$T/one.bin"
+check_status "alice appends to her upload" 202
+for m in PATCH GET DELETE; do
+  req "$m" "$BASE$LOC" "${BA[@]}" --data-binary evil
+  check_status "bob: $m of alice's upload is 404" 404
+  check_eq "  ... BLOB_UPLOAD_UNKNOWN" BLOB_UPLOAD_UNKNOWN "$(oci_code)"
+done
+printf 'alice part one|evil' >"$T/evil.bin"
+req PUT "$BASE$LOC?digest=$(sha "$T/evil.bin")" "${BA[@]}" --data-binary evil
+check_status "bob: the final PUT of alice's upload is 404" 404
+check_eq "  ... BLOB_UPLOAD_UNKNOWN" BLOB_UPLOAD_UNKNOWN "$(oci_code)"
+req GET "$BASE$LOC" "${AA[@]}"
+check_hdr "alice's upload still holds only her bytes" Range "0-$(($(wc -c <"$T/one.bin") - 1))"
+req PUT "$BASE$LOC?digest=$(sha "$T/whole.bin")" "${AA[@]}" --data-binary "@$T/two.bin"
+check_status "alice finishes her upload" 201
+req GET "$BASE/v2/acme/shared/blobs/$(sha "$T/whole.bin")" "${BA[@]}"
+check_eq "  ... and the blob is hers, byte for byte" "$(cat "$T/whole.bin")" "$(cat "$BODY")"
+req GET "$BASE/v2/acme/shared/blobs/$(sha "$T/evil.bin")" "${BA[@]}"
+check_status "  ... bob's version was never stored" 404
 
 section "one user cannot take every upload slot"
 # The per-user share (100) is below the process cap (1000): bob's 101st POST is refused

@@ -331,6 +331,13 @@ csrf_case revoke "/settings/tokens/$TOKEN_ID/revoke" st_revoke
 csrf_case orgs /settings/organizations st_orgs "name=csrf-org"
 csrf_case member /settings/org/acme st_member "user=bob" "role=read"
 csrf_case visibility /alice/vis/settings st_visibility "private=1"
+# The settings form takes only what the page offers (issue #13): another field is refused
+# naming it, and nothing changes.
+req POST "$BASE/alice/vis/settings" -b "$JA" --data-urlencode "_csrf=$CA" \
+  --data-urlencode "private=0" --data-urlencode "gated=manual"
+check_status "POST visibility with a field the page does not offer (gated): 400" 400
+check_match "  ... naming it" "gated" "$(errmsg)"
+check_eq "  ... and alice/vis stays private" true "$(st_visibility)"
 csrf_case import /import st_import "type=model" "owner=alice" "name=csrf-imported" "source=$BASE/alice/names"
 csrf_case login /login st_login "username=alice" "password=alice-Passw0rd" "next=/"
 

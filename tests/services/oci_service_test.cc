@@ -251,6 +251,49 @@ TEST_F(OciServiceTest, OneUserCannotTakeEveryUploadSlot) {
   EXPECT_TRUE(oci_->StartUpload(bob_, "bob/m").has_value());
 }
 
+TEST_F(OciServiceTest, AnUploadBelongsToTheUserWhoBeganIt) {
+  // alice and bob both write to acme/m; bob learns the id of alice's upload.
+  ASSERT_TRUE(auth_->CreateOrg("acme", "alice").has_value());
+  ASSERT_TRUE(auth_->AddMember("acme", "bob", db::OrgRole::Write).has_value());
+  Push("acme/m", "x");  // the repo exists and bob may write to it
+  ASSERT_TRUE(oci_->StartUpload(bob_, "acme/m").has_value());
+  auto up = oci_->StartUpload(alice_, "acme/m").value();
+  auto append = [&](const Principal& who, std::string bytes) {
+    StringSource src(std::move(bytes));
+    return oci_->AppendUpload(who, "acme/m", up.id, std::nullopt, src, std::nullopt);
+  };
+  ASSERT_EQ(append(alice_, "alice's ").value().offset, 8u);
+  auto unknown = [&](const auto& r) {
+    return !r.has_value() && r.error().code == ErrorCode::BlobUploadUnknown;
+  };
+  // Answered exactly as an upload that does not exist.
+  auto theirs = append(bob_, "bob's bytes");
+  ASSERT_TRUE(unknown(theirs));
+  StringSource none("");
+  auto missing = oci_->AppendUpload(bob_, "acme/m", "00000000-0000-4000-8000-000000000000",
+                                    std::nullopt, none, std::nullopt);
+  ASSERT_TRUE(unknown(missing));
+  EXPECT_EQ(theirs.error().message, "blob upload " + up.id + " is unknown or expired");
+  EXPECT_EQ(missing.error().message,
+            "blob upload 00000000-0000-4000-8000-000000000000 is unknown or expired");
+  EXPECT_TRUE(unknown(oci_->UploadStatus(bob_, "acme/m", up.id)));
+  StringSource tail("tail");
+  EXPECT_TRUE(unknown(oci_->FinishUpload(bob_, "acme/m", up.id, D("alice's tail"),
+                                         std::nullopt, tail, std::nullopt)));
+  EXPECT_TRUE(unknown(oci_->CancelUpload(bob_, "acme/m", up.id)));
+  // Another token of alice's is still alice; her upload is untouched by bob's attempts.
+  Principal alice_again = alice_;
+  alice_again.token_id = 42;
+  EXPECT_EQ(oci_->UploadStatus(alice_again, "acme/m", up.id).value().offset, 8u);
+  StringSource rest("tail");
+  EXPECT_EQ(oci_->FinishUpload(alice_, "acme/m", up.id, D("alice's tail"), std::nullopt, rest,
+                               std::nullopt)
+                .value(),
+            D("alice's tail"));
+  EXPECT_EQ(ReadBlob("acme/m", D("alice's tail")), "alice's tail");
+  EXPECT_EQ(ReadBlob("acme/m", D("alice's bob's bytestail")), "error:BlobUnknown");
+}
+
 TEST_F(OciServiceTest, PermissionsAndNames) {
   Push("alice/m", "x");
   // Anonymous push to a missing repo: not found (the handler turns it into a 401).

@@ -48,6 +48,16 @@ TEST(WebUtil, FormWithTheSessionTokenIsRead) {
   EXPECT_EQ(form->Get("missing"), "");
 }
 
+TEST(WebUtil, OnlyFieldsNamesAFieldThePageDoesNotOffer) {
+  auto req = FormPost("_csrf=" + std::string(64, 'c') + "&private=1&gated=manual");
+  auto form = ReadForm(req, SignedIn()).value();
+  EXPECT_TRUE(form.OnlyFields({"private", "gated"}).has_value());
+  auto refused = form.OnlyFields({"private"});
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().code, ErrorCode::BadRequest);
+  EXPECT_EQ(refused.error().message, "unknown form field 'gated'");
+}
+
 TEST(WebUtil, FormsWithoutTheRightTokenAreForbidden) {
   for (std::string body : {std::string("name=x"), std::string("_csrf=&name=x"), "_csrf=" + std::string(64, 'd'),
                            "_csrf=" + std::string(63, 'c')}) {

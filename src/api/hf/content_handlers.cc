@@ -6,6 +6,7 @@
 #include "api/hf/hf_common.h"
 #include "api/hf/hf_handlers.h"
 #include "api/json_util.h"
+#include "core/repo_path.h"
 #include "core/util.h"
 #include "services/card_index.h"
 #include "services/model_card.h"

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "core/repo_path.h"
 #include "core/util.h"
 
 namespace hangar::api {

@@ -71,6 +71,46 @@ Result<std::optional<bool>> PrivacyFromBody(const json::object& body) {
   return out;
 }
 
+// The settings a PUT …/settings body asks for (hf-api.md §6.3): `private`/`visibility`
+// (PrivacyFromBody; "protected" only for spaces, the two must agree), `gated` ("auto",
+// "manual" or false) and `xetEnabled` (bool; older Python). JSON null is "not given".
+// Errors: BadRequest naming the field for any other member, a wrong type or value —
+// never a setting accepted and ignored (issue #13 point 3).
+Result<services::RepoSettings> SettingsFromBody(const json::object& body, RepoType type) {
+  for (const auto& member : body) {
+    std::string_view key = member.key();
+    if (key != "private" && key != "visibility" && key != "gated" && key != "xetEnabled") {
+      return MakeError(ErrorCode::BadRequest,
+                       "unknown setting '" + std::string(key.substr(0, 100)) +
+                           "' (Hangar takes private, visibility, gated and xetEnabled)");
+    }
+  }
+  services::RepoSettings out;
+  HANGAR_ASSIGN_OR_RETURN(out.is_private, PrivacyFromBody(body));
+  const auto* p = body.if_contains("private");
+  const auto* v = body.if_contains("visibility");
+  if (p && !p->is_null() && v && !v->is_null() && p->as_bool() != (v->as_string() != "public")) {
+    return MakeError(ErrorCode::BadRequest, "'private' and 'visibility' disagree; send one");
+  }
+  if (v && !v->is_null() && v->as_string() == "protected" && type != RepoType::Space) {
+    return MakeError(ErrorCode::BadRequest, "visibility 'protected' is for spaces only");
+  }
+  if (const auto* g = body.if_contains("gated"); g && !g->is_null()) {
+    if (g->is_bool() && !g->as_bool()) {
+      out.gated = "";
+    } else if (g->is_string() && (g->as_string() == "auto" || g->as_string() == "manual")) {
+      out.gated = std::string(g->as_string());
+    } else {
+      return MakeError(ErrorCode::BadRequest, "'gated' must be \"auto\", \"manual\" or false");
+    }
+  }
+  if (const auto* x = body.if_contains("xetEnabled"); x && !x->is_null()) {
+    if (!x->is_bool()) return MakeError(ErrorCode::BadRequest, "'xetEnabled' must be a boolean");
+    out.xet_enabled = x->as_bool();
+  }
+  return out;
+}
+
 // One listing item (hf-api.md §5.3): the compact set plus the card index's fields.
 json::object RepoSummary(const db::RepoRecord& r, bool trending) {
   json::object o;
@@ -161,20 +201,8 @@ Result<http::Response> HandleRepoSettings(HfDeps& d, http::Request& req, RepoTyp
   if (!id) return std::move(id).error();
   auto body = ReadJsonObject(req, MaxJson(d));
   if (!body) return std::move(body).error();
-  auto is_private = PrivacyFromBody(*body);
-  if (!is_private) return std::move(is_private).error();
-  if (const auto* gated = body->if_contains("gated")) {
-    bool ok = (gated->is_bool() && !gated->as_bool()) ||
-              (gated->is_string() && (gated->as_string() == "auto" || gated->as_string() == "manual"));
-    if (!ok) return MakeError(ErrorCode::BadRequest, "'gated' must be \"auto\", \"manual\" or false");
-  }
-  if (*is_private) {
-    HANGAR_TRY(d.repos.SetPrivate(req.principal, *id, **is_private));
-  } else {
-    // Other settings (gated, ...) are accepted and ignored; access is still checked.
-    auto repo = d.repos.Open(req.principal, *id, services::Access::Admin);
-    if (!repo) return std::move(repo).error();
-  }
+  HANGAR_ASSIGN_OR_RETURN(services::RepoSettings settings, SettingsFromBody(*body, type));
+  HANGAR_TRY(d.repos.UpdateSettings(req.principal, *id, settings));
   return JsonResponse(json::object{});
 }
 

@@ -327,6 +327,7 @@ Result<http::Response> Settings(WebDeps& deps, PageContext& ctx, http::Request& 
   HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(deps, ctx, req, type, services::Access::Admin));
   if (req.method == http::Method::Post) {
     HANGAR_ASSIGN_OR_RETURN(Form form, ReadForm(req, ctx));
+    HANGAR_TRY(form.OnlyFields({"private"}));  // the page offers nothing else
     std::string v = form.Get("private");
     if (v != "0" && v != "1") return MakeError(ErrorCode::BadRequest, "private must be 0 or 1");
     HANGAR_TRY(deps.repos.SetPrivate(ctx.principal, repo.record.Id(), v == "1"));
