@@ -33,6 +33,9 @@ apt_install() {
 
 apt_install "${APT_PACKAGES[@]}"
 
+# clang and its sanitizer/libFuzzer runtimes for scripts/fuzz.sh and scripts/sanitize.sh.
+apt_install --no-install-recommends clang libclang-rt-14-dev
+
 # Headless Chromium for the browser tests (without the desktop it recommends).
 apt_install --no-install-recommends chromium
 

@@ -1,7 +1,6 @@
 #include "http/request.h"
 
 #include <charconv>
-#include <strings.h>
 
 #include "core/util.h"
 
@@ -96,9 +95,10 @@ std::optional<uint64_t> Request::ContentLength() const {
 }
 
 std::optional<bool> ParseBool(std::string_view v) {
-  std::string s(v);
-  if (s == "1" || strcasecmp(s.c_str(), "true") == 0) return true;
-  if (s == "0" || strcasecmp(s.c_str(), "false") == 0) return false;
+  // Compared as views: strcasecmp stopped at a decoded NUL, so "true%00x" read as true.
+  std::string s = AsciiLower(v);
+  if (s == "1" || s == "true") return true;
+  if (s == "0" || s == "false") return false;
   return std::nullopt;
 }
 

@@ -28,18 +28,32 @@ json::value Scalar(const YAML::Node& n) {
   return json::value(s);
 }
 
-json::value ToJson(const YAML::Node& n, int depth) {
+// Values a card's metadata may expand to. An alias repeats the node its anchor names, so
+// without a cap a few hundred bytes of anchors stand for billions of values (294 bytes
+// made 123 million: "billion laughs"); real cards have a few hundred.
+constexpr size_t kMaxCardValues = 100000;
+
+// `n` as JSON; `budget` counts down the values still allowed (kMaxCardValues).
+json::value ToJson(const YAML::Node& n, int depth, size_t& budget) {
   if (depth > 64) throw YAML::Exception(YAML::Mark::null_mark(), "nesting too deep");
+  if (budget == 0) {
+    throw YAML::Exception(YAML::Mark::null_mark(),
+                          "more than " + std::to_string(kMaxCardValues) +
+                              " values (aliases included)");
+  }
+  --budget;
   switch (n.Type()) {
     case YAML::NodeType::Scalar: return Scalar(n);
     case YAML::NodeType::Sequence: {
       json::array a;
-      for (const auto& item : n) a.push_back(ToJson(item, depth + 1));
+      for (const auto& item : n) a.push_back(ToJson(item, depth + 1, budget));
       return a;
     }
     case YAML::NodeType::Map: {
       json::object o;
-      for (const auto& kv : n) o[kv.first.as<std::string>()] = ToJson(kv.second, depth + 1);
+      for (const auto& kv : n) {
+        o[kv.first.as<std::string>()] = ToJson(kv.second, depth + 1, budget);
+      }
       return o;
     }
     default: return nullptr;
@@ -78,7 +92,8 @@ Result<std::optional<json::object>> ParseCardData(std::string_view readme) {
     if (!root.IsMap()) {
       return MakeError(ErrorCode::BadRequest, "model card metadata must be a YAML mapping");
     }
-    return std::optional<json::object>(ToJson(root, 0).as_object());
+    size_t budget = kMaxCardValues;
+    return std::optional<json::object>(ToJson(root, 0, budget).as_object());
   } catch (const YAML::Exception& e) {
     return MakeError(ErrorCode::BadRequest, std::string("invalid YAML in model card: ") + e.what());
   }

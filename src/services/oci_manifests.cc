@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "services/oci_manifest_doc.h"
 #include "services/oci_service.h"
 
 namespace hangar::services {
@@ -12,58 +13,14 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::string_view kOciManifest = "application/vnd.oci.image.manifest.v1+json";
 constexpr std::string_view kOciIndex = "application/vnd.oci.image.index.v1+json";
-constexpr std::string_view kDockerManifest =
-    "application/vnd.docker.distribution.manifest.v2+json";
-constexpr std::string_view kDockerList =
-    "application/vnd.docker.distribution.manifest.list.v2+json";
 // Referrers answered in one response (larger sets are cut; docs/oci.md).
 constexpr int kMaxReferrers = 10000;
-
-bool IsIndexType(std::string_view t) { return t == kOciIndex || t == kDockerList; }
-bool IsManifestType(std::string_view t) {
-  return t == kOciManifest || t == kDockerManifest || IsIndexType(t);
-}
 
 // Layers that are never uploaded (oci.md §5 step 4): exempt from the existence check.
 bool IsNondistributable(std::string_view t) {
   return t.starts_with("application/vnd.oci.image.layer.nondistributable.") ||
          t.starts_with("application/vnd.docker.image.rootfs.foreign.");
-}
-
-// "type/subtype; charset=x" → "type/subtype".
-std::string_view StripParams(std::string_view ct) {
-  ct = ct.substr(0, ct.find(';'));
-  while (!ct.empty() && (ct.back() == ' ' || ct.back() == '\t')) ct.remove_suffix(1);
-  while (!ct.empty() && (ct.front() == ' ' || ct.front() == '\t')) ct.remove_prefix(1);
-  return ct;
-}
-
-Error Invalid(std::string message) {
-  return MakeError(ErrorCode::ManifestInvalid, "manifest invalid: " + std::move(message));
-}
-
-struct Descriptor {
-  std::string media_type;
-  OciDigest digest;
-};
-
-// A descriptor (image-spec descriptor.md): mediaType, digest and size are required.
-Result<Descriptor> ParseDescriptor(const json::value* v, const std::string& where) {
-  if (!v || !v->is_object()) return Invalid(where + " must be a descriptor object");
-  const auto& o = v->get_object();
-  const json::value* mt = o.if_contains("mediaType");
-  const json::value* dg = o.if_contains("digest");
-  const json::value* sz = o.if_contains("size");
-  if (!mt || !mt->is_string()) return Invalid(where + ".mediaType must be a string");
-  if (!dg || !dg->is_string()) return Invalid(where + ".digest must be a string");
-  if (!sz || !(sz->is_uint64() || (sz->is_int64() && sz->get_int64() >= 0))) {
-    return Invalid(where + ".size must be a non-negative integer");
-  }
-  auto digest = ParseDigest(std::string_view(dg->get_string()));
-  if (!digest) return Invalid(where + ": " + digest.error().message);
-  return Descriptor{std::string(mt->get_string()), std::move(*digest)};
 }
 
 // The referrers-tag schema's tag for `d` (oci.md §6.2): "<alg>-<hex>", truncated.
@@ -116,72 +73,18 @@ Result<OciManifestPut> OciService::PutManifest(const Principal& who, std::string
   }
 
   // ---- validation (oci.md §5 step 3): light, unknown fields kept ----
-  json::error_code ec;
-  json::value doc = json::parse(*bytes, ec);
-  if (ec) return Invalid("not valid JSON (" + ec.message() + ")");
-  if (!doc.is_object()) return Invalid("not a JSON object");
-  const auto& obj = doc.get_object();
-  const json::value* version = obj.if_contains("schemaVersion");
-  if (!version || !version->is_number() || version->to_number<double>() != 2) {
-    return Invalid("schemaVersion must be 2");
-  }
-  std::string_view ct = StripParams(content_type);
-  std::string media_type;
-  if (const json::value* mt = obj.if_contains("mediaType")) {
-    if (!mt->is_string()) return Invalid("mediaType must be a string");
-    media_type = std::string(mt->get_string());
-    if (!ct.empty() && ct != media_type) {
-      return Invalid("mediaType " + media_type + " differs from Content-Type " +
-                     std::string(ct));
-    }
-  } else if (IsManifestType(ct)) {
-    media_type = std::string(ct);
-  } else if (ct.empty() || ct == "application/json" || ct == "application/octet-stream") {
-    media_type = std::string(obj.contains("manifests") ? kOciIndex : kOciManifest);
-  } else {
-    media_type = std::string(ct);
-  }
-  if (!IsManifestType(media_type)) {
-    return Invalid("unknown manifest media type " + media_type.substr(0, 200));
-  }
+  HANGAR_ASSIGN_OR_RETURN(OciManifestDoc doc, ParseOciManifest(*bytes, content_type));
   db::OciManifestRecord rec;
   rec.digest = digest.String();
-  rec.media_type = media_type;
+  rec.media_type = doc.media_type;
   rec.created_at = Now();
+  rec.artifact_type = doc.artifact_type;
+  // The subject may be absent: referrers come first (§5).
+  if (doc.subject) rec.subject = doc.subject->digest.String();
+  rec.annotations_json = doc.annotations_json;
   std::vector<db::OciManifestRef> refs;
-  std::vector<Descriptor> blobs, children;
-  if (IsIndexType(media_type)) {
-    const json::value* list = obj.if_contains("manifests");
-    if (!list || !list->is_array()) return Invalid("manifests must be an array");
-    for (size_t i = 0; i < list->get_array().size(); ++i) {
-      HANGAR_ASSIGN_OR_RETURN(auto d, ParseDescriptor(&list->get_array()[i],
-                                                      "manifests[" + std::to_string(i) + "]"));
-      children.push_back(std::move(d));
-    }
-  } else {
-    HANGAR_ASSIGN_OR_RETURN(auto config, ParseDescriptor(obj.if_contains("config"), "config"));
-    rec.artifact_type = config.media_type;
-    blobs.push_back(std::move(config));
-    const json::value* layers = obj.if_contains("layers");
-    if (!layers || !layers->is_array()) return Invalid("layers must be an array");
-    for (size_t i = 0; i < layers->get_array().size(); ++i) {
-      HANGAR_ASSIGN_OR_RETURN(auto d, ParseDescriptor(&layers->get_array()[i],
-                                                      "layers[" + std::to_string(i) + "]"));
-      blobs.push_back(std::move(d));
-    }
-  }
-  if (const json::value* at = obj.if_contains("artifactType")) {
-    if (!at->is_string()) return Invalid("artifactType must be a string");
-    rec.artifact_type = std::string(at->get_string());
-  }
-  if (const json::value* s = obj.if_contains("subject")) {
-    HANGAR_ASSIGN_OR_RETURN(auto subject, ParseDescriptor(s, "subject"));
-    rec.subject = subject.digest.String();  // may be absent: referrers come first (§5)
-  }
-  if (const json::value* a = obj.if_contains("annotations")) {
-    if (!a->is_object()) return Invalid("annotations must be an object");
-    rec.annotations_json = json::serialize(*a);
-  }
+  const std::vector<OciDescriptor>& blobs = doc.blobs;
+  const std::vector<OciDescriptor>& children = doc.manifests;
 
   // ---- referenced content must be in the repo (§5 step 4) ----
   RepoHandle repo;

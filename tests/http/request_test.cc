@@ -25,6 +25,16 @@ TEST(Request, ParseBoolAcceptsClientSpellings) {
   EXPECT_FALSE(ParseBool("yes").has_value());
 }
 
+// A query value is percent-decoded before ParseBool sees it, so it may hold a NUL:
+// "true%00x" once read as true (tests/fuzz/corpus/http_headers/bool_nul).
+TEST(Request, ParseBoolRefusesTrailingBytesAfterANul) {
+  EXPECT_FALSE(ParseBool(std::string_view("true\0x", 6)).has_value());
+  EXPECT_FALSE(ParseBool(std::string_view("0\0", 2)).has_value());
+  Request r;
+  r.query = "create_pr=true%00x";
+  EXPECT_FALSE(ParseBool(r.Query("create_pr").value()).has_value());
+}
+
 TEST(Request, ContentLengthMustBeANumber) {
   Request r;
   r.headers = {{"content-length", "12x"}};

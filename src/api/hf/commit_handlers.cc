@@ -155,6 +155,24 @@ Result<void> ParseLine(std::string_view line, size_t line_no, bool& have_header,
 
 }  // namespace
 
+Result<services::CommitInput> ParseCommitBody(std::string_view ndjson) {
+  services::CommitInput input;
+  bool have_header = false;
+  size_t line_no = 0;
+  size_t pos = 0;
+  while (pos < ndjson.size()) {
+    size_t end = ndjson.find('\n', pos);
+    if (end == std::string_view::npos) end = ndjson.size();
+    std::string_view line = ndjson.substr(pos, end - pos);
+    pos = end + 1;
+    if (line.ends_with('\r')) line.remove_suffix(1);
+    if (line.empty()) continue;
+    HANGAR_TRY(ParseLine(line, ++line_no, have_header, input));
+  }
+  if (!have_header) return MakeError(ErrorCode::BadRequest, "missing header line");
+  return input;
+}
+
 Result<http::Response> HandlePreupload(HfDeps& d, http::Request& req, RepoType type) {
   auto id = RepoFromParams(req, type);
   if (!id) return std::move(id).error();
@@ -211,21 +229,7 @@ Result<http::Response> HandleCommit(HfDeps& d, http::Request& req, RepoType type
   }
   auto text = ReadAll(*req.body, kMaxCommitBody);
   if (!text) return std::move(text).error();
-  services::CommitInput input;
-  bool have_header = false;
-  size_t line_no = 0;
-  size_t pos = 0;
-  std::string_view all = *text;
-  while (pos < all.size()) {
-    size_t end = all.find('\n', pos);
-    if (end == std::string_view::npos) end = all.size();
-    std::string_view line = all.substr(pos, end - pos);
-    pos = end + 1;
-    if (line.ends_with('\r')) line.remove_suffix(1);
-    if (line.empty()) continue;
-    HANGAR_TRY(ParseLine(line, ++line_no, have_header, input));
-  }
-  if (!have_header) return MakeError(ErrorCode::BadRequest, "missing header line");
+  HANGAR_ASSIGN_OR_RETURN(services::CommitInput input, ParseCommitBody(*text));
   input.create_pr = http::ParseBool(req.Query("create_pr").value_or("false")).value_or(false);
   auto made = d.commits.Commit(req.principal, *id, *rev, input);
   if (!made) return std::move(made).error();

@@ -29,10 +29,28 @@ Result<http::Response> HandleCommits(HfDeps& d, http::Request& req, RepoType typ
 // §2: /resolve (raw = false) and /raw (raw = true).
 Result<http::Response> HandleResolve(HfDeps& d, http::Request& req, RepoType type, bool raw);
 
+// The bytes a /resolve Range asks for: `length` bytes from `offset`.
+struct RangeSpec {
+  uint64_t offset = 0;
+  uint64_t length = 0;
+};
+// None: serve the whole file; Ok: `out` is set; Unsatisfiable: 416.
+enum class RangeResult { None, Ok, Unsatisfiable };
+// Parses a single-range `Range: bytes=a-b | a- | -n` against `size` (hf-api.md §2.4).
+// Syntax it does not understand (multi-range, other units) is ignored, as RFC 9110 allows.
+// On Ok, 0 < out.length and out.offset + out.length <= size.
+RangeResult ParseRange(std::string_view h, uint64_t size, RangeSpec& out);
+
 // §7.1 preupload and §7.2 the NDJSON commit (commit_handlers.cc); create_pr=1 (§7.6)
 // stores the commit under a new refs/pr/<n>.
 Result<http::Response> HandlePreupload(HfDeps& d, http::Request& req, RepoType type);
 Result<http::Response> HandleCommit(HfDeps& d, http::Request& req, RepoType type);
+
+// The NDJSON body of a §7.2 commit: a header line first, then one line per operation
+// (file, lfsFile, copyFile, deletedFile, deletedFolder); blank lines and CR line ends are
+// skipped. Paths are not validated here (CommitService does). Errors: BadRequest naming
+// the line and the problem.
+Result<services::CommitInput> ParseCommitBody(std::string_view ndjson);
 
 // §6.5 branches and §6.6 tags (ref_handlers.cc).
 Result<http::Response> HandleCreateBranch(HfDeps& d, http::Request& req, RepoType type);

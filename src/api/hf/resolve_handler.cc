@@ -11,21 +11,26 @@ namespace hangar::api {
 
 namespace {
 
-struct RangeSpec {
-  uint64_t offset = 0;
-  uint64_t length = 0;
-};
-
 bool ParseU64(std::string_view s, uint64_t& out) {
   if (s.empty()) return false;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
   return ec == std::errc() && p == s.data() + s.size();
 }
 
-enum class RangeResult { None, Ok, Unsatisfiable };
+std::string Basename(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
 
-// Parses a single-range `Range: bytes=a-b | a- | -n` against `size` (hf-api.md §2.4).
-// Syntax it does not understand (multi-range, other units) is ignored, as RFC 9110 allows.
+std::string ContentDisposition(std::string_view path) {
+  std::string name = Basename(path);
+  std::string ascii;
+  for (unsigned char c : name) ascii += (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') ? '_' : c;
+  return "inline; filename*=UTF-8''" + PercentEncode(name) + "; filename=\"" + ascii + "\";";
+}
+
+}  // namespace
+
 RangeResult ParseRange(std::string_view h, uint64_t size, RangeSpec& out) {
   if (h.substr(0, 6) != "bytes=") return RangeResult::None;
   h.remove_prefix(6);
@@ -53,20 +58,6 @@ RangeResult ParseRange(std::string_view h, uint64_t size, RangeSpec& out) {
   out.length = last - first + 1;
   return RangeResult::Ok;
 }
-
-std::string Basename(std::string_view path) {
-  size_t slash = path.rfind('/');
-  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
-}
-
-std::string ContentDisposition(std::string_view path) {
-  std::string name = Basename(path);
-  std::string ascii;
-  for (unsigned char c : name) ascii += (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') ? '_' : c;
-  return "inline; filename*=UTF-8''" + PercentEncode(name) + "; filename=\"" + ascii + "\";";
-}
-
-}  // namespace
 
 Result<http::Response> HandleResolve(HfDeps& deps, http::Request& req, RepoType type, bool raw) {
   auto id = RepoFromParams(req, type);

@@ -35,53 +35,6 @@ std::optional<int64_t> AsInt64(const json::value& v) {
   return std::nullopt;
 }
 
-// Decodes the batch request body (git-lfs.md §11.4 request fields).
-Result<services::LfsBatchRequest> ParseBatch(const json::object& o) {
-  services::LfsBatchRequest r;
-  const json::value* op = o.if_contains("operation");
-  if (!op || !op->is_string()) return Invalid("operation must be \"upload\" or \"download\"");
-  if (op->get_string() == "upload") {
-    r.operation = services::LfsOperation::Upload;
-  } else if (op->get_string() == "download") {
-    r.operation = services::LfsOperation::Download;
-  } else {
-    return Invalid("operation must be \"upload\" or \"download\"");
-  }
-  if (const json::value* t = o.if_contains("transfers"); t && !t->is_null()) {
-    if (!t->is_array()) return Invalid("transfers must be an array of strings");
-    for (const auto& e : t->get_array()) {
-      if (!e.is_string()) return Invalid("transfers must be an array of strings");
-      r.transfers.emplace_back(e.get_string());
-    }
-  }
-  if (const json::value* ref = o.if_contains("ref"); ref && !ref->is_null()) {
-    if (!ref->is_object()) return Invalid("ref must be an object");
-    if (const json::value* n = ref->get_object().if_contains("name"); n && !n->is_null()) {
-      if (!n->is_string()) return Invalid("ref.name must be a string");
-      r.ref = std::string(n->get_string());
-    }
-  }
-  if (const json::value* h = o.if_contains("hash_algo"); h && !h->is_null()) {
-    if (!h->is_string()) return Invalid("hash_algo must be a string");
-    r.hash_algo = std::string(h->get_string());
-  }
-  const json::value* objs = o.if_contains("objects");
-  if (!objs || !objs->is_array()) return Invalid("objects must be an array");
-  r.objects.reserve(objs->get_array().size());
-  size_t i = 0;
-  for (const auto& e : objs->get_array()) {
-    std::string where = "objects[" + std::to_string(i++) + "]";
-    if (!e.is_object()) return Invalid(where + " must be an object");
-    const json::value* oid = e.get_object().if_contains("oid");
-    if (!oid || !oid->is_string()) return Invalid(where + ".oid must be a string");
-    const json::value* size = e.get_object().if_contains("size");
-    std::optional<int64_t> n = size ? AsInt64(*size) : std::nullopt;
-    if (!n) return Invalid(where + ".size must be an integer");
-    r.objects.push_back({std::string(oid->get_string()), *n});
-  }
-  return r;
-}
-
 // An action whose href carries the ticket (the hub clients send no Authorization on
 // transfers, hf-api.md §7.3). With `ticket`, the same credential also goes in `header`
 // for git-lfs, which sends it (git-lfs.md §11.3); transfer routes skip user-token
@@ -143,6 +96,52 @@ http::Response LfsJson(const json::object& body) {
 }
 
 }  // namespace
+
+Result<services::LfsBatchRequest> ParseBatch(const json::object& o) {
+  services::LfsBatchRequest r;
+  const json::value* op = o.if_contains("operation");
+  if (!op || !op->is_string()) return Invalid("operation must be \"upload\" or \"download\"");
+  if (op->get_string() == "upload") {
+    r.operation = services::LfsOperation::Upload;
+  } else if (op->get_string() == "download") {
+    r.operation = services::LfsOperation::Download;
+  } else {
+    return Invalid("operation must be \"upload\" or \"download\"");
+  }
+  if (const json::value* t = o.if_contains("transfers"); t && !t->is_null()) {
+    if (!t->is_array()) return Invalid("transfers must be an array of strings");
+    for (const auto& e : t->get_array()) {
+      if (!e.is_string()) return Invalid("transfers must be an array of strings");
+      r.transfers.emplace_back(e.get_string());
+    }
+  }
+  if (const json::value* ref = o.if_contains("ref"); ref && !ref->is_null()) {
+    if (!ref->is_object()) return Invalid("ref must be an object");
+    if (const json::value* n = ref->get_object().if_contains("name"); n && !n->is_null()) {
+      if (!n->is_string()) return Invalid("ref.name must be a string");
+      r.ref = std::string(n->get_string());
+    }
+  }
+  if (const json::value* h = o.if_contains("hash_algo"); h && !h->is_null()) {
+    if (!h->is_string()) return Invalid("hash_algo must be a string");
+    r.hash_algo = std::string(h->get_string());
+  }
+  const json::value* objs = o.if_contains("objects");
+  if (!objs || !objs->is_array()) return Invalid("objects must be an array");
+  r.objects.reserve(objs->get_array().size());
+  size_t i = 0;
+  for (const auto& e : objs->get_array()) {
+    std::string where = "objects[" + std::to_string(i++) + "]";
+    if (!e.is_object()) return Invalid(where + " must be an object");
+    const json::value* oid = e.get_object().if_contains("oid");
+    if (!oid || !oid->is_string()) return Invalid(where + ".oid must be a string");
+    const json::value* size = e.get_object().if_contains("size");
+    std::optional<int64_t> n = size ? AsInt64(*size) : std::nullopt;
+    if (!n) return Invalid(where + ".size must be an integer");
+    r.objects.push_back({std::string(oid->get_string()), *n});
+  }
+  return r;
+}
 
 Result<RepoId> RepoFromParams(const http::Request& req, RepoType type) {
   std::string_view name = req.Param("name");

@@ -1,6 +1,8 @@
 #pragma once
 // Handlers of the LFS routes (lfs_routes.h); internal to api/lfs/.
 
+#include <boost/json/object.hpp>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -10,6 +12,7 @@
 #include "http/request.h"
 #include "http/response.h"
 #include "services/lfs_service.h"
+#include "storage/byte_range.h"
 
 namespace hangar::api::lfs {
 
@@ -25,6 +28,10 @@ inline constexpr std::string_view kMultipartPath = "/lfs-multipart/";
 // stripped) under `type`. Errors: BadRequest for an invalid name.
 Result<RepoId> RepoFromParams(const http::Request& req, RepoType type);
 
+// Decodes a batch request body (git-lfs.md §11.4 request fields): operation, transfers,
+// ref.name, hash_algo, objects[].oid/size (oids are not checked here).
+// Errors: Unprocessable naming the field.
+Result<services::LfsBatchRequest> ParseBatch(const boost::json::object& body);
 // POST .../info/lfs/objects/batch. Errors: PayloadTooLarge,
 // Unprocessable (malformed JSON or fields), and LfsService::Batch's.
 Result<http::Response> HandleBatch(services::LfsService& lfs, http::Request& req,
@@ -36,6 +43,12 @@ Result<http::Response> HandleVerify(services::LfsService& lfs, http::Request& re
 // Any .../info/lfs/locks route: NotFound "locking not supported" so git-lfs carries on
 // (git-lfs.md §11.6).
 Result<http::Response> HandleLocks(http::Request& req);
+
+// A single `Range: bytes=...` (RFC 9110 §14.1.2) against an object of `size` bytes.
+// nullopt = serve the whole object (no header, another unit, several ranges, bad syntax:
+// all ignorable); RangeNotSatisfiable when no byte of the range exists. A range given
+// lies within the object and is not empty.
+Result<std::optional<storage::ByteRange>> ParseRange(std::string_view header, uint64_t size);
 
 // PUT /lfs-objects/upload/{ticket}/{oid}: 200 {} once the object is stored and linked.
 Result<http::Response> HandleUpload(services::LfsService& lfs, http::Request& req);

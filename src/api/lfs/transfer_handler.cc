@@ -32,9 +32,8 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-// A single `Range: bytes=...` (RFC 9110 §14.1.2) against an object of `size` bytes.
-// nullopt = serve the whole object (no header, another unit, several ranges, bad syntax:
-// all ignorable); RangeNotSatisfiable when no byte of the range exists.
+}  // namespace
+
 Result<std::optional<storage::ByteRange>> ParseRange(std::string_view header, uint64_t size) {
   header = Trim(header);
   constexpr std::string_view kUnit = "bytes=";
@@ -68,8 +67,6 @@ Result<std::optional<storage::ByteRange>> ParseRange(std::string_view header, ui
   uint64_t end = last ? std::min(*last, size - 1) : size - 1;
   return std::optional(storage::ByteRange::Window(*first, end - *first + 1));
 }
-
-}  // namespace
 
 Result<http::Response> HandleUpload(services::LfsService& lfs, http::Request& req) {
   auto oid = OidParam(req);

@@ -50,26 +50,30 @@ http::Response BlobCreated(const OciPath& p, const std::string& digest) {
   return res;
 }
 
-// A chunk's Content-Range "<first>-<last>" (oci.md §2.1; a "bytes " prefix is tolerated).
-// nullopt when absent. Errors: BlobUploadInvalid for a malformed value.
+// A chunk's Content-Range, or nullopt when absent (ParseChunkRange).
 Result<std::optional<services::OciChunkRange>> ChunkRange(const http::Request& req) {
   if (!req.HasHeader("content-range")) return std::optional<services::OciChunkRange>();
-  std::string_view v = Trim(req.Header("content-range"));
+  HANGAR_ASSIGN_OR_RETURN(auto range, ParseChunkRange(req.Header("content-range")));
+  return std::optional(range);
+}
+
+}  // namespace
+
+Result<services::OciChunkRange> ParseChunkRange(std::string_view value) {
+  std::string_view v = Trim(value);
   if (v.starts_with("bytes=") || v.starts_with("bytes ")) v.remove_prefix(6);
   size_t dash = v.find('-');
   auto first = dash == std::string_view::npos ? std::nullopt : ParseU64(v.substr(0, dash));
   auto last = dash == std::string_view::npos ? std::nullopt : ParseU64(v.substr(dash + 1));
-  if (!first || !last) {
+  // 0-18446744073709551615 would be a chunk of 2^64 bytes, whose size wraps to 0.
+  if (!first || !last || (*first == 0 && *last == UINT64_MAX)) {
     return MakeError(ErrorCode::BlobUploadInvalid,
                      "Content-Range must be <first>-<last>, got \"" +
                          std::string(v.substr(0, 100)) + "\"");
   }
-  return std::optional(services::OciChunkRange{*first, *last});
+  return services::OciChunkRange{*first, *last};
 }
 
-// The window a blob GET's Range asks for (oci.md §3.2 table): nullopt = whole blob
-// (absent, other unit, several ranges, bad syntax); RangeNotSatisfiable for end < start
-// and for a start past the end.
 Result<storage::ByteRange> BlobRange(std::string_view header, uint64_t size, bool& partial) {
   partial = false;
   header = Trim(header);
@@ -105,8 +109,6 @@ Result<storage::ByteRange> BlobRange(std::string_view header, uint64_t size, boo
   uint64_t end = last ? std::min(*last, size - 1) : size - 1;
   return storage::ByteRange::Window(*first, end - *first + 1);
 }
-
-}  // namespace
 
 http::Response HandleBase(OciDeps& d, http::Request& req) {
   // oci.md §9: the probe. No credentials: a challenge, so clients learn how to log in.

@@ -55,6 +55,16 @@ http::Response HandleTags(OciDeps& d, http::Request& req, const OciPath& p);
 http::Response HandleReferrers(OciDeps& d, http::Request& req, const OciPath& p);
 http::Response HandleCatalog(OciDeps& d, http::Request& req);
 
+// A chunk's Content-Range value "<first>-<last>" (oci.md §2.1; a "bytes " or "bytes="
+// prefix is tolerated). Errors: BlobUploadInvalid for a malformed value or one whose size
+// does not fit in 64 bits (0-18446744073709551615). last < first is the service's to refuse.
+Result<services::OciChunkRange> ParseChunkRange(std::string_view value);
+// The window a blob GET's Range asks for against a blob of `size` bytes (oci.md §3.2
+// table): the whole blob with `partial` false for an absent header, another unit,
+// several ranges or bad syntax; else a non-empty window inside the blob with `partial`
+// true. Errors: RangeNotSatisfiable for end < start and for a start past the end.
+Result<storage::ByteRange> BlobRange(std::string_view header, uint64_t size, bool& partial);
+
 // ---- shared by the handler files ----
 // The action a request method performs (GET/HEAD pull, DELETE delete, others push).
 OciAction ActionOf(const http::Request& req);

@@ -19,7 +19,7 @@ std::optional<std::string> Text(std::string_view xml, std::string_view name);
 // `s` with the five predefined entities and numeric character references decoded.
 std::string Unescape(std::string_view s);
 
-// `s` with & < > " escaped, for request bodies.
+// `s` with & < > " ' escaped and NUL (which XML cannot carry) dropped, for request bodies.
 std::string Escape(std::string_view s);
 
 }  // namespace hangar::storage::s3xml
