@@ -105,6 +105,8 @@ osd pool default pg num = 8
 osd pool default pgp num = 8
 osd pool default pg autoscale mode = off
 osd crush chooseleaf type = 0
+osd crush update on start = false
+osd class update on start = false
 mon allow pool size one = true
 mon max pg per osd = 1000
 mon warn on pool no redundancy = false
@@ -117,18 +119,31 @@ EOF
   # From here on a failure stops whatever did start.
   trap 'log_tails "$dir" >&2; stop_cluster "$dir"' ERR
 
+  local conf=(-c "$CEPH_CONF")
   monmaptool --create --fsid "$fsid" --addv a "v1:127.0.0.1:$mon_port" "$dir/monmap" >/dev/null
-  ceph-mon --mkfs -i a --monmap "$dir/monmap" 2>>"$dir/log/setup.log"
-  ceph-mon -i a 2>>"$dir/log/setup.log"
-  timeout 60 ceph --connect-timeout 30 osd create "$osd_uuid" >/dev/null 2>>"$dir/log/setup.log"
-  ceph-osd -i 0 --mkfs --osd-uuid "$osd_uuid" 2>>"$dir/log/setup.log"
-  ceph-osd -i 0 2>>"$dir/log/setup.log"
-  radosgw -n client.rgw 2>>"$dir/log/setup.log"
-  timeout 60 radosgw-admin user create --uid=hangar --display-name=Hangar \
+  ceph-mon "${conf[@]}" --mkfs -i a --monmap "$dir/monmap" 2>>"$dir/log/setup.log"
+  ceph-mon "${conf[@]}" -i a 2>>"$dir/log/setup.log"
+  timeout 60 ceph "${conf[@]}" --connect-timeout 30 osd create "$osd_uuid" >/dev/null \
+    2>>"$dir/log/setup.log"
+  # The OSD is placed in the CRUSH map here, not by itself at boot: its own placement
+  # commands can leave before it has the monitor's map, carrying a null cluster fsid that
+  # the monitor refuses ("wrong fsid"), which ends the OSD on a loaded machine.
+  timeout 60 ceph "${conf[@]}" --connect-timeout 30 osd crush add osd.0 1.0 root=default \
+    >/dev/null 2>>"$dir/log/setup.log"
+  ceph-osd "${conf[@]}" -i 0 --mkfs --osd-uuid "$osd_uuid" 2>>"$dir/log/setup.log"
+  ceph-osd "${conf[@]}" -i 0 2>>"$dir/log/setup.log"
+  local i
+  for ((i = 0; i < 60; i++)); do  # the OSD up before the gateway creates its pools
+    ceph "${conf[@]}" --connect-timeout 10 osd dump 2>/dev/null | grep -q '^osd\.0 up' && break
+    sleep 0.5
+  done
+  ((i < 60)) || { log_tails "$dir" >&2; stop_cluster "$dir"; die "the OSD did not come up within 30 s"; }
+  radosgw "${conf[@]}" -n client.rgw 2>>"$dir/log/setup.log"
+  timeout 60 radosgw-admin "${conf[@]}" user create --uid=hangar --display-name=Hangar \
     --access-key="$access" --secret-key="$secret" >/dev/null 2>>"$dir/log/setup.log"
 
   # Up when a signed ListBuckets answers 200 (the gateway creates its pools first).
-  local endpoint="http://127.0.0.1:$rgw_port" i code=000
+  local endpoint="http://127.0.0.1:$rgw_port" code=000
   for ((i = 0; i < 600; i++)); do
     code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 \
       --aws-sigv4 "aws:amz:us-east-1:s3" --user "$access:$secret" \
@@ -174,7 +189,19 @@ case $cmd in
         *) die "unknown option $1" ;;
       esac
     done
-    start_cluster "$dir" "$watch" "$memory" ;;
+    # A start that fails is retried twice on a clean directory: once, on a loaded machine,
+    # the OSD came up with a null cluster fsid and the monitor refused it.
+    for attempt in 1 2 3; do
+      if (start_cluster "$dir" "$watch" "$memory" 2>"${TMPDIR:-/tmp}/s3-server.$$.err"); then
+        rm -f "${TMPDIR:-/tmp}/s3-server.$$.err"
+        exit 0
+      fi
+      echo "s3-server.sh: start attempt $attempt failed" >&2
+      ((attempt < 3)) || { cat "${TMPDIR:-/tmp}/s3-server.$$.err" >&2; break; }
+      find "$dir" -mindepth 1 -delete 2>/dev/null || true
+    done
+    rm -f "${TMPDIR:-/tmp}/s3-server.$$.err"
+    exit 1 ;;
   stop) stop_cluster "$dir" ;;
   *) die "unknown command $cmd (start or stop)" ;;
 esac
