@@ -102,54 +102,87 @@ Response Router::Render(ApiFamily api, const Error& err, const Request& req) con
   return Response::Text(Describe(err.code).http_status, err.message + "\n");
 }
 
-Response Router::Dispatch(Request& req) const {
-  Response res;
-  bool path_matched = false;
-  const Compiled* c = Match(req.method, req.path, req, path_matched);
-  ApiFamily api = c ? c->route.api : ApiFamily::Plain;
-  if (req.method == Method::Options && path_matched) {
-    // CORS preflight (hf-api.md §1.14).
-    res.status = 204;
-    res.SetHeader("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
-    res.SetHeader("Access-Control-Allow-Headers", "Authorization, Range, Content-Type");
-    res.SetHeader("Access-Control-Max-Age", "86400");
-  } else if (!c) {
-    res = path_matched ? Render(api, MakeError(ErrorCode::MethodNotAllowed,
-                                               "method " + req.method_name + " not allowed here"),
-                                req)
-                       : Render(api, MakeError(ErrorCode::NotFound, "no such endpoint: " + req.path),
-                                req);
-  } else {
-    try {
-      Result<Principal> who = authenticate_ && c->route.authenticate ? authenticate_(req)
-                                                                     : Principal::Anonymous();
-      if (!who) {
-        res = Render(api, who.error(), req);
-      } else {
-        req.principal = std::move(*who);
-        Result<Response> out = c->route.handler(req);
-        if (out) {
-          res = std::move(*out);
-        } else {
-          if (out.error().code == ErrorCode::Internal) {
-            Log("http")->error("[req {}] {} {}: {}", req.request_id, req.method_name, req.path,
-                               out.error().message);
-          }
-          res = Render(api, out.error(), req);
-        }
-      }
-    } catch (const std::exception& e) {
-      Log("http")->error("[req {}] {} {}: exception: {}", req.request_id, req.method_name,
-                         req.path, e.what());
-      res = Render(api, MakeError(ErrorCode::Internal, "internal error"), req);
-    }
-  }
+// X-Request-Id and CORS headers, on every response the router makes.
+void Router::Decorate(Response& res, const Request& req) const {
   res.SetHeader("X-Request-Id", req.request_id);
   if (!req.Header("origin").empty()) {
     res.SetHeader("Access-Control-Allow-Origin", "*");
     res.SetHeader("Access-Control-Expose-Headers", kExposeHeaders);
   }
+}
+
+Router::Admission Router::Admit(Request& req) const {
+  Admission a;
+  bool path_matched = false;
+  const Compiled* c = Match(req.method, req.path, req, path_matched);
+  ApiFamily api = c ? c->route.api : ApiFamily::Plain;
+  if (req.method == Method::Options && path_matched) {
+    // CORS preflight (hf-api.md §1.14).
+    Response res;
+    res.status = 204;
+    res.SetHeader("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
+    res.SetHeader("Access-Control-Allow-Headers", "Authorization, Range, Content-Type");
+    res.SetHeader("Access-Control-Max-Age", "86400");
+    a.answer = std::move(res);
+  } else if (!c) {
+    a.answer = path_matched
+                   ? Render(api, MakeError(ErrorCode::MethodNotAllowed,
+                                           "method " + req.method_name + " not allowed here"),
+                            req)
+                   : Render(api, MakeError(ErrorCode::NotFound, "no such endpoint: " + req.path),
+                            req);
+  } else {
+    try {
+      Result<Principal> who = authenticate_ && c->route.authenticate ? authenticate_(req)
+                                                                     : Principal::Anonymous();
+      if (!who) {
+        a.answer = Render(api, who.error(), req);
+      } else {
+        req.principal = std::move(*who);
+        a.route = &c->route;
+      }
+    } catch (const std::exception& e) {
+      Log("http")->error("[req {}] {} {}: exception: {}", req.request_id, req.method_name,
+                         req.path, e.what());
+      a.answer = Render(api, MakeError(ErrorCode::Internal, "internal error"), req);
+    }
+  }
+  if (a.answer) Decorate(*a.answer, req);
+  return a;
+}
+
+Response Router::Run(const Admission& a, Request& req) const {
+  Response res;
+  if (!a.route) {
+    res = Render(ApiFamily::Plain, MakeError(ErrorCode::Internal, "no admitted route"), req);
+    Decorate(res, req);
+    return res;
+  }
+  ApiFamily api = a.route->api;
+  try {
+    Result<Response> out = a.route->handler(req);
+    if (out) {
+      res = std::move(*out);
+    } else {
+      if (out.error().code == ErrorCode::Internal) {
+        Log("http")->error("[req {}] {} {}: {}", req.request_id, req.method_name, req.path,
+                           out.error().message);
+      }
+      res = Render(api, out.error(), req);
+    }
+  } catch (const std::exception& e) {
+    Log("http")->error("[req {}] {} {}: exception: {}", req.request_id, req.method_name,
+                       req.path, e.what());
+    res = Render(api, MakeError(ErrorCode::Internal, "internal error"), req);
+  }
+  Decorate(res, req);
   return res;
+}
+
+Response Router::Dispatch(Request& req) const {
+  Admission a = Admit(req);
+  if (a.answer) return std::move(*a.answer);
+  return Run(a, req);
 }
 
 }  // namespace hangar::http

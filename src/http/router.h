@@ -4,6 +4,7 @@
 // runs the handler and renders errors in the route's API family.
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,8 +49,20 @@ class Router {
   void SetAuthenticator(Authenticator a) { authenticate_ = std::move(a); }
   void SetErrorRenderer(ErrorRenderer r) { render_ = std::move(r); }
 
-  // Matches, authenticates, runs the handler; always returns a response (errors rendered,
-  // a leaked exception becomes Internal). Sets X-Request-Id and CORS headers.
+  // The outcome of the head alone: either the route whose handler may run (req.params and
+  // req.principal set), or the answer to send without running it.
+  struct Admission {
+    const Route* route = nullptr;     // set when the handler may run
+    // Set when answered without the handler (404/405/401/403/preflight).
+    std::optional<Response> answer;
+  };
+  // Matches and authenticates from the head alone; never reads the body. An answer carries
+  // X-Request-Id and CORS headers already.
+  Admission Admit(Request& req) const;
+  // Runs the admitted route's handler (a.route must be set); always returns a response
+  // (errors rendered, a leaked exception becomes Internal). Sets X-Request-Id and CORS.
+  Response Run(const Admission& a, Request& req) const;
+  // Admit, then Run when admitted.
   Response Dispatch(Request& req) const;
 
   // Renders `err` for `req` as a response in family `api` (used by the server for
@@ -64,6 +77,9 @@ class Router {
   // The route for `path` and `method`, or null; `path_matched` tells a 405 from a 404.
   const Compiled* Match(Method method, std::string_view path, Request& req,
                         bool& path_matched) const;
+
+  // Sets X-Request-Id and the CORS headers on `res`.
+  void Decorate(Response& res, const Request& req) const;
 
   std::vector<Compiled> routes_;
   Authenticator authenticate_;

@@ -104,5 +104,75 @@ TEST(Router, EmptySegmentsDoNotMatchParams) {
   EXPECT_EQ(r.Dispatch(req).status, 404);
 }
 
+
+// A body source that fails the test if a handler-less path reads it.
+class UnreadableBody final : public ByteSource {
+ public:
+  Result<size_t> Read(std::span<char>) override {
+    ADD_FAILURE() << "Admit read the body";
+    return size_t{0};
+  }
+};
+
+TEST(Router, AdmitAnswersRefusalsWithoutTheHandlerOrTheBody) {
+  Router r;
+  bool ran = false;
+  r.Add(Method::Post, "/x", ApiFamily::Hf, [&](Request&) -> Result<Response> {
+    ran = true;
+    return Response::Text(200, "");
+  });
+  r.SetAuthenticator([](const Request& req) -> Result<Principal> {
+    if (req.Header("authorization").empty()) return Principal::Anonymous();
+    return MakeError(ErrorCode::Unauthorized, "Invalid credentials in Authorization header");
+  });
+  auto bad = MakeRequest(Method::Post, "/x");
+  bad.headers.emplace_back("authorization", "Bearer nope");
+  bad.headers.emplace_back("origin", "https://a.example");
+  bad.body = std::make_shared<UnreadableBody>();
+  auto a = r.Admit(bad);
+  EXPECT_EQ(a.route, nullptr);
+  ASSERT_TRUE(a.answer.has_value());
+  EXPECT_EQ(a.answer->status, 401);
+  EXPECT_EQ(a.answer->GetHeader("X-Request-Id"), "t1");
+  EXPECT_EQ(a.answer->GetHeader("Access-Control-Allow-Origin"), "*");
+  auto missing = MakeRequest(Method::Post, "/nope");
+  missing.body = std::make_shared<UnreadableBody>();
+  auto m = r.Admit(missing);
+  ASSERT_TRUE(m.answer.has_value());
+  EXPECT_EQ(m.answer->status, 404);
+  auto preflight = MakeRequest(Method::Options, "/x");
+  preflight.method_name = "OPTIONS";
+  auto p = r.Admit(preflight);
+  ASSERT_TRUE(p.answer.has_value());
+  EXPECT_EQ(p.answer->status, 204);
+  EXPECT_FALSE(ran);
+}
+
+TEST(Router, AdmitThenRunRunsTheHandlerOnce) {
+  Router r;
+  int runs = 0;
+  r.Add(Method::Post, "/api/{ns}/x", ApiFamily::Hf, [&](Request& req) -> Result<Response> {
+    ++runs;
+    return Response::Text(200, std::string(req.Param("ns")) + " " + req.principal.name);
+  });
+  r.SetAuthenticator([](const Request&) -> Result<Principal> {
+    Principal p;
+    p.anonymous = false;
+    p.name = "alice";
+    return p;
+  });
+  auto req = MakeRequest(Method::Post, "/api/acme/x");
+  auto a = r.Admit(req);
+  ASSERT_NE(a.route, nullptr);
+  EXPECT_FALSE(a.answer.has_value());
+  EXPECT_EQ(runs, 0);  // admission alone never runs the handler
+  EXPECT_EQ(req.principal.name, "alice");
+  auto res = r.Run(a, req);
+  EXPECT_EQ(runs, 1);
+  EXPECT_EQ(res.status, 200);
+  EXPECT_EQ(res.body, "acme alice");
+  EXPECT_EQ(res.GetHeader("X-Request-Id"), "t1");
+}
+
 }  // namespace
 }  // namespace hangar::http
