@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
-# Installs dependencies, builds, and runs the whole test suite (unit + integration).
-set -euo pipefail
+# Installs dependencies, builds, and runs the whole test suite: every unit and integration
+# test (ctest), then every fuzz target for 60 s from its corpus (scripts/fuzz.sh;
+# docs/fuzzing.md). Arguments go to ctest and skip the fuzzing: `scripts/test.sh -R s3`.
+# Both parts run even when the first failed; the exit status is non-zero if either did.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-scripts/build.sh
-cd build && ctest --output-on-failure -j 2 "$@"
+scripts/install-deps.sh || exit 1
+scripts/build.sh || exit 1
+(cd build && ctest --output-on-failure -j 2 "$@")
+rc=$?
+if [ $# -eq 0 ]; then
+  scripts/fuzz.sh 60 || rc=1
+fi
+exit $rc

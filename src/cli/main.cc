@@ -65,6 +65,15 @@ int Serve(const CommonFlags& f, const std::string& listen, const std::string& pu
   so.max_header_bytes = static_cast<size_t>(cfg->server.max_header_bytes);
   so.idle_timeout = std::chrono::seconds(cfg->server.idle_timeout_s);
   so.shutdown_grace = std::chrono::seconds(cfg->server.shutdown_grace_s);
+  const config::LimitsConfig& lim = cfg->limits;
+  so.body_buffer_bytes = static_cast<size_t>(lim.body_buffer_bytes);
+  so.body_memory_bytes = static_cast<uint64_t>(lim.body_memory_bytes);
+  so.body_memory_wait = std::chrono::seconds(lim.body_memory_wait_s);
+  so.min_body_rate = static_cast<uint64_t>(lim.min_body_rate);
+  so.body_rate_window = std::chrono::seconds(lim.body_rate_window_s);
+  so.body_time_limit = std::chrono::seconds(lim.body_time_limit_s);
+  so.connections_per_ip = lim.connections_per_ip;
+  so.anonymous_bodies_per_ip = lim.anonymous_bodies_per_ip;
   so.access_log = cfg->log.access_log;
   http::Server server(so, (*app)->Router());
   auto port = server.Listen();

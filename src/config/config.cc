@@ -178,6 +178,11 @@ Result<void> Finalize(Config& c) {
   // Cross-field and derived values; each key's own rules were checked above.
   std::string& url = c.server.public_url;
   while (url.ends_with('/')) url.pop_back();
+  if (c.limits.body_memory_bytes < c.limits.body_buffer_bytes) {
+    // A buffered body has to fit into the budget, or it would wait for nothing.
+    return Bad("limits.body_memory_bytes: must be at least limits.body_buffer_bytes (" +
+               std::to_string(c.limits.body_buffer_bytes) + ")");
+  }
 
   const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   if (c.server.threads == 0) c.server.threads = cores;

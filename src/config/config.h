@@ -76,6 +76,20 @@ struct LimitsConfig {
   int upload_expiry_s = 86400;                    // an upload lives this long after its
                                                   // creation or last part, seconds
   int max_open_uploads = 1000;                    // open native uploads per user; 0 = any
+  // Request bodies (issue 13 "bodies never hold threads"; docs/config.md §limits):
+  int64_t body_buffer_bytes = 1 << 20;   // bodies up to this are read by the I/O layer before
+                                         // the handler runs; also the largest body of an
+                                         // unauthenticated caller (413 above)
+  int64_t body_memory_bytes = 64 << 20;  // all those buffers together, bytes
+  int body_memory_wait_s = 2;            // a body over that budget waits this long; then 503
+  int64_t min_body_rate = 1024;          // bytes/s a body must average over body_rate_window_s
+                                         // of waiting for it; slower: 408; 0 = no minimum
+  int body_rate_window_s = 30;           // that window, seconds
+  int body_time_limit_s = 3600;          // one body from admission to its last byte, seconds
+                                         // (408 after); 0 = none
+  int connections_per_ip = 256;          // open connections from one IP; beyond: 429; 0 = any
+  int anonymous_bodies_per_ip = 64;      // bodies in flight from unauthenticated callers of one
+                                         // IP; beyond: 429; 0 = any
 };
 
 // [auth]

@@ -287,6 +287,22 @@ std::vector<KeyDef> MakeKeys() {
                      [](Config& c) -> auto& { return c.limits.upload_expiry_s; }));
   k.push_back(IntKey("limits", "max_open_uploads", 0, kMaxInt,
                      [](Config& c) -> auto& { return c.limits.max_open_uploads; }));
+  k.push_back(IntKey("limits", "body_buffer_bytes", 4096, int64_t{1} << 30,
+                     [](Config& c) -> auto& { return c.limits.body_buffer_bytes; }, true));
+  k.push_back(IntKey("limits", "body_memory_bytes", int64_t{1} << 20, kMaxInt64,
+                     [](Config& c) -> auto& { return c.limits.body_memory_bytes; }, true));
+  k.push_back(IntKey("limits", "body_memory_wait_s", 0, 3600,
+                     [](Config& c) -> auto& { return c.limits.body_memory_wait_s; }));
+  k.push_back(IntKey("limits", "min_body_rate", 0, int64_t{1} << 30,
+                     [](Config& c) -> auto& { return c.limits.min_body_rate; }, true));
+  k.push_back(IntKey("limits", "body_rate_window_s", 1, 86400,
+                     [](Config& c) -> auto& { return c.limits.body_rate_window_s; }));
+  k.push_back(IntKey("limits", "body_time_limit_s", 0, kMaxInt,
+                     [](Config& c) -> auto& { return c.limits.body_time_limit_s; }));
+  k.push_back(IntKey("limits", "connections_per_ip", 0, kMaxInt,
+                     [](Config& c) -> auto& { return c.limits.connections_per_ip; }));
+  k.push_back(IntKey("limits", "anonymous_bodies_per_ip", 0, kMaxInt,
+                     [](Config& c) -> auto& { return c.limits.anonymous_bodies_per_ip; }));
   // [auth]
   k.push_back(IntKey("auth", "ticket_ttl_s", 60, 7 * 86400,
                      [](Config& c) -> auto& { return c.auth.ticket_ttl_s; }));

@@ -10,11 +10,14 @@
 #include <sys/sendfile.h>
 
 #include <atomic>
+#include <cstring>
 #include <future>
 #include <list>
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <unordered_map>
+#include <utility>
 
 #include "core/log.h"
 #include "core/util.h"
@@ -28,6 +31,7 @@ using tcp = asio::ip::tcp;
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
 constexpr auto kTuple = asio::experimental::as_tuple(asio::use_awaitable);
 // Lingering close after an answer that left request bytes unread: read and drop at most
 // this much, for at most this long in all.
@@ -36,7 +40,7 @@ constexpr auto kLingerTime = std::chrono::seconds(2);
 constexpr size_t kStreamChunk = 256 * 1024;   // response chunk read per worker hand-off
 constexpr size_t kBodyReadSize = 64 * 1024;   // socket read size for chunked request bodies
 constexpr size_t kBodyBatch = 1 << 20;        // request bytes gathered per worker hand-off
-constexpr uint64_t kInlineBody = 64 * 1024;   // streamed bodies up to this are read at once
+constexpr uint64_t kInlineBody = 64 * 1024;   // streamed responses up to this are read at once
 
 // A Host header value that is a plain host[:port] or [v6]:port (or absent).
 bool ValidHost(std::string_view h) {
@@ -67,9 +71,89 @@ asio::awaitable<std::invoke_result_t<F&>> OnPool(asio::thread_pool& pool, F f) {
 
 }  // namespace
 
+namespace {
+
+// The global budget for request-body bytes the I/O layer holds in memory. Thread-safe.
+class BodyBudget {
+ public:
+  explicit BodyBudget(uint64_t limit) : limit_(limit) {}
+  // Takes `n` bytes of the budget; false (nothing taken) when they do not fit.
+  bool TryCharge(uint64_t n) {
+    uint64_t used = used_.load();
+    do {
+      if (n > limit_ || used > limit_ - n) return false;
+    } while (!used_.compare_exchange_weak(used, used + n));
+    return true;
+  }
+  void Release(uint64_t n) { used_ -= n; }
+  uint64_t limit() const { return limit_; }
+
+ private:
+  const uint64_t limit_;
+  std::atomic<uint64_t> used_{0};
+};
+
+// Body bytes read ahead of the handler; their charge goes back to the budget with them.
+struct BodyBuffer {
+  explicit BodyBuffer(BodyBudget& b) : budget(b) {}
+  ~BodyBuffer() { budget.Release(charged); }
+  BodyBuffer(const BodyBuffer&) = delete;
+  BodyBuffer& operator=(const BodyBuffer&) = delete;
+  BodyBudget& budget;
+  std::string data;     // the bytes read (size() of them)
+  uint64_t charged = 0; // bytes of the budget held (>= the memory `data` uses)
+};
+
+// How many things (connections, anonymous bodies) each client IP holds, against a limit.
+// Thread-safe.
+class PerIpCounter {
+ public:
+  // Takes one for `ip`; false (nothing taken) when it holds `limit` already (0 = no limit).
+  bool TryAcquire(const std::string& ip, int limit) {
+    std::lock_guard lock(mu_);
+    auto [it, fresh] = counts_.try_emplace(ip, 0);
+    if (limit > 0 && it->second >= limit) return false;
+    ++it->second;
+    return true;
+  }
+  void Release(const std::string& ip) {
+    std::lock_guard lock(mu_);
+    auto it = counts_.find(ip);
+    if (it != counts_.end() && --it->second <= 0) counts_.erase(it);
+  }
+
+ private:
+  std::mutex mu_;  // guards counts_
+  std::unordered_map<std::string, int> counts_;
+};
+
+// One unit of a PerIpCounter, given back when this goes.
+class PerIpSlot {
+ public:
+  PerIpSlot() = default;
+  PerIpSlot(PerIpCounter& counter, std::string ip) : counter_(&counter), ip_(std::move(ip)) {}
+  PerIpSlot(PerIpSlot&& o) noexcept : counter_(std::exchange(o.counter_, nullptr)),
+                                      ip_(std::move(o.ip_)) {}
+  PerIpSlot& operator=(PerIpSlot&& o) noexcept {
+    std::swap(counter_, o.counter_);
+    std::swap(ip_, o.ip_);
+    return *this;
+  }
+  ~PerIpSlot() {
+    if (counter_) counter_->Release(ip_);
+  }
+
+ private:
+  PerIpCounter* counter_ = nullptr;
+  std::string ip_;
+};
+
+}  // namespace
+
 // One client connection. Its operations run on a strand (stream's executor).
 struct Conn {
-  explicit Conn(tcp::socket s) : stream(std::move(s)) {}
+  Conn(tcp::socket s, const ServerOptions& o)
+      : stream(std::move(s)), body_timer(stream.get_executor()), options(o) {}
   beast::tcp_stream stream;
   beast::flat_buffer buffer;
   std::unique_ptr<bhttp::request_parser<bhttp::buffer_body>> body_parser;
@@ -81,23 +165,185 @@ struct Conn {
   bool BodyDone() const { return raw_left ? *raw_left == 0 : body_parser->is_done(); }
   bool send_continue = false;  // "Expect: 100-continue" not yet answered
   bool idle = true;            // waiting for a request head (safe to close on stop)
-  std::string remote;
+  std::string ip;              // the peer's address, e.g. "127.0.0.1" (per-IP limits)
+  std::string remote;          // "ip:port"
+  PerIpSlot ip_slot;           // this connection's place in the per-IP connection count
+
+  // The body rules (ServerOptions): a body read waits at most until the earliest of its
+  // total deadline, the end of the current rate window and the idle timeout. The rate
+  // window runs only while a read is waiting, so time the handler spends between reads is
+  // never held against the client, and a trickled byte does not restart any timer.
+  enum class Expiry { None, Rate, Total, Idle };
+  asio::steady_timer body_timer;
+  uint64_t read_gen = 0;          // tells the timer's firing for this read from a stale one
+  Expiry expired = Expiry::None;  // why the timer cancelled the current read
+  Clock::time_point body_deadline = Clock::time_point::max();
+  Clock::duration window_waited{};  // time spent waiting for bytes in this rate window
+  uint64_t window_bytes = 0;        // body bytes received in it
+  const ServerOptions& options;
+
+  // Starts the clocks of a new request's body.
+  void BeginBody() {
+    body_deadline = options.body_time_limit.count() > 0 ? Clock::now() + options.body_time_limit
+                                                         : Clock::time_point::max();
+    window_waited = {};
+    window_bytes = 0;
+  }
+  // When the next body read must give up, and why.
+  std::pair<Clock::time_point, Expiry> NextDeadline(Clock::time_point now) const {
+    std::pair<Clock::time_point, Expiry> out{body_deadline, Expiry::Total};
+    if (now + options.idle_timeout < out.first) out = {now + options.idle_timeout, Expiry::Idle};
+    if (options.min_body_rate > 0) {
+      auto rest = std::max<Clock::duration>(options.body_rate_window - window_waited, {});
+      if (now + rest <= out.first) out = {now + rest, Expiry::Rate};
+    }
+    return out;
+  }
+  // Counts a read of `n` bytes that waited `waited`; a window whose quota is met restarts.
+  void CountBodyRead(uint64_t n, Clock::duration waited) {
+    window_waited += waited;
+    window_bytes += n;
+    uint64_t quota =
+        options.min_body_rate * static_cast<uint64_t>(options.body_rate_window.count());
+    if (window_bytes >= quota) {
+      window_waited = {};
+      window_bytes = 0;
+    }
+  }
+  // The error for a read the body timer cut off.
+  Error ExpiryError() const {
+    switch (expired) {
+      case Expiry::Rate:
+        return MakeError(ErrorCode::RequestTimeout,
+                         "request body too slow: " + std::to_string(window_bytes) +
+                             " bytes in " + std::to_string(options.body_rate_window.count()) +
+                             " s, below the minimum of " + std::to_string(options.min_body_rate) +
+                             " bytes/s (limits.min_body_rate)");
+      case Expiry::Total:
+        return MakeError(ErrorCode::RequestTimeout,
+                         "request body not complete within " +
+                             std::to_string(options.body_time_limit.count()) +
+                             " s (limits.body_time_limit_s)");
+      default:
+        return MakeError(ErrorCode::RequestTimeout,
+                         "no request body bytes for " +
+                             std::to_string(options.idle_timeout.count()) + " s");
+    }
+  }
 };
 
-// The request body as a ByteSource: each Read (on a worker thread) asks the connection's
-// strand to read the next body bytes straight into the caller's buffer, and waits.
-class SocketBodySource final : public ByteSource {
+// Runs one socket read of the body (`op`, not yet started) under the body timer.
+static asio::awaitable<std::tuple<beast::error_code, size_t>> TimedBodyRead(
+    const std::shared_ptr<Conn>& c, asio::awaitable<std::tuple<beast::error_code, size_t>> op) {
+  auto start = Clock::now();
+  auto [deadline, why] = c->NextDeadline(start);
+  uint64_t gen = ++c->read_gen;
+  c->expired = Conn::Expiry::None;
+  c->body_timer.expires_at(deadline);
+  // Cancelling the socket (not closing it, as tcp_stream's own timeout would) leaves it
+  // open for the 408.
+  c->body_timer.async_wait([c, gen, why = why](beast::error_code ec) {
+    if (ec || c->read_gen != gen) return;
+    c->expired = why;
+    beast::error_code ignored;
+    c->stream.socket().cancel(ignored);
+  });
+  c->stream.expires_never();
+  auto out = co_await std::move(op);
+  ++c->read_gen;
+  c->body_timer.cancel();
+  c->CountBodyRead(std::get<1>(out), Clock::now() - start);
+  co_return out;
+}
+
+// Reads some body bytes into `buf` (not empty) on the connection's strand: what the head
+// read left in c->buffer first, then the socket, under the body timer. Returns 0 only at
+// the end of the body. Sends "100 Continue" first when the client waits for it. Errors:
+// RequestTimeout (too slow, too long, silent), BadRequest (cut short, bad chunk framing).
+static asio::awaitable<Result<size_t>> ReadSomeBody(const std::shared_ptr<Conn>& c,
+                                                    std::span<char> buf) {
+  if (c->send_continue) {
+    c->send_continue = false;
+    static constexpr char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
+    c->stream.expires_after(c->options.idle_timeout);
+    auto [ec, n] = co_await asio::async_write(
+        c->stream, asio::buffer(kContinue, sizeof kContinue - 1), kTuple);
+    if (ec) co_return MakeError(ErrorCode::BadRequest, "connection closed");
+  }
+  if (c->raw_left) {
+    // Content-Length framing: the socket straight into the reader's buffer.
+    size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), *c->raw_left));
+    if (want == 0) co_return size_t{0};
+    size_t got = std::min(want, c->buffer.size());
+    if (got > 0) {
+      asio::buffer_copy(asio::buffer(buf.data(), got), c->buffer.data());
+      c->buffer.consume(got);
+    } else {
+      auto [ec, n] = co_await TimedBodyRead(
+          c, c->stream.async_read_some(asio::buffer(buf.data(), want), kTuple));
+      got = n;
+      if (ec) {
+        *c->raw_left -= got;
+        if (c->expired != Conn::Expiry::None) co_return c->ExpiryError();
+        co_return MakeError(ErrorCode::BadRequest,
+                            "request body cut short (" + ec.message() + ")");
+      }
+    }
+    *c->raw_left -= got;
+    co_return got;
+  }
+  // Beast reads into c->buffer as far as its free capacity goes (512 bytes by default).
+  auto& parser = *c->body_parser;
+  if (c->buffer.capacity() - c->buffer.size() < kBodyReadSize) {
+    c->buffer.reserve(c->buffer.size() + kBodyReadSize);
+  }
+  while (!parser.is_done()) {
+    parser.get().body().data = buf.data();
+    parser.get().body().size = buf.size();
+    auto [ec, n] = co_await TimedBodyRead(
+        c, bhttp::async_read_some(c->stream, c->buffer, parser, kTuple));
+    if (ec == bhttp::error::need_buffer) ec = {};
+    size_t got = buf.size() - parser.get().body().size;
+    if (ec) {
+      if (c->expired != Conn::Expiry::None) co_return c->ExpiryError();
+      co_return MakeError(ErrorCode::BadRequest,
+                          "request body cut short (" + ec.message() + ")");
+    }
+    if (got > 0) co_return got;
+  }
+  co_return size_t{0};
+}
+
+// The request body as a ByteSource: first the bytes read ahead of the handler, then (when
+// they are not the whole body) the socket: each Read (on a worker thread) asks the
+// connection's strand to read the next bytes straight into the caller's buffer, and waits.
+class BodySource final : public ByteSource {
  public:
-  SocketBodySource(std::shared_ptr<Conn> conn, std::chrono::seconds timeout,
-                   std::optional<uint64_t> length)
-      : conn_(std::move(conn)), timeout_(timeout), remaining_(length) {}
+  // `ahead`: bytes read before the handler ran; `conn`: where the rest comes from, null
+  // when `ahead` holds the whole body; `size`: the body's length when known.
+  BodySource(std::unique_ptr<BodyBuffer> ahead, std::shared_ptr<Conn> conn,
+             std::optional<uint64_t> size)
+      : ahead_(std::move(ahead)), conn_(std::move(conn)), remaining_(size) {}
 
   Result<size_t> Read(std::span<char> buf) override {
     if (done_ || buf.empty()) return size_t{0};
+    if (ahead_) {
+      size_t n = std::min(buf.size(), ahead_->data.size() - ahead_pos_);
+      if (n > 0) {
+        std::memcpy(buf.data(), ahead_->data.data() + ahead_pos_, n);
+        ahead_pos_ += n;
+        if (remaining_) *remaining_ -= std::min<uint64_t>(*remaining_, n);
+        return n;
+      }
+      ahead_.reset();  // gives the memory back to the budget
+    }
+    if (!conn_) {
+      done_ = true;
+      return size_t{0};
+    }
     auto promise = std::make_shared<std::promise<Result<size_t>>>();
     auto future = promise->get_future();
-    asio::co_spawn(conn_->stream.get_executor(), ReadSome(conn_, buf, timeout_, promise),
-                   asio::detached);
+    asio::co_spawn(conn_->stream.get_executor(), Fill(conn_, buf, promise), asio::detached);
     Result<size_t> r = MakeError(ErrorCode::BadRequest, "request body cut short");
     try {
       r = future.get();
@@ -116,75 +362,27 @@ class SocketBodySource final : public ByteSource {
   std::optional<uint64_t> Size() const override { return remaining_; }
 
  private:
-  static asio::awaitable<void> ReadSome(std::shared_ptr<Conn> c, std::span<char> buf,
-                                        std::chrono::seconds timeout,
-                                        std::shared_ptr<std::promise<Result<size_t>>> p) {
-    auto& parser = *c->body_parser;
-    if (c->send_continue) {
-      c->send_continue = false;
-      static constexpr char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
-      c->stream.expires_after(timeout);
-      auto [ec, n] = co_await asio::async_write(
-          c->stream, asio::buffer(kContinue, sizeof kContinue - 1), kTuple);
-      if (ec) {
-        c->body_failed = true;
-        p->set_value(MakeError(ErrorCode::BadRequest, "connection closed"));
-        co_return;
-      }
-    }
-    if (c->raw_left) {
-      // Content-Length framing: what the head read left in c->buffer first, then the
-      // socket straight into the reader's buffer, up to kBodyBatch per hand-off.
-      size_t want = static_cast<size_t>(
-          std::min<uint64_t>(std::min(buf.size(), kBodyBatch), *c->raw_left));
-      size_t got = std::min(want, c->buffer.size());
-      if (got > 0) {
-        asio::buffer_copy(asio::buffer(buf.data(), got), c->buffer.data());
-        c->buffer.consume(got);
-      }
-      while (got < want) {
-        c->stream.expires_after(timeout);
-        auto [ec, n] = co_await c->stream.async_read_some(
-            asio::buffer(buf.data() + got, want - got), kTuple);
-        got += n;
-        if (ec) {
-          *c->raw_left -= got;
-          c->body_failed = true;
-          p->set_value(MakeError(ErrorCode::BadRequest,
-                                 "request body cut short (" + ec.message() + ")"));
-          co_return;
-        }
-      }
-      *c->raw_left -= got;
-      p->set_value(got);
-      co_return;
-    }
-    // Beast reads into c->buffer as far as its free capacity goes (512 bytes by default):
-    // give it room, and fill up to kBodyBatch per hand-off to the worker thread.
-    if (c->buffer.capacity() - c->buffer.size() < kBodyReadSize) {
-      c->buffer.reserve(c->buffer.size() + kBodyReadSize);
-    }
-    size_t got = 0;
+  // Fills up to kBodyBatch bytes of `buf` per hand-off to the worker thread.
+  static asio::awaitable<void> Fill(std::shared_ptr<Conn> c, std::span<char> buf,
+                                    std::shared_ptr<std::promise<Result<size_t>>> p) {
     size_t want = std::min(buf.size(), kBodyBatch);
-    while (!parser.is_done() && got < want) {
-      parser.get().body().data = buf.data() + got;
-      parser.get().body().size = buf.size() - got;
-      c->stream.expires_after(timeout);
-      auto [ec, n] = co_await bhttp::async_read_some(c->stream, c->buffer, parser, kTuple);
-      if (ec == bhttp::error::need_buffer) ec = {};
-      got = buf.size() - parser.get().body().size;
-      if (ec) {
+    size_t got = 0;
+    while (got < want) {
+      Result<size_t> r = co_await ReadSomeBody(c, buf.subspan(got, want - got));
+      if (!r) {
         c->body_failed = true;
-        p->set_value(MakeError(ErrorCode::BadRequest,
-                               "request body cut short (" + ec.message() + ")"));
+        p->set_value(std::move(r).error());
         co_return;
       }
+      if (*r == 0) break;
+      got += *r;
     }
     p->set_value(got);
   }
 
+  std::unique_ptr<BodyBuffer> ahead_;
+  size_t ahead_pos_ = 0;
   std::shared_ptr<Conn> conn_;
-  std::chrono::seconds timeout_;
   std::optional<uint64_t> remaining_;
   bool done_ = false;
 };
@@ -198,13 +396,14 @@ struct Server::Impl {
         acceptor(ioc),
         signals(ioc),
         grace_timer(ioc),
-        id_prefix(RandomHex(3)) {}
+        id_prefix(RandomHex(3)),
+        budget(options.body_memory_bytes) {}
 
   ServerOptions options;
   const Router& router;
   asio::thread_pool pool;  // destroyed after ioc: queued reads fail before workers join
-  // Handlers of requests that carry a body: they may wait on a slow client's bytes, so
-  // they get their own workers and cannot starve reads (GET/HEAD, /healthz).
+  // Handlers of requests whose body is larger than the read-ahead: they may wait on the
+  // client's bytes, so they get their own workers and cannot starve the others.
   asio::thread_pool body_pool;
   asio::io_context ioc;
   tcp::acceptor acceptor;
@@ -218,9 +417,24 @@ struct Server::Impl {
   std::list<std::weak_ptr<Conn>> conns;
   std::atomic<bool> stopping{false};
   std::atomic<int> live{0};
+  BodyBudget budget;
+  PerIpCounter conns_per_ip;
+  PerIpCounter anonymous_bodies;
 
   asio::awaitable<void> AcceptLoop();
   asio::awaitable<void> Session(std::shared_ptr<Conn> c);
+  // Admits a request that has a body, reads the body ahead, runs the handler.
+  asio::awaitable<Response> ServeWithBody(std::shared_ptr<Conn> c, Request& req);
+  // Reads the body ahead of the handler into a buffer charged to the budget: up to `cap`
+  // bytes, or to its end. Errors: those of ReadSomeBody; Unavailable (budget).
+  asio::awaitable<Result<std::unique_ptr<BodyBuffer>>> ReadAhead(std::shared_ptr<Conn> c,
+                                                                 size_t cap);
+  // Takes `n` bytes of the budget, waiting up to body_memory_wait. Errors: Unavailable.
+  asio::awaitable<Result<void>> Charge(Conn& c, uint64_t n);
+  // Refuses a connection over the per-IP limit: a 429, then a lingering close.
+  asio::awaitable<void> RefuseConn(std::shared_ptr<Conn> c);
+  // Lingering close: see Session.
+  asio::awaitable<void> Linger(Conn& c);
   asio::awaitable<std::optional<uint64_t>> Write(Conn& c, const Request& req, Response& res,
                                                  bool keep_alive);
   asio::awaitable<void> Reject(Conn& c, const Error& e);
@@ -393,6 +607,133 @@ asio::awaitable<void> Server::Impl::Reject(Conn& c, const Error& e) {
   }
 }
 
+// RFC 9112 §6.1: a Transfer-Encoding we can decode is exactly one "chunked"; anything
+// else (say "gzip, chunked") would hand the handler bytes it cannot read, so it gets 400.
+static bool OnlyChunked(const bhttp::request_parser<bhttp::empty_body>& hp) {
+  const auto& h = hp.get();
+  if (h.count(bhttp::field::transfer_encoding) != 1) return false;
+  std::string_view v = h[bhttp::field::transfer_encoding];
+  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+  while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+  return beast::iequals(v, "chunked");
+}
+
+// A small streamed response body is read at once, in the handler's worker hop.
+static void InlineSmallStream(Response& r, const Request& req) {
+  if (r.stream && r.content_length && *r.content_length <= kInlineBody &&
+      req.method != Method::Head) {
+    auto all = ReadAll(*r.stream, kInlineBody);
+    if (all && all->size() == *r.content_length) {
+      r.body = std::move(*all);
+      r.stream.reset();
+      r.content_length.reset();
+    }
+  }
+}
+
+asio::awaitable<Result<void>> Server::Impl::Charge(Conn& c, uint64_t n) {
+  auto until = Clock::now() + options.body_memory_wait;
+  std::optional<asio::steady_timer> wait;
+  while (!budget.TryCharge(n)) {
+    if (Clock::now() >= until) {
+      co_return MakeError(ErrorCode::Unavailable,
+                          "the server holds as many request bodies in memory as it may (" +
+                              std::to_string(budget.limit()) +
+                              " bytes, limits.body_memory_bytes); try again shortly");
+    }
+    if (!wait) wait.emplace(c.stream.get_executor());
+    wait->expires_after(std::chrono::milliseconds(20));
+    co_await wait->async_wait(kTuple);
+  }
+  co_return Result<void>{};
+}
+
+asio::awaitable<Result<std::unique_ptr<BodyBuffer>>> Server::Impl::ReadAhead(
+    std::shared_ptr<Conn> c, size_t cap) {
+  auto out = std::make_unique<BodyBuffer>(budget);
+  size_t got = 0;
+  while (got < cap && !c->BodyDone()) {
+    if (got == out->data.size()) {
+      // Grow by a read's worth at a time, so a trickler holds only what it sent.
+      uint64_t step = std::min<uint64_t>(cap - got, kBodyReadSize);
+      if (c->raw_left) step = std::min(step, *c->raw_left);
+      Result<void> charged = co_await Charge(*c, step);
+      if (!charged) co_return std::move(charged).error();
+      out->charged += step;
+      out->data.resize(got + step);
+    }
+    Result<size_t> n = co_await ReadSomeBody(c, std::span<char>(out->data).subspan(got));
+    if (!n) {
+      c->body_failed = true;
+      co_return std::move(n).error();
+    }
+    if (*n == 0) break;
+    got += *n;
+  }
+  out->data.resize(got);
+  co_return out;
+}
+
+asio::awaitable<Response> Server::Impl::ServeWithBody(std::shared_ptr<Conn> c, Request& req) {
+  // Route and credentials from the head alone: a refusal goes out before any body byte is
+  // read (and without the 100 Continue a waiting client asked for).
+  auto admission = co_await OnPool(pool, [&] { return router.Admit(req); });
+  if (admission.answer) co_return std::move(*admission.answer);
+  auto refuse = [&](const Error& e) {
+    Response r = router.Render(admission.route->api, e, req);
+    r.SetHeader("X-Request-Id", req.request_id);
+    return r;
+  };
+  // A caller the router left anonymous on a route that authenticates cannot write, so its
+  // body has to fit in the read-ahead; so do web forms (pages read their session
+  // themselves, and no page takes more than a form). Routes that check a credential of
+  // their own (LFS tickets, OCI tokens) stream large anonymous bodies to their handlers.
+  bool anonymous = req.principal.anonymous;
+  Gate gate = admission.route->need.gate;
+  bool capped = anonymous && ((gate != Gate::Ticket && gate != Gate::Registry) ||
+                              admission.route->api == ApiFamily::Html);
+  const size_t bound = options.body_buffer_bytes;
+  if (capped && c->raw_left && *c->raw_left > bound) {
+    co_return refuse(MakeError(ErrorCode::PayloadTooLarge,
+                               "a request body of an unauthenticated caller may have at most " +
+                                   std::to_string(bound) +
+                                   " bytes (limits.body_buffer_bytes); this one declares " +
+                                   std::to_string(*c->raw_left)));
+  }
+  PerIpSlot anonymous_slot;
+  if (anonymous) {
+    if (!anonymous_bodies.TryAcquire(c->ip, options.anonymous_bodies_per_ip)) {
+      co_return refuse(MakeError(
+          ErrorCode::TooManyRequests,
+          "too many request bodies in flight from unauthenticated callers at " + c->ip +
+              " (limits.anonymous_bodies_per_ip = " +
+              std::to_string(options.anonymous_bodies_per_ip) + ")"));
+    }
+    anonymous_slot = PerIpSlot(anonymous_bodies, c->ip);
+  }
+  c->BeginBody();
+  // One byte past the bound tells a chunked body that ends there from a longer one.
+  size_t cap = c->raw_left ? static_cast<size_t>(std::min<uint64_t>(*c->raw_left, bound))
+                           : bound + 1;
+  auto ahead = co_await ReadAhead(c, cap);
+  if (!ahead) co_return refuse(ahead.error());
+  bool complete = c->BodyDone();
+  if (!complete && capped) {
+    co_return refuse(MakeError(ErrorCode::PayloadTooLarge,
+                               "a request body of an unauthenticated caller may have at most " +
+                                   std::to_string(bound) + " bytes (limits.body_buffer_bytes)"));
+  }
+  req.body = std::make_shared<BodySource>(std::move(*ahead), complete ? nullptr : c,
+                                          req.ContentLength());
+  // A complete body runs on the common pool: its handler never waits on the socket.
+  asio::thread_pool& handler_pool = complete ? pool : body_pool;
+  co_return co_await OnPool(handler_pool, [&] {
+    Response r = router.Run(admission, req);
+    InlineSmallStream(r, req);
+    return r;
+  });
+}
+
 asio::awaitable<void> Server::Impl::Session(std::shared_ptr<Conn> c) {
   bool unread_body = false;  // the last answer left request bytes unread (lingering close)
   for (;;) {
@@ -406,8 +747,8 @@ asio::awaitable<void> Server::Impl::Session(std::shared_ptr<Conn> c) {
     c->stream.expires_after(options.idle_timeout);
     auto [ec, n] = co_await bhttp::async_read_header(c->stream, c->buffer, hp, kTuple);
     c->idle = false;
-    // A malformed or oversized head, or framing we do not accept (RFC 9112 §6.3: a
-    // transfer coding other than a final chunked; §3.2: one Host for HTTP/1.1), still gets
+    // A malformed or oversized head, or framing we do not accept (RFC 9112 §6.1: a
+    // transfer coding other than exactly chunked; §3.2: one Host for HTTP/1.1), still gets
     // a clear answer before the close.
     std::optional<Error> reject;
     if (ec) {
@@ -419,17 +760,24 @@ asio::awaitable<void> Server::Impl::Session(std::shared_ptr<Conn> c) {
                  ec.category() == bhttp::make_error_code(bhttp::error::bad_target).category()) {
         reject = MakeError(ErrorCode::BadRequest, "malformed request: " + ec.message());
       }
-    } else if (hp.get().count(bhttp::field::transfer_encoding) && !hp.chunked()) {
-      reject = MakeError(ErrorCode::BadRequest, "unsupported Transfer-Encoding (only chunked)");
+    } else if (hp.get().count(bhttp::field::transfer_encoding) && !OnlyChunked(hp)) {
+      reject = MakeError(ErrorCode::BadRequest,
+                         "unsupported Transfer-Encoding '" +
+                             std::string(hp.get()[bhttp::field::transfer_encoding]) +
+                             "' (only 'chunked' alone)");
     } else if (hp.get().version() >= 11 && hp.get().count(bhttp::field::host) != 1) {
       reject = MakeError(ErrorCode::BadRequest, "an HTTP/1.1 request needs exactly one Host");
     } else if (!ValidHost(hp.get()[bhttp::field::host])) {
       // Host goes into absolute URLs (Link, LFS hrefs): only a host[:port] may.
       reject = MakeError(ErrorCode::BadRequest, "invalid Host header");
     }
-    if (reject) co_await Reject(*c, *reject);
+    if (reject) {
+      co_await Reject(*c, *reject);
+      // Whatever the client sends after a refused head is unread.
+      unread_body = !ec;
+    }
     if (ec || reject) break;
-    auto start = std::chrono::steady_clock::now();
+    auto start = Clock::now();
     auto req = MakeRequest(hp, *c);
     bool client_keep_alive = hp.get().keep_alive();
     bool expect_continue = req->Header("expect") == "100-continue";
@@ -442,35 +790,25 @@ asio::awaitable<void> Server::Impl::Session(std::shared_ptr<Conn> c) {
       c->raw_left = *c->body_parser->content_length();
     }
     c->send_continue = expect_continue;
+    Response res;
     if (c->body_parser->is_done()) {
+      // No body: admission and handler in one worker hop.
       req->body = std::make_shared<StringSource>("");
+      res = co_await OnPool(pool, [&] {
+        Response r = router.Dispatch(*req);
+        InlineSmallStream(r, *req);
+        return r;
+      });
     } else {
-      req->body = std::make_shared<SocketBodySource>(c, options.idle_timeout,
-                                                     req->ContentLength());
+      res = co_await ServeWithBody(c, *req);
     }
-    asio::thread_pool& handler_pool = c->body_parser->is_done() ? pool : body_pool;
-    Response res = co_await OnPool(handler_pool, [&] {
-      Response r = router.Dispatch(*req);
-      // A small streamed body is read here, in the same worker hop as the handler.
-      if (r.stream && r.content_length && *r.content_length <= kInlineBody &&
-          req->method != Method::Head) {
-        auto all = ReadAll(*r.stream, kInlineBody);
-        if (all && all->size() == *r.content_length) {
-          r.body = std::move(*all);
-          r.stream.reset();
-          r.content_length.reset();
-        }
-      }
-      return r;
-    });
     // Body bytes the handler left unread make the connection unusable for the next request.
     bool body_consumed = c->BodyDone() && !c->body_failed;
     bool keep = client_keep_alive && !res.close && !stopping && body_consumed;
     auto sent = co_await Write(*c, *req, res, keep);
     res.stream.reset();
     if (options.access_log) {
-      auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                    .count();
+      auto ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
       Log("access")->info("[req {}] {} {} {} {} {} {:.2f}ms {}", req->request_id, req->remote,
                           req->method_name, req->target, res.status, sent ? *sent : 0, ms,
                           req->principal.anonymous ? "-" : req->principal.name);
@@ -479,21 +817,35 @@ asio::awaitable<void> Server::Impl::Session(std::shared_ptr<Conn> c) {
     unread_body = sent && !body_consumed;
     if (!sent || !keep) break;
   }
+  if (unread_body) co_await Linger(*c);
   beast::error_code ignored;
-  if (unread_body) {
-    // Lingering close: closing with request bytes still unread makes the kernel send a
-    // RST, which can destroy the answer (say a 400 for an oversized upload) before the
-    // client reads it. Stop sending, then discard what still arrives, briefly and boundedly.
-    c->stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    char sink[16384];
-    c->stream.expires_after(kLingerTime);  // for the whole drain, not per read
-    for (size_t drained = 0; drained < kLingerBytes;) {
-      auto [ec, n] = co_await c->stream.async_read_some(asio::buffer(sink), kTuple);
-      if (ec) break;
-      drained += n;
-    }
-  }
   c->stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
+  c->stream.socket().close(ignored);
+  ConnDone();
+}
+
+asio::awaitable<void> Server::Impl::Linger(Conn& c) {
+  // Closing with request bytes still unread makes the kernel send a RST, which can destroy
+  // the answer (say a 400 for an oversized upload) before the client reads it. Stop
+  // sending, then discard what still arrives, briefly and boundedly.
+  beast::error_code ignored;
+  c.stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  char sink[16384];
+  c.stream.expires_after(kLingerTime);  // for the whole drain, not per read
+  for (size_t drained = 0; drained < kLingerBytes;) {
+    auto [ec, n] = co_await c.stream.async_read_some(asio::buffer(sink), kTuple);
+    if (ec) break;
+    drained += n;
+  }
+}
+
+asio::awaitable<void> Server::Impl::RefuseConn(std::shared_ptr<Conn> c) {
+  co_await Reject(*c, MakeError(ErrorCode::TooManyRequests,
+                                "too many connections from " + c->ip +
+                                    " (limits.connections_per_ip = " +
+                                    std::to_string(options.connections_per_ip) + ")"));
+  co_await Linger(*c);
+  beast::error_code ignored;
   c->stream.socket().close(ignored);
   ConnDone();
 }
@@ -511,16 +863,20 @@ asio::awaitable<void> Server::Impl::AcceptLoop() {
     }
     beast::error_code ignored;
     sock.set_option(tcp::no_delay(true), ignored);
-    auto c = std::make_shared<Conn>(std::move(sock));
+    auto c = std::make_shared<Conn>(std::move(sock), options);
     auto ep = c->stream.socket().remote_endpoint(ignored);
-    c->remote = ep.address().to_string() + ":" + std::to_string(ep.port());
+    c->ip = ep.address().to_string();
+    c->remote = c->ip + ":" + std::to_string(ep.port());
+    bool admitted = conns_per_ip.TryAcquire(c->ip, options.connections_per_ip);
+    if (admitted) c->ip_slot = PerIpSlot(conns_per_ip, c->ip);
     {
       std::lock_guard lock(mu);
       conns.remove_if([](const std::weak_ptr<Conn>& w) { return w.expired(); });
       conns.push_back(c);
     }
     ++live;
-    asio::co_spawn(c->stream.get_executor(), Session(c), asio::detached);
+    asio::co_spawn(c->stream.get_executor(), admitted ? Session(c) : RefuseConn(c),
+                   asio::detached);
   }
 }
 

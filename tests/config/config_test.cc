@@ -241,6 +241,22 @@ TEST(LoadConfig, HugeIntegersDoNotWrapIntoRange) {
   EXPECT_NE(m.find("must be between 0 and 1024"), std::string::npos) << m;
 }
 
+TEST(LoadConfig, BodyLimitsAreReadAndMustFitTheBudget) {
+  FakeEnv env{{{"HANGAR_LIMITS_MIN_BODY_RATE", "2KiB"}, {"HANGAR_LIMITS_BODY_RATE_WINDOW_S", "5"}}};
+  auto c = LoadConfig(Options(env));
+  ASSERT_TRUE(c.has_value()) << c.error().message;
+  EXPECT_EQ(c->limits.min_body_rate, 2048);
+  EXPECT_EQ(c->limits.body_rate_window_s, 5);
+  EXPECT_EQ(c->limits.body_buffer_bytes, 1 << 20);
+  EXPECT_EQ(c->limits.connections_per_ip, 256);
+  FakeEnv small{{{"HANGAR_LIMITS_BODY_MEMORY_BYTES", "1MiB"},
+                 {"HANGAR_LIMITS_BODY_BUFFER_BYTES", "2MiB"}}};
+  std::string m = ErrorOf(LoadConfig(Options(small)));
+  EXPECT_NE(m.find("limits.body_memory_bytes: must be at least limits.body_buffer_bytes"),
+            std::string::npos)
+      << m;
+}
+
 TEST(ToToml, RoundTripsThroughLoadConfig) {
   FakeEnv env{{{"HANGAR_PUBLIC_URL", "https://hub.example.com"},
                {"HANGAR_DATA_DIR", "/srv/a \"quoted\" dir"},

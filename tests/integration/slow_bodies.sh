@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# Bodies never hold threads (issue 13 §2): 64 anonymous connections trickling bodies at
+# 1 byte/s and 32 announcing 60 MiB bodies and stopping, against one `hangar serve`;
+# meanwhile an authorized commit, a git clone and an LFS batch each answer in under 1 s,
+# RSS stays under 128 MiB and the tricklers are closed by the rate rule. Then refusals
+# from the head alone (before any body byte), Transfer-Encoding other than chunked, and
+# each body limit's refusal and message.
+# Limits are set through HANGAR_* variables, which an older binary ignores, so
+# `slow_bodies.sh OLD_HANGAR` measures the same attack against it (docs/benchmarks.md).
+# Usage: slow_bodies.sh PATH_TO_HANGAR
+source "$(dirname "$0")/lib.sh" "$@"
+GEN="$LIB_DIR/slow_bodies.py"
+
+section "setup"
+DATA="$T/data"
+mkdir -p "$DATA"
+new_user alice
+ALICE="$(new_token alice --role write)"
+AUTH=(-H "Authorization: Bearer $ALICE")
+ND=(-H 'Content-Type: application/x-ndjson')
+LFSJ=(-H 'Content-Type: application/vnd.git-lfs+json' -H 'Accept: application/vnd.git-lfs+json')
+# A short rate window so the tricklers go within seconds; anonymous bodies per IP high
+# enough that the rate rule, not that limit, is what closes all 64.
+export HANGAR_LIMITS_BODY_RATE_WINDOW_S=6 HANGAR_LIMITS_ANONYMOUS_BODIES_PER_IP=512
+start_server "$DATA" || die "hangar serve did not start"
+unset HANGAR_LIMITS_BODY_RATE_WINDOW_S HANGAR_LIMITS_ANONYMOUS_BODIES_PER_IP
+must_create "$ALICE" m alice model false
+b64() { printf '%s' "$1" | base64 -w0; }
+# commit N: an HF commit API call adding file N.txt; sets ST/BODY.
+commit() {
+  printf '%s\n%s\n' '{"key":"header","value":{"summary":"c'"$1"'"}}' \
+    "{\"key\":\"file\",\"value\":{\"path\":\"f$1.txt\",\"content\":\"$(b64 "file $1")\",\"encoding\":\"base64\"}}" \
+    >"$T/c$1.ndjson"
+  req POST "$BASE/api/models/alice/m/commit/main" "${AUTH[@]}" "${ND[@]}" --max-time 15 \
+    --data-binary @"$T/c$1.ndjson"
+}
+commit 0
+check_status "a first commit" 200
+OID="$(printf 'lfs object' | sha256sum | cut -c1-64)"
+BATCH="{\"operation\":\"upload\",\"transfers\":[\"basic\"],\"objects\":[{\"oid\":\"$OID\",\"size\":10}]}"
+HELPER="$(cred_helper alice "$ALICE")"
+
+# ms_since START_NS: milliseconds since START_NS (date +%s%N).
+ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
+
+section "attack: 64 tricklers at 1 byte/s + 32 × 'Content-Length: 60 MiB' then silence"
+info "command: tests/integration/slow_bodies.sh PATH_TO_HANGAR (figures below; docs/benchmarks.md)"
+python3 "$GEN" attack "$PORT" alice/m --trickle 64 --big 32 --seconds 20 --ready "$T/ready" \
+  >"$T/attack.json" 2>"$T/attack.err" &
+GEN_PID=$!
+EXTRA_PIDS+=("$GEN_PID")
+wait_until 10 test -s "$T/ready" || die "the load generator did not connect" "$(cat "$T/attack.err")"
+# RSS samples while the attack runs.
+(
+  for ((i = 0; i < 300; i++)); do
+    grep -E '^VmRSS' "/proc/$SERVER_PID/status" 2>/dev/null | awk '{print $2}'
+    sleep 0.1
+  done
+) >"$T/rss.samples" &
+RSS_PID=$!
+EXTRA_PIDS+=("$RSS_PID")
+
+t0="$(date +%s%N)"
+commit 1
+COMMIT_MS="$(ms_since "$t0")"
+COMMIT_ST="$ST"
+t0="$(date +%s%N)"
+timeout 15 git -c credential.helper= -c "credential.helper=$HELPER" clone -q \
+  "$BASE/alice/m" "$T/clone" 2>"$T/clone.err"
+CLONE_RC=$?
+CLONE_MS="$(ms_since "$t0")"
+t0="$(date +%s%N)"
+req POST "$BASE/alice/m.git/info/lfs/objects/batch" "${AUTH[@]}" "${LFSJ[@]}" --max-time 15 \
+  --data-binary "$BATCH"
+BATCH_MS="$(ms_since "$t0")"
+BATCH_ST="$ST"
+BATCH_HREF="$(jbody '.objects[0].actions.upload.href')"
+info "during the attack: commit ${COMMIT_MS} ms ($COMMIT_ST), clone ${CLONE_MS} ms (rc $CLONE_RC), LFS batch ${BATCH_MS} ms ($BATCH_ST)"
+check_eq "authorized commit during the attack → 200" 200 "$COMMIT_ST"
+check_true "  in under 1 s (${COMMIT_MS} ms)" test "$COMMIT_MS" -lt 1000
+check_eq "git clone during the attack succeeds" 0 "$CLONE_RC"
+check_true "  in under 1 s (${CLONE_MS} ms)" test "$CLONE_MS" -lt 1000
+check_true "  with the commit made during the attack" test -f "$T/clone/f1.txt"
+check_eq "LFS batch during the attack → 200" 200 "$BATCH_ST"
+check_true "  in under 1 s (${BATCH_MS} ms)" test "$BATCH_MS" -lt 1000
+check_match "  with an upload action" '^http' "$BATCH_HREF"
+
+# The memory amplification of issue 13 §3: 8 parallel anonymous 60 MiB commit bodies,
+# pushed without waiting for 100 Continue.
+head -c $((60 << 20)) /dev/zero >"$T/60m.ndjson"
+for i in 1 2 3 4 5 6 7 8; do
+  curl -s -o /dev/null -w '%{http_code}\n' --max-time 20 -H 'Expect:' "${ND[@]}" \
+    --data-binary @"$T/60m.ndjson" "$BASE/api/models/alice/m/commit/main" >"$T/amp$i.st" &
+done
+wait_until 25 test "$(cat "$T"/amp*.st 2>/dev/null | wc -l)" -eq 8
+info "8 anonymous 60 MiB commit bodies: statuses $(sort "$T"/amp*.st | uniq -c | tr -s ' \n' ' ')"
+check_eq "8 anonymous 60 MiB commit bodies all refused" 8 \
+  "$(cat "$T"/amp*.st | grep -cE '^(401|413)$')"
+rm -f "$T/60m.ndjson"
+
+wait "$GEN_PID"
+SUMMARY="$(cat "$T/attack.json")"
+info "load generator: $SUMMARY"
+kill "$RSS_PID" 2>/dev/null
+wait "$RSS_PID" 2>/dev/null
+HWM_KB="$(awk '/^VmHWM/ {print $2}' "/proc/$SERVER_PID/status")"
+RSS_MAX_KB="$(sort -n "$T/rss.samples" | tail -n 1)"
+info "server RSS: peak (VmHWM) $((HWM_KB / 1024)) MiB, highest sample during the attack $((${RSS_MAX_KB:-0} / 1024)) MiB"
+check_true "RSS peak under 128 MiB ($((HWM_KB / 1024)) MiB)" test "$HWM_KB" -lt $((128 * 1024))
+jq_sum() { jq -r "$1" <<<"$SUMMARY" 2>/dev/null; }
+check_eq "all 64 tricklers answered 408" 64 "$(jq_sum '.classes.trickle.by_status["408"] // 0')"
+check_eq "  each by the rate rule ('too slow')" 64 "$(jq_sum '.classes.trickle.rate_rule_messages')"
+check_true "  after the 6 s window, not before ($(jq_sum .classes.trickle.answered_after_s.min) s)" \
+  test "$(jq_sum '.classes.trickle.answered_after_s.min >= 5.5')" = true
+check_true "  and within 12 s ($(jq_sum .classes.trickle.answered_after_s.max) s)" \
+  test "$(jq_sum '.classes.trickle.answered_after_s.max < 12')" = true
+check_eq "all 32 60-MiB announcers refused at once (413/401)" 32 \
+  "$(jq_sum '[.classes.big.by_status | to_entries[] | select(.key == "413" or .key == "401") | .value] | add // 0')"
+check_true "  within 2 s ($(jq_sum .classes.big.answered_after_s.max) s)" \
+  test "$(jq_sum '.classes.big.answered_after_s.max < 2')" = true
+req GET "$BASE/healthz"
+check_status "the server still serves" 200
+
+section "refused from the head alone, before any body byte"
+probe() { python3 "$GEN" probe "$PORT" "$@"; }
+P="$(probe 'POST /api/models/alice/m/commit/main HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer hf_not_a_token\r\nContent-Type: application/x-ndjson\r\nContent-Length: 100000\r\nExpect: 100-continue\r\n\r\n' --wait 5)"
+check_match "a bad token on a body route → 401 with only the head sent" '^HTTP/1.1 401' \
+  "$(jq -r .status_line <<<"$P")"
+check_true "  answered within 1 s ($(jq -r .answer_after_s <<<"$P") s)" \
+  test "$(jq -r '.answer_after_s < 1' <<<"$P")" = true
+check_eq "  without a 100 Continue first" false "$(jq -r .continue_first <<<"$P")"
+check_match "  with Connection: close" '[Cc]onnection: close' "$(jq -r .headers <<<"$P")"
+check_eq "  and the connection closed" true "$(jq -r .closed <<<"$P")"
+P="$(probe 'POST /api/models/alice/m/commit/main HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nContent-Length: 62914560\r\n\r\n' --wait 5)"
+check_match "an anonymous 60 MiB commit body → refused with only the head sent" \
+  '^HTTP/1.1 (401|413)' "$(jq -r .status_line <<<"$P")"
+check_true "  answered within 1 s ($(jq -r .answer_after_s <<<"$P") s)" \
+  test "$(jq -r '.answer_after_s < 1' <<<"$P")" = true
+check_match "  saying why" 'unauthenticated|[Aa]uthoriz|sign' "$(jq -r .body <<<"$P")"
+P="$(probe 'POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n' --wait 1)"
+check_eq "an admitted body that waits for it gets 100 Continue" true \
+  "$(jq -r .continue_first <<<"$P")"
+
+section "Transfer-Encoding must be exactly chunked"
+for te in 'gzip, chunked' 'chunked, chunked' 'identity'; do
+  P="$(probe "POST /login HTTP/1.1\\r\\nHost: x\\r\\nTransfer-Encoding: $te\\r\\n\\r\\n5\\r\\nhello\\r\\n0\\r\\n\\r\\n" --wait 5)"
+  check_match "Transfer-Encoding: $te → 400" '^HTTP/1.1 400' "$(jq -r .status_line <<<"$P")"
+  check_match "  naming it" "Transfer-Encoding '$te'" "$(jq -r .body <<<"$P")"
+done
+P="$(probe 'POST /login HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n' --wait 5)"
+check_match "two Transfer-Encoding headers → 400" '^HTTP/1.1 400' "$(jq -r .status_line <<<"$P")"
+P="$(probe 'POST /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: Chunked\r\n\r\n0\r\n\r\n' --wait 5)"
+check_match "Transfer-Encoding: Chunked passes framing (405 from the route)" '^HTTP/1.1 405' \
+  "$(jq -r .status_line <<<"$P")"
+
+section "a writer's large body that stalls after the read-ahead → 408 by the rate rule"
+python3 "$GEN" hold "$PORT" 'POST /api/models/alice/m/commit/main HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer '"$ALICE"'\r\nContent-Type: application/x-ndjson\r\nContent-Length: 2097152\r\n\r\n' \
+  1572864 --seconds 15 --ready "$T/hold0" >"$T/hold0.json"
+check_match "408 from the handler's read" '^HTTP/1.1 408' "$(jq -r .answer <"$T/hold0.json")"
+check_match "  with the rate rule's message" 'too slow' "$(jq -r .answer <"$T/hold0.json")"
+stop_server || fail "server stopped cleanly" "rc $SERVER_RC"
+
+HOLDERS=()
+section "limits: per-IP connections and anonymous bodies, body memory, time per body"
+D2="$T/data2"
+mkdir -p "$D2"
+DATA="$D2"
+new_user bob
+BOB="$(new_token bob --role write)"
+export HANGAR_LIMITS_CONNECTIONS_PER_IP=6 HANGAR_LIMITS_ANONYMOUS_BODIES_PER_IP=2 \
+  HANGAR_LIMITS_BODY_BUFFER_BYTES=512KiB HANGAR_LIMITS_BODY_MEMORY_BYTES=1MiB \
+  HANGAR_LIMITS_BODY_MEMORY_WAIT_S=0 HANGAR_LIMITS_BODY_TIME_LIMIT_S=10
+start_server "$D2" || die "hangar serve (limits) did not start"
+unset HANGAR_LIMITS_CONNECTIONS_PER_IP HANGAR_LIMITS_ANONYMOUS_BODIES_PER_IP \
+  HANGAR_LIMITS_BODY_BUFFER_BYTES HANGAR_LIMITS_BODY_MEMORY_BYTES \
+  HANGAR_LIMITS_BODY_MEMORY_WAIT_S HANGAR_LIMITS_BODY_TIME_LIMIT_S
+must_create "$BOB" r bob model false
+# paths-info of a public repo: a body route anonymous callers may use (HF error shape).
+PI='POST /api/models/bob/r/paths-info/main HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n'
+# A1 and A2, anonymous, each hold all but 10 bytes of a 512 KiB body: both anonymous
+# slots of this IP and the whole 1 MiB budget.
+for a in A1 A2; do
+  python3 "$GEN" hold "$PORT" "${PI}Content-Length: 524288\\r\\n\\r\\n" 524278 \
+    --seconds 16 --ready "$T/hold$a" >"$T/hold$a.json" &
+  EXTRA_PIDS+=("$!")
+  HOLDERS+=("$!")
+done
+wait_until 5 test -s "$T/holdA1" -a -s "$T/holdA2" || die "holders A1, A2 did not connect"
+# Each refusal is polled for: the holders' bytes reach the server asynchronously.
+anon_refused() {
+  P="$(probe "${PI}Content-Length: 100\\r\\n\\r\\n" --wait 2)"
+  [[ "$(jq -r .status_line <<<"$P")" == "HTTP/1.1 429"* ]]
+}
+wait_until 3 anon_refused
+check_match "a third anonymous body from one IP → 429 from its head" '^HTTP/1.1 429' \
+  "$(jq -r .status_line <<<"$P")"
+check_match "  naming limits.anonymous_bodies_per_ip" 'limits.anonymous_bodies_per_ip' \
+  "$(jq -r .body <<<"$P")"
+budget_refused() {
+  P="$(probe "${PI}Authorization: Bearer $BOB\\r\\nContent-Length: 65536\\r\\n\\r\\n" \
+    --body-after 0 "$(head -c 65536 /dev/zero | tr '\0' ' ')" --wait 3)"
+  [[ "$(jq -r .status_line <<<"$P")" == "HTTP/1.1 503"* ]]
+}
+wait_until 3 budget_refused
+check_match "a body over the memory budget → 503" '^HTTP/1.1 503' "$(jq -r .status_line <<<"$P")"
+check_match "  naming limits.body_memory_bytes" 'limits.body_memory_bytes' "$(jq -r .body <<<"$P")"
+check_match "  with Retry-After" 'Retry-After' "$(jq -r .headers <<<"$P")"
+# A1 and A2 hold two connections; a few more reach the limit of 6 (refused probes may still
+# be closing); then one is refused before it sends anything.
+CONN_OUT="$(python3 - "$PORT" <<'PY'
+import socket, sys, time
+port = int(sys.argv[1])
+held = []
+for i in range(8):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.settimeout(0.5)
+    try:
+        data = s.recv(65536)
+    except socket.timeout:
+        held.append(s)
+        continue
+    print(f"{len(held)} {data.decode('latin-1')!r}")
+    break
+PY
+)"
+check_match "connections over the per-IP limit → 429 at once" '^[0-9] .HTTP/1.1 429' "$CONN_OUT"
+check_match "  naming limits.connections_per_ip" 'limits.connections_per_ip' "$CONN_OUT"
+wait "${HOLDERS[@]}"
+check_match "a body not complete within body_time_limit_s → 408" '^HTTP/1.1 408' \
+  "$(jq -r .answer <"$T/holdA1.json")"
+check_match "  naming limits.body_time_limit_s" 'limits.body_time_limit_s' \
+  "$(jq -r .answer <"$T/holdA1.json")"
+req GET "$BASE/healthz"
+check_status "the server still serves" 200
+stop_server || fail "server stopped cleanly" "rc $SERVER_RC"
+
+finish
