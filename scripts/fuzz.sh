@@ -12,14 +12,7 @@ shift || true
 [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "usage: scripts/fuzz.sh [SECONDS] [NAME...]" >&2; exit 2; }
 
 scripts/install-deps.sh
-export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
-launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-if [ ! -f build-fuzz/build.ninja ]; then
-  cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_COMPILER=clang++ -DHANGAR_FUZZ=ON "${launcher[@]}"
-fi
-cmake --build build-fuzz -j "$(nproc)" --target fuzz_targets
+scripts/build.sh --dir build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DHANGAR_FUZZ=ON --target fuzz_targets
 
 names=("$@")
 if [ ${#names[@]} = 0 ]; then
