@@ -189,19 +189,7 @@ case $cmd in
         *) die "unknown option $1" ;;
       esac
     done
-    # A start that fails is retried twice on a clean directory: once, on a loaded machine,
-    # the OSD came up with a null cluster fsid and the monitor refused it.
-    for attempt in 1 2 3; do
-      if (start_cluster "$dir" "$watch" "$memory" 2>"${TMPDIR:-/tmp}/s3-server.$$.err"); then
-        rm -f "${TMPDIR:-/tmp}/s3-server.$$.err"
-        exit 0
-      fi
-      echo "s3-server.sh: start attempt $attempt failed" >&2
-      ((attempt < 3)) || { cat "${TMPDIR:-/tmp}/s3-server.$$.err" >&2; break; }
-      find "$dir" -mindepth 1 -delete 2>/dev/null || true
-    done
-    rm -f "${TMPDIR:-/tmp}/s3-server.$$.err"
-    exit 1 ;;
+    start_cluster "$dir" "$watch" "$memory" ;;
   stop) stop_cluster "$dir" ;;
   *) die "unknown command $cmd (start or stop)" ;;
 esac

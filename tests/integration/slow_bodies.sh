@@ -136,7 +136,13 @@ check_match "an anonymous 60 MiB commit body → refused with only the head sent
   '^HTTP/1.1 (401|413)' "$(jq -r .status_line <<<"$P")"
 check_true "  answered within 1 s ($(jq -r .answer_after_s <<<"$P") s)" \
   test "$(jq -r '.answer_after_s < 1' <<<"$P")" = true
-check_match "  saying why" 'unauthenticated|[Aa]uthoriz|sign' "$(jq -r .body <<<"$P")"
+check_match "  saying why" 'unauthenticated|[Aa]uthoriz|authentication required|sign' "$(jq -r .body <<<"$P")"
+# A small body fits the read-ahead, but the route's declared need (write on the repo) is
+# checked from the head first: the anonymous caller is refused before a byte is read.
+P="$(probe 'POST /api/models/alice/m/commit/main HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n' --wait 5)"
+check_match "an anonymous small commit body → 401 with only the head sent" '^HTTP/1.1 401' \
+  "$(jq -r .status_line <<<"$P")"
+check_eq "  without a 100 Continue first" false "$(jq -r .continue_first <<<"$P")"
 P="$(probe 'POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n' --wait 1)"
 check_eq "an admitted body that waits for it gets 100 Continue" true \
   "$(jq -r .continue_first <<<"$P")"
