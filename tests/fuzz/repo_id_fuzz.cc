@@ -4,6 +4,7 @@
 // validators promise.
 
 #include "core/repo_id.h"
+#include "core/repo_path.h"
 #include "core/util.h"
 #include "fuzz_check.h"
 
