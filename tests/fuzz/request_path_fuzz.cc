@@ -6,6 +6,7 @@
 #include "api/hf/hf_common.h"
 #include "api/oci/oci_handlers.h"
 #include "core/repo_id.h"
+#include "core/repo_path.h"
 #include "fuzz_check.h"
 #include "services/oci_names.h"
 
