@@ -44,7 +44,8 @@ BAD=(
 
 state() {  # what a refused request must leave alone
   git --git-dir="$GD" for-each-ref --format='%(refname) %(objectname)'
-  git --git-dir="$GD" count-objects -v | grep -E '^(count|in-pack|size-pack):'
+  # Every object id, loose or packed: a background repack may move them meanwhile.
+  git --git-dir="$GD" cat-file --batch-all-objects --batch-check='%(objectname)'
   (cd "$DATA" && find blobs tmp -print 2>/dev/null | LC_ALL=C sort)
 }
 
