@@ -74,6 +74,8 @@ int Serve(const CommonFlags& f, const std::string& listen, const std::string& pu
   so.body_time_limit = std::chrono::seconds(lim.body_time_limit_s);
   so.connections_per_ip = lim.connections_per_ip;
   so.anonymous_bodies_per_ip = lim.anonymous_bodies_per_ip;
+  so.bodies_per_principal = lim.bodies_per_principal;
+  so.streaming_bodies = lim.streaming_bodies;
   so.access_log = cfg->log.access_log;
   http::Server server(so, (*app)->Router());
   auto port = server.Listen();

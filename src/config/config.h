@@ -90,6 +90,10 @@ struct LimitsConfig {
   int connections_per_ip = 256;          // open connections from one IP; beyond: 429; 0 = any
   int anonymous_bodies_per_ip = 64;      // bodies in flight from unauthenticated callers of one
                                          // IP; beyond: 429; 0 = any
+  int bodies_per_principal = 16;         // bodies larger than body_buffer_bytes in flight for
+                                         // one signed-in user; beyond: 429; 0 = any
+  int streaming_bodies = 1024;           // bodies larger than body_buffer_bytes in flight in
+                                         // all (a thread each); beyond: 503
 };
 
 // [auth]

@@ -303,6 +303,10 @@ std::vector<KeyDef> MakeKeys() {
                      [](Config& c) -> auto& { return c.limits.connections_per_ip; }));
   k.push_back(IntKey("limits", "anonymous_bodies_per_ip", 0, kMaxInt,
                      [](Config& c) -> auto& { return c.limits.anonymous_bodies_per_ip; }));
+  k.push_back(IntKey("limits", "bodies_per_principal", 0, kMaxInt,
+                     [](Config& c) -> auto& { return c.limits.bodies_per_principal; }));
+  k.push_back(IntKey("limits", "streaming_bodies", 1, 65536,
+                     [](Config& c) -> auto& { return c.limits.streaming_bodies; }));
   // [auth]
   k.push_back(IntKey("auth", "ticket_ttl_s", 60, 7 * 86400,
                      [](Config& c) -> auto& { return c.auth.ticket_ttl_s; }));

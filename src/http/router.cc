@@ -90,13 +90,18 @@ std::string RequirementName(const Requirement& need) {
                      : need.access == Access::Write ? "repo:write"
                                                     : "repo:read";
   if (need.challenge) name += ":challenge";
-  return need.ticket_query ? name + ":or-ticket" : name;
+  return need.own ? name + ":or-ticket" : name;
 }
 
 void Router::Add(Method method, std::string pattern, ApiFamily api, Requirement need,
                  Handler handler) {
   std::vector<std::string> segments;
   for (auto seg : SplitPath(pattern)) segments.emplace_back(seg);
+  if ((need.gate == Gate::Ticket || need.gate == Gate::Registry) && !need.own) {
+    Log("http")->critical("route {} checks a credential of its own but declares no check",
+                          pattern);
+    std::abort();
+  }
   if (need.gate == Gate::Repo) {
     bool ns = false, name = false;
     for (const auto& seg : segments) {
@@ -164,7 +169,6 @@ Result<void> Router::Authorize(const Route& route, const Request& req) const {
     case Gate::Repo:
       break;
   }
-  if (need.ticket_query && req.Query("ticket")) return {};
   bool ok = true;
   std::string ns = PercentDecode(req.Param("ns"), &ok);
   std::string name = PercentDecode(req.Param("name"), &ok);
@@ -227,8 +231,17 @@ Admission Router::Admit(Request& req) const {
           admitted = std::move(who).error();
         }
       }
-      if (admitted) admitted = Authorize(*route, req);
-      if (admitted) {
+      // A route's own credential: a ticket-bearing RepoOrTicket request, Ticket, Registry.
+      const OwnCheck* own = nullptr;
+      if (own_credential || (route->need.own && req.Query("ticket"))) own = &route->need.own;
+      if (admitted && own) {
+        if (auto refused = (*own)(req)) a.answer = std::move(*refused);
+      } else if (admitted) {
+        admitted = Authorize(*route, req);
+      }
+      if (a.answer) {
+        // Refused by the route's own check, rendered by it.
+      } else if (admitted) {
         a.route = route;
       } else {
         if (admitted.error().code == ErrorCode::Internal) {

@@ -28,6 +28,11 @@ using Handler = std::function<Result<Response>(Request&)>;
 // The kinds of Requirement (see its factories for what each admits).
 enum class Gate { Public, SignedIn, Session, WriteRole, Repo, Ticket, Registry };
 
+// A route's check of a credential of its own (a ticket in the URL, a registry token), run
+// by the router from the request head before the handler and before any body byte is
+// read: nullopt admits (it may set req.principal), an answer refuses the request.
+using OwnCheck = std::function<std::optional<Response>(Request&)>;
+
 // What a route needs of its caller, declared in its route-table entry and checked by the
 // router before the handler runs (and so before a body byte is read). Built only through
 // the factories (the constructor is private), so no route can be added without one.
@@ -44,9 +49,9 @@ struct Requirement {
   bool challenge;
   // Repo: {name} may end in git's ".git" suffix (hf-api.md §10.1), stripped for the check.
   bool git_suffix;
-  // Repo: a `ticket` query parameter stands in for the repo check; the handler verifies
-  // the ticket before it reads the body.
-  bool ticket_query = false;
+  // Ticket, Registry: the route's own check (always set). Repo: when set, a `ticket`
+  // query parameter runs it instead of the repo check.
+  OwnCheck own;
 
   // Anyone. Credentials, when sent, are still checked (a bad token is 401).
   static Requirement Public() { return Requirement(Gate::Public); }
@@ -66,22 +71,30 @@ struct Requirement {
   static Requirement RepoChallenge(RepoType type, Access access, bool git_suffix = false) {
     return Requirement(Gate::Repo, type, access, true, git_suffix);
   }
-  // As RepoChallenge (with the ".git" suffix), or a signed ticket in the query instead: an
-  // LFS verify href (git-lfs.md §11.4) is called with the upload's ticket and maybe no
-  // credentials.
-  static Requirement RepoOrTicket(RepoType type, Access access) {
+  // As RepoChallenge (with the ".git" suffix), or, when the query has a `ticket`, `check`
+  // instead: an LFS verify href (git-lfs.md §11.4) is called with the upload's ticket and
+  // maybe no credentials.
+  static Requirement RepoOrTicket(RepoType type, Access access, OwnCheck check) {
     Requirement r(Gate::Repo, type, access, true, true);
-    r.ticket_query = true;
+    r.own = std::move(check);
     return r;
   }
-  // The request carries its own proof: a signed, short-lived ticket in the path (LFS
-  // transfer hrefs). Authorization is not looked at and the principal stays anonymous; the
-  // handler verifies the ticket before it reads the body.
-  static Requirement Ticket() { return Requirement(Gate::Ticket); }
+  // The request carries its own proof, a signed short-lived ticket in the path (LFS
+  // transfer hrefs), which `check` verifies. Authorization is not looked at and the
+  // principal stays anonymous.
+  static Requirement Ticket(OwnCheck check) {
+    Requirement r(Gate::Ticket);
+    r.own = std::move(check);
+    return r;
+  }
   // The OCI registry's own credentials (hub tokens as Basic/Bearer, or /v2/token registry
-  // tokens), which api::OciAuth checks from the head before the handler reads the body
-  // (oci.md §9); the router does not authenticate and the principal stays anonymous.
-  static Requirement Registry() { return Requirement(Gate::Registry); }
+  // tokens; oci.md §9), which `check` resolves into req.principal and checks against the
+  // repository and action the request names; the router does not authenticate.
+  static Requirement Registry(OwnCheck check) {
+    Requirement r(Gate::Registry);
+    r.own = std::move(check);
+    return r;
+  }
 
  private:
   explicit Requirement(Gate g, RepoType type = RepoType::Model, Access a = Access::Read,
@@ -131,7 +144,8 @@ struct Admission {
 class Router {
  public:
   // Adds a route needing `need`; earlier routes win when several match. A Repo
-  // requirement on a pattern without {ns} and {name} is a programming error: aborts.
+  // requirement on a pattern without {ns} and {name}, or a Ticket or Registry one without
+  // its check, is a programming error: aborts.
   void Add(Method method, std::string pattern, ApiFamily api, Requirement need,
            Handler handler);
   void SetAuthenticator(Authenticator a) { authenticate_ = std::move(a); }

@@ -10,6 +10,7 @@
 #include <sys/sendfile.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstring>
 #include <future>
 #include <list>
@@ -52,14 +53,15 @@ bool ValidHost(std::string_view h) {
   return h.size() <= 255;
 }
 
-// Runs f() on `pool`; the awaiting coroutine resumes on its own executor.
-template <typename F>
-asio::awaitable<std::invoke_result_t<F&>> OnPool(asio::thread_pool& pool, F f) {
+// Runs f() wherever post(job) runs `job` (a pool, a thread of its own); the awaiting
+// coroutine resumes on its own executor.
+template <typename Post, typename F>
+asio::awaitable<std::invoke_result_t<F&>> RunVia(Post post, F f) {
   using R = std::invoke_result_t<F&>;
   std::optional<R> out;
   co_await asio::async_initiate<const asio::use_awaitable_t<>&, void()>(
-      [&pool, &out, &f](auto handler) {
-        asio::post(pool, [&out, &f, h = std::move(handler)]() mutable {
+      [&post, &out, &f](auto handler) {
+        post([&out, &f, h = std::move(handler)]() mutable {
           out.emplace(f());
           auto ex = asio::get_associated_executor(h);
           asio::post(ex, std::move(h));
@@ -67,6 +69,12 @@ asio::awaitable<std::invoke_result_t<F&>> OnPool(asio::thread_pool& pool, F f) {
       },
       asio::use_awaitable);
   co_return std::move(*out);
+}
+
+// Runs f() on `pool`.
+template <typename F>
+asio::awaitable<std::invoke_result_t<F&>> OnPool(asio::thread_pool& pool, F f) {
+  return RunVia([&pool](auto job) { asio::post(pool, std::move(job)); }, std::move(f));
 }
 
 }  // namespace
@@ -104,21 +112,21 @@ struct BodyBuffer {
   uint64_t charged = 0; // bytes of the budget held (>= the memory `data` uses)
 };
 
-// How many things (connections, anonymous bodies) each client IP holds, against a limit.
-// Thread-safe.
-class PerIpCounter {
+// How many things (connections, bodies) each key (a client IP, a principal) holds, against
+// a limit. Thread-safe.
+class PerKeyCounter {
  public:
-  // Takes one for `ip`; false (nothing taken) when it holds `limit` already (0 = no limit).
-  bool TryAcquire(const std::string& ip, int limit) {
+  // Takes one for `key`; false (nothing taken) when it holds `limit` already (0 = no limit).
+  bool TryAcquire(const std::string& key, int limit) {
     std::lock_guard lock(mu_);
-    auto [it, fresh] = counts_.try_emplace(ip, 0);
+    auto [it, fresh] = counts_.try_emplace(key, 0);
     if (limit > 0 && it->second >= limit) return false;
     ++it->second;
     return true;
   }
-  void Release(const std::string& ip) {
+  void Release(const std::string& key) {
     std::lock_guard lock(mu_);
-    auto it = counts_.find(ip);
+    auto it = counts_.find(key);
     if (it != counts_.end() && --it->second <= 0) counts_.erase(it);
   }
 
@@ -127,25 +135,74 @@ class PerIpCounter {
   std::unordered_map<std::string, int> counts_;
 };
 
-// One unit of a PerIpCounter, given back when this goes.
-class PerIpSlot {
+// One unit of a PerKeyCounter, given back when this goes.
+class PerKeySlot {
  public:
-  PerIpSlot() = default;
-  PerIpSlot(PerIpCounter& counter, std::string ip) : counter_(&counter), ip_(std::move(ip)) {}
-  PerIpSlot(PerIpSlot&& o) noexcept : counter_(std::exchange(o.counter_, nullptr)),
-                                      ip_(std::move(o.ip_)) {}
-  PerIpSlot& operator=(PerIpSlot&& o) noexcept {
+  PerKeySlot() = default;
+  PerKeySlot(PerKeyCounter& counter, std::string key) : counter_(&counter), key_(std::move(key)) {}
+  PerKeySlot(PerKeySlot&& o) noexcept : counter_(std::exchange(o.counter_, nullptr)),
+                                        key_(std::move(o.key_)) {}
+  PerKeySlot& operator=(PerKeySlot&& o) noexcept {
     std::swap(counter_, o.counter_);
-    std::swap(ip_, o.ip_);
+    std::swap(key_, o.key_);
     return *this;
   }
-  ~PerIpSlot() {
-    if (counter_) counter_->Release(ip_);
+  ~PerKeySlot() {
+    if (counter_) counter_->Release(key_);
   }
+  explicit operator bool() const { return counter_ != nullptr; }  // holds a unit
 
  private:
-  PerIpCounter* counter_ = nullptr;
-  std::string ip_;
+  PerKeyCounter* counter_ = nullptr;
+  std::string key_;
+};
+
+// Threads for handlers that read a body still arriving: each such handler gets a thread of
+// its own, so a slow client parks that thread, never one of the shared workers. At most
+// `limit` at once. Thread-safe.
+class BodyThreads {
+ public:
+  // `fallback`: where a job runs when the system cannot make a thread.
+  BodyThreads(int limit, asio::thread_pool& fallback) : limit_(limit), fallback_(fallback) {}
+  // Takes a place for one thread; false when `limit` are taken.
+  bool TryReserve() {
+    std::lock_guard lock(mu_);
+    if (running_ >= limit_) return false;
+    ++running_;
+    return true;
+  }
+  // Runs job() on a new thread, in a place TryReserve took (given back when it ends).
+  template <typename Job>
+  void Start(Job job) {
+    auto held = std::make_shared<Job>(std::move(job));
+    try {
+      std::thread([this, held] {
+        (*held)();
+        Done();
+      }).detach();
+    } catch (const std::system_error& e) {
+      Log("http")->warn("cannot start a body thread ({}); using the shared pool", e.what());
+      Done();
+      asio::post(fallback_, [held] { (*held)(); });
+    }
+  }
+  // Waits until every thread has ended.
+  void Join() {
+    std::unique_lock lock(mu_);
+    idle_.wait(lock, [this] { return running_ == 0; });
+  }
+  int limit() const { return limit_; }
+
+ private:
+  void Done() {
+    std::lock_guard lock(mu_);
+    if (--running_ == 0) idle_.notify_all();
+  }
+  const int limit_;
+  asio::thread_pool& fallback_;
+  std::mutex mu_;  // guards running_
+  std::condition_variable idle_;
+  int running_ = 0;
 };
 
 }  // namespace
@@ -167,7 +224,7 @@ struct Conn {
   bool idle = true;            // waiting for a request head (safe to close on stop)
   std::string ip;              // the peer's address, e.g. "127.0.0.1" (per-IP limits)
   std::string remote;          // "ip:port"
-  PerIpSlot ip_slot;           // this connection's place in the per-IP connection count
+  PerKeySlot ip_slot;           // this connection's place in the per-IP connection count
 
   // The body rules (ServerOptions): a body read waits at most until the earliest of its
   // total deadline, the end of the current rate window and the idle timeout. The rate
@@ -392,7 +449,7 @@ struct Server::Impl {
       : options(std::move(o)),
         router(r),
         pool(static_cast<size_t>(std::max(1, options.worker_threads))),
-        body_pool(static_cast<size_t>(std::max(1, options.worker_threads))),
+        body_threads(std::max(1, options.streaming_bodies), pool),
         acceptor(ioc),
         signals(ioc),
         grace_timer(ioc),
@@ -403,8 +460,8 @@ struct Server::Impl {
   const Router& router;
   asio::thread_pool pool;  // destroyed after ioc: queued reads fail before workers join
   // Handlers of requests whose body is larger than the read-ahead: they may wait on the
-  // client's bytes, so they get their own workers and cannot starve the others.
-  asio::thread_pool body_pool;
+  // client's bytes, so each gets a thread of its own and cannot starve the others.
+  BodyThreads body_threads;
   asio::io_context ioc;
   tcp::acceptor acceptor;
   asio::signal_set signals;
@@ -418,8 +475,9 @@ struct Server::Impl {
   std::atomic<bool> stopping{false};
   std::atomic<int> live{0};
   BodyBudget budget;
-  PerIpCounter conns_per_ip;
-  PerIpCounter anonymous_bodies;
+  PerKeyCounter conns_per_ip;
+  PerKeyCounter anonymous_bodies;     // by client IP
+  PerKeyCounter streaming_by_principal;  // by user name
 
   asio::awaitable<void> AcceptLoop();
   asio::awaitable<void> Session(std::shared_ptr<Conn> c);
@@ -684,14 +742,13 @@ asio::awaitable<Response> Server::Impl::ServeWithBody(std::shared_ptr<Conn> c, R
     r.SetHeader("X-Request-Id", req.request_id);
     return r;
   };
-  // A caller the router left anonymous on a route that authenticates cannot write, so its
-  // body has to fit in the read-ahead; so do web forms (pages read their session
-  // themselves, and no page takes more than a form). Routes that check a credential of
-  // their own (LFS tickets, OCI tokens) stream large anonymous bodies to their handlers.
+  // A caller still anonymous after admission cannot write, so its body has to fit in the
+  // read-ahead; so do web forms (pages read their session themselves, and no page takes
+  // more than a form). Only ticket routes (LFS transfers), whose ticket the router checked,
+  // stream large bodies of callers without an identity to their handlers.
   bool anonymous = req.principal.anonymous;
   Gate gate = admission.route->need.gate;
-  bool capped = anonymous && ((gate != Gate::Ticket && gate != Gate::Registry) ||
-                              admission.route->api == ApiFamily::Html);
+  bool capped = anonymous && (gate != Gate::Ticket || admission.route->api == ApiFamily::Html);
   const size_t bound = options.body_buffer_bytes;
   if (capped && c->raw_left && *c->raw_left > bound) {
     co_return refuse(MakeError(ErrorCode::PayloadTooLarge,
@@ -700,7 +757,7 @@ asio::awaitable<Response> Server::Impl::ServeWithBody(std::shared_ptr<Conn> c, R
                                    " bytes (limits.body_buffer_bytes); this one declares " +
                                    std::to_string(*c->raw_left)));
   }
-  PerIpSlot anonymous_slot;
+  PerKeySlot anonymous_slot;
   if (anonymous) {
     if (!anonymous_bodies.TryAcquire(c->ip, options.anonymous_bodies_per_ip)) {
       co_return refuse(MakeError(
@@ -709,7 +766,26 @@ asio::awaitable<Response> Server::Impl::ServeWithBody(std::shared_ptr<Conn> c, R
               " (limits.anonymous_bodies_per_ip = " +
               std::to_string(options.anonymous_bodies_per_ip) + ")"));
     }
-    anonymous_slot = PerIpSlot(anonymous_bodies, c->ip);
+    anonymous_slot = PerKeySlot(anonymous_bodies, c->ip);
+  }
+  // A signed-in caller's large bodies: at most bodies_per_principal at once, counted from
+  // the head when its Content-Length already says the body will not fit the read-ahead.
+  PerKeySlot principal_slot;
+  auto take_principal_slot = [&] {
+    if (!streaming_by_principal.TryAcquire(req.principal.name, options.bodies_per_principal)) {
+      return false;
+    }
+    principal_slot = PerKeySlot(streaming_by_principal, req.principal.name);
+    return true;
+  };
+  auto too_many = [&] {
+    return MakeError(ErrorCode::TooManyRequests,
+                     "too many large request bodies in flight for " + req.principal.name +
+                         " (limits.bodies_per_principal = " +
+                         std::to_string(options.bodies_per_principal) + ")");
+  };
+  if (!anonymous && c->raw_left && *c->raw_left > bound && !take_principal_slot()) {
+    co_return refuse(too_many());
   }
   c->BeginBody();
   // One byte past the bound tells a chunked body that ends there from a longer one.
@@ -725,13 +801,23 @@ asio::awaitable<Response> Server::Impl::ServeWithBody(std::shared_ptr<Conn> c, R
   }
   req.body = std::make_shared<BodySource>(std::move(*ahead), complete ? nullptr : c,
                                           req.ContentLength());
-  // A complete body runs on the common pool: its handler never waits on the socket.
-  asio::thread_pool& handler_pool = complete ? pool : body_pool;
-  co_return co_await OnPool(handler_pool, [&] {
+  auto run = [&] {
     Response r = router.Run(admission, req);
     InlineSmallStream(r, req);
     return r;
-  });
+  };
+  // A complete body runs on the common pool: its handler never waits on the socket.
+  if (complete) co_return co_await OnPool(pool, run);
+  // The rest wait on their client: a thread each, a bounded number per signed-in caller
+  // (anonymous ones are bounded per IP above) and in all.
+  if (!anonymous && !principal_slot && !take_principal_slot()) co_return refuse(too_many());
+  if (!body_threads.TryReserve()) {
+    co_return refuse(MakeError(ErrorCode::Unavailable,
+                               "the server receives as many large request bodies as it may (" +
+                                   std::to_string(body_threads.limit()) +
+                                   ", limits.streaming_bodies); try again shortly"));
+  }
+  co_return co_await RunVia([this](auto job) { body_threads.Start(std::move(job)); }, run);
 }
 
 asio::awaitable<void> Server::Impl::Session(std::shared_ptr<Conn> c) {
@@ -868,7 +954,7 @@ asio::awaitable<void> Server::Impl::AcceptLoop() {
     c->ip = ep.address().to_string();
     c->remote = c->ip + ":" + std::to_string(ep.port());
     bool admitted = conns_per_ip.TryAcquire(c->ip, options.connections_per_ip);
-    if (admitted) c->ip_slot = PerIpSlot(conns_per_ip, c->ip);
+    if (admitted) c->ip_slot = PerKeySlot(conns_per_ip, c->ip);
     {
       std::lock_guard lock(mu);
       conns.remove_if([](const std::weak_ptr<Conn>& w) { return w.expired(); });
@@ -956,8 +1042,8 @@ void Server::Run(const std::function<void()>& on_ready) {
     std::fflush(nullptr);
     std::_Exit(0);
   }
+  i.body_threads.Join();
   i.pool.join();
-  i.body_pool.join();
 }
 
 void Server::Stop() {

@@ -20,8 +20,7 @@ struct ServerOptions {
   uint16_t port = 8080;            // 0 picks a free port
   int io_threads = 0;              // 0 = one per core
   int worker_threads = 16;         // handler pool size (blocking work); handlers reading a
-                                   // body larger than body_buffer_bytes get a second pool
-                                   // of this size
+                                   // body larger than body_buffer_bytes get a thread each
   std::string public_url;          // "" = absolute URLs from the request's Host header
   size_t max_header_bytes = 16384; // larger request heads get 431
   std::chrono::seconds idle_timeout{60};    // keep-alive idle and per-read/write timeout
@@ -41,6 +40,10 @@ struct ServerOptions {
   int connections_per_ip = 256;       // open connections per client IP (429 above); 0 = any
   int anonymous_bodies_per_ip = 64;   // bodies in flight from anonymous callers per IP (429
                                       // above); 0 = any
+  int bodies_per_principal = 16;  // bodies over body_buffer_bytes in flight per signed-in
+                                  // user (429 above); 0 = any
+  int streaming_bodies = 1024;    // bodies over body_buffer_bytes in flight in all, each on a
+                                  // thread of its own (503 above)
   bool access_log = true;
   bool handle_signals = true;      // SIGTERM/SIGINT start a graceful stop
 };

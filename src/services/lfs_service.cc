@@ -166,8 +166,7 @@ Result<LfsBatchObjectResult> LfsService::AnswerObject(const RepoHandle& repo,
   return r;
 }
 
-Result<TicketClaims> LfsService::CheckTicket(std::string_view ticket, const Sha256& oid,
-                                             TicketOp op) {
+Result<TicketClaims> LfsService::CheckTicket(std::string_view ticket, TicketOp op) const {
   auto claims = VerifyTicket(key_, ticket, Now());
   if (!claims) {
     // 403, not 401: the credential is in the URL, and a 401 would make git-lfs retry with
@@ -175,7 +174,18 @@ Result<TicketClaims> LfsService::CheckTicket(std::string_view ticket, const Sha2
     // expired presigned URL the same way.
     return MakeError(ErrorCode::Forbidden, std::move(claims).error().message);
   }
-  if (claims->op != op || claims->oid != oid) {
+  if (claims->op != op) {
+    return MakeError(ErrorCode::Forbidden,
+                     std::string("this link is not valid for ") + std::string(TicketOpName(op)));
+  }
+  return claims;
+}
+
+Result<TicketClaims> LfsService::CheckTicket(std::string_view ticket, const Sha256& oid,
+                                             TicketOp op) const {
+  auto claims = CheckTicket(ticket, op);
+  if (!claims) return claims;
+  if (claims->oid != oid) {
     return MakeError(ErrorCode::Forbidden, std::string("this link is not valid for ") +
                                                std::string(TicketOpName(op)) + " of " +
                                                oid.Hex());

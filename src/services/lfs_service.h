@@ -188,6 +188,14 @@ class LfsService {
   Result<LfsDownload> Download(std::string_view ticket, const Sha256& oid,
                                const LfsRangeChooser& choose);
 
+  // The claims of `ticket` when it is valid and grants `op` (on `oid` in the second form).
+  // Also the router's check of the transfer routes, from the request head before the body
+  // is read. Errors: Forbidden (malformed, tampered, expired, another operation or object;
+  // never 401: see the definition).
+  Result<TicketClaims> CheckTicket(std::string_view ticket, TicketOp op) const;
+  Result<TicketClaims> CheckTicket(std::string_view ticket, const Sha256& oid,
+                                   TicketOp op) const;
+
   // The size of `oid` when repo `repo_id` links it, else nullopt (for other services, e.g.
   // commit and resolve paths checking LFS pointers). Errors: Internal.
   Result<std::optional<uint64_t>> LinkedSize(int64_t repo_id, const Sha256& oid);
@@ -195,7 +203,6 @@ class LfsService {
  private:
   int64_t Now() const;
   Result<RepoHandle> OpenRepo(const Principal& who, const RepoId& repo, Access needed);
-  Result<TicketClaims> CheckTicket(std::string_view ticket, const Sha256& oid, TicketOp op);
   Result<void> CheckLinked(int64_t repo_id, const Sha256& oid, int64_t size);
   // One object's answer; an error here (database, store) fails the whole batch.
   Result<LfsBatchObjectResult> AnswerObject(const RepoHandle& repo, LfsOperation op,

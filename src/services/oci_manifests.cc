@@ -91,7 +91,7 @@ Result<OciManifestPut> OciService::PutManifest(const Principal& who, std::string
   if (existing) {
     repo = std::move(*existing);
   } else {
-    HANGAR_ASSIGN_OR_RETURN(repo, OpenRepo(who, name, Access::Write, /*create=*/true));
+    HANGAR_ASSIGN_OR_RETURN(repo, OpenRepo(who, name, Access::Write, IfMissing::Create));
   }
   std::vector<std::string> missing;
   for (const auto& d : blobs) {

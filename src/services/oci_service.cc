@@ -58,7 +58,8 @@ std::optional<std::string> OciService::CreatableNamespace(const Principal& who,
 }
 
 Result<RepoHandle> OciService::OpenRepo(const Principal& who, std::string_view name,
-                                        Access needed, bool create) {
+                                        Access needed, IfMissing if_missing) {
+  const bool create = if_missing != IfMissing::Fail;
   auto parsed = ParseOciName(name);
   if (!parsed) {
     // A well-formed name that is no hub repo's ("conformance", "a/b/c") names nothing a
@@ -89,6 +90,7 @@ Result<RepoHandle> OciService::OpenRepo(const Principal& who, std::string_view n
   }
   auto rid = RepoId::Parse(parsed->type, *ns, parsed->name);
   if (!rid) return MakeError(ErrorCode::NameInvalid, rid.error().message);
+  if (if_missing == IfMissing::CheckOnly) return RepoHandle{};
   // Public, as the hub's create default. A concurrent push may have created it first.
   auto created = repos_.Create(who, *rid, /*is_private=*/false);
   if (!created && created.error().code != ErrorCode::Conflict) return std::move(created).error();
@@ -111,6 +113,12 @@ Result<Access> OciService::AccessFor(const Principal& who, std::string_view name
   }
   if (CreatableNamespace(who, parsed.ns)) return Access::Write;
   return NameUnknown(name);
+}
+
+Result<void> OciService::CheckPush(const Principal& who, std::string_view name) {
+  auto repo = OpenRepo(who, name, Access::Write, IfMissing::CheckOnly);
+  if (!repo) return std::move(repo).error();
+  return {};
 }
 
 Result<std::optional<std::pair<Sha256, uint64_t>>> OciService::LinkedBlob(

@@ -114,6 +114,11 @@ class OciService {
   // `who` may create it; Read for a well-formed name that can be no hub repo (a pull of it
   // is 404). Errors: NameInvalid, RepoNotFound (neither readable nor creatable).
   Result<Access> AccessFor(const Principal& who, std::string_view name);
+  // Whether `who` may push to `name`: write on its repo, or the right to create it there.
+  // Creates nothing. The router's check of a push's head before its body is read.
+  // Errors: those of StartUpload's repo check (NameInvalid, NameUnknown, Forbidden,
+  // Unauthorized).
+  Result<void> CheckPush(const Principal& who, std::string_view name);
 
   // ---- uploads (oci.md §4; oci_uploads.cc) ----
   // Opens an upload (POST …/blobs/uploads/). `digest_algorithm` ("sha256" or "sha512",
@@ -202,10 +207,13 @@ class OciService {
  private:
   struct Upload;
   struct Uploads;
-  // The repo `name` names, opened for `needed`; with `create`, a missing repo is created
-  // when `who` may. Errors: the common ones.
+  // What OpenRepo does when `name` names no repo yet: refuse (NameUnknown), create it when
+  // `who` may, or check that `who` may create it and return an empty handle.
+  enum class IfMissing { Fail, Create, CheckOnly };
+  // The repo `name` names, opened for `needed`, or as `if_missing` says. Errors: the
+  // common ones.
   Result<RepoHandle> OpenRepo(const Principal& who, std::string_view name, Access needed,
-                              bool create = false);
+                              IfMissing if_missing = IfMissing::Fail);
   // The hub repo `name` names, with its stored spelling; nullopt when none exists.
   // Errors: NameInvalid.
   Result<std::optional<RepoId>> FindRepo(const OciName& name);

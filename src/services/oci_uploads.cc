@@ -96,7 +96,7 @@ Result<OciUploadState> OciService::StartUpload(const Principal& who, std::string
                          std::string(digest_algorithm.substr(0, 64)) +
                          "' (sha256 and sha512 are)");
   }
-  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(who, name, Access::Write, /*create=*/true));
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(who, name, Access::Write, IfMissing::Create));
   const int64_t now = Now();
   // The writer first: the cap checks and the insertion below then happen under one lock,
   // so concurrent POSTs cannot overshoot either cap.
@@ -314,7 +314,7 @@ Result<std::string> OciService::PutBlob(const Principal& who, std::string_view n
                                         std::string_view digest, ByteSource& body,
                                         std::optional<uint64_t> length) {
   HANGAR_ASSIGN_OR_RETURN(auto parsed, ParseDigest(digest));
-  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(who, name, Access::Write, /*create=*/true));
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(who, name, Access::Write, IfMissing::Create));
   Upload up;  // a private upload, never in the table
   up.id = "(single request)";
   if (parsed.algorithm == "sha256") {
@@ -332,7 +332,7 @@ Result<std::string> OciService::PutBlob(const Principal& who, std::string_view n
 Result<bool> OciService::Mount(const Principal& who, std::string_view name,
                                std::string_view digest, std::string_view from) {
   HANGAR_ASSIGN_OR_RETURN(auto parsed, ParseDigest(digest));
-  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(who, name, Access::Write, /*create=*/true));
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(who, name, Access::Write, IfMissing::Create));
   // Without `from` Hangar does not search other repos (docs/oci.md): the client uploads.
   if (from.empty()) return false;
   auto source = OpenRepo(who, from, Access::Read);

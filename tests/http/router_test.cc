@@ -26,6 +26,16 @@ Handler Echo(std::string tag) {
   };
 }
 
+// A route's own check admitting a `ticket` (query or path parameter) equal to `good`; any
+// other is refused 403 by the check itself.
+OwnCheck TicketIs(std::string good) {
+  return [good](Request& req) -> std::optional<Response> {
+    std::string t = req.Query("ticket").value_or(std::string(req.Param("ticket")));
+    if (t == good) return std::nullopt;
+    return Response::Text(403, "bad ticket\n");
+  };
+}
+
 // A body that must never be read: Admit works from the head alone.
 class UntouchableBody final : public ByteSource {
  public:
@@ -84,7 +94,8 @@ Router GatedRouter() {
   r.Add(Method::Get, "/g/{ns}/{name}/info/refs", ApiFamily::Git,
         Requirement::RepoChallenge(RepoType::Model, Access::Read, true), Echo("git"));
   r.Add(Method::Post, "/g/{ns}/{name}/verify", ApiFamily::Lfs,
-        Requirement::RepoOrTicket(RepoType::Model, Access::Write), Echo("verify"));
+        Requirement::RepoOrTicket(RepoType::Model, Access::Write, TicketIs("good")),
+        Echo("verify"));
   return r;
 }
 
@@ -166,7 +177,7 @@ TEST(Router, AuthenticatorErrorStopsTheHandler) {
 TEST(Router, TicketRoutesSkipTokenAuthentication) {
   Router r;
   r.Add(Method::Put, "/lfs-objects/upload/{ticket}/{oid}", ApiFamily::Lfs,
-        Requirement::Ticket(), Echo("up"));
+        Requirement::Ticket(TicketIs("t")), Echo("up"));
   r.SetAuthenticator([](const Request&, const Route&) -> Result<Principal> {
     return MakeError(ErrorCode::Unauthorized, "Invalid credentials in Authorization header");
   });
@@ -174,6 +185,8 @@ TEST(Router, TicketRoutesSkipTokenAuthentication) {
   auto res = r.Dispatch(req);
   EXPECT_EQ(res.status, 200);
   EXPECT_TRUE(req.principal.anonymous);
+  // The ticket is the route's own check, run before the handler (and the body).
+  EXPECT_EQ(Status(r, Method::Put, "/lfs-objects/upload/forged/o"), 403);
 }
 
 TEST(Router, ThrownExceptionBecomesInternal) {
@@ -236,7 +249,9 @@ TEST(RouterGate, GitRoutesChallengeAnonymousCallersAndStripDotGit) {
 TEST(RouterGate, TicketInQueryStandsInForTheRepoCheck) {
   Router r = GatedRouter();
   EXPECT_EQ(Status(r, Method::Post, "/g/acme/priv.git/verify"), 401);
-  EXPECT_EQ(Status(r, Method::Post, "/g/acme/priv.git/verify?ticket=x"), 0);
+  EXPECT_EQ(Status(r, Method::Post, "/g/acme/priv.git/verify?ticket=good"), 0);
+  // The route's check decides, from the head: a wrong ticket is refused before the body.
+  EXPECT_EQ(Status(r, Method::Post, "/g/acme/priv.git/verify?ticket=x"), 403);
 }
 
 TEST(RouterGate, RepoRoutesFailClosedWithoutAnAuthorizer) {

@@ -16,14 +16,18 @@ DATA="$T/data"
 mkdir -p "$DATA"
 new_user alice
 ALICE="$(new_token alice --role write)"
+READER="$(new_token alice --role read)"
 AUTH=(-H "Authorization: Bearer $ALICE")
 ND=(-H 'Content-Type: application/x-ndjson')
 LFSJ=(-H 'Content-Type: application/vnd.git-lfs+json' -H 'Accept: application/vnd.git-lfs+json')
 # A short rate window so the tricklers go within seconds; anonymous bodies per IP high
 # enough that the rate rule, not that limit, is what closes all 64.
-export HANGAR_LIMITS_BODY_RATE_WINDOW_S=6 HANGAR_LIMITS_ANONYMOUS_BODIES_PER_IP=512
+# Eight shared workers, as on a 2-core machine, whatever this one has.
+export HANGAR_LIMITS_BODY_RATE_WINDOW_S=6 HANGAR_LIMITS_ANONYMOUS_BODIES_PER_IP=512 \
+  HANGAR_SERVER_WORKER_THREADS=8
 start_server "$DATA" || die "hangar serve did not start"
-unset HANGAR_LIMITS_BODY_RATE_WINDOW_S HANGAR_LIMITS_ANONYMOUS_BODIES_PER_IP
+unset HANGAR_LIMITS_BODY_RATE_WINDOW_S HANGAR_LIMITS_ANONYMOUS_BODIES_PER_IP \
+  HANGAR_SERVER_WORKER_THREADS
 must_create "$ALICE" m alice model false
 b64() { printf '%s' "$1" | base64 -w0; }
 # commit N: an HF commit API call adding file N.txt; sets ST/BODY.
@@ -143,6 +147,21 @@ P="$(probe 'POST /api/models/alice/m/commit/main HTTP/1.1\r\nHost: x\r\nContent-
 check_match "an anonymous small commit body → 401 with only the head sent" '^HTTP/1.1 401' \
   "$(jq -r .status_line <<<"$P")"
 check_eq "  without a 100 Continue first" false "$(jq -r .continue_first <<<"$P")"
+# Routes with a credential of their own check it from the head too: the OCI registry (the
+# caller must be able to push there) and LFS transfer hrefs (the ticket in the path).
+P="$(probe 'POST /v2/alice/m/blobs/uploads/?digest=sha256:0000000000000000000000000000000000000000000000000000000000000000 HTTP/1.1\r\nHost: x\r\nContent-Length: 62914560\r\nExpect: 100-continue\r\n\r\n' --wait 5)"
+check_match "an anonymous 60 MiB OCI blob push → 401 with only the head sent" '^HTTP/1.1 401' \
+  "$(jq -r .status_line <<<"$P")"
+check_match "  with the registry's challenge" '[Ww][Ww][Ww]-[Aa]uthenticate: Bearer' "$(jq -r .headers <<<"$P")"
+check_eq "  without a 100 Continue first" false "$(jq -r .continue_first <<<"$P")"
+P="$(probe "PUT /v2/alice/m/manifests/latest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer $READER\r\nContent-Type: application/vnd.oci.image.manifest.v1+json\r\nContent-Length: 62914560\r\nExpect: 100-continue\r\n\r\n" --wait 5)"
+check_match "a read token's 60 MiB manifest push → refused with only the head sent" \
+  '^HTTP/1.1 (401|403)' "$(jq -r .status_line <<<"$P")"
+check_eq "  without a 100 Continue first" false "$(jq -r .continue_first <<<"$P")"
+P="$(probe "PUT /lfs-objects/upload/forged-ticket/$OID HTTP/1.1\r\nHost: x\r\nContent-Length: 62914560\r\nExpect: 100-continue\r\n\r\n" --wait 5)"
+check_match "a 60 MiB LFS upload with a forged ticket → 403 with only the head sent" \
+  '^HTTP/1.1 403' "$(jq -r .status_line <<<"$P")"
+check_eq "  without a 100 Continue first" false "$(jq -r .continue_first <<<"$P")"
 P="$(probe 'POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n' --wait 1)"
 check_eq "an admitted body that waits for it gets 100 Continue" true \
   "$(jq -r .continue_first <<<"$P")"
@@ -164,6 +183,48 @@ python3 "$GEN" hold "$PORT" 'POST /api/models/alice/m/commit/main HTTP/1.1\r\nHo
   1572864 --seconds 15 --ready "$T/hold0" >"$T/hold0.json"
 check_match "408 from the handler's read" '^HTTP/1.1 408' "$(jq -r .answer <"$T/hold0.json")"
 check_match "  with the rate rule's message" 'too slow' "$(jq -r .answer <"$T/hold0.json")"
+
+section "a writer's stalled large bodies park threads of their own, not the 8 shared workers"
+# alice holds 16 commit bodies (limits.bodies_per_principal) past the read-ahead, each in
+# its handler's read: twice the worker pool. Meanwhile carol's large commit goes through,
+# alice's 17th large body is refused from its head, and small requests are not delayed.
+new_user carol
+CAROL="$(new_token carol --role write)"
+must_create "$CAROL" c carol model false
+HOLD_HEAD='POST /api/models/alice/m/commit/main HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer '"$ALICE"'\r\nContent-Type: application/x-ndjson\r\nContent-Length: 2097152\r\n\r\n'
+HOLDERS=()
+for i in $(seq 1 16); do
+  python3 "$GEN" hold "$PORT" "$HOLD_HEAD" 1572864 --seconds 12 --ready "$T/park$i" \
+    >"$T/park$i.json" &
+  EXTRA_PIDS+=("$!")
+  HOLDERS+=("$!")
+done
+parked() { [[ "$(ls "$T"/park[0-9]* 2>/dev/null | grep -vc json)" -ge 16 ]]; }
+wait_until 10 parked || die "the 16 holders did not connect"
+sleep 1  # their last bytes reach the handlers' reads
+{
+  printf '%s\n' '{"key":"header","value":{"summary":"large"}}'
+  printf '{"key":"file","value":{"path":"big.bin","encoding":"base64","content":"%s"}}\n' \
+    "$(head -c $((1536 << 10)) /dev/urandom | base64 -w0)"
+} >"$T/large.ndjson"
+t0="$(date +%s%N)"
+req POST "$BASE/api/models/carol/c/commit/main" -H "Authorization: Bearer $CAROL" "${ND[@]}" \
+  --max-time 15 --data-binary @"$T/large.ndjson"
+LARGE_MS="$(ms_since "$t0")"
+check_status "carol's 2 MiB commit while alice holds 16 large bodies" 200
+check_true "  in under 1 s (${LARGE_MS} ms)" test "$LARGE_MS" -lt 1000
+P="$(probe "${HOLD_HEAD//2097152/3000000}" --wait 3)"
+check_match "alice's 17th large body → 429 from its head" '^HTTP/1.1 429' \
+  "$(jq -r .status_line <<<"$P")"
+check_match "  naming limits.bodies_per_principal" 'limits.bodies_per_principal' \
+  "$(jq -r .body <<<"$P")"
+t0="$(date +%s%N)"
+commit 2
+check_status "alice's small commit meanwhile (read-ahead, shared pool)" 200
+check_true "  in under 1 s ($(ms_since "$t0") ms)" test "$(ms_since "$t0")" -lt 1000
+wait "${HOLDERS[@]}"
+check_eq "the 16 stalled bodies answered 408 by the rate rule" 16 \
+  "$(cat "$T"/park*.json | jq -r '.answer | startswith("HTTP/1.1 408") and contains("too slow")' | grep -c true)"
 stop_server || fail "server stopped cleanly" "rc $SERVER_RC"
 
 HOLDERS=()

@@ -24,6 +24,10 @@ inline constexpr std::string_view kDownloadPath = "/lfs-objects/download/";
 // Multipart hrefs: kMultipartPath + "{ticket}/{oid}/part/{n}" and ".../complete".
 inline constexpr std::string_view kMultipartPath = "/lfs-multipart/";
 
+// The object id segment ("oid" param) of a transfer URL. Errors: NotFound (no such object
+// URL).
+Result<Sha256> OidParam(const http::Request& req);
+
 // The repo a /P{ns}/{name}/info/lfs/... route names: params "ns" and "name" (".git"
 // stripped) under `type`. Errors: BadRequest for an invalid name.
 Result<RepoId> RepoFromParams(const http::Request& req, RepoType type);

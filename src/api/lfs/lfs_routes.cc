@@ -2,9 +2,38 @@
 
 #include <string>
 
+#include "api/error_render.h"
 #include "api/lfs/lfs_handlers.h"
 
 namespace hangar::api {
+
+namespace {
+
+using services::TicketOp;
+
+// The transfer routes' own check, from the head: the path's ticket grants `op` on the
+// path's oid (LfsService::CheckTicket; the handler checks it again with the claims).
+http::Requirement TicketFor(services::LfsService& lfs, TicketOp op) {
+  return http::Requirement::Ticket([&lfs, op](http::Request& req) -> std::optional<http::Response> {
+    auto oid = lfs::OidParam(req);
+    if (!oid) return RenderError(http::ApiFamily::Lfs, oid.error(), req);
+    auto claims = lfs.CheckTicket(req.Param("ticket"), *oid, op);
+    if (!claims) return RenderError(http::ApiFamily::Lfs, claims.error(), req);
+    return std::nullopt;
+  });
+}
+
+// The verify route's check when its href carries ?ticket= (the oid is in the body): an
+// upload ticket.
+http::OwnCheck UploadTicketInQuery(services::LfsService& lfs) {
+  return [&lfs](http::Request& req) -> std::optional<http::Response> {
+    auto claims = lfs.CheckTicket(req.Query("ticket").value_or(""), TicketOp::Upload);
+    if (!claims) return RenderError(http::ApiFamily::Lfs, claims.error(), req);
+    return std::nullopt;
+  };
+}
+
+}  // namespace
 
 void AddLfsRoutes(http::Router& router, services::LfsService& lfs,
                   const config::LimitsConfig& limits) {
@@ -15,16 +44,16 @@ void AddLfsRoutes(http::Router& router, services::LfsService& lfs,
 
   // Transfer hrefs first: they carry their own credential (a ticket) and no repo.
   router.Add(Method::Put, "/lfs-objects/upload/{ticket}/{oid}", ApiFamily::Lfs,
-             Requirement::Ticket(),
+             TicketFor(lfs, TicketOp::Upload),
              [&lfs](http::Request& req) { return lfs::HandleUpload(lfs, req); });
   router.Add(Method::Get, "/lfs-objects/download/{ticket}/{oid}", ApiFamily::Lfs,
-             Requirement::Ticket(),
+             TicketFor(lfs, TicketOp::Download),
              [&lfs](http::Request& req) { return lfs::HandleDownload(lfs, req); });
   router.Add(Method::Put, "/lfs-multipart/{ticket}/{oid}/part/{part}", ApiFamily::Lfs,
-             Requirement::Ticket(),
+             TicketFor(lfs, TicketOp::Upload),
              [&lfs](http::Request& req) { return lfs::HandlePartUpload(lfs, req); });
   router.Add(Method::Post, "/lfs-multipart/{ticket}/{oid}/complete", ApiFamily::Lfs,
-             Requirement::Ticket(), [&lfs, max_body](http::Request& req) {
+             TicketFor(lfs, TicketOp::Upload), [&lfs, max_body](http::Request& req) {
                return lfs::HandleMultipartComplete(lfs, req, max_body);
              });
 
@@ -40,7 +69,7 @@ void AddLfsRoutes(http::Router& router, services::LfsService& lfs,
     // A verify href carries the upload's ticket (?ticket=), which stands in for the repo
     // check: the hub clients send it without credentials (hf-api.md §7.3).
     router.Add(Method::Post, base + "/objects/verify", ApiFamily::Lfs,
-               Requirement::RepoOrTicket(type, Access::Write),
+               Requirement::RepoOrTicket(type, Access::Write, UploadTicketInQuery(lfs)),
                [&lfs, type, max_body](http::Request& req) {
                  return lfs::HandleVerify(lfs, req, type, max_body);
                });

@@ -17,12 +17,6 @@ namespace json = boost::json;
 
 namespace {
 
-Result<Sha256> OidParam(const http::Request& req) {
-  auto oid = Sha256::ParseHex(req.Param("oid"));
-  if (!oid) return MakeError(ErrorCode::NotFound, "no such LFS object URL: " + req.path);
-  return *oid;
-}
-
 // A decimal part number, leading zeros allowed (hf-api.md §7.4).
 std::optional<uint64_t> ParsePartNumber(std::string_view s) {
   uint64_t v = 0;

@@ -9,14 +9,13 @@
 
 namespace hangar::api::lfs {
 
-namespace {
-
-// The object id segment of a transfer URL. Errors: NotFound (no such object URL).
 Result<Sha256> OidParam(const http::Request& req) {
   auto oid = Sha256::ParseHex(req.Param("oid"));
   if (!oid) return MakeError(ErrorCode::NotFound, "no such LFS object URL: " + req.path);
   return *oid;
 }
+
+namespace {
 
 std::optional<uint64_t> ParseU64(std::string_view s) {
   if (s.empty()) return std::nullopt;

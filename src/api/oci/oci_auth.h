@@ -2,8 +2,9 @@
 // OciAuth: who is calling the registry (oci.md §9). Accepts hub tokens sent as Basic
 // (any user name, the token as password) or Bearer, and — once the token flow is on —
 // the registry's own short-lived scoped tokens from /v2/token. Builds the 401 answers and
-// their WWW-Authenticate challenges. OCI routes are registered with Requirement::Registry():
-// their handlers call Caller() so that a registry token is never mistaken for a hub token.
+// their WWW-Authenticate challenges. OCI routes are registered with Requirement::Registry,
+// whose check (oci::AdmitCaller) calls Caller() from the head, so that a registry token is
+// never mistaken for a hub token.
 
 #include <chrono>
 #include <functional>

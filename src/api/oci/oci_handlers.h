@@ -5,6 +5,7 @@
 // hold no registry rules. blob_handlers.cc: base, uploads, blobs; manifest_handlers.cc:
 // manifests, tags, referrers, catalog.
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -68,9 +69,16 @@ Result<storage::ByteRange> BlobRange(std::string_view header, uint64_t size, boo
 // ---- shared by the handler files ----
 // The action a request method performs (GET/HEAD pull, DELETE delete, others push).
 OciAction ActionOf(const http::Request& req);
-// Runs `fn(principal)` for the caller of `req` on `name`; renders its error: a 401 with a
-// challenge for bad credentials and for anonymous callers refused (Unauthorized, or
-// RepoNotFound that credentials might change), the OCI error shape otherwise.
+// The registry routes' own check (http::Requirement::Registry), from the head before any
+// body byte is read (oci.md §9): the caller's credentials must hold for the repository and
+// action the path names (sets req.principal); a pull needs read on that repository, a
+// delete write, and a push (every request that carries a body) write or the right to
+// create it (OciService::CheckPush). nullopt admits; else the refusal (404 for no registry
+// resource, 401 with a challenge, or the OCI error).
+std::optional<http::Response> AdmitCaller(OciDeps& d, http::Request& req);
+// Runs `fn(req.principal)` (the caller AdmitCaller resolved for `name`); renders its error:
+// a 401 with a challenge for anonymous callers refused (Unauthorized, or RepoNotFound that
+// credentials might change), the OCI error shape otherwise.
 http::Response WithCaller(OciDeps& d, http::Request& req, std::string_view name,
                           const std::function<Result<http::Response>(const Principal&)>& fn);
 // An empty response with `status` (Content-Length: 0).

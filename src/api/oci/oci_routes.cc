@@ -66,23 +66,6 @@ http::Response Empty(int status) {
   return res;
 }
 
-http::Response WithCaller(OciDeps& d, http::Request& req, std::string_view name,
-                          const std::function<Result<http::Response>(const Principal&)>& fn) {
-  OciAction action = ActionOf(req);
-  auto who = d.auth.Caller(req, name, action);
-  if (!who) return d.auth.Unauthorized(req, name, action, who.error().message);
-  auto res = fn(*who);
-  if (res) return std::move(*res);
-  const Error& e = res.error();
-  if (e.code == ErrorCode::Unauthorized ||
-      (who->anonymous && e.code == ErrorCode::RepoNotFound)) {
-    return d.auth.Unauthorized(req, name, action, e.message);
-  }
-  http::Response out = RenderError(http::ApiFamily::Oci, e, req);
-  if (e.code == ErrorCode::TooManyRequests) out.SetHeader("Retry-After", "5");
-  return out;
-}
-
 namespace {
 
 http::Response NotFound(http::Request& req) {
@@ -91,6 +74,53 @@ http::Response NotFound(http::Request& req) {
                                                         req.path.substr(0, 300)),
                      req);
 }
+
+// The answer to a refusal `e` of `who`'s request on `name`: a challenge where credentials
+// could help, else the error in the OCI shape.
+http::Response Refusal(OciDeps& d, const http::Request& req, const Principal& who,
+                       std::string_view name, const Error& e) {
+  if (e.code == ErrorCode::Unauthorized || (who.anonymous && e.code == ErrorCode::RepoNotFound)) {
+    return d.auth.Unauthorized(req, name, ActionOf(req), e.message);
+  }
+  http::Response out = RenderError(http::ApiFamily::Oci, e, req);
+  if (e.code == ErrorCode::TooManyRequests) out.SetHeader("Retry-After", "5");
+  return out;
+}
+
+}  // namespace
+
+http::Response WithCaller(OciDeps& d, http::Request& req, std::string_view name,
+                          const std::function<Result<http::Response>(const Principal&)>& fn) {
+  // The router's check (AdmitCaller) resolved the caller for this name and action.
+  auto res = fn(req.principal);
+  if (res) return std::move(*res);
+  return Refusal(d, req, req.principal, name, res.error());
+}
+
+std::optional<http::Response> AdmitCaller(OciDeps& d, http::Request& req) {
+  OciPath p = ParseOciPath(PercentDecode(req.Param("rest")));
+  if (p.kind == OciResource::Unknown) return NotFound(req);
+  OciAction action = ActionOf(req);
+  auto who = d.auth.Caller(req, p.name, action);
+  if (!who) return d.auth.Unauthorized(req, p.name, action, who.error().message);
+  req.principal = std::move(*who);
+  if (p.name.empty()) return std::nullopt;  // /v2/ and the catalog: any caller
+  // Pushes (upload starts, chunks, monolithic blobs, manifests: the requests with a body)
+  // need write or the right to create the repo; pulls read; deletes write.
+  Result<void> ok;
+  if (action == OciAction::Push) {
+    ok = d.registry.CheckPush(req.principal, p.name);
+  } else if (auto access = d.registry.AccessFor(req.principal, p.name); !access) {
+    ok = std::move(access).error();
+  } else if (action == OciAction::Delete && *access < Access::Write) {
+    ok = MakeError(req.principal.anonymous ? ErrorCode::Unauthorized : ErrorCode::Forbidden,
+                   "deleting from " + p.name + " needs write access");
+  }
+  if (!ok) return Refusal(d, req, req.principal, p.name, ok.error());
+  return std::nullopt;
+}
+
+namespace {
 
 http::Response Unsupported(http::Request& req) {
   return RenderError(http::ApiFamily::Oci,
@@ -137,13 +167,18 @@ void AddOciRoutes(http::Router& router, services::OciService& registry, const Oc
   AddOciTokenRoute(router, auth, registry);
   // Shared by the route closures; the router keeps them (and so this) alive.
   auto deps = std::make_shared<oci::OciDeps>(oci::OciDeps{registry, auth});
+  constexpr auto kVersionHeader = "Docker-Distribution-API-Version";
   auto handler = [deps](http::Request& req) -> Result<http::Response> {
     http::Response res = oci::Dispatch(*deps, req);
-    res.SetHeader("Docker-Distribution-API-Version", "registry/2.0");
+    res.SetHeader(kVersionHeader, "registry/2.0");
     return res;
   };
-  // Authorization is read by OciAuth (registry tokens are not hub tokens).
-  const auto registry_auth = http::Requirement::Registry();
+  // Credentials are OciAuth's (registry tokens are not hub tokens), checked from the head.
+  const auto registry_auth = http::Requirement::Registry([deps](http::Request& req) {
+    auto refused = oci::AdmitCaller(*deps, req);
+    if (refused) refused->SetHeader(kVersionHeader, "registry/2.0");
+    return refused;
+  });
   router.Add(http::Method::Get, "/v2", http::ApiFamily::Oci, registry_auth, handler);
   for (http::Method m : {http::Method::Get, http::Method::Post, http::Method::Put,
                          http::Method::Patch, http::Method::Delete}) {

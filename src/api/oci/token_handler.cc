@@ -136,13 +136,14 @@ void AddOciTokenRoute(http::Router& router, const OciAuth& auth,
       std::move(options), [&registry](const Principal& who, std::string_view name) {
         return registry.AccessFor(who, name);
       });
-  // Registry(): the handlers read the credentials themselves, so that a bad header is
-  // answered by the token protocol rather than by the router.
-  router.Add(http::Method::Get, "/v2/token", http::ApiFamily::Oci,
-             http::Requirement::Registry(),
+  // Registry, with a check that admits all: the handlers read the credentials themselves,
+  // so that a bad header is answered by the token protocol rather than by the router, and
+  // POST's are in its form body (which, from an anonymous caller, must fit the read-ahead).
+  const auto own = http::Requirement::Registry(
+      [](http::Request&) -> std::optional<http::Response> { return std::nullopt; });
+  router.Add(http::Method::Get, "/v2/token", http::ApiFamily::Oci, own,
              [&auth, tokens](http::Request& req) { return GetToken(auth, *tokens, req); });
-  router.Add(http::Method::Post, "/v2/token", http::ApiFamily::Oci,
-             http::Requirement::Registry(),
+  router.Add(http::Method::Post, "/v2/token", http::ApiFamily::Oci, own,
              [&auth, tokens](http::Request& req) { return PostToken(auth, *tokens, req); });
 }
 
