@@ -62,6 +62,27 @@ log_tails() {
   return 0
 }
 
+# mon_command DIR ARGS...: `ceph ARGS` on DIR's cluster, its stderr appended to
+# DIR/log/setup.log. With auth none the CLI can send its first command before it has the
+# monitor's map, with a null fsid; the monitor refuses that ("handle_command on fsid
+# 00000000-... != ...", and the CLI says "Error EPERM: problem getting command descriptions
+# from mon"). It happened in 2 of 6 starts on a loaded machine, to either command below, so
+# a refusal (EPERM: the command did not run) is sent again, up to 5 times in all.
+mon_command() {
+  local dir=$1 attempt rc
+  shift
+  for ((attempt = 1; attempt <= 5; attempt++)); do
+    rc=0
+    timeout 60 ceph -c "$dir/ceph.conf" --connect-timeout 30 "$@" >/dev/null \
+      2>"$dir/log/command.err" || rc=$?
+    cat "$dir/log/command.err" >>"$dir/log/setup.log"
+    ((rc)) || return 0
+    grep -q EPERM "$dir/log/command.err" || return "$rc"
+    sleep 1
+  done
+  return "$rc"
+}
+
 start_cluster() {
   local dir=$1 watch=$2 memory_mib=$3
   for tool in ceph-mon ceph-osd radosgw radosgw-admin monmaptool ceph curl python3; do
@@ -123,13 +144,11 @@ EOF
   monmaptool --create --fsid "$fsid" --addv a "v1:127.0.0.1:$mon_port" "$dir/monmap" >/dev/null
   ceph-mon "${conf[@]}" --mkfs -i a --monmap "$dir/monmap" 2>>"$dir/log/setup.log"
   ceph-mon "${conf[@]}" -i a 2>>"$dir/log/setup.log"
-  timeout 60 ceph "${conf[@]}" --connect-timeout 30 osd create "$osd_uuid" >/dev/null \
-    2>>"$dir/log/setup.log"
+  mon_command "$dir" osd create "$osd_uuid"
   # The OSD is placed in the CRUSH map here, not by itself at boot: its own placement
   # commands can leave before it has the monitor's map, carrying a null cluster fsid that
   # the monitor refuses ("wrong fsid"), which ends the OSD on a loaded machine.
-  timeout 60 ceph "${conf[@]}" --connect-timeout 30 osd crush add osd.0 1.0 root=default \
-    >/dev/null 2>>"$dir/log/setup.log"
+  mon_command "$dir" osd crush add osd.0 1.0 root=default
   ceph-osd "${conf[@]}" -i 0 --mkfs --osd-uuid "$osd_uuid" 2>>"$dir/log/setup.log"
   ceph-osd "${conf[@]}" -i 0 2>>"$dir/log/setup.log"
   local i

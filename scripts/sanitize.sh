@@ -4,6 +4,10 @@
 # and UndefinedBehaviorSanitizer (-DHANGAR_SANITIZE=ON: -fsanitize=address,undefined
 # -fno-sanitize-recover=undefined -fno-omit-frame-pointer), and runs them with ctest. A
 # leak, a memory error or any undefined behaviour fails the test it happens in.
+# storage_s3_test is a unit test on a real S3: ctest runs its `s3` fixture with it
+# (s3_server_start/s3_server_stop: a one-node Ceph cluster with the RADOS gateway on
+# 127.0.0.1, scripts/s3-server.sh, ~15 s), so the S3 client code runs under the sanitizers
+# too (the Ceph daemons themselves are Debian's builds, not instrumented).
 # Arguments go to ctest: `scripts/sanitize.sh -R core_test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."

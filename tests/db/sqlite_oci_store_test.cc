@@ -40,7 +40,7 @@ std::string D(char c) { return "sha256:" + std::string(64, c); }
 
 TEST_F(OciStoreTest, ManifestKeepsExactBytesAndFirstRow) {
   auto m = Manifest(D('a'));
-  m.body = std::string("{\"a\":\"\xc3\xa9\"}\n  ", 15);  // non-ASCII, trailing whitespace
+  m.body = "{\"a\":\"\xc3\xa9\"}\n  ";  // non-ASCII, trailing whitespace
   m.annotations_json = "{\"k\":\"v\"}";
   ASSERT_TRUE(oci().PutManifest(m, {}).has_value());
   auto again = m;
