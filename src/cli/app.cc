@@ -61,6 +61,7 @@ struct App::Routes {
   // routes that use it, so it is destroyed (and flushes) after them.
   std::unique_ptr<services::DownloadCounter> downloads;
   std::unique_ptr<api::HfDeps> hf;
+  std::unique_ptr<services::AccountService> accounts;  // the pages' reads of accounts
   std::unique_ptr<web::WebDeps> web;
 };
 
@@ -266,8 +267,9 @@ http::Router& App::Router() {
   api::AddLfsRoutes(r, *lfs_, config_.limits);
   api::AddGitRoutes(r, *git_);
   api::AddHfFileRoutes(r, *routes_->hf);
+  routes_->accounts = std::make_unique<services::AccountService>(*stores_.users);
   routes_->web = std::make_unique<web::WebDeps>(web::WebDeps{
-      *auth_, *sessions_, *repos_, *content_, *browse_, *imports_, *stores_.users, config_});
+      *auth_, *sessions_, *repos_, *content_, *browse_, *imports_, *routes_->accounts, config_});
   web::AddWebRoutes(r, *routes_->web);
   return r;
 }

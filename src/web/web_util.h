@@ -15,9 +15,9 @@
 #include "core/principal.h"
 #include "core/repo_id.h"
 #include "core/result.h"
-#include "db/user_store.h"
 #include "http/request.h"
 #include "http/response.h"
+#include "services/account_service.h"
 #include "services/auth_service.h"
 #include "services/browse_service.h"
 #include "services/content_service.h"
@@ -42,7 +42,7 @@ struct WebDeps {
   services::ContentService& content;
   services::BrowseService& browse;
   services::ImportService& imports;
-  db::UserStore& users;
+  services::AccountService& accounts;
   const config::Config& config;
 };
 

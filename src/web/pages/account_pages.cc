@@ -112,7 +112,7 @@ Result<http::Response> RevokeToken(WebDeps& deps, PageContext& ctx, http::Reques
 Result<List> Owners(WebDeps& deps, const PageContext& ctx) {
   List owners;
   owners.push_back(Data(ctx.principal.name));
-  HANGAR_ASSIGN_OR_RETURN(auto orgs, deps.users.ListOrgsOfUser(ctx.principal.user_id));
+  HANGAR_ASSIGN_OR_RETURN(auto orgs, deps.accounts.OrgsOfUser(ctx.principal.user_id));
   for (const auto& m : orgs) {
     if (m.role != db::OrgRole::Read) owners.push_back(Data(m.org.name));
   }
@@ -184,7 +184,7 @@ Result<http::Response> Import(WebDeps& deps, PageContext& ctx, http::Request& re
 
 Result<http::Response> Orgs(WebDeps& deps, PageContext& ctx, std::string error = {}) {
   HANGAR_TRY(RequireSignIn(ctx));
-  HANGAR_ASSIGN_OR_RETURN(auto orgs, deps.users.ListOrgsOfUser(ctx.principal.user_id));
+  HANGAR_ASSIGN_OR_RETURN(auto orgs, deps.accounts.OrgsOfUser(ctx.principal.user_id));
   Data data;
   data.set("csrf", ctx.csrf);
   List list;
@@ -217,8 +217,8 @@ Result<http::Response> OrgSettings(WebDeps& deps, PageContext& ctx, http::Reques
   HANGAR_ASSIGN_OR_RETURN(std::string name, DecodedParam(req, "org"));
   if (deps.auth.NamespaceAccess(ctx.principal, name) != services::Access::Admin)
     return MakeError(ErrorCode::Forbidden, "only admins of " + name + " can manage its members");
-  HANGAR_ASSIGN_OR_RETURN(auto org, deps.users.FindOrgByName(name));
-  HANGAR_ASSIGN_OR_RETURN(auto members, deps.users.ListMembers(org.id));
+  HANGAR_ASSIGN_OR_RETURN(auto org, deps.accounts.FindOrg(name));
+  HANGAR_ASSIGN_OR_RETURN(auto members, deps.accounts.Members(org.id));
   Data data;
   data.set("csrf", ctx.csrf);
   data.set("org", org.name);

@@ -1,7 +1,6 @@
 // Home, listings and profiles (issue #4: "home", "/models … listings", "user and org
 // pages"). Listing rules (visibility, filters, paging) are RepoService's.
 
-#include "db/repo_store.h"
 #include "web/pages/pages.h"
 
 namespace hangar::web {
@@ -102,16 +101,16 @@ Result<http::Response> Listing(WebDeps& deps, PageContext& ctx, http::Request& r
 
 Result<http::Response> Profile(WebDeps& deps, PageContext& ctx, http::Request& req) {
   HANGAR_ASSIGN_OR_RETURN(std::string name, DecodedParam(req, "name"));
-  HANGAR_ASSIGN_OR_RETURN(auto kind, deps.users.GetNamespaceKind(name));
+  HANGAR_ASSIGN_OR_RETURN(auto kind, deps.accounts.NamespaceKind(name));
   Data data;
   data.set("name", name);
   if (kind == db::NamespaceKind::User) {
-    HANGAR_ASSIGN_OR_RETURN(auto user, deps.users.FindUserByName(name));
+    HANGAR_ASSIGN_OR_RETURN(auto user, deps.accounts.FindUser(name));
     data.set("fullname", user.fullname);
     data.set("kind", "User");
   } else if (kind == db::NamespaceKind::Org) {
-    HANGAR_ASSIGN_OR_RETURN(auto org, deps.users.FindOrgByName(name));
-    HANGAR_ASSIGN_OR_RETURN(auto members, deps.users.ListMembers(org.id));
+    HANGAR_ASSIGN_OR_RETURN(auto org, deps.accounts.FindOrg(name));
+    HANGAR_ASSIGN_OR_RETURN(auto members, deps.accounts.Members(org.id));
     data.set("fullname", org.fullname);
     data.set("kind", "Organization");
     data.set("has_members", !members.empty());
