@@ -276,6 +276,8 @@ int main(int argc, char** argv) {
   if (token_revoke->parsed()) {
     auto r = auth.RevokeToken(name, token_id);
     if (!r) return Fail(r.error());
+    std::fprintf(stderr, "revoked token %lld of %s\n", static_cast<long long>(token_id),
+                 name.c_str());
     return 0;
   }
   if (token_list->parsed()) {
@@ -290,12 +292,14 @@ int main(int argc, char** argv) {
   if (org_create->parsed()) {
     auto o = auth.CreateOrg(org, owner);
     if (!o) return Fail(o.error());
+    std::fprintf(stderr, "created org %s (admin: %s)\n", org.c_str(), owner.c_str());
     return 0;
   }
   if (gc->parsed()) return Gc(**hub, gc_dry_run, gc_grace, gc_json);
   if (org_add->parsed()) {
     auto r = auth.AddMember(org, member, *db::ParseOrgRole(role));
     if (!r) return Fail(r.error());
+    std::fprintf(stderr, "%s is now %s of %s\n", member.c_str(), role.c_str(), org.c_str());
     return 0;
   }
   return 2;

@@ -60,7 +60,9 @@ Result<client::Credentials> ResolveCredentials(const OciFlags& f, const std::str
     }
     return client::Credentials{f.username, password};
   }
-  if (!token.empty()) return client::Credentials{"hangar", token};
+  if (!token.empty()) {
+    return client::Credentials{"hangar", token, "the token of --token / $HANGAR_TOKEN"};
+  }
   std::string dir = Env("DOCKER_CONFIG");
   fs::path config = !dir.empty() ? fs::path(dir) / "config.json"
                                  : fs::path(Env("HOME")) / ".docker" / "config.json";

@@ -180,7 +180,9 @@ Result<void> HubClient::CreateRepo(const RepoRef& repo) const {
   auto res = ThreadClient().Perform(req);
   if (!res) return MakeError(res.error().code, "create " + repo.Id() + ": " + res.error().message);
   if (res->status == 409 || (res->status >= 200 && res->status < 300)) return {};
-  return HttpError(*res, "create repo " + repo.Id());
+  // The upload creates its repo when missing (as `hf upload` does), so a refusal here may
+  // be of a write to a repo that exists: say both.
+  return HttpError(*res, "create (or write to) repo " + repo.Id());
 }
 
 Result<void> HubClient::CreateBranch(const RepoRef& repo, std::string_view branch) const {

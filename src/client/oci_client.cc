@@ -165,8 +165,8 @@ Result<std::string> OciClient::FetchToken(const AuthChallenge& ch, const std::st
                                           " wants credentials: give --token, --username/"
                                           "--password or a Docker config entry"
                                     : "the token service of " + options_.registry +
-                                          " refused the credentials of user '" + cred.username +
-                                          "' (HTTP " + std::to_string(res->status) + ")");
+                                          " refused the credentials of " + cred.Name() +
+                                          " (HTTP " + std::to_string(res->status) + ")");
     }
     if (res->status < 200 || res->status >= 300) return OciHttpError(*res, "token request");
     boost::system::error_code ec;
@@ -227,8 +227,8 @@ Error OciClient::AuthError(const net::HttpResponse& res, const std::string& what
     e.message += " — " + options_.registry +
                  " wants credentials: give --token, --username/--password or a Docker config entry";
   } else {
-    e.message += " (the registry refused the credentials of user '" +
-                 options_.credentials.username + "')";
+    e.message += " (the registry refused the credentials of " + options_.credentials.Name() +
+                 ")";
   }
   return e;
 }

@@ -62,7 +62,12 @@ std::vector<AuthChallenge> ParseChallenges(std::string_view header);
 struct Credentials {
   std::string username;
   std::string password;
+  // How messages name these credentials ("the token of --token / $HANGAR_TOKEN"); "" names
+  // the user.
+  std::string origin;
   bool empty() const { return username.empty() && password.empty(); }
+  // "user 'alice'", or `origin`.
+  std::string Name() const { return origin.empty() ? "user '" + username + "'" : origin; }
 };
 
 // The credentials a Docker config file (~/.docker/config.json) holds for `registry`:
