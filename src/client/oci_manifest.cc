@@ -1,26 +1,19 @@
 #include "client/oci_manifest.h"
 
 #include <algorithm>
-#include <charconv>
 
 #include <boost/json.hpp>
 
 #include "client/oci_client.h"
 #include "core/hex.h"
 #include "core/repo_path.h"
+#include "core/util.h"
 
 namespace hangar::client {
 
 namespace json = boost::json;
 
 namespace {
-
-std::optional<uint64_t> ParseU64(std::string_view s) {
-  uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
-  return v;
-}
 
 std::optional<uint64_t> JsonU64(const json::value* v) {
   if (v == nullptr) return std::nullopt;
@@ -185,10 +178,10 @@ Result<std::vector<FileEntry>> FilesOfManifest(std::string_view manifest_json, s
     std::string path = Annotation(a, kPathKey);
     if (!path.empty()) {
       AnnotatedPart p;
-      auto index = ParseU64(Annotation(a, kPartIndexKey));
-      auto count = ParseU64(Annotation(a, kPartCountKey));
-      auto offset = ParseU64(Annotation(a, kPartOffsetKey));
-      auto file_size = ParseU64(Annotation(a, kFileSizeKey));
+      auto index = ParseUint64(Annotation(a, kPartIndexKey));
+      auto count = ParseUint64(Annotation(a, kPartCountKey));
+      auto offset = ParseUint64(Annotation(a, kPartOffsetKey));
+      auto file_size = ParseUint64(Annotation(a, kFileSizeKey));
       p.sha256 = Annotation(a, kFileSha256Key);
       bool sha_ok = p.sha256.empty() || IsLowerHex(p.sha256, 64);  // optional (push --file-sha256)
       if (!index || !count || !offset || !file_size || !sha_ok || *count == 0) {

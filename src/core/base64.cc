@@ -7,30 +7,34 @@
 namespace hangar {
 namespace {
 
-// Decodes `text` (no padding) with `alphabet`'s 64 characters; nullopt on anything else.
-std::optional<std::string> Decode(std::string_view text, std::string_view alphabet) {
-  if (text.size() % 4 == 1) return std::nullopt;
-  std::string out;
-  out.reserve(text.size() * 3 / 4);
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : text) {
-    size_t v = alphabet.find(c);
-    if (v == std::string_view::npos) return std::nullopt;
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
-  return out;
+bool IsStdChar(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+         c == '+' || c == '/';
 }
 
-constexpr std::string_view kStd =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-constexpr std::string_view kUrl =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+// Decodes standard-alphabet `text` without its padding through OpenSSL, after a strict
+// alphabet check (EVP_DecodeBlock itself skips blanks). nullopt on any other byte or an
+// impossible length.
+std::optional<std::string> DecodeStd(std::string_view text) {
+  if (text.size() % 4 == 1) return std::nullopt;
+  for (char c : text) {
+    if (!IsStdChar(c)) return std::nullopt;
+  }
+  size_t pad = (4 - text.size() % 4) % 4;
+  std::string padded;
+  if (pad > 0) {
+    padded.reserve(text.size() + pad);
+    padded.append(text).append(pad, '=');
+    text = padded;
+  }
+  std::string out(text.size() / 4 * 3, '\0');
+  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(text.data()),
+                          static_cast<int>(text.size()));
+  if (n < 0 || static_cast<size_t>(n) != out.size()) return std::nullopt;
+  out.resize(out.size() - pad);  // EVP_DecodeBlock counts the padding as zero bytes
+  return out;
+}
 
 }  // namespace
 
@@ -44,8 +48,9 @@ std::string Base64Encode(std::string_view bytes) {
 }
 
 std::optional<std::string> Base64Decode(std::string_view text) {
-  while (!text.empty() && text.back() == '=') text.remove_suffix(1);
-  return Decode(text, kStd);
+  // At most two '=': "QQ===" is not base64.
+  for (int i = 0; i < 2 && text.ends_with('='); ++i) text.remove_suffix(1);
+  return DecodeStd(text);
 }
 
 std::string Base64UrlEncode(std::string_view bytes) {
@@ -58,6 +63,18 @@ std::string Base64UrlEncode(std::string_view bytes) {
   return out;
 }
 
-std::optional<std::string> Base64UrlDecode(std::string_view text) { return Decode(text, kUrl); }
+std::optional<std::string> Base64UrlDecode(std::string_view text) {
+  std::string std_text(text);
+  for (char& c : std_text) {
+    if (c == '-') {
+      c = '+';
+    } else if (c == '_') {
+      c = '/';
+    } else if (c == '+' || c == '/') {
+      return std::nullopt;  // the standard alphabet's, not the URL one's
+    }
+  }
+  return DecodeStd(std_text);
+}
 
 }  // namespace hangar

@@ -2,6 +2,7 @@
 
 #include <openssl/rand.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -124,6 +125,20 @@ void AppendEscapedMarkup(std::string& out, std::string_view s) {
       default: out += c;
     }
   }
+}
+
+std::string_view TrimBlanks(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+std::optional<uint64_t> ParseUint64(std::string_view s) {
+  uint64_t v = 0;
+  const char* end = s.data() + s.size();
+  auto [p, ec] = std::from_chars(s.data(), end, v);
+  if (s.empty() || ec != std::errc() || p != end) return std::nullopt;
+  return v;
 }
 
 }  // namespace hangar

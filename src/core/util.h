@@ -2,6 +2,7 @@
 // Small shared helpers: time formatting, randomness.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -27,6 +28,12 @@ std::string PercentDecode(std::string_view s, bool* ok = nullptr);
 std::string PercentEncode(std::string_view s, bool keep_slash = false);
 // `s` with ASCII letters lower-cased; other bytes (UTF-8 included) unchanged.
 std::string AsciiLower(std::string_view s);
+// `s` without leading and trailing spaces and tabs (HTTP's optional whitespace, RFC 9110
+// §5.6.3).
+std::string_view TrimBlanks(std::string_view s);
+// `s` as a decimal uint64: ASCII digits only (no sign, no blanks), leading zeros allowed;
+// nullopt for anything else, the empty string, or a value over 2^64 − 1.
+std::optional<uint64_t> ParseUint64(std::string_view s);
 
 // Appends `s` to `out` with & < > " ' written as character references (&amp; &lt; &gt;
 // &quot; &#39;) and NUL dropped: safe as HTML or XML text and attribute values.

@@ -43,12 +43,6 @@ constexpr std::string_view kBadPassword = "Invalid username or password";
 
 Error Unauthorized() { return MakeError(ErrorCode::Unauthorized, std::string(kInvalidCredentials)); }
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 bool IEquals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return (x | 0x20) == (y | 0x20);
@@ -60,7 +54,7 @@ std::optional<std::string> TokenFromHeader(std::string_view header) {
   size_t sp = header.find(' ');
   if (sp == std::string_view::npos) return std::nullopt;
   std::string_view scheme = header.substr(0, sp);
-  std::string_view rest = Trim(header.substr(sp + 1));
+  std::string_view rest = TrimBlanks(header.substr(sp + 1));
   if (IEquals(scheme, "Bearer")) return std::string(rest);
   if (!IEquals(scheme, "Basic")) return std::nullopt;
   auto decoded = Base64Decode(rest);
@@ -177,7 +171,7 @@ int64_t AuthService::NowMillis() const {
 }
 
 Result<Principal> AuthService::Authenticate(std::string_view header) {
-  header = Trim(header);
+  header = TrimBlanks(header);
   if (header.empty()) return Principal::Anonymous();
   auto token = TokenFromHeader(header);
   if (!token || token->empty() || token->size() > kMaxTokenLength) return Unauthorized();

@@ -22,12 +22,6 @@ std::string_view HostOf(std::string_view url) {
   return url.substr(0, url.find('/'));
 }
 
-std::string_view TrimSpaces(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 bool SameToken(std::string_view a, std::string_view b) {
   return !a.empty() && a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
@@ -72,7 +66,7 @@ std::string CookieValue(const http::Request& req, std::string_view name) {
     std::string_view rest = v;
     while (!rest.empty()) {
       auto semi = rest.find(';');
-      std::string_view pair = TrimSpaces(rest.substr(0, semi));
+      std::string_view pair = TrimBlanks(rest.substr(0, semi));
       rest = semi == std::string_view::npos ? std::string_view() : rest.substr(semi + 1);
       auto eq = pair.find('=');
       if (eq != std::string_view::npos && pair.substr(0, eq) == name)

@@ -35,6 +35,8 @@ TEST(Base64, RefusesForeignBytesAndImpossibleLengths) {
   EXPECT_FALSE(Base64UrlDecode("Zm9v+").has_value());  // standard alphabet in a URL token
   EXPECT_FALSE(Base64UrlDecode("Zm9vYg==").has_value());  // padding is not base64url here
   EXPECT_FALSE(Base64Decode("Zm 9v").has_value());
+  EXPECT_FALSE(Base64Decode("Zg===").has_value());  // at most two '='
+  EXPECT_FALSE(Base64Decode("Zg=a").has_value());   // '=' only at the end
 }
 
 }  // namespace

@@ -15,6 +15,22 @@ TEST(Util, PercentDecodeOnce) {
   EXPECT_FALSE(ok);
 }
 
+TEST(Util, TrimBlanksDropsSpacesAndTabsAtBothEnds) {
+  EXPECT_EQ(TrimBlanks(" \t bytes=0-1\t "), "bytes=0-1");
+  EXPECT_EQ(TrimBlanks("a b"), "a b");  // inner blanks stay
+  EXPECT_EQ(TrimBlanks(" \t "), "");
+  EXPECT_EQ(TrimBlanks("x\r\n"), "x\r\n");  // only blanks: line ends are the caller's
+}
+
+TEST(Util, ParseUint64TakesDigitsOnly) {
+  EXPECT_EQ(ParseUint64("0"), 0u);
+  EXPECT_EQ(ParseUint64("007"), 7u);
+  EXPECT_EQ(ParseUint64("18446744073709551615"), UINT64_MAX);
+  for (const char* bad : {"", "18446744073709551616", "-1", "+1", " 1", "1 ", "1e3", "0x10"}) {
+    EXPECT_FALSE(ParseUint64(bad).has_value()) << bad;
+  }
+}
+
 TEST(Util, PercentEncode) {
   EXPECT_EQ(PercentEncode("a b/c", true), "a%20b/c");
   EXPECT_EQ(PercentEncode("a b/c"), "a%20b%2Fc");

@@ -1,12 +1,11 @@
 // Commits over HTTP: preupload (hf-api.md §7.1) and the NDJSON commit (§7.2).
 
-#include <openssl/evp.h>
-
 #include <boost/json.hpp>
 
 #include "api/hf/hf_common.h"
 #include "api/hf/hf_handlers.h"
 #include "api/json_util.h"
+#include "core/base64.h"
 #include "core/byte_source.h"
 
 namespace hangar::api {
@@ -18,27 +17,13 @@ namespace {
 // Largest NDJSON commit body: inline files are base64 in it (LFS files travel separately).
 constexpr size_t kMaxCommitBody = 64 * 1024 * 1024;
 
-// Strict standard base64 (RFC 4648 §4, padded). Errors: BadRequest naming `what`.
+// Strict standard base64 (RFC 4648 §4), padded as the HF clients send it. Errors:
+// BadRequest naming `what`.
 Result<std::string> DecodeBase64(std::string_view in, std::string_view what) {
-  auto bad = [&] {
-    return MakeError(ErrorCode::BadRequest, "invalid base64 in " + std::string(what));
-  };
-  if (in.size() % 4 != 0) return bad();
-  if (in.empty()) return std::string();
-  size_t pad = in.ends_with("==") ? 2 : in.ends_with('=') ? 1 : 0;
-  for (size_t i = 0; i < in.size() - pad; ++i) {
-    char c = in[i];
-    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-              c == '+' || c == '/';
-    if (!ok) return bad();
-  }
-  std::string out(in.size() / 4 * 3, '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(in.data()),
-                          static_cast<int>(in.size()));
-  if (n < 0 || static_cast<size_t>(n) != out.size()) return bad();
-  out.resize(out.size() - pad);
-  return out;
+  std::optional<std::string> out;
+  if (in.size() % 4 == 0) out = Base64Decode(in);
+  if (!out) return MakeError(ErrorCode::BadRequest, "invalid base64 in " + std::string(what));
+  return std::move(*out);
 }
 
 Error Bad(std::string_view where, std::string_view what) {

@@ -3,28 +3,19 @@
 
 #include <boost/json.hpp>
 
-#include <charconv>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "api/json_util.h"
 #include "api/lfs/lfs_handlers.h"
+#include "core/util.h"
 
 namespace hangar::api::lfs {
 
 namespace json = boost::json;
 
 namespace {
-
-// A decimal part number, leading zeros allowed (hf-api.md §7.4).
-std::optional<uint64_t> ParsePartNumber(std::string_view s) {
-  uint64_t v = 0;
-  if (s.empty()) return std::nullopt;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
 
 // {"oid": "...", "parts": [{"partNumber": n, "etag": "..."}, ...]}.
 Result<std::vector<services::LfsPartRef>> ParseCompletion(const json::object& body,
@@ -46,7 +37,7 @@ Result<std::vector<services::LfsPartRef>> ParseCompletion(const json::object& bo
     std::optional<uint64_t> number;
     if (n && n->is_int64() && n->get_int64() > 0) number = static_cast<uint64_t>(n->get_int64());
     if (n && n->is_uint64()) number = n->get_uint64();
-    if (n && n->is_string()) number = ParsePartNumber(n->get_string());
+    if (n && n->is_string()) number = ParseUint64(n->get_string());
     if (!number || !etag || !etag->is_string()) {
       return invalid("each part must have a partNumber and an etag string");
     }
@@ -60,7 +51,7 @@ Result<std::vector<services::LfsPartRef>> ParseCompletion(const json::object& bo
 Result<http::Response> HandlePartUpload(services::LfsService& lfs, http::Request& req) {
   auto oid = OidParam(req);
   if (!oid) return std::move(oid).error();
-  auto part = ParsePartNumber(req.Param("part"));
+  auto part = ParseUint64(req.Param("part"));
   if (!part) return MakeError(ErrorCode::NotFound, "no such part URL: " + req.path);
   auto etag = lfs.UploadPart(req.Param("ticket"), *oid, *part, *req.body, req.ContentLength());
   if (!etag) return std::move(etag).error();

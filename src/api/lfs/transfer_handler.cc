@@ -1,11 +1,11 @@
 // The basic transfer adapter's hrefs (git-lfs.md §11.5, hf-api.md §7.4): PUT uploads and
 // GET downloads, authorised by the ticket in the URL, not by an Authorization header.
 
-#include <charconv>
 #include <optional>
 #include <string>
 
 #include "api/lfs/lfs_handlers.h"
+#include "core/util.h"
 
 namespace hangar::api::lfs {
 
@@ -17,49 +17,35 @@ Result<Sha256> OidParam(const http::Request& req) {
 
 namespace {
 
-std::optional<uint64_t> ParseU64(std::string_view s) {
-  if (s.empty()) return std::nullopt;
-  uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 }  // namespace
 
 Result<std::optional<storage::ByteRange>> ParseRange(std::string_view header, uint64_t size) {
-  header = Trim(header);
+  header = TrimBlanks(header);
   constexpr std::string_view kUnit = "bytes=";
   if (header.size() < kUnit.size() || header.substr(0, kUnit.size()) != kUnit) {
     return std::optional<storage::ByteRange>();
   }
-  std::string_view spec = Trim(header.substr(kUnit.size()));
+  std::string_view spec = TrimBlanks(header.substr(kUnit.size()));
   if (spec.find(',') != std::string_view::npos) return std::optional<storage::ByteRange>();
   size_t dash = spec.find('-');
   if (dash == std::string_view::npos) return std::optional<storage::ByteRange>();
-  std::string_view first_s = Trim(spec.substr(0, dash));
-  std::string_view last_s = Trim(spec.substr(dash + 1));
+  std::string_view first_s = TrimBlanks(spec.substr(0, dash));
+  std::string_view last_s = TrimBlanks(spec.substr(dash + 1));
   Error unsatisfiable = MakeError(ErrorCode::RangeNotSatisfiable,
                                   "range " + std::string(spec) + " is outside the object (" +
                                       std::to_string(size) + " bytes)");
   if (first_s.empty()) {  // suffix: the last N bytes
-    auto n = ParseU64(last_s);
+    auto n = ParseUint64(last_s);
     if (!n) return std::optional<storage::ByteRange>();
     if (*n == 0 || size == 0) return unsatisfiable;
     uint64_t len = std::min(*n, size);
     return std::optional(storage::ByteRange::Window(size - len, len));
   }
-  auto first = ParseU64(first_s);
+  auto first = ParseUint64(first_s);
   if (!first) return std::optional<storage::ByteRange>();
   std::optional<uint64_t> last;
   if (!last_s.empty()) {
-    last = ParseU64(last_s);
+    last = ParseUint64(last_s);
     if (!last || *last < *first) return std::optional<storage::ByteRange>();
   }
   if (*first >= size) return unsatisfiable;

@@ -1,29 +1,16 @@
 // /v2/ (end-1), blob uploads (end-4..6, 11, 13, 14) and blobs (end-2, end-10): oci.md §3.2,
 // §4, §7.
 
-#include <charconv>
 #include <optional>
 #include <string>
 
 #include "api/error_render.h"
 #include "api/oci/oci_handlers.h"
+#include "core/util.h"
 
 namespace hangar::api::oci {
 
 namespace {
-
-std::optional<uint64_t> ParseU64(std::string_view s) {
-  uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 std::string UploadLocation(const OciPath& p, std::string_view id) {
   return "/v2/" + p.name + "/blobs/uploads/" + std::string(id);
@@ -60,11 +47,11 @@ Result<std::optional<services::OciChunkRange>> ChunkRange(const http::Request& r
 }  // namespace
 
 Result<services::OciChunkRange> ParseChunkRange(std::string_view value) {
-  std::string_view v = Trim(value);
+  std::string_view v = TrimBlanks(value);
   if (v.starts_with("bytes=") || v.starts_with("bytes ")) v.remove_prefix(6);
   size_t dash = v.find('-');
-  auto first = dash == std::string_view::npos ? std::nullopt : ParseU64(v.substr(0, dash));
-  auto last = dash == std::string_view::npos ? std::nullopt : ParseU64(v.substr(dash + 1));
+  auto first = dash == std::string_view::npos ? std::nullopt : ParseUint64(v.substr(0, dash));
+  auto last = dash == std::string_view::npos ? std::nullopt : ParseUint64(v.substr(dash + 1));
   // 0-18446744073709551615 would be a chunk of 2^64 bytes, whose size wraps to 0.
   if (!first || !last || (*first == 0 && *last == UINT64_MAX)) {
     return MakeError(ErrorCode::BlobUploadInvalid,
@@ -76,31 +63,31 @@ Result<services::OciChunkRange> ParseChunkRange(std::string_view value) {
 
 Result<storage::ByteRange> BlobRange(std::string_view header, uint64_t size, bool& partial) {
   partial = false;
-  header = Trim(header);
+  header = TrimBlanks(header);
   if (!header.starts_with("bytes=")) return storage::ByteRange{};
-  std::string_view spec = Trim(header.substr(6));
+  std::string_view spec = TrimBlanks(header.substr(6));
   size_t dash = spec.find('-');
   if (spec.find(',') != std::string_view::npos || dash == std::string_view::npos) {
     return storage::ByteRange{};
   }
-  std::string_view a = Trim(spec.substr(0, dash)), b = Trim(spec.substr(dash + 1));
+  std::string_view a = TrimBlanks(spec.substr(0, dash)), b = TrimBlanks(spec.substr(dash + 1));
   Error unsatisfiable = MakeError(ErrorCode::RangeNotSatisfiable,
                                   "range " + std::string(spec.substr(0, 100)) +
                                       " is outside the blob (" + std::to_string(size) +
                                       " bytes)");
   if (a.empty()) {
-    auto n = ParseU64(b);
+    auto n = ParseUint64(b);
     if (!n) return storage::ByteRange{};
     if (*n == 0 || size == 0) return unsatisfiable;
     partial = true;
     uint64_t len = std::min(*n, size);
     return storage::ByteRange::Window(size - len, len);
   }
-  auto first = ParseU64(a);
+  auto first = ParseUint64(a);
   if (!first) return storage::ByteRange{};
   std::optional<uint64_t> last;
   if (!b.empty()) {
-    last = ParseU64(b);
+    last = ParseUint64(b);
     if (!last) return storage::ByteRange{};
     if (*last < *first) return unsatisfiable;
   }

@@ -19,12 +19,6 @@ namespace json = boost::json;
 
 namespace {
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 // Whether the client's Accept headers admit `media_type` (oci.md §3.1, as the reference
 // registry: no Accept, or one listing the type, */* or application/*).
 bool Accepts(const http::Request& req, std::string_view media_type) {
@@ -36,7 +30,7 @@ bool Accepts(const http::Request& req, std::string_view media_type) {
       size_t comma = rest.find(',');
       std::string_view item = rest.substr(0, comma);
       rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-      item = Trim(item.substr(0, item.find(';')));
+      item = TrimBlanks(item.substr(0, item.find(';')));
       if (item.empty()) continue;
       any = true;
       if (item == media_type || item == "*/*" || item == "application/*") return true;
@@ -82,7 +76,7 @@ http::Response ManifestResponse(const http::Request& req, services::OciManifestR
   const std::string etag = "\"" + m.digest + "\"";
   std::string_view inm = req.Header("if-none-match");
   http::Response res;
-  if (!inm.empty() && (inm.find(etag) != std::string_view::npos || Trim(inm) == m.digest)) {
+  if (!inm.empty() && (inm.find(etag) != std::string_view::npos || TrimBlanks(inm) == m.digest)) {
     res = Empty(304);
   } else {
     res = http::Response::Json(200, std::move(m.body), m.media_type);

@@ -3,7 +3,6 @@
 #include "api/uploads/upload_routes.h"
 
 #include <boost/json.hpp>
-#include <charconv>
 
 #include "api/hf/hf_common.h"
 #include "api/json_util.h"
@@ -66,9 +65,8 @@ Result<std::string> UploadId(const http::Request& req) {
 
 // A positive integer from text, or nullopt.
 std::optional<uint64_t> ParsePositive(std::string_view s) {
-  uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || v == 0) return std::nullopt;
+  auto v = ParseUint64(s);
+  if (v == 0) return std::nullopt;
   return v;
 }
 
