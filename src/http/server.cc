@@ -7,6 +7,7 @@
 #include <boost/beast/http.hpp>
 
 #include <algorithm>
+#include <sys/resource.h>
 #include <sys/sendfile.h>
 
 #include <atomic>
@@ -42,6 +43,9 @@ constexpr size_t kStreamChunk = 256 * 1024;   // response chunk read per worker 
 constexpr size_t kBodyReadSize = 64 * 1024;   // socket read size for chunked request bodies
 constexpr size_t kBodyBatch = 1 << 20;        // request bytes gathered per worker hand-off
 constexpr uint64_t kInlineBody = 64 * 1024;   // streamed responses up to this are read at once
+// What the connection buffer may hold beyond a request head: a few socket reads of chunked
+// body with its framing (a chunk-size line, extensions included, must fit in it).
+constexpr size_t kFramingSlack = 4 * kBodyReadSize;
 
 // A Host header value that is a plain host[:port] or [v6]:port (or absent).
 bool ValidHost(std::string_view h) {
@@ -101,17 +105,6 @@ class BodyBudget {
   std::atomic<uint64_t> used_{0};
 };
 
-// Body bytes read ahead of the handler; their charge goes back to the budget with them.
-struct BodyBuffer {
-  explicit BodyBuffer(BodyBudget& b) : budget(b) {}
-  ~BodyBuffer() { budget.Release(charged); }
-  BodyBuffer(const BodyBuffer&) = delete;
-  BodyBuffer& operator=(const BodyBuffer&) = delete;
-  BodyBudget& budget;
-  std::string data;     // the bytes read (size() of them)
-  uint64_t charged = 0; // bytes of the budget held (>= the memory `data` uses)
-};
-
 // How many things (connections, bodies) each key (a client IP, a principal) holds, against
 // a limit. Thread-safe.
 class PerKeyCounter {
@@ -155,6 +148,28 @@ class PerKeySlot {
  private:
   PerKeyCounter* counter_ = nullptr;
   std::string key_;
+};
+
+// Body bytes read ahead of the handler; their charges go back with them: to the global
+// budget, and for an unauthenticated caller to the share all such callers have together
+// and to its IP's count of read-ahead steps.
+struct BodyBuffer {
+  explicit BodyBuffer(BodyBudget& b) : budget(b) {}
+  ~BodyBuffer() {
+    budget.Release(charged);
+    if (anonymous_budget) anonymous_budget->Release(anonymous_charged);
+    for (int i = 0; i < ip_steps; ++i) ip_counter->Release(ip);
+  }
+  BodyBuffer(const BodyBuffer&) = delete;
+  BodyBuffer& operator=(const BodyBuffer&) = delete;
+  BodyBudget& budget;
+  std::string data;     // the bytes read (size() of them)
+  uint64_t charged = 0; // bytes of the budget held (>= the memory `data` uses)
+  BodyBudget* anonymous_budget = nullptr;  // set for unauthenticated callers
+  uint64_t anonymous_charged = 0;          // bytes of it held
+  PerKeyCounter* ip_counter = nullptr;     // with `ip`: steps held by that IP
+  std::string ip;
+  int ip_steps = 0;
 };
 
 // Threads for handlers that read a body still arriving: each such handler gets a thread of
@@ -210,8 +225,13 @@ class BodyThreads {
 // One client connection. Its operations run on a strand (stream's executor).
 struct Conn {
   Conn(tcp::socket s, const ServerOptions& o)
-      : stream(std::move(s)), body_timer(stream.get_executor()), options(o) {}
+      : stream(std::move(s)),
+        buffer(o.max_header_bytes + kFramingSlack),
+        body_timer(stream.get_executor()),
+        options(o) {}
   beast::tcp_stream stream;
+  // The head, then chunked framing and the body bytes read with it. Bounded: a chunk-size
+  // line with endless extensions ends in a 400, not in unbounded memory.
   beast::flat_buffer buffer;
   std::unique_ptr<bhttp::request_parser<bhttp::buffer_body>> body_parser;
   // A body framed by Content-Length is read straight from the socket into the reader's
@@ -352,7 +372,7 @@ static asio::awaitable<Result<size_t>> ReadSomeBody(const std::shared_ptr<Conn>&
   // Beast reads into c->buffer as far as its free capacity goes (512 bytes by default).
   auto& parser = *c->body_parser;
   if (c->buffer.capacity() - c->buffer.size() < kBodyReadSize) {
-    c->buffer.reserve(c->buffer.size() + kBodyReadSize);
+    c->buffer.reserve(std::min(c->buffer.size() + kBodyReadSize, c->buffer.max_size()));
   }
   while (!parser.is_done()) {
     parser.get().body().data = buf.data();
@@ -363,6 +383,11 @@ static asio::awaitable<Result<size_t>> ReadSomeBody(const std::shared_ptr<Conn>&
     size_t got = buf.size() - parser.get().body().size;
     if (ec) {
       if (c->expired != Conn::Expiry::None) co_return c->ExpiryError();
+      if (ec == bhttp::error::buffer_overflow) {
+        co_return MakeError(ErrorCode::BadRequest,
+                            "chunked framing too long: a chunk-size line (with its extensions) "
+                            "or trailer over " + std::to_string(kFramingSlack) + " bytes");
+      }
       co_return MakeError(ErrorCode::BadRequest,
                           "request body cut short (" + ec.message() + ")");
     }
@@ -453,8 +478,10 @@ struct Server::Impl {
         acceptor(ioc),
         signals(ioc),
         grace_timer(ioc),
+        accept_backoff(ioc),
         id_prefix(RandomHex(3)),
-        budget(options.body_memory_bytes) {}
+        budget(options.body_memory_bytes),
+        anonymous_budget(options.body_memory_bytes / 2) {}
 
   ServerOptions options;
   const Router& router;
@@ -466,6 +493,7 @@ struct Server::Impl {
   tcp::acceptor acceptor;
   asio::signal_set signals;
   asio::steady_timer grace_timer;
+  asio::steady_timer accept_backoff;  // the pause after a failed accept
   std::string id_prefix;
   std::atomic<uint64_t> next_id{1};
   uint16_t port = 0;
@@ -475,6 +503,8 @@ struct Server::Impl {
   std::atomic<bool> stopping{false};
   std::atomic<int> live{0};
   BodyBudget budget;
+  BodyBudget anonymous_budget;  // the part of `budget` unauthenticated callers may hold
+  PerKeyCounter anonymous_steps;  // read-ahead steps (up to kBodyReadSize) held, by IP
   PerKeyCounter conns_per_ip;
   PerKeyCounter anonymous_bodies;     // by client IP
   PerKeyCounter streaming_by_principal;  // by user name
@@ -484,9 +514,11 @@ struct Server::Impl {
   // Admits a request that has a body, reads the body ahead, runs the handler.
   asio::awaitable<Response> ServeWithBody(std::shared_ptr<Conn> c, Request& req);
   // Reads the body ahead of the handler into a buffer charged to the budget: up to `cap`
-  // bytes, or to its end. Errors: those of ReadSomeBody; Unavailable (budget).
+  // bytes, or to its end. Errors: those of ReadSomeBody; Unavailable (budget, or the
+  // unauthenticated callers' share of it), TooManyRequests (one IP's share).
+  // `anonymous`: the caller has no identity (see BodyBuffer for its shares).
   asio::awaitable<Result<std::unique_ptr<BodyBuffer>>> ReadAhead(std::shared_ptr<Conn> c,
-                                                                 size_t cap);
+                                                                 size_t cap, bool anonymous);
   // Takes `n` bytes of the budget, waiting up to body_memory_wait. Errors: Unavailable.
   asio::awaitable<Result<void>> Charge(Conn& c, uint64_t n);
   // Refuses a connection over the per-IP limit: a 429, then a lingering close.
@@ -707,14 +739,38 @@ asio::awaitable<Result<void>> Server::Impl::Charge(Conn& c, uint64_t n) {
 }
 
 asio::awaitable<Result<std::unique_ptr<BodyBuffer>>> Server::Impl::ReadAhead(
-    std::shared_ptr<Conn> c, size_t cap) {
+    std::shared_ptr<Conn> c, size_t cap, bool anonymous) {
   auto out = std::make_unique<BodyBuffer>(budget);
+  if (anonymous) {
+    out->anonymous_budget = &anonymous_budget;
+    out->ip_counter = &anonymous_steps;
+    out->ip = c->ip;
+  }
+  // Unauthenticated callers may hold half of the budget together, and one IP an eighth, so
+  // that they can never make a signed-in caller's body wait.
+  const int ip_steps_limit =
+      static_cast<int>(std::max<uint64_t>(1, budget.limit() / 8 / kBodyReadSize));
   size_t got = 0;
   while (got < cap && !c->BodyDone()) {
     if (got == out->data.size()) {
       // Grow by a read's worth at a time, so a trickler holds only what it sent.
       uint64_t step = std::min<uint64_t>(cap - got, kBodyReadSize);
       if (c->raw_left) step = std::min(step, *c->raw_left);
+      if (anonymous) {
+        if (!anonymous_steps.TryAcquire(c->ip, ip_steps_limit)) {
+          co_return MakeError(ErrorCode::TooManyRequests,
+                              "unauthenticated request bodies from " + c->ip +
+                                  " hold as much memory as one address may (an eighth of "
+                                  "limits.body_memory_bytes); try again shortly");
+        }
+        ++out->ip_steps;
+        if (!anonymous_budget.TryCharge(step)) {
+          co_return MakeError(ErrorCode::Unavailable,
+                              "unauthenticated request bodies hold as much memory as they may "
+                              "(half of limits.body_memory_bytes); try again shortly");
+        }
+        out->anonymous_charged += step;
+      }
       Result<void> charged = co_await Charge(*c, step);
       if (!charged) co_return std::move(charged).error();
       out->charged += step;
@@ -791,7 +847,7 @@ asio::awaitable<Response> Server::Impl::ServeWithBody(std::shared_ptr<Conn> c, R
   // One byte past the bound tells a chunked body that ends there from a longer one.
   size_t cap = c->raw_left ? static_cast<size_t>(std::min<uint64_t>(*c->raw_left, bound))
                            : bound + 1;
-  auto ahead = co_await ReadAhead(c, cap);
+  auto ahead = co_await ReadAhead(c, cap, anonymous);
   if (!ahead) co_return refuse(ahead.error());
   bool complete = c->BodyDone();
   if (!complete && capped) {
@@ -945,7 +1001,12 @@ asio::awaitable<void> Server::Impl::AcceptLoop() {
     auto [ec, sock] = co_await acceptor.async_accept(asio::make_strand(ioc), kTuple);
     if (ec) {
       if (stopping || ec == asio::error::operation_aborted) co_return;
-      continue;  // e.g. EMFILE: keep serving the others
+      // E.g. EMFILE: the pending connection stays queued, so accepting again at once would
+      // spin. Keep serving the others and retry shortly.
+      Log("http")->warn("accept: {}; retrying in 100 ms", ec.message());
+      accept_backoff.expires_after(std::chrono::milliseconds(100));
+      co_await accept_backoff.async_wait(kTuple);
+      continue;
     }
     beast::error_code ignored;
     sock.set_option(tcp::no_delay(true), ignored);
@@ -1003,6 +1064,12 @@ Server::~Server() {
 
 Result<uint16_t> Server::Listen() {
   auto& i = *impl_;
+  // Every connection is a descriptor: take all the hard limit allows (often 1,024 soft of
+  // 524,288 hard), so the per-IP limits, not the descriptor table, decide who is refused.
+  if (rlimit nofile{}; getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+    nofile.rlim_cur = nofile.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &nofile);
+  }
   beast::error_code ec;
   auto addr = asio::ip::make_address(i.options.host, ec);
   if (ec) return MakeError(ErrorCode::BadRequest, "invalid listen address '" + i.options.host + "'");

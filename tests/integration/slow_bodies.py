@@ -197,8 +197,14 @@ async def probe(a):
     body_at = t0 + a.body_after[0] if a.body_after else None
     while time.monotonic() < deadline:
         if body_at is not None and time.monotonic() >= body_at:
-            writer.write(unescape(a.body_after[1]))
-            await writer.drain()
+            body = a.body_after[1]
+            # "@FILE": the body is FILE's bytes (for bodies too long for an argument).
+            with_file = body.startswith("@")
+            writer.write(open(body[1:], "rb").read() if with_file else unescape(body))
+            try:
+                await writer.drain()
+            except (ConnectionError, OSError):
+                pass  # the server may answer and close before taking it all
             body_at = None
         step = deadline - time.monotonic()
         if body_at is not None:
@@ -276,7 +282,8 @@ def main():
     pr = sub.add_parser("probe")
     pr.add_argument("port", type=int)
     pr.add_argument("head")
-    pr.add_argument("--body-after", nargs=2, metavar=("SECONDS", "BODY"))
+    pr.add_argument("--body-after", nargs=2, metavar=("SECONDS", "BODY"),
+                    help="send BODY (escapes as in HEAD, or @FILE) after SECONDS")
     pr.add_argument("--wait", type=float, default=5)
     ho = sub.add_parser("hold")
     ho.add_argument("port", type=int)

@@ -178,6 +178,17 @@ P="$(probe 'POST /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: Chunked\r\n\
 check_match "Transfer-Encoding: Chunked passes framing (405 from the route)" '^HTTP/1.1 405' \
   "$(jq -r .status_line <<<"$P")"
 
+section "a chunk-size line with endless extensions → 400, memory bounded"
+RSS0_KB="$(awk '/^VmHWM/ {print $2}' "/proc/$SERVER_PID/status")"
+{ printf '1;'; head -c 1000000 /dev/zero | tr '\0' a; } >"$T/extension.body"
+P="$(probe 'POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n' \
+  --body-after 0 "@$T/extension.body" --wait 5)"
+check_match "1 MB of chunk extension → 400" '^HTTP/1.1 400' "$(jq -r .status_line <<<"$P")"
+check_match "  saying the framing is too long" 'chunked framing too long' "$(jq -r .body <<<"$P")"
+RSS1_KB="$(awk '/^VmHWM/ {print $2}' "/proc/$SERVER_PID/status")"
+check_true "  RSS peak grew by under 4 MiB ($(((RSS1_KB - RSS0_KB) / 1024)) MiB)" \
+  test $((RSS1_KB - RSS0_KB)) -lt 4096
+
 section "a writer's large body that stalls after the read-ahead → 408 by the rate rule"
 python3 "$GEN" hold "$PORT" 'POST /api/models/alice/m/commit/main HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer '"$ALICE"'\r\nContent-Type: application/x-ndjson\r\nContent-Length: 2097152\r\n\r\n' \
   1572864 --seconds 15 --ready "$T/hold0" >"$T/hold0.json"
@@ -225,6 +236,32 @@ check_true "  in under 1 s ($(ms_since "$t0") ms)" test "$(ms_since "$t0")" -lt 
 wait "${HOLDERS[@]}"
 check_eq "the 16 stalled bodies answered 408 by the rate rule" 16 \
   "$(cat "$T"/park*.json | jq -r '.answer | startswith("HTTP/1.1 408") and contains("too slow")' | grep -c true)"
+
+section "unauthenticated bodies hold at most an eighth of the body memory per IP"
+# Eight anonymous 1 MiB paths-info bodies, stalled 10 bytes before their end, hold this
+# IP's share (8 MiB of 64); a ninth is refused, and a writer's commit is not delayed.
+ANON_HEAD='POST /api/models/alice/m/paths-info/main HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n'
+HOLDERS=()
+for i in $(seq 1 8); do
+  python3 "$GEN" hold "$PORT" "$ANON_HEAD" 1048566 --seconds 4 --ready "$T/anon$i" \
+    >"$T/anon$i.json" &
+  EXTRA_PIDS+=("$!")
+  HOLDERS+=("$!")
+done
+held() { [[ "$(ls "$T"/anon[0-9]* 2>/dev/null | grep -vc json)" -ge 8 ]]; }
+wait_until 10 held || die "the 8 anonymous holders did not connect"
+sleep 1  # their bytes reach the read-ahead
+python3 "$GEN" hold "$PORT" "$ANON_HEAD" 1048566 --seconds 3 --ready "$T/anon-ninth" \
+  >"$T/anon-ninth.json"
+check_match "a ninth anonymous 1 MiB body from the IP → 429" '^HTTP/1.1 429' \
+  "$(jq -r .answer <"$T/anon-ninth.json")"
+check_match "  saying it is this address's share" 'as much memory as one address may' \
+  "$(jq -r .answer <"$T/anon-ninth.json")"
+t0="$(date +%s%N)"
+commit 3
+check_status "alice's commit meanwhile" 200
+check_true "  in under 1 s ($(ms_since "$t0") ms)" test "$(ms_since "$t0")" -lt 1000
+wait "${HOLDERS[@]}"
 stop_server || fail "server stopped cleanly" "rc $SERVER_RC"
 
 HOLDERS=()
@@ -244,15 +281,23 @@ unset HANGAR_LIMITS_CONNECTIONS_PER_IP HANGAR_LIMITS_ANONYMOUS_BODIES_PER_IP \
 must_create "$BOB" r bob model false
 # paths-info of a public repo: a body route anonymous callers may use (HF error shape).
 PI='POST /api/models/bob/r/paths-info/main HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n'
-# A1 and A2, anonymous, each hold all but 10 bytes of a 512 KiB body: both anonymous
-# slots of this IP and the whole 1 MiB budget.
+# B1 and B2, bob's, hold all but 10 bytes of a 512 KiB and a 448 KiB body; A1 and A2,
+# anonymous, each half of a 2000-byte one (both anonymous slots of this IP). Together
+# they hold all but 60 KiB of the 1 MiB budget.
+for a in B1:524288 B2:458752; do
+  python3 "$GEN" hold "$PORT" "${PI}Authorization: Bearer $BOB\\r\\nContent-Length: ${a#*:}\\r\\n\\r\\n" \
+    $((${a#*:} - 10)) --seconds 16 --ready "$T/hold${a%:*}" >"$T/hold${a%:*}.json" &
+  EXTRA_PIDS+=("$!")
+  HOLDERS+=("$!")
+done
 for a in A1 A2; do
-  python3 "$GEN" hold "$PORT" "${PI}Content-Length: 524288\\r\\n\\r\\n" 524278 \
+  python3 "$GEN" hold "$PORT" "${PI}Content-Length: 2000\\r\\n\\r\\n" 1000 \
     --seconds 16 --ready "$T/hold$a" >"$T/hold$a.json" &
   EXTRA_PIDS+=("$!")
   HOLDERS+=("$!")
 done
-wait_until 5 test -s "$T/holdA1" -a -s "$T/holdA2" || die "holders A1, A2 did not connect"
+wait_until 5 test -s "$T/holdA1" -a -s "$T/holdA2" -a -s "$T/holdB1" -a -s "$T/holdB2" ||
+  die "holders A1, A2, B1, B2 did not connect"
 # Each refusal is polled for: the holders' bytes reach the server asynchronously.
 anon_refused() {
   P="$(probe "${PI}Content-Length: 100\\r\\n\\r\\n" --wait 2)"
@@ -272,7 +317,7 @@ wait_until 3 budget_refused
 check_match "a body over the memory budget → 503" '^HTTP/1.1 503' "$(jq -r .status_line <<<"$P")"
 check_match "  naming limits.body_memory_bytes" 'limits.body_memory_bytes' "$(jq -r .body <<<"$P")"
 check_match "  with Retry-After" 'Retry-After' "$(jq -r .headers <<<"$P")"
-# A1 and A2 hold two connections; a few more reach the limit of 6 (refused probes may still
+# A1, A2, B1 and B2 hold four connections; a few more reach the limit of 6 (refused probes may still
 # be closing); then one is refused before it sends anything.
 CONN_OUT="$(python3 - "$PORT" <<'PY'
 import socket, sys, time
@@ -293,10 +338,12 @@ PY
 check_match "connections over the per-IP limit → 429 at once" '^[0-9] .HTTP/1.1 429' "$CONN_OUT"
 check_match "  naming limits.connections_per_ip" 'limits.connections_per_ip' "$CONN_OUT"
 wait "${HOLDERS[@]}"
-check_match "a body not complete within body_time_limit_s → 408" '^HTTP/1.1 408' \
-  "$(jq -r .answer <"$T/holdA1.json")"
-check_match "  naming limits.body_time_limit_s" 'limits.body_time_limit_s' \
-  "$(jq -r .answer <"$T/holdA1.json")"
+for a in A1 B1; do
+  check_match "a body not complete within body_time_limit_s → 408 ($a)" '^HTTP/1.1 408' \
+    "$(jq -r .answer <"$T/hold$a.json")"
+  check_match "  naming limits.body_time_limit_s" 'limits.body_time_limit_s' \
+    "$(jq -r .answer <"$T/hold$a.json")"
+done
 req GET "$BASE/healthz"
 check_status "the server still serves" 200
 stop_server || fail "server stopped cleanly" "rc $SERVER_RC"

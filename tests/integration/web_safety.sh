@@ -405,6 +405,17 @@ check_html_error "an unknown profile is an HTML 404" 404
 req GET "$BASE/settings/tokens"
 check_status "a page that needs sign-in redirects to /login" 303
 check_hdr_match "... with next= the page" Location '^/login\?next=%2Fsettings%2Ftokens$'
+# After sign-in, next= goes to a page of this site only: browsers drop tabs and line breaks
+# from a Location, so "/<TAB>/evil.example" would leave it.
+for next in $'/\t/evil.example' $'/\n/evil.example' '//evil.example' '/\evil.example' 'https://evil.example/'; do
+  : >"$T/jar-next"
+  req GET "$BASE/login" -c "$T/jar-next" -b "$T/jar-next"
+  tok="$(py csrf "$BODY")"
+  req POST "$BASE/login" -c "$T/jar-next" -b "$T/jar-next" --data-urlencode "_csrf=$tok" \
+    --data-urlencode "username=alice" --data-urlencode "password=alice-Passw0rd" \
+    --data-urlencode "next=$next"
+  check_hdr_match "login with next=$(printf '%q' "$next") → back to / on this site" Location '^/$'
+done
 # A 500-style page: a repository whose git directory is broken.
 must_create "$ALICE" broken alice model false
 clone_repo broken

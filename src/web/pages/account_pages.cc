@@ -2,6 +2,7 @@
 // "settings pages", "every form protected against CSRF"). Rules live in the services;
 // every POST goes through ReadForm (CSRF) and answers 303 (post/redirect/get).
 
+#include <algorithm>
 #include <charconv>
 
 #include "core/util.h"
@@ -16,10 +17,14 @@ Result<void> RequireSignIn(const PageContext& ctx) {
   return {};
 }
 
-// A local redirect target: a path on this site, never another origin.
+// A local redirect target: a path on this site, never another origin. Browsers drop tabs
+// and line breaks from a Location (WHATWG URL), so "/\t/evil.com" would become
+// "//evil.com": control bytes and backslashes are refused along with "//".
 std::string SafeNext(std::string_view next) {
-  if (next.empty() || next[0] != '/' || next.starts_with("//") || next.find('\\') != std::string_view::npos)
-    return "/";
+  bool control = std::any_of(next.begin(), next.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '\\';
+  });
+  if (next.empty() || next[0] != '/' || next.starts_with("//") || control) return "/";
   return std::string(next);
 }
 
