@@ -34,6 +34,9 @@ class Request {
   std::string remote;       // peer address "ip:port"
   std::string base_url;     // "http://host:port[/prefix]" for absolute URLs (no trailing /)
   Principal principal;      // set by the router's authenticator before the handler runs
+  // Whom the per-principal body limits count this request against when it has no
+  // principal but another credential (a route's own check sets it, e.g. to a ticket's repo).
+  std::string quota_key;
   std::shared_ptr<ByteSource> body;  // never null; empty when the request has no body
 
   // Value of the first header `lower_name` ("" when absent).

@@ -52,6 +52,17 @@ struct Requirement {
   // Ticket, Registry: the route's own check (always set). Repo: when set, a `ticket`
   // query parameter runs it instead of the repo check.
   OwnCheck own;
+  // The handler may wait in a queue (see Waits()).
+  bool waits = false;
+
+  // This requirement, for a handler that may wait in a queue (git pack slots, password
+  // hashing, heavy searches): the server runs it on a thread of its own, so that waiting
+  // holds no shared worker (limits.streaming_bodies bounds those threads).
+  Requirement Waits() const {
+    Requirement r = *this;
+    r.waits = true;
+    return r;
+  }
 
   // Anyone. Credentials, when sent, are still checked (a bad token is 401).
   static Requirement Public() { return Requirement(Gate::Public); }

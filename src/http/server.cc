@@ -507,12 +507,15 @@ struct Server::Impl {
   PerKeyCounter anonymous_steps;  // read-ahead steps (up to kBodyReadSize) held, by IP
   PerKeyCounter conns_per_ip;
   PerKeyCounter anonymous_bodies;     // by client IP
-  PerKeyCounter streaming_by_principal;  // by user name
+  PerKeyCounter streaming_by_principal;  // by "user <name>" or a Request::quota_key
 
   asio::awaitable<void> AcceptLoop();
   asio::awaitable<void> Session(std::shared_ptr<Conn> c);
   // Admits a request that has a body, reads the body ahead, runs the handler.
   asio::awaitable<Response> ServeWithBody(std::shared_ptr<Conn> c, Request& req);
+  // Runs the admitted handler on a thread of its own (body_threads): one that reads a body
+  // still arriving, or may wait in a queue. 503 when limits.streaming_bodies run already.
+  asio::awaitable<Response> RunOnOwnThread(const Admission& admission, Request& req);
   // Reads the body ahead of the handler into a buffer charged to the budget: up to `cap`
   // bytes, or to its end. Errors: those of ReadSomeBody; Unavailable (budget, or the
   // unauthenticated callers' share of it), TooManyRequests (one IP's share).
@@ -824,23 +827,26 @@ asio::awaitable<Response> Server::Impl::ServeWithBody(std::shared_ptr<Conn> c, R
     }
     anonymous_slot = PerKeySlot(anonymous_bodies, c->ip);
   }
-  // A signed-in caller's large bodies: at most bodies_per_principal at once, counted from
-  // the head when its Content-Length already says the body will not fit the read-ahead.
+  // A signed-in caller's large bodies (or those of one credential of a route's own, such
+  // as the tickets of one repo): at most bodies_per_principal at once, counted from the
+  // head when its Content-Length already says the body will not fit the read-ahead.
+  const std::string quota_key = anonymous ? req.quota_key : "user " + req.principal.name;
   PerKeySlot principal_slot;
   auto take_principal_slot = [&] {
-    if (!streaming_by_principal.TryAcquire(req.principal.name, options.bodies_per_principal)) {
+    if (!streaming_by_principal.TryAcquire(quota_key, options.bodies_per_principal)) {
       return false;
     }
-    principal_slot = PerKeySlot(streaming_by_principal, req.principal.name);
+    principal_slot = PerKeySlot(streaming_by_principal, quota_key);
     return true;
   };
   auto too_many = [&] {
     return MakeError(ErrorCode::TooManyRequests,
-                     "too many large request bodies in flight for " + req.principal.name +
+                     "too many large request bodies in flight for " + quota_key +
                          " (limits.bodies_per_principal = " +
                          std::to_string(options.bodies_per_principal) + ")");
   };
-  if (!anonymous && c->raw_left && *c->raw_left > bound && !take_principal_slot()) {
+  const bool counted = !quota_key.empty();
+  if (counted && c->raw_left && *c->raw_left > bound && !take_principal_slot()) {
     co_return refuse(too_many());
   }
   c->BeginBody();
@@ -862,18 +868,36 @@ asio::awaitable<Response> Server::Impl::ServeWithBody(std::shared_ptr<Conn> c, R
     InlineSmallStream(r, req);
     return r;
   };
-  // A complete body runs on the common pool: its handler never waits on the socket.
-  if (complete) co_return co_await OnPool(pool, run);
+  // A complete body runs on the common pool: its handler never waits on the socket (unless
+  // it may wait in a queue of its own).
+  if (complete) {
+    if (admission.route->need.waits) co_return co_await RunOnOwnThread(admission, req);
+    co_return co_await OnPool(pool, run);
+  }
   // The rest wait on their client: a thread each, a bounded number per signed-in caller
   // (anonymous ones are bounded per IP above) and in all.
-  if (!anonymous && !principal_slot && !take_principal_slot()) co_return refuse(too_many());
+  if (counted && !principal_slot && !take_principal_slot()) co_return refuse(too_many());
+  co_return co_await RunOnOwnThread(admission, req);
+}
+
+asio::awaitable<Response> Server::Impl::RunOnOwnThread(const Admission& admission,
+                                                       Request& req) {
   if (!body_threads.TryReserve()) {
-    co_return refuse(MakeError(ErrorCode::Unavailable,
-                               "the server receives as many large request bodies as it may (" +
-                                   std::to_string(body_threads.limit()) +
-                                   ", limits.streaming_bodies); try again shortly"));
+    Response r = router.Render(admission.route->api,
+                               MakeError(ErrorCode::Unavailable,
+                                         "the server runs as many waiting requests and large "
+                                         "request bodies as it may (" +
+                                             std::to_string(body_threads.limit()) +
+                                             ", limits.streaming_bodies); try again shortly"),
+                               req);
+    r.SetHeader("X-Request-Id", req.request_id);
+    co_return r;
   }
-  co_return co_await RunVia([this](auto job) { body_threads.Start(std::move(job)); }, run);
+  co_return co_await RunVia([this](auto job) { body_threads.Start(std::move(job)); }, [&] {
+    Response r = router.Run(admission, req);
+    InlineSmallStream(r, req);
+    return r;
+  });
 }
 
 asio::awaitable<void> Server::Impl::Session(std::shared_ptr<Conn> c) {
@@ -934,13 +958,23 @@ asio::awaitable<void> Server::Impl::Session(std::shared_ptr<Conn> c) {
     c->send_continue = expect_continue;
     Response res;
     if (c->body_parser->is_done()) {
-      // No body: admission and handler in one worker hop.
+      // No body: admission and handler in one worker hop, unless the handler may wait.
       req->body = std::make_shared<StringSource>("");
-      res = co_await OnPool(pool, [&] {
-        Response r = router.Dispatch(*req);
+      Admission admission;
+      std::optional<Response> done = co_await OnPool(pool, [&]() -> std::optional<Response> {
+        admission = router.Admit(*req);
+        if (admission.answer) return std::move(*admission.answer);
+        if (admission.route->need.waits) return std::nullopt;
+        Response r = router.Run(admission, *req);
         InlineSmallStream(r, *req);
         return r;
       });
+      // (Not a ?: around the co_await: GCC 12 miscompiles that.)
+      if (done) {
+        res = std::move(*done);
+      } else {
+        res = co_await RunOnOwnThread(admission, *req);
+      }
     } else {
       res = co_await ServeWithBody(c, *req);
     }

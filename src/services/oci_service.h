@@ -119,6 +119,8 @@ class OciService {
   // Errors: those of StartUpload's repo check (NameInvalid, NameUnknown, Forbidden,
   // Unauthorized).
   Result<void> CheckPush(const Principal& who, std::string_view name);
+  // The largest manifest PutManifest takes, bytes (OciOptions::max_manifest_bytes).
+  uint64_t MaxManifestBytes() const { return static_cast<uint64_t>(options_.max_manifest_bytes); }
 
   // ---- uploads (oci.md §4; oci_uploads.cc) ----
   // Opens an upload (POST …/blobs/uploads/). `digest_algorithm` ("sha256" or "sha512",

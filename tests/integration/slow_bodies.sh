@@ -24,10 +24,10 @@ LFSJ=(-H 'Content-Type: application/vnd.git-lfs+json' -H 'Accept: application/vn
 # enough that the rate rule, not that limit, is what closes all 64.
 # Eight shared workers, as on a 2-core machine, whatever this one has.
 export HANGAR_LIMITS_BODY_RATE_WINDOW_S=6 HANGAR_LIMITS_ANONYMOUS_BODIES_PER_IP=512 \
-  HANGAR_SERVER_WORKER_THREADS=8
+  HANGAR_SERVER_WORKER_THREADS=8 HANGAR_LIMITS_PASSWORD_HASH_CONCURRENCY=1
 start_server "$DATA" || die "hangar serve did not start"
 unset HANGAR_LIMITS_BODY_RATE_WINDOW_S HANGAR_LIMITS_ANONYMOUS_BODIES_PER_IP \
-  HANGAR_SERVER_WORKER_THREADS
+  HANGAR_SERVER_WORKER_THREADS HANGAR_LIMITS_PASSWORD_HASH_CONCURRENCY
 must_create "$ALICE" m alice model false
 b64() { printf '%s' "$1" | base64 -w0; }
 # commit N: an HF commit API call adding file N.txt; sets ST/BODY.
@@ -96,7 +96,8 @@ for i in 1 2 3 4 5 6 7 8; do
   curl -s -o /dev/null -w '%{http_code}\n' --max-time 20 -H 'Expect:' "${ND[@]}" \
     --data-binary @"$T/60m.ndjson" "$BASE/api/models/alice/m/commit/main" >"$T/amp$i.st" &
 done
-wait_until 25 test "$(cat "$T"/amp*.st 2>/dev/null | wc -l)" -eq 8
+amplified_all() { [[ "$(cat "$T"/amp*.st 2>/dev/null | wc -l)" -eq 8 ]]; }
+wait_until 25 amplified_all
 info "8 anonymous 60 MiB commit bodies: statuses $(sort "$T"/amp*.st | uniq -c | tr -s ' \n' ' ')"
 check_eq "8 anonymous 60 MiB commit bodies all refused" 8 \
   "$(cat "$T"/amp*.st | grep -cE '^(401|413)$')"
@@ -157,6 +158,10 @@ check_eq "  without a 100 Continue first" false "$(jq -r .continue_first <<<"$P"
 P="$(probe "PUT /v2/alice/m/manifests/latest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer $READER\r\nContent-Type: application/vnd.oci.image.manifest.v1+json\r\nContent-Length: 62914560\r\nExpect: 100-continue\r\n\r\n" --wait 5)"
 check_match "a read token's 60 MiB manifest push → refused with only the head sent" \
   '^HTTP/1.1 (401|403)' "$(jq -r .status_line <<<"$P")"
+check_eq "  without a 100 Continue first" false "$(jq -r .continue_first <<<"$P")"
+P="$(probe "PUT /v2/alice/m/manifests/latest HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer $ALICE\\r\\nContent-Type: application/vnd.oci.image.manifest.v1+json\\r\\nContent-Length: 62914560\\r\\nExpect: 100-continue\\r\\n\\r\\n" --wait 5)"
+check_match "a writer's 60 MiB manifest → 413 with only the head sent" '^HTTP/1.1 413' \
+  "$(jq -r .status_line <<<"$P")"
 check_eq "  without a 100 Continue first" false "$(jq -r .continue_first <<<"$P")"
 P="$(probe "PUT /lfs-objects/upload/forged-ticket/$OID HTTP/1.1\r\nHost: x\r\nContent-Length: 62914560\r\nExpect: 100-continue\r\n\r\n" --wait 5)"
 check_match "a 60 MiB LFS upload with a forged ticket → 403 with only the head sent" \
@@ -262,6 +267,30 @@ commit 3
 check_status "alice's commit meanwhile" 200
 check_true "  in under 1 s ($(ms_since "$t0") ms)" test "$(ms_since "$t0")" -lt 1000
 wait "${HOLDERS[@]}"
+
+section "requests that wait in a queue hold no shared worker: 80 sign-ins for 1 hash slot"
+# limits.password_hash_concurrency is 1 here: 80 wrong-password sign-ins queue for it (about
+# 80 Argon2 hashes in a row), ten times the shared workers; a commit meanwhile is not
+# delayed. Before, each queued sign-in held one of the 8 workers.
+printf 'dora-Passw0rd\n' | admin user create dora --password-stdin >/dev/null 2>&1 ||
+  die "admin user create dora"
+req GET "$BASE/login" -c "$T/login.jar" -b "$T/login.jar"
+LOGIN_CSRF="$(python3 "$LIB_DIR/web_safety_html.py" csrf "$BODY")"
+LOGIN_T0="$(date +%s%N)"
+for i in $(seq 1 80); do
+  curl -s -o /dev/null -w '%{http_code}\n' --max-time 60 -b "$T/login.jar" \
+    --data-urlencode "_csrf=$LOGIN_CSRF" --data-urlencode username=dora \
+    --data-urlencode password=wrong "$BASE/login" >"$T/login$i.st" &
+  EXTRA_PIDS+=("$!")
+done
+sleep 0.5  # they reach the hash queue
+t0="$(date +%s%N)"
+commit 4
+check_status "alice's commit while 80 sign-ins wait to hash" 200
+check_true "  in under 1 s ($(ms_since "$t0") ms)" test "$(ms_since "$t0")" -lt 1000
+signed_in_all() { [[ "$(cat "$T"/login*.st 2>/dev/null | wc -l)" -ge 80 ]]; }
+wait_until 60 signed_in_all
+info "80 wrong-password sign-ins: statuses $(sort "$T"/login*.st | uniq -c | tr -s ' \n' ' '), all answered within $(ms_since "$LOGIN_T0") ms"
 stop_server || fail "server stopped cleanly" "rc $SERVER_RC"
 
 HOLDERS=()

@@ -98,13 +98,14 @@ void AddFor(http::Router& router, services::GitService& git, RepoType type) {
   router.Add(http::Method::Get, base + "info/refs", http::ApiFamily::Git,
              Requirement::RepoChallenge(type, Access::Read, true),
              [&git, type](http::Request& req) { return InfoRefs(git, type, req); });
+  // Both RPCs may wait for a pack slot (GitAdmission).
   router.Add(http::Method::Post, base + "git-upload-pack", http::ApiFamily::Git,
-             Requirement::RepoChallenge(type, Access::Read, true),
+             Requirement::RepoChallenge(type, Access::Read, true).Waits(),
              [&git, type](http::Request& req) {
                return Rpc(git, type, GitRpc::UploadPack, req);
              });
   router.Add(http::Method::Post, base + "git-receive-pack", http::ApiFamily::Git,
-             Requirement::RepoChallenge(type, Access::Write, true),
+             Requirement::RepoChallenge(type, Access::Write, true).Waits(),
              [&git, type](http::Request& req) {
                return Rpc(git, type, GitRpc::ReceivePack, req);
              });

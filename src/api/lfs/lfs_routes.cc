@@ -19,6 +19,8 @@ http::Requirement TicketFor(services::LfsService& lfs, TicketOp op) {
     if (!oid) return RenderError(http::ApiFamily::Lfs, oid.error(), req);
     auto claims = lfs.CheckTicket(req.Param("ticket"), *oid, op);
     if (!claims) return RenderError(http::ApiFamily::Lfs, claims.error(), req);
+    // The tickets of one repo share its writers' limit on large bodies in flight.
+    req.quota_key = "repo #" + std::to_string(claims->repo_id);
     return std::nullopt;
   });
 }

@@ -110,6 +110,13 @@ std::optional<http::Response> AdmitCaller(OciDeps& d, http::Request& req) {
   Result<void> ok;
   if (action == OciAction::Push) {
     ok = d.registry.CheckPush(req.principal, p.name);
+    auto declared = req.ContentLength();
+    if (ok && p.kind == OciResource::Manifest && declared &&
+        *declared > d.registry.MaxManifestBytes()) {
+      ok = MakeError(ErrorCode::PayloadTooLarge,
+                     "manifest larger than " + std::to_string(d.registry.MaxManifestBytes()) +
+                         " bytes");
+    }
   } else if (auto access = d.registry.AccessFor(req.principal, p.name); !access) {
     ok = std::move(access).error();
   } else if (action == OciAction::Delete && *access < Access::Write) {

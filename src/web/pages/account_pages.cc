@@ -261,7 +261,8 @@ void AddAccountPages(http::Router& router, WebDeps& deps) {
   const Requirement session = Requirement::Session();
   AddPage(router, deps, M::Get, "/login", Requirement::Public(),
           [](PageContext& ctx, http::Request& req) -> R { return LoginPage(ctx, req); });
-  AddPage(router, deps, M::Post, "/login", Requirement::Public(),
+  // Sign-in waits for a password-hashing slot (AuthService).
+  AddPage(router, deps, M::Post, "/login", Requirement::Public().Waits(),
           [&deps](PageContext& ctx, http::Request& req) { return Login(deps, ctx, req); });
   // Ends whatever session the cookie names; the form's CSRF token guards it.
   AddPage(router, deps, M::Post, "/logout", Requirement::Public(),

@@ -339,10 +339,11 @@ void AddHistoryPages(http::Router& router, WebDeps& deps, RepoType type) {
   AddPage(router, deps, M::Get, repo + "/commits/{rev}", read, page(Commits));
   AddPage(router, deps, M::Get, repo + "/commits/{rev}/{path*}", read, page(Commits));
   AddPage(router, deps, M::Get, repo + "/commit/{sha}", read, page(Commit));
-  AddPage(router, deps, M::Get, repo + "/blame/{rev}/{path*}", read, page(Blame));
+  // Blame and search may wait for one of the heavy slots (BrowseService::HeavySlot).
+  AddPage(router, deps, M::Get, repo + "/blame/{rev}/{path*}", read.Waits(), page(Blame));
   AddPage(router, deps, M::Get, repo + "/refs", read, page(Refs));
   AddPage(router, deps, M::Get, repo + "/tag/{tag*}", read, page(Tag));
-  AddPage(router, deps, M::Get, repo + "/search/{rev}", read, page(Search));
+  AddPage(router, deps, M::Get, repo + "/search/{rev}", read.Waits(), page(Search));
   AddPage(router, deps, M::Get, repo + "/archive/{file*}", read, page(Archive));
 }
 
