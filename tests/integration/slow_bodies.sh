@@ -215,8 +215,23 @@ for i in $(seq 1 16); do
   EXTRA_PIDS+=("$!")
   HOLDERS+=("$!")
 done
-parked() { [[ "$(ls "$T"/park[0-9]* 2>/dev/null | grep -vc json)" -ge 16 ]]; }
-wait_until 10 parked || die "the 16 holders did not connect"
+# The same limit holds for the anonymous uploads of one repo's LFS tickets: 16 stalled
+# 2 MiB PUTs to an upload href of alice/m, then a 17th.
+BIG_OID="$(head -c 2097152 /dev/zero | sha256sum | cut -c1-64)"
+req POST "$BASE/alice/m.git/info/lfs/objects/batch" "${AUTH[@]}" "${LFSJ[@]}" --max-time 15 \
+  --data-binary "{\"operation\":\"upload\",\"transfers\":[\"basic\"],\"objects\":[{\"oid\":\"$BIG_OID\",\"size\":2097152}]}"
+BIG_PATH="$(jbody '.objects[0].actions.upload.href' | sed -E 's|^https?://[^/]+||')"
+TICKET_HEAD="PUT $BIG_PATH HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: 2097152\\r\\n\\r\\n"
+for i in $(seq 1 16); do
+  python3 "$GEN" hold "$PORT" "$TICKET_HEAD" 1572864 --seconds 12 --ready "$T/tpark$i" \
+    >"$T/tpark$i.json" &
+  EXTRA_PIDS+=("$!")
+  HOLDERS+=("$!")
+done
+parked() {
+  [[ "$(ls "$T"/park[0-9]* "$T"/tpark[0-9]* 2>/dev/null | grep -vc json)" -ge 32 ]]
+}
+wait_until 10 parked || die "the 32 holders did not connect"
 sleep 1  # their last bytes reach the handlers' reads
 {
   printf '%s\n' '{"key":"header","value":{"summary":"large"}}'
@@ -233,6 +248,11 @@ P="$(probe "${HOLD_HEAD//2097152/3000000}" --wait 3)"
 check_match "alice's 17th large body → 429 from its head" '^HTTP/1.1 429' \
   "$(jq -r .status_line <<<"$P")"
 check_match "  naming limits.bodies_per_principal" 'limits.bodies_per_principal' \
+  "$(jq -r .body <<<"$P")"
+P="$(probe "$TICKET_HEAD" --wait 3)"
+check_match "a 17th large upload to alice/m's LFS tickets → 429 from its head" '^HTTP/1.1 429' \
+  "$(jq -r .status_line <<<"$P")"
+check_match "  counted for the repo" 'large request bodies in flight for repo #' \
   "$(jq -r .body <<<"$P")"
 t0="$(date +%s%N)"
 commit 2
