@@ -44,6 +44,25 @@ OID="$(printf 'lfs object' | sha256sum | cut -c1-64)"
 BATCH="{\"operation\":\"upload\",\"transfers\":[\"basic\"],\"objects\":[{\"oid\":\"$OID\",\"size\":10}]}"
 HELPER="$(cred_helper alice "$ALICE")"
 
+# hold_many N NAME HEAD BYTES SECONDS: N background holders (slow_bodies.py hold), each
+# sending HEAD and BYTES body bytes, then waiting up to SECONDS for the answer; their ready
+# marks are $T/NAME<i>, their answers $T/NAME<i>.json. They join HOLDERS.
+hold_many() {
+  local i
+  for i in $(seq 1 "$1"); do
+    python3 "$GEN" hold "$PORT" "$3" "$4" --seconds "$5" --ready "$T/$2$i" >"$T/$2$i.json" &
+    EXTRA_PIDS+=("$!")
+    HOLDERS+=("$!")
+  done
+}
+# all_ready N NAME...: whether N holders of those names have sent their bytes.
+all_ready() {
+  local n=$1 count=0 name
+  shift
+  for name; do count=$((count + $(ls "$T/$name"[0-9]* 2>/dev/null | grep -vc json))); done
+  [[ $count -ge $n ]]
+}
+
 # ms_since START_NS: milliseconds since START_NS (date +%s%N).
 ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
 
@@ -209,12 +228,7 @@ CAROL="$(new_token carol --role write)"
 must_create "$CAROL" c carol model false
 HOLD_HEAD='POST /api/models/alice/m/commit/main HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer '"$ALICE"'\r\nContent-Type: application/x-ndjson\r\nContent-Length: 2097152\r\n\r\n'
 HOLDERS=()
-for i in $(seq 1 16); do
-  python3 "$GEN" hold "$PORT" "$HOLD_HEAD" 1572864 --seconds 12 --ready "$T/park$i" \
-    >"$T/park$i.json" &
-  EXTRA_PIDS+=("$!")
-  HOLDERS+=("$!")
-done
+hold_many 16 park "$HOLD_HEAD" 1572864 12
 # The same limit holds for the anonymous uploads of one repo's LFS tickets: 16 stalled
 # 2 MiB PUTs to an upload href of alice/m, then a 17th.
 BIG_OID="$(head -c 2097152 /dev/zero | sha256sum | cut -c1-64)"
@@ -222,16 +236,8 @@ req POST "$BASE/alice/m.git/info/lfs/objects/batch" "${AUTH[@]}" "${LFSJ[@]}" --
   --data-binary "{\"operation\":\"upload\",\"transfers\":[\"basic\"],\"objects\":[{\"oid\":\"$BIG_OID\",\"size\":2097152}]}"
 BIG_PATH="$(jbody '.objects[0].actions.upload.href' | sed -E 's|^https?://[^/]+||')"
 TICKET_HEAD="PUT $BIG_PATH HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: 2097152\\r\\n\\r\\n"
-for i in $(seq 1 16); do
-  python3 "$GEN" hold "$PORT" "$TICKET_HEAD" 1572864 --seconds 12 --ready "$T/tpark$i" \
-    >"$T/tpark$i.json" &
-  EXTRA_PIDS+=("$!")
-  HOLDERS+=("$!")
-done
-parked() {
-  [[ "$(ls "$T"/park[0-9]* "$T"/tpark[0-9]* 2>/dev/null | grep -vc json)" -ge 32 ]]
-}
-wait_until 10 parked || die "the 32 holders did not connect"
+hold_many 16 tpark "$TICKET_HEAD" 1572864 12
+wait_until 10 all_ready 32 park tpark || die "the 32 holders did not connect"
 sleep 1  # their last bytes reach the handlers' reads
 {
   printf '%s\n' '{"key":"header","value":{"summary":"large"}}'
@@ -244,12 +250,17 @@ req POST "$BASE/api/models/carol/c/commit/main" -H "Authorization: Bearer $CAROL
 LARGE_MS="$(ms_since "$t0")"
 check_status "carol's 2 MiB commit while alice holds 16 large bodies" 200
 check_true "  in under 1 s (${LARGE_MS} ms)" test "$LARGE_MS" -lt 1000
-P="$(probe "${HOLD_HEAD//2097152/3000000}" --wait 3)"
+# Polled: under load the holders' heads may still be on their way to admission.
+refused_429() {
+  P="$(probe "$1" --wait 3)"
+  [[ "$(jq -r .status_line <<<"$P")" == "HTTP/1.1 429"* ]]
+}
+wait_until 10 refused_429 "${HOLD_HEAD//2097152/3000000}"
 check_match "alice's 17th large body → 429 from its head" '^HTTP/1.1 429' \
   "$(jq -r .status_line <<<"$P")"
 check_match "  naming limits.bodies_per_principal" 'limits.bodies_per_principal' \
   "$(jq -r .body <<<"$P")"
-P="$(probe "$TICKET_HEAD" --wait 3)"
+wait_until 10 refused_429 "$TICKET_HEAD"
 check_match "a 17th large upload to alice/m's LFS tickets → 429 from its head" '^HTTP/1.1 429' \
   "$(jq -r .status_line <<<"$P")"
 check_match "  counted for the repo" 'large request bodies in flight for repo #' \
@@ -267,14 +278,8 @@ section "unauthenticated bodies hold at most an eighth of the body memory per IP
 # IP's share (8 MiB of 64); a ninth is refused, and a writer's commit is not delayed.
 ANON_HEAD='POST /api/models/alice/m/paths-info/main HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n'
 HOLDERS=()
-for i in $(seq 1 8); do
-  python3 "$GEN" hold "$PORT" "$ANON_HEAD" 1048566 --seconds 4 --ready "$T/anon$i" \
-    >"$T/anon$i.json" &
-  EXTRA_PIDS+=("$!")
-  HOLDERS+=("$!")
-done
-held() { [[ "$(ls "$T"/anon[0-9]* 2>/dev/null | grep -vc json)" -ge 8 ]]; }
-wait_until 10 held || die "the 8 anonymous holders did not connect"
+hold_many 8 anon "$ANON_HEAD" 1048566 4
+wait_until 10 all_ready 8 anon || die "the 8 anonymous holders did not connect"
 sleep 1  # their bytes reach the read-ahead
 python3 "$GEN" hold "$PORT" "$ANON_HEAD" 1048566 --seconds 3 --ready "$T/anon-ninth" \
   >"$T/anon-ninth.json"
