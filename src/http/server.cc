@@ -172,9 +172,9 @@ struct BodyBuffer {
   int ip_steps = 0;
 };
 
-// Threads for handlers that read a body still arriving: each such handler gets a thread of
-// its own, so a slow client parks that thread, never one of the shared workers. At most
-// `limit` at once. Thread-safe.
+// Threads for handlers that read a body still arriving or may wait in a queue
+// (Requirement::Waits): each gets a thread of its own, so a slow client or a long queue
+// parks that thread, never one of the shared workers. At most `limit` at once. Thread-safe.
 class BodyThreads {
  public:
   // `fallback`: where a job runs when the system cannot make a thread.
@@ -750,7 +750,7 @@ asio::awaitable<Result<std::unique_ptr<BodyBuffer>>> Server::Impl::ReadAhead(
     out->ip = c->ip;
   }
   // Unauthenticated callers may hold half of the budget together, and one IP an eighth, so
-  // that they can never make a signed-in caller's body wait.
+  // that they never hold more than half of it against signed-in callers.
   const int ip_steps_limit =
       static_cast<int>(std::max<uint64_t>(1, budget.limit() / 8 / kBodyReadSize));
   size_t got = 0;
