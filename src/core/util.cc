@@ -133,6 +133,14 @@ std::string_view TrimBlanks(std::string_view s) {
   return s;
 }
 
+std::string_view NextLine(std::string_view text, size_t& pos) {
+  size_t end = text.find('\n', pos);
+  if (end == std::string_view::npos) end = text.size();
+  std::string_view line = text.substr(pos, end - pos);
+  pos = end + 1;
+  return line;
+}
+
 std::optional<uint64_t> ParseUint64(std::string_view s) {
   uint64_t v = 0;
   const char* end = s.data() + s.size();

@@ -31,6 +31,9 @@ std::string AsciiLower(std::string_view s);
 // `s` without leading and trailing spaces and tabs (HTTP's optional whitespace, RFC 9110
 // §5.6.3).
 std::string_view TrimBlanks(std::string_view s);
+// The line of `text` that starts at `pos`, without its '\n'; moves `pos` past it. Loop with
+// `while (pos < text.size())`. A '\r' before the '\n' stays in the line.
+std::string_view NextLine(std::string_view text, size_t& pos);
 // `s` as a decimal uint64: ASCII digits only (no sign, no blanks), leading zeros allowed;
 // nullopt for anything else, the empty string, or a value over 2^64 − 1.
 std::optional<uint64_t> ParseUint64(std::string_view s);

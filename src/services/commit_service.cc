@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "core/repo_path.h"
+#include "core/util.h"
 #include "git/commit_builder.h"
 #include "git/pointer.h"
 #include "git/ref_writer.h"
@@ -38,10 +39,7 @@ bool MatchesLfsAttribute(std::string_view gitattributes, std::string_view path) 
   bool lfs = false;
   size_t pos = 0;
   while (pos < gitattributes.size()) {
-    size_t end = gitattributes.find('\n', pos);
-    if (end == std::string_view::npos) end = gitattributes.size();
-    std::string_view line = gitattributes.substr(pos, end - pos);
-    pos = end + 1;
+    std::string_view line = NextLine(gitattributes, pos);
     std::vector<std::string> words;
     size_t i = 0;
     while (i < line.size()) {

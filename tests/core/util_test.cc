@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace hangar {
 namespace {
 
@@ -20,6 +22,17 @@ TEST(Util, TrimBlanksDropsSpacesAndTabsAtBothEnds) {
   EXPECT_EQ(TrimBlanks("a b"), "a b");  // inner blanks stay
   EXPECT_EQ(TrimBlanks(" \t "), "");
   EXPECT_EQ(TrimBlanks("x\r\n"), "x\r\n");  // only blanks: line ends are the caller's
+}
+
+TEST(Util, NextLineSplitsOnNewlines) {
+  std::string_view text = "a\r\n\nlast";
+  size_t pos = 0;
+  std::vector<std::string_view> lines;
+  while (pos < text.size()) lines.push_back(NextLine(text, pos));
+  EXPECT_EQ(lines, (std::vector<std::string_view>{"a\r", "", "last"}));
+  pos = 0;
+  EXPECT_EQ(NextLine("x\n", pos), "x");
+  EXPECT_EQ(pos, 2u);  // past the end: the loop stops without an empty last line
 }
 
 TEST(Util, ParseUint64TakesDigitsOnly) {

@@ -7,6 +7,7 @@
 #include "api/json_util.h"
 #include "core/base64.h"
 #include "core/byte_source.h"
+#include "core/util.h"
 
 namespace hangar::api {
 
@@ -146,10 +147,7 @@ Result<services::CommitInput> ParseCommitBody(std::string_view ndjson) {
   size_t line_no = 0;
   size_t pos = 0;
   while (pos < ndjson.size()) {
-    size_t end = ndjson.find('\n', pos);
-    if (end == std::string_view::npos) end = ndjson.size();
-    std::string_view line = ndjson.substr(pos, end - pos);
-    pos = end + 1;
+    std::string_view line = NextLine(ndjson, pos);
     if (line.ends_with('\r')) line.remove_suffix(1);
     if (line.empty()) continue;
     HANGAR_TRY(ParseLine(line, ++line_no, have_header, input));
