@@ -2,7 +2,6 @@
 
 #include <cstdio>
 
-#include "core/byte_source.h"
 #include "core/util.h"
 
 namespace hangar::api {
@@ -14,11 +13,7 @@ http::Response JsonResponse(const json::value& v, int status) {
 }
 
 Result<json::object> ReadJsonObject(http::Request& req, size_t max_bytes, ErrorCode invalid) {
-  if (auto len = req.ContentLength(); len && *len > max_bytes) {
-    return MakeError(ErrorCode::PayloadTooLarge,
-                     "request body is larger than " + std::to_string(max_bytes) + " bytes");
-  }
-  auto text = ReadAll(*req.body, max_bytes);
+  auto text = req.ReadBody(max_bytes);
   if (!text) return std::move(text).error();
   boost::system::error_code ec;
   json::value v = json::parse(*text, ec);

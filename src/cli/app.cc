@@ -88,6 +88,7 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   const auto& c = app->config_;
   fs::path data(c.storage.data_dir);
   fs::create_directories(data / "repos", ec);
+  if (!ec) fs::create_directories(data / "tmp", ec);
   if (ec) {
     return MakeError(ErrorCode::Internal,
                      "cannot create data dir " + data.string() + ": " + ec.message());
@@ -182,6 +183,15 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   import_options.tmp_dir = data / "tmp";
   // Web imports run inside the request: bounded well below the CLI's hour.
   import_options.timeout = std::chrono::minutes(10);
+  for (size_t pos = 0; pos < c.import.allow_private_hosts.size();) {
+    size_t end = c.import.allow_private_hosts.find_first_of(" ,", pos);
+    if (end == std::string::npos) end = c.import.allow_private_hosts.size();
+    if (end > pos) {
+      import_options.private_hosts.push_back(
+          AsciiLower(c.import.allow_private_hosts.substr(pos, end - pos)));
+    }
+    pos = end + 1;
+  }
   if (c.maintenance.after_import) {
     // The request returns once the repo is in place; its repack runs on the queue's worker.
     services::MaintenanceService* maintenance = app->maintenance_.get();
@@ -259,7 +269,8 @@ http::Router& App::Router() {
   counting.after_flush = [repos = repos_.get()] { repos->InvalidateAll(); };
   routes_->downloads = std::make_unique<services::DownloadCounter>(*stores_.repos, counting);
   routes_->hf = std::make_unique<api::HfDeps>(api::HfDeps{
-      *auth_, *repos_, *content_, *commits_, config_, routes_->downloads.get()});
+      *auth_, *repos_, *content_, *commits_, config_, routes_->downloads.get(),
+      (fs::path(config_.storage.data_dir) / "tmp").string()});
   // Literal prefixes first; the /{ns}/{name}/... patterns last (first match wins).
   api::AddOciRoutes(r, *oci_, *oci_auth_);
   api::AddHfApiRoutes(r, *routes_->hf);

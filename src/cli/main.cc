@@ -76,6 +76,8 @@ int Serve(const CommonFlags& f, const std::string& listen, const std::string& pu
   so.anonymous_bodies_per_ip = lim.anonymous_bodies_per_ip;
   so.bodies_per_principal = lim.bodies_per_principal;
   so.streaming_bodies = lim.streaming_bodies;
+  so.handler_memory_bytes = static_cast<uint64_t>(lim.handler_memory_bytes);
+  so.handler_memory_wait = std::chrono::seconds(lim.handler_memory_wait_s);
   so.access_log = cfg->log.access_log;
   http::Server server(so, (*app)->Router());
   auto port = server.Listen();

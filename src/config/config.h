@@ -94,6 +94,9 @@ struct LimitsConfig {
                                          // one signed-in user; beyond: 429; 0 = any
   int streaming_bodies = 1024;           // bodies larger than body_buffer_bytes in flight in
                                          // all (a thread each); beyond: 503
+  int64_t handler_memory_bytes = int64_t{512} << 20;  // what the handlers of those bodies
+                                                      // keep of them, together, bytes
+  int handler_memory_wait_s = 30;        // a handler over that budget waits this long; then 503
 };
 
 // [auth]
@@ -124,6 +127,15 @@ struct MaintenanceConfig {
   bool after_import = true;      // web imports queue a full maintenance (the CLI: --no-maintain)
 };
 
+// [import] (docs/import.md): web imports of git repositories
+struct ImportConfig {
+  // Hosts a web import may read although they resolve to loopback, private or link-local
+  // addresses: space- or comma-separated host names or addresses as URLs name them; "*" =
+  // any host. Empty: public addresses only (the server cannot be made to reach its own
+  // network). `hangar import` on the command line is not limited.
+  std::string allow_private_hosts;
+};
+
 // [oci] (docs/oci.md): the registry at /v2/
 struct OciConfig {
   std::string challenge = "bearer";  // "bearer" (the /v2/token flow) | "basic"
@@ -151,6 +163,7 @@ struct Config {
   CacheConfig cache;
   GcConfig gc;
   MaintenanceConfig maintenance;
+  ImportConfig import;
   OciConfig oci;
   LogConfig log;
 };

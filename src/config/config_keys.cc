@@ -307,6 +307,10 @@ std::vector<KeyDef> MakeKeys() {
                      [](Config& c) -> auto& { return c.limits.bodies_per_principal; }));
   k.push_back(IntKey("limits", "streaming_bodies", 1, 65536,
                      [](Config& c) -> auto& { return c.limits.streaming_bodies; }));
+  k.push_back(IntKey("limits", "handler_memory_bytes", int64_t{1} << 20, kMaxInt64,
+                     [](Config& c) -> auto& { return c.limits.handler_memory_bytes; }, true));
+  k.push_back(IntKey("limits", "handler_memory_wait_s", 0, 3600,
+                     [](Config& c) -> auto& { return c.limits.handler_memory_wait_s; }));
   // [auth]
   k.push_back(IntKey("auth", "ticket_ttl_s", 60, 7 * 86400,
                      [](Config& c) -> auto& { return c.auth.ticket_ttl_s; }));
@@ -333,6 +337,9 @@ std::vector<KeyDef> MakeKeys() {
                      [](Config& c) -> auto& { return c.maintenance.threads; }));
   k.push_back(BoolKey("maintenance", "after_import",
                       [](Config& c) -> auto& { return c.maintenance.after_import; }));
+  // [import]
+  k.push_back(StringKey("import", "allow_private_hosts",
+                        [](Config& c) -> auto& { return c.import.allow_private_hosts; }));
   // [oci]
   k.push_back(StringKey("oci", "challenge", [](Config& c) -> auto& { return c.oci.challenge; },
                         OneOf({"bearer", "basic"})));

@@ -66,15 +66,20 @@ Result<void> CheckPath(std::string_view path, bool strict) {
       return bad("a component '" + Shown(comp) +
                  "' is not allowed: some filesystems open it as the .git directory");
     }
+    // git's fsck refuses a .gitmodules that is not a file (gitmodulesBlob).
+    if (strict && end < path.size() && IsGitmodulesName(comp)) {
+      return bad("a folder '" + Shown(comp) + "' is not allowed: git reads it as .gitmodules");
+    }
     start = end + 1;
   }
   return {};
 }
 
-}  // namespace
-
-bool IsGitDirName(std::string_view component) {
-  std::string name;  // without HFS-ignorable code points, ASCII lower-cased
+// `component` as the filesystems that are lenient with names see it: without HFS-ignorable
+// code points, ASCII lower-cased, cut at an NTFS stream or '\\', without trailing dots and
+// spaces.
+std::string LenientName(std::string_view component) {
+  std::string name;
   for (size_t i = 0; i < component.size();) {
     if (size_t n = HfsIgnorableBytes(component.substr(i))) {
       i += n;
@@ -87,12 +92,32 @@ bool IsGitDirName(std::string_view component) {
   // and trailing dots and spaces are dropped.
   name.erase(std::min(name.find_first_of(":\\"), name.size()));
   while (!name.empty() && (name.back() == '.' || name.back() == ' ')) name.pop_back();
-  if (name == ".git") return true;
-  // An 8.3 short name: "git~<n>" (".git" is usually GIT~1; later ones take higher numbers).
-  if (name.size() > 4 && name.starts_with("git~") && name[4] != '0') {
-    return std::all_of(name.begin() + 4, name.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return name;
+}
+
+// Whether `name` is the 8.3 short name `stem` + "~<n>" (n from 1, no leading zero).
+bool IsShortName(std::string_view name, std::string_view stem) {
+  if (name.size() <= stem.size() + 1 || !name.starts_with(stem) || name[stem.size()] != '~' ||
+      name[stem.size() + 1] == '0') {
+    return false;
   }
-  return false;
+  return std::all_of(name.begin() + stem.size() + 1, name.end(),
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+bool IsGitDirName(std::string_view component) {
+  std::string name = LenientName(component);
+  // ".git" is usually GIT~1; later ones take higher numbers.
+  return name == ".git" || IsShortName(name, "git");
+}
+
+bool IsGitmodulesName(std::string_view component) {
+  std::string name = LenientName(component);
+  // NTFS shortens ".gitmodules" to GITMOD~<n>, or to a hashed "GI7EBA~<n>" (git's
+  // is_ntfs_dotgitmodules checks both).
+  return name == ".gitmodules" || IsShortName(name, "gitmod") || IsShortName(name, "gi7eba");
 }
 
 Result<void> ValidateRepoPath(std::string_view path) { return CheckPath(path, true); }

@@ -16,9 +16,15 @@ namespace hangar {
 // inside it. Git refuses the same names (fsck's hasDotgit, core.protectNTFS/HFS).
 bool IsGitDirName(std::string_view component);
 
+// Whether one path component would name a `.gitmodules` file on some filesystem, by the
+// same leniencies (".GitModules", ".gitmodules.", "GITMOD~1"). Its content must pass
+// git's submodule checks (git::CheckGitmodules).
+bool IsGitmodulesName(std::string_view component);
+
 // Validates a path a client asks to write (or to delete, or copy from): not empty, at most
 // 4096 bytes, no leading '/', no NUL, '\\' or other control bytes (< 0x20, 0x7f), no
-// empty, '.' or '..' components and none IsGitDirName refuses.
+// empty, '.' or '..' components, none IsGitDirName refuses, and no folder IsGitmodulesName
+// names.
 // Errors: BadRequest "invalid path '<path>': <why>" (the path shown escaped, cut at 200).
 Result<void> ValidateRepoPath(std::string_view path);
 

@@ -159,6 +159,12 @@ Command& Command::PathArg(std::string_view path) {
 }
 
 Command& Command::Env(std::string_view key, std::string_view value) {
+  for (auto& [k, v] : env_) {
+    if (k == key) {
+      v = value;
+      return *this;
+    }
+  }
   env_.emplace_back(std::string(key), std::string(value));
   return *this;
 }

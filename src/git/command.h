@@ -64,7 +64,8 @@ class Command {
   // A request-derived path after Dashes(); may start with '-' (git cannot take it as an
   // option there). Refused (BadRequest) when it contains NUL or Dashes() was not given.
   Command& PathArg(std::string_view path);
-  // An extra environment variable for the child (overrides the defaults).
+  // An extra environment variable for the child (overrides the defaults, and an earlier
+  // Env() of the same key).
   Command& Env(std::string_view key, std::string_view value);
   // Working directory of the child; default: the server's.
   Command& Dir(std::string path);

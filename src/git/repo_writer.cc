@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include "core/repo_path.h"
 #include "core/util.h"
@@ -241,14 +242,26 @@ Result<void> WriteCommitGraph(const std::string& path, std::chrono::milliseconds
   struct stat st;
   if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     return MakeError(ErrorCode::RepoNotFound, "Repository not found");
-  Command cmd("commit-graph");
-  cmd.Arg("write").Arg("--reachable").Arg("--changed-paths").Env("GIT_DIR", path).Dir(path);
-  cmd.Timeout(timeout).MaxOutput(1 << 20);
-  auto out = cmd.Run();
-  if (!out) return std::move(out).error();
-  if (!out->ok())
-    return MakeError(ErrorCode::Internal, cmd.ToString() + " failed: " + out->stderr_data);
-  return {};
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return MakeError(ErrorCode::Unavailable, "commit-graph write timed out");
+    Command cmd("commit-graph");
+    cmd.Arg("write").Arg("--reachable").Arg("--changed-paths").Env("GIT_DIR", path).Dir(path);
+    cmd.Timeout(left).MaxOutput(1 << 20);
+    auto out = cmd.Run();
+    if (!out) return std::move(out).error();
+    if (out->ok()) return {};
+    // "Unable to create '.../commit-graph.lock': File exists": another writer's graph is
+    // on its way; ours follows it (it may not include the newest commits).
+    bool locked = out->stderr_data.find("commit-graph") != std::string::npos &&
+                  out->stderr_data.find(".lock': File exists") != std::string::npos;
+    if (!locked) {
+      return MakeError(ErrorCode::Internal, cmd.ToString() + " failed: " + out->stderr_data);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
 }
 
 Result<void> MoveRepo(const std::string& from, const std::string& to) {

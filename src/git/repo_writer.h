@@ -44,7 +44,9 @@ Result<void> ApplyServerConfig(const std::string& repo_dir);
 std::string_view InitialGitattributes();
 
 // Runs `git commit-graph write --reachable --changed-paths` (Bloom filters speed up
-// LastCommitTouching). Errors: RepoNotFound, Unavailable (timeout), Internal.
+// LastCommitTouching). While another writer holds the graph's lock (a push's refresh
+// beside a maintenance), waits for it and runs again, within `timeout`.
+// Errors: RepoNotFound, Unavailable (timeout), Internal.
 Result<void> WriteCommitGraph(const std::string& path,
                               std::chrono::milliseconds timeout = std::chrono::minutes(10));
 

@@ -94,6 +94,33 @@ std::optional<uint64_t> Request::ContentLength() const {
   return n;
 }
 
+Result<void> Request::ChargeBodyMemory(uint64_t n) {
+  if (!body_memory || n == 0) return {};
+  if (!body_memory_held) body_memory_held = std::make_unique<MemoryLease>(*body_memory, body_memory_wait);
+  return body_memory_held->Grow(n);
+}
+
+Result<std::string> Request::ReadBody(size_t max_bytes) {
+  auto too_large = [max_bytes] {
+    return MakeError(ErrorCode::PayloadTooLarge,
+                     "request body is larger than " + std::to_string(max_bytes) + " bytes");
+  };
+  auto len = ContentLength();
+  if (len && *len > max_bytes) return too_large();
+  // With a length, all of it at once: bodies that each hold a part of the budget and wait
+  // for more could wait on one another until they all time out.
+  if (len) HANGAR_TRY(ChargeBodyMemory(*len));
+  std::string out;
+  char buf[16384];
+  for (;;) {
+    HANGAR_ASSIGN_OR_RETURN(size_t n, body->Read(buf));
+    if (n == 0) return out;
+    if (out.size() + n > max_bytes) return too_large();
+    if (!len) HANGAR_TRY(ChargeBodyMemory(n));
+    out.append(buf, n);
+  }
+}
+
 std::optional<bool> ParseBool(std::string_view v) {
   // Compared as views: strcasecmp stopped at a decoded NUL, so "true%00x" read as true.
   std::string s = AsciiLower(v);

@@ -2,6 +2,7 @@
 // Request: what a handler sees of an HTTP request. Free of Beast/Asio so handlers compile
 // fast; bodies stream through a ByteSource that http/ feeds from the socket.
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "core/byte_source.h"
+#include "core/memory_budget.h"
 #include "core/principal.h"
 
 namespace hangar::http {
@@ -38,6 +40,12 @@ class Request {
   // principal but another credential (a route's own check sets it, e.g. to a ticket's repo).
   std::string quota_key;
   std::shared_ptr<ByteSource> body;  // never null; empty when the request has no body
+  // What a handler keeps of its body is charged here (ReadBody, ChargeBodyMemory). http/
+  // sets it for handlers on a thread of their own, whose number grows with the clients'
+  // (limits.handler_memory_bytes); null on the shared pool, whose size bounds what they keep.
+  MemoryBudget* body_memory = nullptr;
+  std::chrono::steady_clock::duration body_memory_wait{};  // each charge waits this long
+  std::unique_ptr<MemoryLease> body_memory_held;            // what this request holds of it
 
   // Value of the first header `lower_name` ("" when absent).
   std::string_view Header(std::string_view lower_name) const;
@@ -51,6 +59,15 @@ class Request {
   std::vector<std::string> QueryAll(std::string_view key) const;
   // Content-Length as a number, when present and valid.
   std::optional<uint64_t> ContentLength() const;
+  // Charges `n` bytes a handler is about to keep to body_memory (nothing without one),
+  // waiting up to body_memory_wait for room. Errors: PayloadTooLarge (more than the whole
+  // budget), Unavailable (no room in time).
+  Result<void> ChargeBodyMemory(uint64_t n);
+  // The whole body as a string, charged to body_memory: its Content-Length at once, or
+  // else its bytes as they arrive. Errors: PayloadTooLarge
+  // past `max_bytes` (at once when Content-Length says so); those of ChargeBodyMemory and
+  // of reading the body.
+  Result<std::string> ReadBody(size_t max_bytes);
 };
 
 // Parses a boolean query value as the HF clients send them: true/True/1 and false/False/0

@@ -76,7 +76,9 @@ constexpr const char* kExposeHeaders =
 
 }  // namespace
 
-std::string RequirementName(const Requirement& need) {
+namespace {
+
+std::string GateName(const Requirement& need) {
   switch (need.gate) {
     case Gate::Public: return "public";
     case Gate::SignedIn: return "signed-in";
@@ -91,6 +93,12 @@ std::string RequirementName(const Requirement& need) {
                                                     : "repo:read";
   if (need.challenge) name += ":challenge";
   return need.own ? name + ":or-ticket" : name;
+}
+
+}  // namespace
+
+std::string RequirementName(const Requirement& need) {
+  return need.also ? GateName(need) + "+check" : GateName(need);
 }
 
 void Router::Add(Method method, std::string pattern, ApiFamily api, Requirement need,
@@ -239,6 +247,7 @@ Admission Router::Admit(Request& req) const {
       } else if (admitted) {
         admitted = Authorize(*route, req);
       }
+      if (admitted && !a.answer && route->need.also) admitted = route->need.also(req);
       if (a.answer) {
         // Refused by the route's own check, rendered by it.
       } else if (admitted) {

@@ -33,6 +33,12 @@ enum class Gate { Public, SignedIn, Session, WriteRole, Repo, Ticket, Registry }
 // read: nullopt admits (it may set req.principal), an answer refuses the request.
 using OwnCheck = std::function<std::optional<Response>(Request&)>;
 
+// A route's further rule that the request head decides (the upload the URL names is the
+// caller's), run by the router once the Requirement admitted the caller (req.principal
+// set) and before any body byte is read. An error refuses the request, rendered in the
+// route's family.
+using HeadCheck = std::function<Result<void>(Request&)>;
+
 // What a route needs of its caller, declared in its route-table entry and checked by the
 // router before the handler runs (and so before a body byte is read). Built only through
 // the factories (the constructor is private), so no route can be added without one.
@@ -54,6 +60,8 @@ struct Requirement {
   OwnCheck own;
   // The handler may wait in a queue (see Waits()).
   bool waits = false;
+  // Checked after the rest admitted the caller (see Also()); empty: none.
+  HeadCheck also;
 
   // This requirement, for a handler that may wait in a queue (git pack slots, password
   // hashing, heavy searches): the server runs it on a thread of its own, so that waiting
@@ -61,6 +69,14 @@ struct Requirement {
   Requirement Waits() const {
     Requirement r = *this;
     r.waits = true;
+    return r;
+  }
+
+  // This requirement and then `check`, for a rule the head decides that only the route
+  // knows: so that a body is never read for a request the handler would refuse at once.
+  Requirement Also(HeadCheck check) const {
+    Requirement r = *this;
+    r.also = std::move(check);
     return r;
   }
 
@@ -114,8 +130,8 @@ struct Requirement {
         git_suffix(strip_git) {}
 };
 
-// "public", "signed-in", "session", "write-role", "repo:write", "ticket", "registry"...
-// for tests and logs.
+// "public", "signed-in", "session", "write-role", "repo:write", "ticket", "registry"...,
+// with "+check" when the route has a head check of its own (Also()); for tests and logs.
 std::string RequirementName(const Requirement& need);
 
 // Pattern syntax: segments separated by '/'. A literal segment matches itself; `{name}`

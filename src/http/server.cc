@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "core/log.h"
+#include "core/memory_budget.h"
 #include "core/util.h"
 
 namespace hangar::http {
@@ -85,26 +86,6 @@ asio::awaitable<std::invoke_result_t<F&>> OnPool(asio::thread_pool& pool, F f) {
 
 namespace {
 
-// The global budget for request-body bytes the I/O layer holds in memory. Thread-safe.
-class BodyBudget {
- public:
-  explicit BodyBudget(uint64_t limit) : limit_(limit) {}
-  // Takes `n` bytes of the budget; false (nothing taken) when they do not fit.
-  bool TryCharge(uint64_t n) {
-    uint64_t used = used_.load();
-    do {
-      if (n > limit_ || used > limit_ - n) return false;
-    } while (!used_.compare_exchange_weak(used, used + n));
-    return true;
-  }
-  void Release(uint64_t n) { used_ -= n; }
-  uint64_t limit() const { return limit_; }
-
- private:
-  const uint64_t limit_;
-  std::atomic<uint64_t> used_{0};
-};
-
 // How many things (connections, bodies) each key (a client IP, a principal) holds, against
 // a limit. Thread-safe.
 class PerKeyCounter {
@@ -154,7 +135,7 @@ class PerKeySlot {
 // budget, and for an unauthenticated caller to the share all such callers have together
 // and to its IP's count of read-ahead steps.
 struct BodyBuffer {
-  explicit BodyBuffer(BodyBudget& b) : budget(b) {}
+  explicit BodyBuffer(MemoryBudget& b) : budget(b) {}
   ~BodyBuffer() {
     budget.Release(charged);
     if (anonymous_budget) anonymous_budget->Release(anonymous_charged);
@@ -162,10 +143,10 @@ struct BodyBuffer {
   }
   BodyBuffer(const BodyBuffer&) = delete;
   BodyBuffer& operator=(const BodyBuffer&) = delete;
-  BodyBudget& budget;
+  MemoryBudget& budget;
   std::string data;     // the bytes read (size() of them)
   uint64_t charged = 0; // bytes of the budget held (>= the memory `data` uses)
-  BodyBudget* anonymous_budget = nullptr;  // set for unauthenticated callers
+  MemoryBudget* anonymous_budget = nullptr;  // set for unauthenticated callers
   uint64_t anonymous_charged = 0;          // bytes of it held
   PerKeyCounter* ip_counter = nullptr;     // with `ip`: steps held by that IP
   std::string ip;
@@ -480,8 +461,9 @@ struct Server::Impl {
         grace_timer(ioc),
         accept_backoff(ioc),
         id_prefix(RandomHex(3)),
-        budget(options.body_memory_bytes),
-        anonymous_budget(options.body_memory_bytes / 2) {}
+        budget(options.body_memory_bytes, "limits.body_memory_bytes"),
+        anonymous_budget(options.body_memory_bytes / 2, "half of limits.body_memory_bytes"),
+        handler_memory(options.handler_memory_bytes, "limits.handler_memory_bytes") {}
 
   ServerOptions options;
   const Router& router;
@@ -502,8 +484,9 @@ struct Server::Impl {
   std::list<std::weak_ptr<Conn>> conns;
   std::atomic<bool> stopping{false};
   std::atomic<int> live{0};
-  BodyBudget budget;
-  BodyBudget anonymous_budget;  // the part of `budget` unauthenticated callers may hold
+  MemoryBudget budget;  // the I/O layer's read-ahead buffers
+  MemoryBudget anonymous_budget;  // the part of `budget` unauthenticated callers may hold
+  MemoryBudget handler_memory;  // what handlers on their own threads keep (Request::body_memory)
   PerKeyCounter anonymous_steps;  // read-ahead steps (up to kBodyReadSize) held, by IP
   PerKeyCounter conns_per_ip;
   PerKeyCounter anonymous_bodies;     // by client IP
@@ -893,9 +876,12 @@ asio::awaitable<Response> Server::Impl::RunOnOwnThread(const Admission& admissio
     r.SetHeader("X-Request-Id", req.request_id);
     co_return r;
   }
+  req.body_memory = &handler_memory;
+  req.body_memory_wait = options.handler_memory_wait;
   co_return co_await RunVia([this](auto job) { body_threads.Start(std::move(job)); }, [&] {
     Response r = router.Run(admission, req);
     InlineSmallStream(r, req);
+    req.body_memory_held.reset();  // what the handler kept of the body is gone with it
     return r;
   });
 }

@@ -44,6 +44,10 @@ struct ServerOptions {
                                   // user (429 above); 0 = any
   int streaming_bodies = 1024;    // bodies over body_buffer_bytes in flight in all, each on a
                                   // thread of its own (503 above)
+  // What those handlers keep of their bodies (a commit's NDJSON, a JSON body), together;
+  // Request::body_memory. A handler over it waits handler_memory_wait; then 503.
+  uint64_t handler_memory_bytes = uint64_t{512} << 20;
+  std::chrono::milliseconds handler_memory_wait{30000};
   bool access_log = true;
   bool handle_signals = true;      // SIGTERM/SIGINT start a graceful stop
 };

@@ -8,6 +8,7 @@
 #include "core/repo_path.h"
 #include "core/util.h"
 #include "git/commit_builder.h"
+#include "git/gitmodules.h"
 #include "git/pointer.h"
 #include "git/ref_writer.h"
 
@@ -16,6 +17,7 @@ namespace hangar::services {
 namespace {
 
 constexpr uint64_t kMaxGitattributes = 1 << 20;
+constexpr uint64_t kMaxGitmodules = 1 << 20;  // a copy's source checked as .gitmodules
 constexpr size_t kMaxPreuploadFiles = 10000;
 
 bool PatternMatches(std::string pattern, std::string_view path) {
@@ -105,6 +107,12 @@ Result<std::vector<PreuploadAnswer>> CommitService::Preupload(
 
 namespace {
 
+// Whether the last component of `path` is a .gitmodules file on some filesystem.
+bool IsGitmodulesPath(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return IsGitmodulesName(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
 // "refs/pr/<digits>".
 bool IsPullRequestRef(std::string_view ref) {
   if (!ref.starts_with("refs/pr/")) return false;
@@ -116,7 +124,7 @@ bool IsPullRequestRef(std::string_view ref) {
 }  // namespace
 
 Result<CommitOutcome> CommitService::Commit(const Principal& who, const RepoId& id,
-                                            std::string_view branch, const CommitInput& input) {
+                                            std::string_view branch, CommitInput input) {
   auto repo = repos_.Open(who, id, Access::Write);
   if (!repo) return std::move(repo).error();
   if (input.summary.empty()) return MakeError(ErrorCode::BadRequest, "the commit summary is empty");
@@ -135,13 +143,14 @@ Result<CommitOutcome> CommitService::Commit(const Principal& who, const RepoId& 
   }
   req.expected_parent = input.parent_commit;
   req.detached = input.create_pr;
-  for (const auto& op : input.operations) {
+  for (auto& op : input.operations) {
     HANGAR_TRY(ValidateRepoPath(op.path));
     git::TreeChange c;
     c.path = op.path;
     switch (op.kind) {
       case CommitOperation::Kind::File:
-        c.content = op.content;
+        if (IsGitmodulesPath(op.path)) HANGAR_TRY(git::CheckGitmodules(op.content));
+        c.content = std::move(op.content);
         break;
       case CommitOperation::Kind::LfsFile: {
         auto linked = lfs_.LinkedSize(repo->record.id, op.lfs_oid);
@@ -162,6 +171,15 @@ Result<CommitOutcome> CommitService::Commit(const Principal& who, const RepoId& 
         if (!source) {
           return MakeError(ErrorCode::EntryNotFound,
                            "copy source '" + op.src_path + "' not found: " + source.error().message);
+        }
+        if (IsGitmodulesPath(op.path)) {
+          HANGAR_ASSIGN_OR_RETURN(auto text,
+                                  content_.ReadText(*repo, from, op.src_path, kMaxGitmodules));
+          if (!text) {
+            return MakeError(ErrorCode::BadRequest,
+                             "a copy to .gitmodules needs a file of at most 1 MiB as its source");
+          }
+          HANGAR_TRY(git::CheckGitmodules(*text));
         }
         c.blob = source->git.oid;
         break;

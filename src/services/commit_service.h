@@ -104,9 +104,10 @@ class CommitService {
   // Unprocessable (LFS object not uploaded/linked, or another size); EntryNotFound
   // (deleting a missing path); PreconditionFailed (stale parent_commit); Conflict.
   // With input.create_pr (§7.6) the commit is made on the branch head but stored under a
-  // new refs/pr/<n>, the branch untouched.
+  // new refs/pr/<n>, the branch untouched. `input` is taken by value so that inline file
+  // contents move into the commit rather than being copied.
   Result<CommitOutcome> Commit(const Principal& who, const RepoId& id, std::string_view branch,
-                               const CommitInput& input);
+                               CommitInput input);
 
   // Branches and tags (§6.5, §6.6; commit_service_refs.cc). Each needs write access and
   // fails as RepoService::Open with Write first; names are checked with

@@ -12,6 +12,7 @@
 #include "core/util.h"
 #include "git/command.h"
 #include "git/repo_writer.h"
+#include "net/address.h"
 
 namespace hangar::services {
 
@@ -111,6 +112,47 @@ Result<int> RunCopy(git::Command& cmd, const std::stop_token& stop, std::string*
   *stderr_data = process->Stderr();
   if (stop.stop_requested()) return MakeError(ErrorCode::Unavailable, "the import was stopped");
   return code;
+}
+
+// How git must be run so that it reaches `source` only at addresses checked here: the
+// URL's host is resolved once, every address must be public unless the host is one of
+// `private_hosts`, and git is pinned to those addresses (http(s): curl's resolve list and
+// no redirects; git://: the address in the URL; ssh: HostName) so that a second lookup
+// cannot answer differently (DNS rebinding). Errors: BadRequest naming the host.
+Result<void> PinToCheckedHost(const std::vector<std::string>& private_hosts,
+                              ImportSource& source, git::Command& clone) {
+  HANGAR_ASSIGN_OR_RETURN(net::UrlHost where, net::ParseUrlHost(source.git_arg));
+  HANGAR_ASSIGN_OR_RETURN(std::vector<std::string> addrs, net::ResolveHost(where.host));
+  bool exempt = std::any_of(private_hosts.begin(), private_hosts.end(), [&](const auto& h) {
+    return h == "*" || h == where.host;
+  });
+  for (const auto& a : addrs) {
+    if (!exempt && !net::IsPublicAddress(a)) {
+      return Bad("import from '" + where.host + "' is not allowed: it resolves to " + a +
+                 ", which is not a public address (an operator may list the host in "
+                 "import.allow_private_hosts)");
+    }
+  }
+  if (where.scheme == "http" || where.scheme == "https") {
+    std::string resolve = where.host + ":" + std::to_string(where.port) + ":";
+    for (size_t i = 0; i < addrs.size(); ++i) {
+      bool v6 = addrs[i].find(':') != std::string::npos;
+      resolve += (i ? "," : "") + (v6 ? "[" + addrs[i] + "]" : addrs[i]);
+    }
+    clone.Env("GIT_CONFIG_COUNT", "2");
+    clone.Env("GIT_CONFIG_KEY_0", "http.curloptResolve");
+    clone.Env("GIT_CONFIG_VALUE_0", resolve);
+    clone.Env("GIT_CONFIG_KEY_1", "http.followRedirects");
+    clone.Env("GIT_CONFIG_VALUE_1", "false");
+  } else if (where.scheme == "git") {
+    HANGAR_ASSIGN_OR_RETURN(source.git_arg, net::WithHost(source.git_arg, addrs.front()));
+  } else {
+    // ParseUrlHost allows only letters, digits, '.', '-' and ':' in a host, and the
+    // address is numeric: neither can break out of the command line git runs in a shell.
+    clone.Env("GIT_SSH_COMMAND", "ssh -o BatchMode=yes -o HostName=" + addrs.front() +
+                                     " -o HostKeyAlias=" + where.host);
+  }
+  return {};
 }
 
 Result<void> CheckStop(const std::stop_token& stop) {
@@ -317,6 +359,12 @@ void ImportService::SweepStale() {
 Result<db::RepoRecord> ImportService::Import(const Principal& who, const ImportRequest& req) {
   HANGAR_ASSIGN_OR_RETURN(RepoId id, Authorize(who, req));
   HANGAR_ASSIGN_OR_RETURN(ImportSource source, CheckImportSource(req.source, req.allow_local));
+  // Git enforces the transport list itself too (redirects, rewritten URLs, submodules).
+  git::Command clone("clone");
+  clone.Env("GIT_SSH_COMMAND", "ssh -o BatchMode=yes");
+  if (!req.allow_local && source.kind == ImportSource::Kind::Url) {
+    HANGAR_TRY(PinToCheckedHost(options_.private_hosts, source, clone));
+  }
   const std::string shown = RedactImportSource(req.source);
   const auto deadline = Clock::now() + options_.timeout;
   const int64_t deadline_unix =
@@ -325,13 +373,10 @@ Result<db::RepoRecord> ImportService::Import(const Principal& who, const ImportR
   HANGAR_ASSIGN_OR_RETURN(WorkDir work, WorkDir::Make(options_.tmp_dir, deadline_unix));
   const std::string repo = work.repo();
 
-  // Git enforces the transport list itself too (redirects, rewritten URLs, submodules).
-  git::Command clone("clone");
   clone.Arg("--mirror").Arg("--quiet").EndOfOptions().UserArg(source.git_arg).Arg(repo);
   clone.Env("GIT_ALLOW_PROTOCOL", source.kind == ImportSource::Kind::Local
                                       ? "http:https:git:ssh:file"
                                       : "http:https:git:ssh");
-  clone.Env("GIT_SSH_COMMAND", "ssh -o BatchMode=yes");
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
   clone.Timeout(left);
   std::string complaints;

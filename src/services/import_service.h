@@ -10,6 +10,7 @@
 #include <functional>
 #include <stop_token>
 #include <string>
+#include <vector>
 
 #include "core/principal.h"
 #include "core/repo_id.h"
@@ -33,6 +34,10 @@ struct ImportOptions {
   // to queue its maintenance (MaintenanceService::Enqueue; the web import). Must not
   // block. Empty: nothing (the CLI maintains on its own, printing the steps).
   std::function<void(const RepoId&, const std::string& git_path)> after_import;
+  // Hosts (as URLs name them, lower-case) that imports without allow_local may read even
+  // though they resolve to loopback, private or link-local addresses (import.md
+  // §network); "*" = every host. Empty: public addresses only.
+  std::vector<std::string> private_hosts;
 };
 
 // What to import, as the caller gave it (validated by Import).
@@ -45,7 +50,8 @@ struct ImportRequest {
   std::string name;  // name of the new repo
   bool is_private = false;
   // True only for callers that run on the server with its operator's rights (the CLI).
-  // False for web requests: a web user must never make the server read its own disk.
+  // False for web requests: a web user must never make the server read its own disk, nor
+  // reach through it a host that is not on the public internet (unless private_hosts).
   bool allow_local = false;
   // Requesting a stop (the CLI on SIGINT, a handler whose client left) kills git and ends
   // the import with Unavailable, leaving nothing behind.

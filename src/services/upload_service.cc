@@ -149,11 +149,13 @@ Result<UploadView> UploadService::Get(const Principal& who, const std::string& i
   return View(std::move(u));
 }
 
-Result<storage::PartInfo> UploadService::PutPart(const Principal& who, const std::string& id,
-                                                 uint64_t number, ByteSource& body,
-                                                 std::optional<uint64_t> content_length,
-                                                 std::optional<Sha256> part_sha256) {
-  HANGAR_ASSIGN_OR_RETURN(db::UploadRecord u, Find(who, id));
+namespace {
+
+// Upload `u`'s part `number` is one to send, `content_length` (when known) long: its
+// window. Errors: NotFound (complete, no such part), SizeInvalid.
+Result<std::pair<uint64_t, uint64_t>> PartToSend(const db::UploadRecord& u, uint64_t number,
+                                                 std::optional<uint64_t> content_length) {
+  const std::string& id = u.id;
   if (u.completed_at) return UploadNotFound(id, "is already complete");
   if (number < 1 || number > u.PartCount()) {
     return MakeError(ErrorCode::NotFound, "upload " + id + " has no part " +
@@ -166,6 +168,25 @@ Result<storage::PartInfo> UploadService::PutPart(const Principal& who, const std
                                                  std::to_string(length) + " bytes, not " +
                                                  std::to_string(*content_length));
   }
+  return std::make_pair(offset, length);
+}
+
+}  // namespace
+
+Result<void> UploadService::CheckPart(const Principal& who, const std::string& id,
+                                      uint64_t number, std::optional<uint64_t> content_length) {
+  HANGAR_ASSIGN_OR_RETURN(db::UploadRecord u, Find(who, id));
+  HANGAR_TRY(PartToSend(u, number, content_length));
+  return {};
+}
+
+Result<storage::PartInfo> UploadService::PutPart(const Principal& who, const std::string& id,
+                                                 uint64_t number, ByteSource& body,
+                                                 std::optional<uint64_t> content_length,
+                                                 std::optional<Sha256> part_sha256) {
+  HANGAR_ASSIGN_OR_RETURN(db::UploadRecord u, Find(who, id));
+  HANGAR_ASSIGN_OR_RETURN(auto window, PartToSend(u, number, content_length));
+  auto [offset, length] = window;
   HANGAR_ASSIGN_OR_RETURN(storage::PartInfo part,
                           blobs_.PutPart(u.store_handle, number, offset, length, body,
                                          part_sha256));

@@ -75,6 +75,12 @@ class UploadService {
   // expired, or another user's), Internal.
   Result<UploadView> Get(const Principal& who, const std::string& id);
 
+  // Whether `who` may send part `number` of upload `id`, `content_length` bytes long (when
+  // known): all PutPart checks before the body, for the router to run from the request
+  // head. Errors: as PutPart, but for the body's.
+  Result<void> CheckPart(const Principal& who, const std::string& id, uint64_t number,
+                         std::optional<uint64_t> content_length);
+
   // Stores part `number` from `body`; `content_length` is the request's, when it had one.
   // Refreshes the expiry. Errors: as Get; NotFound (completed, or no such part number);
   // SizeInvalid (wrong length); DigestInvalid (not `part_sha256`); BadRequest (body cut

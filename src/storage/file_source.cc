@@ -21,34 +21,6 @@ Result<ResolvedRange> ResolveRange(const ByteRange& r, uint64_t size) {
   return ResolvedRange{r.offset, r.length ? std::min(*r.length, available) : available};
 }
 
-FileSource::FileSource(int fd, uint64_t offset, uint64_t length)
-    : fd_(fd), pos_(offset), remaining_(length) {}
-
-FileSource::~FileSource() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
-Result<size_t> FileSource::Read(std::span<char> buf) {
-  size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), remaining_));
-  if (want == 0) return size_t{0};
-  for (;;) {
-    ssize_t n = ::pread(fd_, buf.data(), want, static_cast<off_t>(pos_));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return MakeError(ErrorCode::Internal, std::string("pread: ") + std::strerror(errno));
-    }
-    if (n == 0) {
-      // The window was checked against the size at open; a short file means it was
-      // truncated under us. Never report a silent early end to a client.
-      return MakeError(ErrorCode::Internal, "file ended " + std::to_string(remaining_) +
-                                                " bytes before the expected end");
-    }
-    pos_ += static_cast<uint64_t>(n);
-    remaining_ -= static_cast<uint64_t>(n);
-    return static_cast<size_t>(n);
-  }
-}
-
 Result<std::unique_ptr<FileSource>> OpenFileRange(const std::filesystem::path& path,
                                                   const ByteRange& range) {
   int fd;

@@ -105,7 +105,7 @@ Result<Form> ReadForm(http::Request& req, const PageContext& ctx) {
   std::string_view type = req.Header("content-type");
   if (!type.starts_with("application/x-www-form-urlencoded"))
     return MakeError(ErrorCode::BadRequest, "expected a form (application/x-www-form-urlencoded)");
-  HANGAR_ASSIGN_OR_RETURN(std::string body, ReadAll(*req.body, kMaxFormBytes));
+  HANGAR_ASSIGN_OR_RETURN(std::string body, req.ReadBody(kMaxFormBytes));
   Form form;
   std::string_view rest = body;
   while (!rest.empty()) {

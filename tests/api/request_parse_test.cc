@@ -6,9 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include "api/hf/commit_body.h"
 #include "api/hf/hf_handlers.h"
 #include "api/lfs/lfs_handlers.h"
 #include "api/oci/oci_handlers.h"
+#include "core/base64.h"
 
 namespace hangar::api {
 namespace {
@@ -53,6 +55,86 @@ TEST(ParseCommitBody, NamesTheBadLine) {
     ASSERT_FALSE(r.has_value()) << c.body;
     EXPECT_EQ(r.error().code, ErrorCode::BadRequest);
     EXPECT_NE(r.error().message.find(c.message), std::string::npos) << r.error().message;
+  }
+}
+
+// What a commit parses to, as one comparable string.
+std::string Shown(const services::CommitInput& in) {
+  std::string out = in.summary + "|" + in.description + "|" +
+                    (in.parent_commit ? in.parent_commit->Hex() : "-");
+  for (const auto& op : in.operations) {
+    out += "|" + std::to_string(static_cast<int>(op.kind)) + ":" + op.path + ":" + op.content +
+           ":" + op.src_path + ":" + op.src_revision.value_or("-") + ":" +
+           std::to_string(op.lfs_size.value_or(0));
+  }
+  return out;
+}
+
+TEST(CommitBodyParser, GivesTheSameCommitWhereverTheBodyIsCut) {
+  // Long enough base64 that quanta, escapes and UTF-8 fall across the cuts.
+  std::string content = "SGVsbG8sIHdvcmxkISDwn5iAIGxvbmdlciB0ZXh0IGZvciBjdXRz";
+  std::string body =
+      "{\"value\":{\"summary\":\"caf\u00e9 \\\"q\\\" \xc3\xa9\",\"parentCommit\":null},"
+      "\"key\":\"header\"}\r\n"
+      "{\"key\":\"file\",\"value\":{\"extra\":{\"path\":1},\"path\":\"d/a\\u0020b.txt\","
+      "\"content\":\"" + content + "\",\"encoding\":\"base64\"}}\n"
+      "  \n"
+      "{\"key\":\"lfsFile\",\"value\":{\"path\":\"w.bin\",\"oid\":\"" + kOid + "\",\"size\":123456789}}\n"
+      "{\"key\":\"copyFile\",\"value\":{\"path\":\"b\",\"srcPath\":\"a\",\"srcRevision\":\"v1\"}}\n";
+  auto whole = ParseCommitBody(body);
+  ASSERT_TRUE(whole.has_value()) << whole.error().message;
+  EXPECT_EQ(whole->summary, "caf\xc3\xa9 \"q\" \xc3\xa9");
+  ASSERT_EQ(whole->operations.size(), 3u);
+  EXPECT_EQ(whole->operations[0].path, "d/a b.txt");
+  EXPECT_EQ(whole->operations[0].content, *Base64Decode(content));
+  EXPECT_EQ(whole->operations[1].lfs_size, 123456789u);
+  EXPECT_EQ(whole->operations[2].src_revision, "v1");
+  for (size_t cut = 0; cut <= body.size(); ++cut) {
+    for (size_t second : {cut, std::min(body.size(), cut + 1), std::min(body.size(), cut + 5)}) {
+      CommitBodyParser p;
+      ASSERT_TRUE(p.Feed(std::string_view(body).substr(0, cut)).has_value()) << cut;
+      ASSERT_TRUE(p.Feed(std::string_view(body).substr(cut, second - cut)).has_value()) << cut;
+      ASSERT_TRUE(p.Feed(std::string_view(body).substr(second)).has_value()) << cut;
+      auto got = std::move(p).Finish();
+      ASSERT_TRUE(got.has_value()) << cut << ": " << got.error().message;
+      EXPECT_EQ(Shown(*got), Shown(*whole)) << "cut at " << cut << " and " << second;
+    }
+  }
+  CommitBodyParser bytewise;
+  for (char c : body) ASSERT_TRUE(bytewise.Feed(std::string_view(&c, 1)).has_value());
+  EXPECT_EQ(Shown(std::move(bytewise).Finish().value()), Shown(*whole));
+}
+
+TEST(CommitBodyParser, RefusesWhatTheWholeParseRefuses) {
+  const std::string header = "{\"key\":\"header\",\"value\":{\"summary\":\"s\"}}\n";
+  struct Case {
+    std::string line;
+    std::string message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"{\"key\":\"file\",\"value\":{\"path\":\"a\",\"content\":\"QQ==QQ==\"}}", "content"},
+           {"{\"key\":\"file\",\"value\":{\"path\":\"a\",\"content\":\"QQ=\"}}", "content"},
+           {"{\"key\":\"file\",\"value\":{\"path\":\"a\",\"content\":\"QUJD!\"}}", "content"},
+           {"{\"key\":\"file\",\"value\":{\"path\":\"a\",\"content\":7}}", "'content' must be a string"},
+           {"{\"key\":\"file\",\"value\":{\"path\":\"a\"}}", "'content' must be a string"},
+           {"{\"key\":\"file\",\"value\":{\"path\":\"a\",\"content\":\"\",\"encoding\":\"hex\"}}", "encoding"},
+           {"{\"key\":\"file\",\"value\":{\"path\":[\"a\"],\"content\":\"\"}}", "'path' must be a string"},
+           {"{\"key\":\"lfsFile\",\"value\":{\"path\":\"a\",\"oid\":\"" + kOid + "\",\"size\":-1}}", "'size'"},
+           {"{\"key\":\"lfsFile\",\"value\":{\"path\":\"a\",\"oid\":\"" + kOid + "\",\"size\":1.5}}", "'size'"},
+           {"{\"key\":7,\"value\":{}}", "'key' must be a string"},
+           {"{\"key\":\"file\",\"value\":\"x\"}", "'value' must be an object"},
+           {"[1,2]", "malformed JSON"},
+           {"\"text\"", "malformed JSON"},
+           {"{\"key\":\"file\"} trailing", "malformed JSON"},
+           {"{\"key\":\"file\",\"value\":{\"path\":\"\xff\"}}", "malformed JSON"},
+           {"{\"key\":\"file\",", "malformed JSON"},
+       }) {
+    auto r = ParseCommitBody(header + c.line);
+    ASSERT_FALSE(r.has_value()) << c.line;
+    EXPECT_EQ(r.error().code, ErrorCode::BadRequest) << c.line;
+    EXPECT_NE(r.error().message.find(c.message), std::string::npos)
+        << c.line << ": " << r.error().message;
+    EXPECT_NE(r.error().message.find("line 2"), std::string::npos) << r.error().message;
   }
 }
 

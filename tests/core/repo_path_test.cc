@@ -85,6 +85,28 @@ TEST(ValidateRepoPath, AcceptsOrdinaryPaths) {
   }
 }
 
+TEST(IsGitmodulesName, SeesTheSameDisguisesAsGit) {
+  for (std::string name : {".gitmodules", ".GITMODULES", ".GitModules", ".gitmodules.",
+                           ".gitmodules ", ".gitmodules::$DATA", "GITMOD~1", "gitmod~4",
+                           "GI7EBA~1", ".git\u200cmodules"}) {
+    EXPECT_TRUE(IsGitmodulesName(name)) << name;
+  }
+  for (std::string ok : {".gitmodule", "gitmodules", ".gitmodules2", "x.gitmodules",
+                         "GITMOD~0", "GITMOD~", ".gitattributes"}) {
+    EXPECT_FALSE(IsGitmodulesName(ok)) << ok;
+  }
+}
+
+TEST(ValidateRepoPath, RefusesAFolderNamedGitmodulesButNotTheFile) {
+  EXPECT_TRUE(ValidateRepoPath(".gitmodules").has_value());
+  EXPECT_TRUE(ValidateRepoPath("sub/.gitmodules").has_value());
+  for (std::string bad : {".gitmodules/x", "a/.GitModules/b", "GITMOD~1/x"}) {
+    auto r = ValidateRepoPath(bad);
+    ASSERT_FALSE(r.has_value()) << bad;
+    EXPECT_NE(r.error().message.find(".gitmodules"), std::string::npos) << r.error().message;
+  }
+}
+
 TEST(ValidateReadPath, AllowsWhatGitMayHoldButNotTraversal) {
   EXPECT_TRUE(ValidateReadPath("a\\b").has_value());
   EXPECT_TRUE(ValidateReadPath("a\nb").has_value());

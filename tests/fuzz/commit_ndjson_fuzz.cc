@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 
+#include "api/hf/commit_body.h"
 #include "api/hf/hf_handlers.h"
 #include "core/base64.h"
 #include "fuzz_check.h"

@@ -125,4 +125,59 @@ for name in .GIT .Git '.git.' '.git ' 'GIT~1' '.git::$INDEX_ALLOCATION' '..'; do
   check_false "  no branch evil" git --git-dir="$GD" rev-parse -q --verify refs/heads/evil
 done
 
+section ".gitmodules: what git's fsck refuses in a push, the commit API refuses too"
+# Each a .gitmodules that makes `git clone --recurse-submodules` run something or write
+# outside the clone (CVE-2018-11235 and its kin). A file of that content under another
+# name is harmless (git reads only .gitmodules), so evil.txt is pushed to copy from.
+EVIL_MODULES=(
+  $'[submodule "../../modules/x"]\n\tpath = x\n\turl = https://example.com/x.git\n'
+  $'[submodule "a\\\\..\\\\b"]\n\tpath = x\n\turl = https://example.com/x.git\n'
+  $'[submodule "x"]\n\tpath = x\n\turl = --upload-pack=touch${IFS}/tmp/pwned\n'
+  $'[submodule "x"]\n\tpath = -x\n\turl = https://example.com/x.git\n'
+  $'[submodule "x"]\n\tpath = x\n\turl = https://example.com/x.git\n\tupdate = !sh -c id\n'
+  $'[submodule "x"]\n\tpath = x\n\turl = https://a%0ahost=evil.example/x.git\n'
+)
+GOOD_MODULES=$'[submodule "lib"]\n\tpath = lib\n\turl = https://example.com/lib.git\n'
+(cd "$W" && printf '%s' "${EVIL_MODULES[2]}" >evil.txt &&
+  git add evil.txt && git commit -q -m 'evil.txt (not .gitmodules)') || die "evil.txt commit"
+gitc "$HC" -C "$W" push -q origin HEAD:main >"$T/p2.out" 2>&1 || die "push evil.txt" "$(brief "$T/p2.out" 800)"
+HEAD1="$(git --git-dir="$GD" rev-parse main)"
+state >"$T/state.before"
+for i in "${!EVIL_MODULES[@]}"; do
+  for name in .gitmodules sub/.gitmodules .GitModules '.gitmodules.' 'GITMOD~1'; do
+    printf '%s\n{"key":"file","value":{"path":"%s","content":"%s","encoding":"base64"}}\n' \
+      "$HDR" "$name" "$(printf '%s' "${EVIL_MODULES[$i]}" | base64 -w0)" >"$T/gm.ndjson"
+    req POST "$API/commit/main" "${AUTH[@]}" -H 'Content-Type: application/x-ndjson' \
+      --data-binary @"$T/gm.ndjson"
+    check_hf_error "bad .gitmodules #$i as '$name' → 400" 400 BadRequest
+    check_match "  ... saying why" 'invalid \.gitmodules' "$(hdr X-Error-Message)"
+  done
+done
+printf '%s\n{"key":"copyFile","value":{"path":".gitmodules","srcPath":"evil.txt"}}\n' "$HDR" >"$T/gm.ndjson"
+req POST "$API/commit/main" "${AUTH[@]}" -H 'Content-Type: application/x-ndjson' --data-binary @"$T/gm.ndjson"
+check_hf_error "copyFile of a bad .gitmodules from evil.txt → 400" 400 BadRequest
+printf '%s\n{"key":"file","value":{"path":".gitmodules/x","content":"eA==","encoding":"base64"}}\n' "$HDR" >"$T/gm.ndjson"
+req POST "$API/commit/main" "${AUTH[@]}" -H 'Content-Type: application/x-ndjson' --data-binary @"$T/gm.ndjson"
+check_hf_error "a folder named .gitmodules → 400" 400 BadRequest
+state >"$T/state.after"
+check_eq "  refs, git objects and the blob store are as before" \
+  "$(cat "$T/state.before")" "$(cat "$T/state.after")"
+check_eq "  main unchanged" "$HEAD1" "$(git --git-dir="$GD" rev-parse main)"
+printf '%s\n{"key":"file","value":{"path":".gitmodules","content":"%s","encoding":"base64"}}\n' \
+  "$HDR" "$(printf '%s' "$GOOD_MODULES" | base64 -w0)" >"$T/gm.ndjson"
+req POST "$API/commit/main" "${AUTH[@]}" -H 'Content-Type: application/x-ndjson' --data-binary @"$T/gm.ndjson"
+check_status "an ordinary .gitmodules commits" 200
+# The same contents through git push: refused by receive.fsckObjects, as the API refuses.
+gitc "$HC" -C "$W" pull -q --ff-only origin main >"$T/pull.out" 2>&1 || die "pull" "$(brief "$T/pull.out" 600)"
+for i in 0 2 3; do
+  (cd "$W" && printf '%s' "${EVIL_MODULES[$i]}" >.gitmodules && git add .gitmodules &&
+    git commit -q -m "evil .gitmodules #$i") || die "commit evil .gitmodules"
+  if gitc "$HC" -C "$W" push -q origin HEAD:refs/heads/evil-modules >"$T/gm.out" 2>&1; then
+    fail "push of bad .gitmodules #$i is refused by git too"
+  else
+    check_match "push of bad .gitmodules #$i is refused by git's fsck too" 'gitmodules' "$(cat "$T/gm.out")"
+  fi
+  git -C "$W" reset -q --hard HEAD~1
+done
+
 finish

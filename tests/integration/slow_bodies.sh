@@ -186,6 +186,21 @@ P="$(probe "PUT /lfs-objects/upload/forged-ticket/$OID HTTP/1.1\r\nHost: x\r\nCo
 check_match "a 60 MiB LFS upload with a forged ticket → 403 with only the head sent" \
   '^HTTP/1.1 403' "$(jq -r .status_line <<<"$P")"
 check_eq "  without a 100 Continue first" false "$(jq -r .continue_first <<<"$P")"
+# A native upload part is checked from its head too (Requirement::Also): a writer's body
+# for an upload that is not theirs, or of the wrong length, is never read.
+P="$(probe "PUT /api/uploads/0123456789abcdef0123456789abcdef/parts/1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer $ALICE\r\nContent-Length: 62914560\r\nExpect: 100-continue\r\n\r\n" --wait 5)"
+check_match "a writer's 60 MiB part for an unknown upload → 404 with only the head sent" \
+  '^HTTP/1.1 404' "$(jq -r .status_line <<<"$P")"
+check_eq "  without a 100 Continue first" false "$(jq -r .continue_first <<<"$P")"
+UP_SHA="$(head -c 100 /dev/zero | sha256sum | cut -c1-64)"
+req POST "$BASE/api/models/alice/m/uploads" "${AUTH[@]}" -H 'Content-Type: application/json' \
+  --data "{\"sha256\":\"$UP_SHA\",\"size\":100}"
+UP_ID="$(jbody .id)"
+P="$(probe "PUT /api/uploads/$UP_ID/parts/1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer $ALICE\r\nContent-Length: 62914560\r\nExpect: 100-continue\r\n\r\n" --wait 5)"
+check_match "a 60 MiB part of a 100-byte upload → 400 (size) with only the head sent" \
+  '^HTTP/1.1 4' "$(jq -r .status_line <<<"$P")"
+check_match "  saying what size it must be" 'must be 100 bytes' "$(jq -r .body <<<"$P")"
+check_eq "  without a 100 Continue first" false "$(jq -r .continue_first <<<"$P")"
 P="$(probe 'POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n' --wait 1)"
 check_eq "an admitted body that waits for it gets 100 Continue" true \
   "$(jq -r .continue_first <<<"$P")"

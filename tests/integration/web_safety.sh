@@ -37,7 +37,9 @@ done
 ALICE="$(new_token alice --role write)"
 ALICE_RO="$(new_token alice --role read)"
 BOB="$(new_token bob --role write)"
-start_server "$DATA" || die "hangar serve did not start"
+# The web import below reads this very hub on 127.0.0.1: the operator lets that one name
+# through (import.allow_private_hosts); every other non-public host stays refused.
+HANGAR_IMPORT_ALLOW_PRIVATE_HOSTS=127.0.0.1 start_server "$DATA" || die "hangar serve did not start"
 pass "server listening on $BASE"
 HA="$(cred_helper alice "$ALICE")"
 
@@ -339,6 +341,18 @@ check_status "POST visibility with a field the page does not offer (gated): 400"
 check_match "  ... naming it" "gated" "$(errmsg)"
 check_eq "  ... and alice/vis stays private" true "$(st_visibility)"
 csrf_case import /import st_import "type=model" "owner=alice" "name=csrf-imported" "source=$BASE/alice/names"
+# Issue 13: a web import cannot make the server reach its own network (SSRF): loopback by
+# another name, a private address, the cloud metadata address. Each is refused before git
+# runs, with a message, and no repo appears.
+for src in "http://localhost:${BASE##*:}/alice/names" "http://10.0.0.1/x.git" \
+           "http://169.254.169.254/latest/meta-data/" "http://[::1]:1/x.git"; do
+  req POST "$BASE/import" -b "$JA" --data-urlencode "_csrf=$CA" --data-urlencode "type=model" \
+    --data-urlencode "owner=alice" --data-urlencode "name=ssrf" --data-urlencode "source=$src"
+  check_status "web import from $src: 400" 400
+  check_match "  ... says the address is not public" "not a public address" "$(sed -n 's|.*<p class="flash error">\(.*\)</p>.*|\1|p' "$BODY")"
+done
+req GET "$BASE/api/models/alice/ssrf" -H "Authorization: Bearer $ALICE"
+check_status "  ... and no repo alice/ssrf was made" 404
 csrf_case login /login st_login "username=alice" "password=alice-Passw0rd" "next=/"
 
 # Session cookie attributes, from a fresh sign-in.

@@ -278,6 +278,45 @@ TEST_F(ImportServiceTest, WebRequestsMayNameOnlyUrlsOfAllowedTransports) {
   ExpectNothingLeft("imported");
 }
 
+// Issue 13: a web import must not make the server reach its own loopback, its private
+// networks or a metadata address, by any spelling of them.
+TEST_F(ImportServiceTest, WebImportsReachOnlyPublicAddresses) {
+  for (const std::string& source :
+       {"http://127.0.0.1:1/nothing.git", "http://localhost:1/x.git", "http://[::1]:1/x.git",
+        "http://0x7f.1:1/x.git", "https://2130706433/x.git", "http://[::ffff:127.0.0.1]:1/x",
+        "http://10.1.2.3/x.git", "http://169.254.169.254/latest/meta-data/",
+        "git://192.168.1.1/x.git", "ssh://git@[fd00::1]/x.git", "http://0.0.0.0:22/x"}) {
+    auto r = Request(source);
+    r.allow_local = false;
+    auto rec = imports_->Import(alice_, r);
+    ASSERT_FALSE(rec.has_value()) << source;
+    EXPECT_EQ(rec.error().code, ErrorCode::BadRequest) << source;
+    // Spellings a parser may read otherwise (0x7f.1, 2130706433) are refused as ambiguous.
+    const std::string& m = rec.error().message;
+    EXPECT_TRUE(m.find("not a public address") != std::string::npos ||
+                m.find("ambiguous") != std::string::npos)
+        << source << ": " << m;
+  }
+  ExpectNothingLeft("imported");
+}
+
+TEST_F(ImportServiceTest, AnOperatorMayLetAPrivateHostThrough) {
+  ImportOptions opts;
+  opts.tmp_dir = fs::path(dir_.path()) / "tmp";
+  opts.private_hosts = {"127.0.0.1"};
+  ImportService imports(*stores_.repos, *stores_.users, *auth_, *repos_, opts);
+  auto r = Request("http://127.0.0.1:1/nothing.git");
+  r.allow_local = false;
+  auto rec = imports.Import(alice_, r);
+  ASSERT_FALSE(rec.has_value());
+  // Past the address rule: git itself tried and could not connect.
+  EXPECT_NE(rec.error().message.find("cannot read"), std::string::npos) << rec.error().message;
+  r.source = "http://localhost:1/nothing.git";  // another name of the same address: refused
+  EXPECT_NE(imports.Import(alice_, r).error().message.find("not a public address"),
+            std::string::npos);
+  ExpectNothingLeft("imported");
+}
+
 TEST_F(ImportServiceTest, AfterImportHookGetsEachNewRepoOnly) {
   // The web import queues the new repo's maintenance through this hook (cli/app.cc).
   std::vector<std::pair<std::string, std::string>> calls;

@@ -2,11 +2,12 @@
 
 #include <boost/json.hpp>
 
+#include "api/hf/commit_body.h"
 #include "api/hf/hf_common.h"
 #include "api/hf/hf_handlers.h"
 #include "api/json_util.h"
 #include "core/base64.h"
-#include "core/byte_source.h"
+#include "core/file_source.h"
 #include "core/util.h"
 
 namespace hangar::api {
@@ -14,9 +15,6 @@ namespace hangar::api {
 namespace json = boost::json;
 
 namespace {
-
-// Largest NDJSON commit body: inline files are base64 in it (LFS files travel separately).
-constexpr size_t kMaxCommitBody = 64 * 1024 * 1024;
 
 // Strict standard base64 (RFC 4648 §4), padded as the HF clients send it. Errors:
 // BadRequest naming `what`.
@@ -47,12 +45,6 @@ Result<uint64_t> SizeField(const json::object& o, std::string_view key, std::str
   return Bad(where, "'" + std::string(key) + "' must be a non-negative integer");
 }
 
-// Whether `o` has no member `key` or it is the string `want`.
-bool AbsentOr(const json::object& o, std::string_view key, std::string_view want) {
-  const auto* v = o.if_contains(key);
-  return !v || (v->is_string() && v->as_string() == want);
-}
-
 // The revision of a `.../{rest*}` route that names only a revision.
 Result<std::string> RevisionParam(const http::Request& req) {
   auto split = SplitRevisionAndPath(req.Param("rest"));
@@ -61,100 +53,25 @@ Result<std::string> RevisionParam(const http::Request& req) {
   return std::move(split->revision);
 }
 
-// One NDJSON line of §7.2 into `input` (`line_no` counts from 1 for messages).
-Result<void> ParseLine(std::string_view line, size_t line_no, bool& have_header,
-                       services::CommitInput& input) {
-  std::string where = "line " + std::to_string(line_no);
-  boost::system::error_code ec;
-  json::value v = json::parse(line, ec);
-  if (ec || !v.is_object()) return Bad(where, "malformed JSON");
-  const auto& o = v.as_object();
-  auto key = StringField(o, "key", where);
-  if (!key) return std::move(key).error();
-  const auto* val = o.if_contains("value");
-  if (!val || !val->is_object()) return Bad(where, "'value' must be an object");
-  const auto& value = val->as_object();
-  if (*key == "header") {
-    if (have_header) return Bad(where, "a second header");
-    if (line_no != 1) return Bad(where, "the header must come first");
-    have_header = true;
-    auto summary = StringField(value, "summary", where);
-    if (!summary) return std::move(summary).error();
-    input.summary = std::move(*summary);
-    if (const auto* d = value.if_contains("description"); d && d->is_string()) {
-      input.description = d->as_string();
-    }
-    if (const auto* p = value.if_contains("parentCommit"); p && !p->is_null()) {
-      std::optional<Oid> parent = p->is_string() ? Oid::ParseHex(p->as_string()) : std::nullopt;
-      if (!parent) return Bad(where, "'parentCommit' must be 40 hex digits");
-      input.parent_commit = *parent;
-    }
-    return {};
+// The commit body of `req`, parsed. A body that reached the handler whole (within the
+// read-ahead, on the shared pool) is parsed from memory. A larger one is first spooled
+// to disk, so that a slow client holds a file, not memory; then its size is charged to the
+// handlers' memory budget (the decoded files take three quarters of it, the parser little
+// more: tests/integration/commit_memory.sh) and it is parsed from the file. So concurrent
+// large commits take turns instead of growing RSS without bound (issue 13).
+// Errors: PayloadTooLarge (over 64 MiB, or more than the whole budget), Unavailable (no
+// room in time); those of ReadCommitBody.
+Result<services::CommitInput> ReadCommitRequest(HfDeps& d, http::Request& req) {
+  if (auto len = req.ContentLength(); len && *len > kMaxCommitBody) {
+    return MakeError(ErrorCode::PayloadTooLarge, "commit body is larger than 64 MiB");
   }
-  if (!have_header) return MakeError(ErrorCode::BadRequest, "the first line must be the header");
-  services::CommitOperation op;
-  auto path = StringField(value, "path", where);
-  if (!path) return std::move(path).error();
-  op.path = std::move(*path);
-  using Kind = services::CommitOperation::Kind;
-  if (*key == "file") {
-    op.kind = Kind::File;
-    if (!AbsentOr(value, "encoding", "base64")) return Bad(where, "'encoding' must be \"base64\"");
-    auto content = StringField(value, "content", where);
-    if (!content) return std::move(content).error();
-    auto bytes = DecodeBase64(*content, where + " content");
-    if (!bytes) return std::move(bytes).error();
-    op.content = std::move(*bytes);
-  } else if (*key == "lfsFile") {
-    op.kind = Kind::LfsFile;
-    if (!AbsentOr(value, "algo", "sha256")) return Bad(where, "'algo' must be \"sha256\"");
-    auto oid = StringField(value, "oid", where);
-    if (!oid) return std::move(oid).error();
-    auto sha = Sha256::ParseHex(*oid);
-    if (!sha) return Bad(where, "'oid' must be 64 lower-case hex digits");
-    op.lfs_oid = *sha;
-    if (value.contains("size")) {  // absent in Python's copies (hf-api.md §7.5)
-      auto size = SizeField(value, "size", where);
-      if (!size) return std::move(size).error();
-      op.lfs_size = *size;
-    }
-  } else if (*key == "copyFile") {  // Hangar extension (docs/api.md)
-    op.kind = Kind::CopyFile;
-    auto src = StringField(value, "srcPath", where);
-    if (!src) return std::move(src).error();
-    op.src_path = std::move(*src);
-    if (const auto* rev = value.if_contains("srcRevision"); rev && !rev->is_null()) {
-      if (!rev->is_string()) return Bad(where, "'srcRevision' must be a string");
-      op.src_revision = std::string(rev->as_string());
-    }
-  } else if (*key == "deletedFile") {
-    op.kind = Kind::DeletedFile;
-  } else if (*key == "deletedFolder") {
-    op.kind = Kind::DeletedFolder;
-    while (op.path.ends_with('/')) op.path.pop_back();
-  } else {
-    return Bad(where, "unknown key '" + *key + "'");
-  }
-  input.operations.push_back(std::move(op));
-  return {};
+  if (!req.body_memory || d.spool_dir.empty()) return ReadCommitBody(*req.body);
+  HANGAR_ASSIGN_OR_RETURN(auto spooled, SpoolToTempFile(*req.body, d.spool_dir, kMaxCommitBody));
+  HANGAR_TRY(req.ChargeBodyMemory(spooled->Size().value_or(0)));
+  return ReadCommitBody(*spooled);
 }
 
 }  // namespace
-
-Result<services::CommitInput> ParseCommitBody(std::string_view ndjson) {
-  services::CommitInput input;
-  bool have_header = false;
-  size_t line_no = 0;
-  size_t pos = 0;
-  while (pos < ndjson.size()) {
-    std::string_view line = NextLine(ndjson, pos);
-    if (line.ends_with('\r')) line.remove_suffix(1);
-    if (line.empty()) continue;
-    HANGAR_TRY(ParseLine(line, ++line_no, have_header, input));
-  }
-  if (!have_header) return MakeError(ErrorCode::BadRequest, "missing header line");
-  return input;
-}
 
 Result<http::Response> HandlePreupload(HfDeps& d, http::Request& req, RepoType type) {
   auto id = RepoFromParams(req, type);
@@ -207,14 +124,9 @@ Result<http::Response> HandleCommit(HfDeps& d, http::Request& req, RepoType type
   if (!id) return std::move(id).error();
   auto rev = RevisionParam(req);
   if (!rev) return std::move(rev).error();
-  if (auto len = req.ContentLength(); len && *len > kMaxCommitBody) {
-    return MakeError(ErrorCode::PayloadTooLarge, "commit body is larger than 64 MiB");
-  }
-  auto text = ReadAll(*req.body, kMaxCommitBody);
-  if (!text) return std::move(text).error();
-  HANGAR_ASSIGN_OR_RETURN(services::CommitInput input, ParseCommitBody(*text));
+  HANGAR_ASSIGN_OR_RETURN(services::CommitInput input, ReadCommitRequest(d, req));
   input.create_pr = http::ParseBool(req.Query("create_pr").value_or("false")).value_or(false);
-  auto made = d.commits.Commit(req.principal, *id, *rev, input);
+  auto made = d.commits.Commit(req.principal, *id, *rev, std::move(input));
   if (!made) return std::move(made).error();
   std::string repo_url = req.base_url + "/" + id->UrlPath();
   json::object out{{"success", true},

@@ -190,7 +190,7 @@ Result<http::Response> HandlePathsInfo(HfDeps& d, http::Request& req, RepoType t
   auto at = OpenAt(d, req, type, true);
   if (!at) return std::move(at).error();
   size_t max = static_cast<size_t>(d.config.limits.max_json_body_bytes);
-  auto text = ReadAll(*req.body, max);
+  auto text = req.ReadBody(max);
   if (!text) return std::move(text).error();
   std::vector<std::string> paths;
   bool expand = false;

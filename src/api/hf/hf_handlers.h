@@ -46,12 +46,6 @@ RangeResult ParseRange(std::string_view h, uint64_t size, RangeSpec& out);
 Result<http::Response> HandlePreupload(HfDeps& d, http::Request& req, RepoType type);
 Result<http::Response> HandleCommit(HfDeps& d, http::Request& req, RepoType type);
 
-// The NDJSON body of a §7.2 commit: a header line first, then one line per operation
-// (file, lfsFile, copyFile, deletedFile, deletedFolder); blank lines and CR line ends are
-// skipped. Paths are not validated here (CommitService does). Errors: BadRequest naming
-// the line and the problem.
-Result<services::CommitInput> ParseCommitBody(std::string_view ndjson);
-
 // §6.5 branches and §6.6 tags (ref_handlers.cc).
 Result<http::Response> HandleCreateBranch(HfDeps& d, http::Request& req, RepoType type);
 Result<http::Response> HandleDeleteBranch(HfDeps& d, http::Request& req, RepoType type);

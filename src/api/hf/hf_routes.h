@@ -21,6 +21,9 @@ struct HfDeps {
   const config::Config& config;
   // Counts GETs of /resolve files for listings' downloads and trending; none = not counted.
   services::DownloadCounter* downloads = nullptr;
+  // Where commit bodies too large for the read-ahead are spooled before they are parsed
+  // (<data>/tmp); "" = parsed as they arrive.
+  std::string spool_dir;
 };
 
 // Registers /api/... routes. Call before any `/{ns}/{name}/...` pattern is added.

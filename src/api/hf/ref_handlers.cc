@@ -5,7 +5,6 @@
 #include "api/hf/hf_common.h"
 #include "api/hf/hf_handlers.h"
 #include "api/json_util.h"
-#include "core/byte_source.h"
 #include "core/util.h"
 
 namespace hangar::api {
@@ -18,10 +17,7 @@ namespace {
 // Errors: PayloadTooLarge, BadRequest.
 Result<json::object> BodyOrEmpty(HfDeps& d, http::Request& req) {
   size_t max = static_cast<size_t>(d.config.limits.max_json_body_bytes);
-  if (auto len = req.ContentLength(); len && *len > max) {
-    return MakeError(ErrorCode::PayloadTooLarge, "request body is too large");
-  }
-  auto text = ReadAll(*req.body, max);
+  auto text = req.ReadBody(max);
   if (!text) return std::move(text).error();
   if (text->find_first_not_of(" \t\r\n") == std::string::npos) return json::object();
   boost::system::error_code ec;

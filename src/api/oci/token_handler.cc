@@ -86,7 +86,7 @@ Result<http::Response> PostToken(const OciAuth& auth, const services::OciTokenSe
     return OAuthError(400, "invalid_request",
                       "expected an application/x-www-form-urlencoded body");
   }
-  auto body = ReadAll(*req.body, kMaxFormBytes);
+  auto body = req.ReadBody(kMaxFormBytes);
   if (!body) return OAuthError(400, "invalid_request", body.error().message);
   // A form body is encoded exactly like a query string: reuse the query parser.
   http::Request form;

@@ -107,10 +107,23 @@ Result<http::Response> HandleGet(UploadService& uploads, http::Request& req) {
   return JsonResponse(UploadJson(req, view));
 }
 
-Result<http::Response> HandlePutPart(UploadService& uploads, http::Request& req) {
+// The upload id and part number a part route names. Errors: NotFound.
+Result<std::pair<std::string, uint64_t>> PartParams(const http::Request& req) {
   HANGAR_ASSIGN_OR_RETURN(std::string id, UploadId(req));
   auto number = ParsePositive(req.Param("n"));
   if (!number) return MakeError(ErrorCode::NotFound, "no such part: " + std::string(req.Param("n")));
+  return std::make_pair(std::move(id), *number);
+}
+
+// The router's check of a part PUT, from its head (Requirement::Also).
+Result<void> CheckPutPart(UploadService& uploads, http::Request& req) {
+  HANGAR_ASSIGN_OR_RETURN(auto part, PartParams(req));
+  return uploads.CheckPart(req.principal, part.first, part.second, req.ContentLength());
+}
+
+Result<http::Response> HandlePutPart(UploadService& uploads, http::Request& req) {
+  HANGAR_ASSIGN_OR_RETURN(auto params, PartParams(req));
+  const auto& [id, number] = params;
   std::optional<Sha256> part_sha;
   if (req.HasHeader("x-part-sha256")) {
     part_sha = Sha256::ParseHex(req.Header("x-part-sha256"));
@@ -121,7 +134,7 @@ Result<http::Response> HandlePutPart(UploadService& uploads, http::Request& req)
   if (!req.ContentLength() && !req.HasHeader("transfer-encoding")) {
     return MakeError(ErrorCode::BadRequest, "a part needs a Content-Length");
   }
-  HANGAR_ASSIGN_OR_RETURN(auto part, uploads.PutPart(req.principal, id, *number, *req.body,
+  HANGAR_ASSIGN_OR_RETURN(auto part, uploads.PutPart(req.principal, id, number, *req.body,
                                                      req.ContentLength(), part_sha));
   http::Response res = JsonResponse(PartJson(part));
   res.SetHeader("ETag", "\"" + part.etag + "\"");
@@ -164,7 +177,10 @@ void AddUploadRoutes(http::Router& r, UploadService& uploads, const config::Limi
         [&uploads](http::Request& q) { return HandleGet(uploads, q); });
   r.Add(Method::Delete, "/api/uploads/{id}", ApiFamily::Hf, writer,
         [&uploads](http::Request& q) { return HandleAbort(uploads, q); });
-  r.Add(Method::Put, "/api/uploads/{id}/parts/{n}", ApiFamily::Hf, writer,
+  // A part is refused from its head (not the caller's upload, no such part, wrong length)
+  // before its body is read.
+  r.Add(Method::Put, "/api/uploads/{id}/parts/{n}", ApiFamily::Hf,
+        writer.Also([&uploads](http::Request& q) { return CheckPutPart(uploads, q); }),
         [&uploads](http::Request& q) { return HandlePutPart(uploads, q); });
   r.Add(Method::Post, "/api/uploads/{id}/complete", ApiFamily::Hf, writer,
         [&uploads](http::Request& q) { return HandleComplete(uploads, q); });
