@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <thread>
 
 #include "git/repo_reader.h"
 #include "test_repo.h"
@@ -116,6 +119,30 @@ TEST(WriteCommitGraph, WritesBloomFilters) {
   auto missing = WriteCommitGraph(tmp.path() + "/nope.git");
   ASSERT_FALSE(missing.has_value());
   EXPECT_EQ(missing.error().code, ErrorCode::RepoNotFound);
+}
+
+// A push's graph refresh beside a maintenance: the second writer waits for the first's
+// lock instead of failing (the "concurrent maintenance exits 1" of maintenance.sh).
+TEST(WriteCommitGraph, WaitsForAnotherWritersLock) {
+  TempDir tmp;
+  std::string repo = tmp.path() + "/r.git";
+  ASSERT_TRUE(InitBareRepo(repo, {{"x", "1"}}, kAuthor, "one").has_value());
+  const std::string lock = repo + "/objects/info/commit-graph.lock";
+  fs::create_directories(repo + "/objects/info");
+  { std::ofstream(lock) << "held"; }
+  std::thread other([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    fs::remove(lock);
+  });
+  auto written = WriteCommitGraph(repo);
+  other.join();
+  ASSERT_TRUE(written.has_value()) << written.error().message;
+  EXPECT_EQ(Sh(repo, "git commit-graph verify 2>&1 && echo ok"), "ok\n");
+  // A lock that stays past the timeout: Unavailable, not a hang.
+  { std::ofstream(lock) << "held"; }
+  auto stuck = WriteCommitGraph(repo, std::chrono::milliseconds(300));
+  ASSERT_FALSE(stuck.has_value());
+  EXPECT_EQ(stuck.error().code, ErrorCode::Unavailable);
 }
 
 TEST(MoveRepo, RenamesAndRefusesToOverwrite) {
