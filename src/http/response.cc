@@ -2,6 +2,8 @@
 
 #include <strings.h>
 
+#include "core/util.h"
+
 namespace hangar::http {
 
 static bool SameName(std::string_view a, std::string_view b) {
@@ -53,6 +55,15 @@ Response Response::Stream(int status, std::unique_ptr<ByteSource> src,
   r.stream = std::move(src);
   r.SetHeader("Content-Type", std::string(content_type));
   return r;
+}
+
+std::string ContentDisposition(std::string_view filename, bool attachment) {
+  std::string ascii;
+  for (unsigned char c : filename) {
+    ascii += (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') ? '_' : static_cast<char>(c);
+  }
+  return std::string(attachment ? "attachment" : "inline") + "; filename*=UTF-8''" +
+         PercentEncode(filename) + "; filename=\"" + ascii + "\";";
 }
 
 }  // namespace hangar::http

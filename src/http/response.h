@@ -40,4 +40,11 @@ class Response {
                          std::string_view content_type = "application/octet-stream");
 };
 
+// A Content-Disposition value (RFC 6266) naming `filename` (the last path segment of a file,
+// say): "inline" or "attachment", with the name percent-encoded in filename* (RFC 8187)
+// and, for old clients, an ASCII filename with control bytes, quotes and backslashes as
+// '_'. It ends in ';' as the public hub's does: huggingface_hub finds the name with the
+// pattern `filename="(.*?)";`.
+std::string ContentDisposition(std::string_view filename, bool attachment = false);
+
 }  // namespace hangar::http

@@ -1,6 +1,6 @@
 // The request parsers the handlers expose for their own tests and the fuzz targets
-// (tests/fuzz): the NDJSON commit body, the LFS batch body, and the Range and
-// Content-Range parsers of /resolve, LFS downloads and OCI blobs.
+// (tests/fuzz): the NDJSON commit body, the LFS batch body, and the OCI chunk
+// Content-Range (the Range parser is http's: tests/http/semantics_test.cc).
 
 #include <boost/json.hpp>
 
@@ -155,38 +155,6 @@ TEST(ParseBatch, KeepsObjectsInOrderAndNamesBadFields) {
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, ErrorCode::Unprocessable);
   EXPECT_EQ(r.error().message, "objects[0].size must be an integer");
-}
-
-TEST(RangeParsers, AgreeOnTheCommonForms) {
-  struct Case {
-    const char* header;
-    uint64_t size, offset, length;
-  };
-  for (const Case& c : {Case{"bytes=0-99", 1000, 0, 100}, Case{"bytes=-500", 1000, 500, 500},
-                        Case{"bytes=900-", 1000, 900, 100}, Case{"bytes=5-5000", 10, 5, 5},
-                        Case{"bytes=-50", 10, 0, 10}}) {
-    RangeSpec hf;
-    ASSERT_EQ(ParseRange(c.header, c.size, hf), RangeResult::Ok) << c.header;
-    EXPECT_EQ(hf.offset, c.offset);
-    EXPECT_EQ(hf.length, c.length);
-    auto l = lfs::ParseRange(c.header, c.size).value();
-    ASSERT_TRUE(l.has_value());
-    EXPECT_EQ(l->offset, c.offset);
-    EXPECT_EQ(l->length, c.length);
-    bool partial = false;
-    auto o = oci::BlobRange(c.header, c.size, partial).value();
-    EXPECT_TRUE(partial);
-    EXPECT_EQ(o.offset, c.offset);
-    EXPECT_EQ(o.length, c.length);
-  }
-  RangeSpec hf;
-  EXPECT_EQ(ParseRange("bytes=10-", 10, hf), RangeResult::Unsatisfiable);
-  EXPECT_EQ(ParseRange("bytes=0-1,3-4", 10, hf), RangeResult::None);
-  EXPECT_EQ(lfs::ParseRange("bytes=10-", 10).error().code, ErrorCode::RangeNotSatisfiable);
-  EXPECT_FALSE(lfs::ParseRange("bytes=5-3", 10).value().has_value());  // ignored
-  bool partial = true;
-  EXPECT_EQ(oci::BlobRange("bytes=5-3", 10, partial).error().code,  // oci.md §3.2 table
-            ErrorCode::RangeNotSatisfiable);
 }
 
 TEST(ParseChunkRange, ReadsFirstAndLast) {

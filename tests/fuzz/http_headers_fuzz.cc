@@ -1,53 +1,54 @@
-// Structured request headers and query strings: the Range parsers of /resolve
-// (api::ParseRange), LFS downloads (api::lfs::ParseRange) and OCI blobs
-// (api::oci::BlobRange), the OCI chunk Content-Range (api::oci::ParseChunkRange), and
-// http::Request's query and Content-Length readers. The first 8 input bytes are the
-// object size, the rest the header value. Every window given must lie inside the
-// object, and the three Range parsers must agree where their rules coincide.
+// Structured request headers and query strings: the one Range parser (http::ParseRange)
+// under both policies and its Content-Range, the preconditions (If-Match, If-None-Match,
+// If-Range), the OCI chunk Content-Range (api::oci::ParseChunkRange), and http::Request's
+// query and Content-Length readers. The first 8 input bytes are the object size, the rest
+// the header value. Every window given must lie inside the object, and the two policies
+// may differ only on a backwards range.
 
 #include <cstring>
 
-#include "api/hf/hf_handlers.h"
-#include "api/lfs/lfs_handlers.h"
 #include "api/oci/oci_handlers.h"
+#include "core/util.h"
 #include "fuzz_check.h"
+#include "http/preconditions.h"
+#include "http/range.h"
 #include "http/request.h"
 
 using namespace hangar;
 
 namespace {
 
+using Kind = http::RangeAnswer::Kind;
+
 // Whether `r` is a non-empty window inside an object of `size` bytes.
-bool Inside(const storage::ByteRange& r, uint64_t size) {
-  return r.length && *r.length > 0 && r.offset < size && *r.length <= size - r.offset;
+bool Inside(const http::RangeAnswer& r, uint64_t size) {
+  return r.length > 0 && r.offset < size && r.length <= size - r.offset;
 }
 
 void CheckRanges(std::string_view header, uint64_t size) {
-  api::RangeSpec hf;
-  api::RangeResult hf_result = api::ParseRange(header, size, hf);
-  auto lfs = api::lfs::ParseRange(header, size);
-  bool partial = false;
-  auto oci = api::oci::BlobRange(header, size, partial);
+  http::RangeAnswer lenient = http::ParseRange(header, size);
+  http::RangeAnswer strict = http::ParseRange(header, size, http::RangePolicy{true});
+  for (const auto& r : {lenient, strict}) {
+    if (r.kind == Kind::Partial) {
+      FUZZ_CHECK(Inside(r, size));
+      std::string cr = http::ContentRange(r, size);
+      FUZZ_CHECK(cr == "bytes " + std::to_string(r.offset) + "-" +
+                           std::to_string(r.offset + r.length - 1) + "/" + std::to_string(size));
+    }
+  }
+  // The policies agree but where the lenient one ignores what the strict one refuses.
+  if (lenient.kind != strict.kind) {
+    FUZZ_CHECK(lenient.kind == Kind::Whole && strict.kind == Kind::Unsatisfiable);
+  } else if (lenient.kind == Kind::Partial) {
+    FUZZ_CHECK(lenient.offset == strict.offset && lenient.length == strict.length);
+  }
 
-  if (hf_result == api::RangeResult::Ok) {
-    FUZZ_CHECK(hf.length > 0 && hf.offset < size && hf.length <= size - hf.offset);
-    // LFS reads the same syntax, with optional blanks: it must find the same window.
-    FUZZ_CHECK(lfs && lfs->has_value() && (*lfs)->offset == hf.offset &&
-               (*lfs)->length == hf.length);
-  }
-  if (hf_result == api::RangeResult::Unsatisfiable) {
-    FUZZ_CHECK(!lfs && lfs.error().code == ErrorCode::RangeNotSatisfiable);
-  }
-  if (lfs && lfs->has_value()) {
-    FUZZ_CHECK(Inside(**lfs, size));
-    // OCI differs only in refusing last < first, which LFS ignores: same window here.
-    FUZZ_CHECK(oci && partial && oci->offset == (*lfs)->offset &&
-               oci->length == (*lfs)->length);
-  }
-  if (!lfs) FUZZ_CHECK(lfs.error().code == ErrorCode::RangeNotSatisfiable);
-  if (oci && partial) FUZZ_CHECK(Inside(*oci, size));
-  if (oci && !partial) FUZZ_CHECK(oci->offset == 0 && !oci->length);
-  if (!oci) FUZZ_CHECK(oci.error().code == ErrorCode::RangeNotSatisfiable);
+  http::Request req;
+  req.method = http::Method::Get;
+  req.headers = {{"if-none-match", std::string(header)}, {"if-range", std::string(header)}};
+  auto st = http::EvaluatePreconditions(req, "\"abc\"");
+  FUZZ_CHECK(!st || *st == 304);
+  if (http::RangeApplies(req, "\"abc\"")) FUZZ_CHECK(TrimBlanks(header) == "\"abc\"");
 
   if (auto chunk = api::oci::ParseChunkRange(header)) {
     FUZZ_CHECK(header.find('-') != std::string_view::npos);

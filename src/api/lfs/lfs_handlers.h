@@ -48,11 +48,6 @@ Result<http::Response> HandleVerify(services::LfsService& lfs, http::Request& re
 // (git-lfs.md §11.6).
 Result<http::Response> HandleLocks(http::Request& req);
 
-// A single `Range: bytes=...` (RFC 9110 §14.1.2) against an object of `size` bytes.
-// nullopt = serve the whole object (no header, another unit, several ranges, bad syntax:
-// all ignorable); RangeNotSatisfiable when no byte of the range exists. A range given
-// lies within the object and is not empty.
-Result<std::optional<storage::ByteRange>> ParseRange(std::string_view header, uint64_t size);
 
 // PUT /lfs-objects/upload/{ticket}/{oid}: 200 {} once the object is stored and linked.
 Result<http::Response> HandleUpload(services::LfsService& lfs, http::Request& req);

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "api/lfs/lfs_handlers.h"
+#include "api/range_util.h"
+#include "http/preconditions.h"
 #include "core/util.h"
 
 namespace hangar::api::lfs {
@@ -13,44 +15,6 @@ Result<Sha256> OidParam(const http::Request& req) {
   auto oid = Sha256::ParseHex(req.Param("oid"));
   if (!oid) return MakeError(ErrorCode::NotFound, "no such LFS object URL: " + req.path);
   return *oid;
-}
-
-namespace {
-
-}  // namespace
-
-Result<std::optional<storage::ByteRange>> ParseRange(std::string_view header, uint64_t size) {
-  header = TrimBlanks(header);
-  constexpr std::string_view kUnit = "bytes=";
-  if (header.size() < kUnit.size() || header.substr(0, kUnit.size()) != kUnit) {
-    return std::optional<storage::ByteRange>();
-  }
-  std::string_view spec = TrimBlanks(header.substr(kUnit.size()));
-  if (spec.find(',') != std::string_view::npos) return std::optional<storage::ByteRange>();
-  size_t dash = spec.find('-');
-  if (dash == std::string_view::npos) return std::optional<storage::ByteRange>();
-  std::string_view first_s = TrimBlanks(spec.substr(0, dash));
-  std::string_view last_s = TrimBlanks(spec.substr(dash + 1));
-  Error unsatisfiable = MakeError(ErrorCode::RangeNotSatisfiable,
-                                  "range " + std::string(spec) + " is outside the object (" +
-                                      std::to_string(size) + " bytes)");
-  if (first_s.empty()) {  // suffix: the last N bytes
-    auto n = ParseUint64(last_s);
-    if (!n) return std::optional<storage::ByteRange>();
-    if (*n == 0 || size == 0) return unsatisfiable;
-    uint64_t len = std::min(*n, size);
-    return std::optional(storage::ByteRange::Window(size - len, len));
-  }
-  auto first = ParseUint64(first_s);
-  if (!first) return std::optional<storage::ByteRange>();
-  std::optional<uint64_t> last;
-  if (!last_s.empty()) {
-    last = ParseUint64(last_s);
-    if (!last || *last < *first) return std::optional<storage::ByteRange>();
-  }
-  if (*first >= size) return unsatisfiable;
-  uint64_t end = last ? std::min(*last, size - 1) : size - 1;
-  return std::optional(storage::ByteRange::Window(*first, end - *first + 1));
 }
 
 Result<http::Response> HandleUpload(services::LfsService& lfs, http::Request& req) {
@@ -65,17 +29,17 @@ Result<http::Response> HandleUpload(services::LfsService& lfs, http::Request& re
 Result<http::Response> HandleDownload(services::LfsService& lfs, http::Request& req) {
   auto oid = OidParam(req);
   if (!oid) return std::move(oid).error();
-  std::string_view range_header = req.Header("range");
+  const std::string etag = "\"" + oid->Hex() + "\"";
+  if (auto status = http::EvaluatePreconditions(req, etag)) {
+    http::Response res = http::Response::Text(*status, *status == 304 ? "" : "precondition failed\n");
+    res.SetHeader("ETag", etag);
+    return res;
+  }
   bool partial = false;
   uint64_t object_size = 0;
   auto chooser = [&](uint64_t size) -> Result<storage::ByteRange> {
     object_size = size;
-    if (range_header.empty()) return storage::ByteRange{};
-    auto r = ParseRange(range_header, size);
-    if (!r) return std::move(r).error();
-    if (!r->has_value()) return storage::ByteRange{};
-    partial = true;
-    return **r;
+    return ChosenRange(req, etag, size, {}, partial);
   };
   auto dl = lfs.Download(req.Param("ticket"), *oid, chooser);
   if (!dl) {
@@ -89,11 +53,11 @@ Result<http::Response> HandleDownload(services::LfsService& lfs, http::Request& 
       http::Response::Stream(partial ? 206 : 200, std::move(dl->body), "application/octet-stream");
   res.content_length = dl->length;
   res.SetHeader("Accept-Ranges", "bytes");
-  res.SetHeader("ETag", "\"" + oid->Hex() + "\"");
+  res.SetHeader("ETag", etag);
   if (partial) {
-    res.SetHeader("Content-Range", "bytes " + std::to_string(dl->offset) + "-" +
-                                       std::to_string(dl->offset + dl->length - 1) + "/" +
-                                       std::to_string(dl->object_size));
+    res.SetHeader("Content-Range",
+                  http::ContentRange({http::RangeAnswer::Kind::Partial, dl->offset, dl->length},
+                                     dl->object_size));
   }
   return res;
 }

@@ -6,6 +6,8 @@
 
 #include "api/error_render.h"
 #include "api/oci/oci_handlers.h"
+#include "api/range_util.h"
+#include "http/preconditions.h"
 #include "core/util.h"
 
 namespace hangar::api::oci {
@@ -59,42 +61,6 @@ Result<services::OciChunkRange> ParseChunkRange(std::string_view value) {
                          std::string(v.substr(0, 100)) + "\"");
   }
   return services::OciChunkRange{*first, *last};
-}
-
-Result<storage::ByteRange> BlobRange(std::string_view header, uint64_t size, bool& partial) {
-  partial = false;
-  header = TrimBlanks(header);
-  if (!header.starts_with("bytes=")) return storage::ByteRange{};
-  std::string_view spec = TrimBlanks(header.substr(6));
-  size_t dash = spec.find('-');
-  if (spec.find(',') != std::string_view::npos || dash == std::string_view::npos) {
-    return storage::ByteRange{};
-  }
-  std::string_view a = TrimBlanks(spec.substr(0, dash)), b = TrimBlanks(spec.substr(dash + 1));
-  Error unsatisfiable = MakeError(ErrorCode::RangeNotSatisfiable,
-                                  "range " + std::string(spec.substr(0, 100)) +
-                                      " is outside the blob (" + std::to_string(size) +
-                                      " bytes)");
-  if (a.empty()) {
-    auto n = ParseUint64(b);
-    if (!n) return storage::ByteRange{};
-    if (*n == 0 || size == 0) return unsatisfiable;
-    partial = true;
-    uint64_t len = std::min(*n, size);
-    return storage::ByteRange::Window(size - len, len);
-  }
-  auto first = ParseUint64(a);
-  if (!first) return storage::ByteRange{};
-  std::optional<uint64_t> last;
-  if (!b.empty()) {
-    last = ParseUint64(b);
-    if (!last) return storage::ByteRange{};
-    if (*last < *first) return unsatisfiable;
-  }
-  if (*first >= size) return unsatisfiable;
-  partial = true;
-  uint64_t end = last ? std::min(*last, size - 1) : size - 1;
-  return storage::ByteRange::Window(*first, end - *first + 1);
 }
 
 http::Response HandleBase(OciDeps& d, http::Request& req) {
@@ -179,12 +145,21 @@ http::Response HandleBlob(OciDeps& d, http::Request& req, const OciPath& p) {
       res.SetHeader("Etag", "\"" + blob.digest + "\"");
       return res;
     }
-    std::string_view range_header = req.Header("range");
+    const std::string etag = "\"" + p.ref + "\"";
+    if (auto status = http::EvaluatePreconditions(req, etag)) {
+      if (*status == 412) {
+        return MakeError(ErrorCode::PreconditionFailed, "the blob is not one If-Match names");
+      }
+      http::Response res = Empty(304);
+      res.SetHeader("Docker-Content-Digest", p.ref);
+      res.SetHeader("Etag", etag);
+      return res;
+    }
     bool partial = false;
     uint64_t total = 0;
     auto chooser = [&](uint64_t size) -> Result<storage::ByteRange> {
       total = size;
-      return BlobRange(range_header, size, partial);
+      return ChosenRange(req, etag, size, kBlobRangePolicy, partial);
     };
     auto blob = reg.OpenBlob(who, p.name, p.ref, chooser);
     if (!blob) {
@@ -200,9 +175,10 @@ http::Response HandleBlob(OciDeps& d, http::Request& req, const OciPath& p) {
     res.SetHeader("Accept-Ranges", "bytes");
     res.SetHeader("Etag", "\"" + blob->digest + "\"");
     if (partial) {
-      res.SetHeader("Content-Range", "bytes " + std::to_string(blob->offset) + "-" +
-                                         std::to_string(blob->offset + blob->length - 1) +
-                                         "/" + std::to_string(blob->size));
+      res.SetHeader("Content-Range",
+                    http::ContentRange({http::RangeAnswer::Kind::Partial, blob->offset,
+                                        blob->length},
+                                       blob->size));
     }
     return res;
   });

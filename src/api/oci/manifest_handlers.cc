@@ -10,8 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "api/error_render.h"
 #include "api/oci/oci_handlers.h"
 #include "core/util.h"
+#include "http/preconditions.h"
 
 namespace hangar::api::oci {
 
@@ -74,9 +76,16 @@ http::Response NamePage(std::string_view path, const char* key, json::object bod
 
 http::Response ManifestResponse(const http::Request& req, services::OciManifestRead m) {
   const std::string etag = "\"" + m.digest + "\"";
-  std::string_view inm = req.Header("if-none-match");
+  std::optional<int> status = http::EvaluatePreconditions(req, etag);
+  // Some clients send the digest unquoted.
+  if (!status && TrimBlanks(req.Header("if-none-match")) == m.digest) status = 304;
   http::Response res;
-  if (!inm.empty() && (inm.find(etag) != std::string_view::npos || TrimBlanks(inm) == m.digest)) {
+  if (status == 412) {
+    res = RenderError(http::ApiFamily::Oci,
+                      MakeError(ErrorCode::PreconditionFailed,
+                                "the manifest is not one If-Match names"),
+                      req);
+  } else if (status == 304) {
     res = Empty(304);
   } else {
     res = http::Response::Json(200, std::move(m.body), m.media_type);

@@ -11,6 +11,7 @@
 
 #include "api/oci/oci_auth.h"
 #include "core/result.h"
+#include "http/range.h"
 #include "http/request.h"
 #include "http/response.h"
 #include "services/oci_service.h"
@@ -60,11 +61,8 @@ http::Response HandleCatalog(OciDeps& d, http::Request& req);
 // prefix is tolerated). Errors: BlobUploadInvalid for a malformed value or one whose size
 // does not fit in 64 bits (0-18446744073709551615). last < first is the service's to refuse.
 Result<services::OciChunkRange> ParseChunkRange(std::string_view value);
-// The window a blob GET's Range asks for against a blob of `size` bytes (oci.md §3.2
-// table): the whole blob with `partial` false for an absent header, another unit,
-// several ranges or bad syntax; else a non-empty window inside the blob with `partial`
-// true. Errors: RangeNotSatisfiable for end < start and for a start past the end.
-Result<storage::ByteRange> BlobRange(std::string_view header, uint64_t size, bool& partial);
+// How a blob GET treats Range (oci.md §3.2 table): as every family, but end < start is 416.
+inline constexpr http::RangePolicy kBlobRangePolicy{true};
 
 // ---- shared by the handler files ----
 // The action a request method performs (GET/HEAD pull, DELETE delete, others push).

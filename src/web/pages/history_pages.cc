@@ -321,7 +321,7 @@ Result<http::Response> Archive(WebDeps& deps, PageContext& ctx, http::Request& r
   }
   HANGAR_ASSIGN_OR_RETURN(auto archive, deps.browse.Archive(ctx.principal, repo.record.Id(), rev, format));
   http::Response res = http::Response::Stream(200, std::move(archive.body), archive.content_type);
-  res.SetHeader("Content-Disposition", "attachment; filename=\"" + archive.filename + "\"");
+  res.SetHeader("Content-Disposition", http::ContentDisposition(archive.filename, true));
   res.SetHeader("X-Repo-Commit", archive.commit.Hex());
   return res;
 }
