@@ -23,7 +23,7 @@ bool SendsHfErrorCode(ErrorCode c) {
     case ErrorCode::Unprocessable:
     case ErrorCode::PayloadTooLarge:
     case ErrorCode::RangeNotSatisfiable:
-    case ErrorCode::SizeInvalid:    // uploads (docs/uploads.md)
+    case ErrorCode::SizeInvalid:  // uploads (docs/uploads.md)
     case ErrorCode::DigestInvalid:
       return true;
     default:
@@ -64,8 +64,8 @@ http::Response RenderError(http::ApiFamily api, const Error& e, const http::Requ
       }
       if (SendsHfErrorCode(e.code)) res.SetHeader("X-Error-Code", std::string(info.name));
       res.SetHeader("X-Error-Message", HeaderSafe(e.message));
-      res.body = json::serialize(
-          json::object{{"message", e.message}, {"request_id", req.request_id}});
+      res.body =
+          json::serialize(json::object{{"message", e.message}, {"request_id", req.request_id}});
       res.SetHeader("Content-Type", "application/vnd.git-lfs+json");
       break;
     }

@@ -21,9 +21,9 @@ Result<storage::ByteRange> ChosenRange(const http::Request& req, std::string_vie
     case http::RangeAnswer::Kind::Unsatisfiable:
       break;
   }
-  return MakeError(ErrorCode::RangeNotSatisfiable,
-                   "range " + std::string(header.substr(0, 100)) + " is outside the object (" +
-                       std::to_string(size) + " bytes)");
+  return MakeError(ErrorCode::RangeNotSatisfiable, "range " + std::string(header.substr(0, 100)) +
+                                                       " is outside the object (" +
+                                                       std::to_string(size) + " bytes)");
 }
 
 }  // namespace hangar::api

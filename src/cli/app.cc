@@ -13,13 +13,13 @@
 #include "api/lfs/lfs_routes.h"
 #include "api/oci/oci_routes.h"
 #include "api/uploads/upload_routes.h"
-#include "web/error_page.h"
-#include "web/web_routes.h"
-#include "web/web_util.h"
 #include "core/log.h"
 #include "core/util.h"
 #include "db/sqlite/sqlite_stores.h"
 #include "storage/s3/s3_blob_store.h"
+#include "web/error_page.h"
+#include "web/web_routes.h"
+#include "web/web_util.h"
 
 namespace hangar::cli {
 
@@ -39,8 +39,8 @@ Result<std::string> LoadOrCreateSecret(const fs::path& path) {
   std::string tmp = path.string() + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return MakeError(ErrorCode::Internal, "cannot create " + tmp);
-  bool ok = ::write(fd, key.data(), key.size()) == static_cast<ssize_t>(key.size()) &&
-            ::fsync(fd) == 0;
+  bool ok =
+      ::write(fd, key.data(), key.size()) == static_cast<ssize_t>(key.size()) && ::fsync(fd) == 0;
   ::close(fd);
   // link() fails if another process created the secret first: then use theirs.
   if (!ok) return MakeError(ErrorCode::Internal, "cannot write " + tmp);
@@ -133,10 +133,10 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   lfs_options.multipart_threshold = static_cast<uint64_t>(c.limits.multipart_threshold_bytes);
   lfs_options.multipart_chunk_bytes = static_cast<uint64_t>(c.limits.multipart_chunk_bytes);
   lfs_options.multipart_dir = data / "tmp" / "multipart";
-  app->lfs_ = std::make_unique<services::LfsService>(*app->repos_, *app->stores_.lfs,
-                                                     *app->blobs_, *secret, lfs_options);
-  app->commits_ = std::make_unique<services::CommitService>(*app->repos_, *app->content_,
-                                                            *app->lfs_);
+  app->lfs_ = std::make_unique<services::LfsService>(*app->repos_, *app->stores_.lfs, *app->blobs_,
+                                                     *secret, lfs_options);
+  app->commits_ =
+      std::make_unique<services::CommitService>(*app->repos_, *app->content_, *app->lfs_);
   services::UploadServiceOptions upload_options;
   upload_options.default_part_bytes = static_cast<uint64_t>(c.limits.upload_part_bytes);
   upload_options.max_object_bytes = static_cast<uint64_t>(c.limits.max_upload_bytes);
@@ -154,8 +154,8 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   gc_options.local = dynamic_cast<storage::LocalBlobStore*>(app->blobs_.get());
   gc_options.multipart_dir = lfs_options.multipart_dir;
   gc_options.oci = app->stores_.oci.get();
-  app->gc_ = std::make_unique<services::GcService>(*app->blobs_, *app->stores_.lfs,
-                                                   *app->uploads_, gc_options);
+  app->gc_ = std::make_unique<services::GcService>(*app->blobs_, *app->stores_.lfs, *app->uploads_,
+                                                   gc_options);
   services::GitLimits limits;
   limits.pack_concurrency = c.limits.pack_concurrency;
   limits.pack_per_principal = c.limits.pack_per_principal;
@@ -169,8 +169,8 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   browse_options.gnupg_home = (data / "gpg").string();
   fs::create_directories(browse_options.gnupg_home, ec);
   fs::permissions(browse_options.gnupg_home, fs::perms::owner_all, ec);
-  app->browse_ = std::make_unique<services::BrowseService>(*app->repos_, *app->reader_,
-                                                           browse_options);
+  app->browse_ =
+      std::make_unique<services::BrowseService>(*app->repos_, *app->reader_, browse_options);
   services::MaintenanceOptions maintenance_options;
   maintenance_options.timeout = std::chrono::seconds(c.maintenance.timeout_s);
   maintenance_options.threads = c.maintenance.threads;
@@ -227,22 +227,22 @@ http::Router& App::Router() {
   if (routes_) return routes_->router;
   routes_ = std::make_unique<Routes>();
   auto& r = routes_->router;
-  r.SetAuthenticator([this](const http::Request& req,
-                            const http::Route& route) -> Result<Principal> {
-    // The web session signs in every page and form (forms carry the session's CSRF token,
-    // web_util.h ReadForm) and the API's reads (file downloads, card images of a private
-    // repo; SameSite=Lax keeps it off other sites' subresource requests). API writes have
-    // no CSRF check, so they need a token.
-    bool reads = req.method == http::Method::Get || req.method == http::Method::Head;
-    if (!req.HasHeader("authorization") && (reads || route.api == http::ApiFamily::Html)) {
-      std::string cookie = web::CookieValue(req, web::kSessionCookie);
-      if (!cookie.empty()) {
-        HANGAR_ASSIGN_OR_RETURN(auto session, sessions_->Find(cookie));
-        if (session) return session->principal;
-      }
-    }
-    return auth_->Authenticate(req.Header("authorization"));
-  });
+  r.SetAuthenticator(
+      [this](const http::Request& req, const http::Route& route) -> Result<Principal> {
+        // The web session signs in every page and form (forms carry the session's CSRF token,
+        // web_util.h ReadForm) and the API's reads (file downloads, card images of a private
+        // repo; SameSite=Lax keeps it off other sites' subresource requests). API writes have
+        // no CSRF check, so they need a token.
+        bool reads = req.method == http::Method::Get || req.method == http::Method::Head;
+        if (!req.HasHeader("authorization") && (reads || route.api == http::ApiFamily::Html)) {
+          std::string cookie = web::CookieValue(req, web::kSessionCookie);
+          if (!cookie.empty()) {
+            HANGAR_ASSIGN_OR_RETURN(auto session, sessions_->Find(cookie));
+            if (session) return session->principal;
+          }
+        }
+        return auth_->Authenticate(req.Header("authorization"));
+      });
   // The router's repo gate asks the same rules the services apply again (RepoService::Open).
   r.SetRepoAuthorizer([this](const Principal& who, RepoType type, std::string_view ns,
                              std::string_view name, Access needed) -> Result<void> {
@@ -262,15 +262,16 @@ http::Router& App::Router() {
           db::RepoQuery q;
           q.limit = 1;
           auto probe = stores_.repos->List(q);
-          if (!probe) return MakeError(ErrorCode::Unavailable, "database: " + probe.error().message);
+          if (!probe)
+            return MakeError(ErrorCode::Unavailable, "database: " + probe.error().message);
           return http::Response::Text(200, "ready\n");
         });
   services::DownloadCounter::Options counting;
   counting.after_flush = [repos = repos_.get()] { repos->InvalidateAll(); };
   routes_->downloads = std::make_unique<services::DownloadCounter>(*stores_.repos, counting);
-  routes_->hf = std::make_unique<api::HfDeps>(api::HfDeps{
-      *auth_, *repos_, *content_, *commits_, config_, routes_->downloads.get(),
-      (fs::path(config_.storage.data_dir) / "tmp").string()});
+  routes_->hf = std::make_unique<api::HfDeps>(
+      api::HfDeps{*auth_, *repos_, *content_, *commits_, config_, routes_->downloads.get(),
+                  (fs::path(config_.storage.data_dir) / "tmp").string()});
   // Literal prefixes first; the /{ns}/{name}/... patterns last (first match wins).
   api::AddOciRoutes(r, *oci_, *oci_auth_);
   api::AddHfApiRoutes(r, *routes_->hf);

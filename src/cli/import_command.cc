@@ -52,7 +52,8 @@ std::string Absolutize(const std::string& source) {
 
 int RunImport(const ImportFlags& f) {
   auto type = ParseRepoType(f.type);
-  if (!type) return Fail(MakeError(ErrorCode::BadRequest, "--type must be model, dataset or space"));
+  if (!type)
+    return Fail(MakeError(ErrorCode::BadRequest, "--type must be model, dataset or space"));
   size_t slash = f.repo_id.find('/');
   if (slash == std::string::npos) {
     return Fail(MakeError(ErrorCode::BadRequest, "the repo must be given as NAMESPACE/NAME"));
@@ -68,8 +69,8 @@ int RunImport(const ImportFlags& f) {
   services::ImportOptions options;
   options.tmp_dir = fs::path((*hub)->config().storage.data_dir) / "tmp";
   options.timeout = std::chrono::seconds(f.timeout_s);
-  services::ImportService imports(*stores->repos, *stores->users, (*hub)->auth(),
-                                  (*hub)->repos(), options);
+  services::ImportService imports(*stores->repos, *stores->users, (*hub)->auth(), (*hub)->repos(),
+                                  options);
 
   Principal operator_principal;  // the server's operator: a site admin
   operator_principal.anonymous = false;

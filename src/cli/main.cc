@@ -139,8 +139,7 @@ int Gc(App& hub, bool dry_run, std::optional<int64_t> grace_s, bool json) {
                       ",\"tmp_files\":" + count(r->tmp_files) +
                       ",\"multipart_dirs\":" + count(r->multipart_dirs) +
                       ",\"blobs_referenced\":" + std::to_string(r->blobs_referenced) +
-                      ",\"blobs_in_grace\":" + std::to_string(r->blobs_in_grace) +
-                      ",\"items\":[";
+                      ",\"blobs_in_grace\":" + std::to_string(r->blobs_in_grace) + ",\"items\":[";
     for (size_t i = 0; i < r->items.size(); ++i) {
       out += (i ? "," : "") + JsonString(r->items[i]);
     }
@@ -191,7 +190,8 @@ int main(int argc, char** argv) {
   serve->add_option("--public-url", public_url, "base URL clients use, for absolute URLs");
   serve->add_option("--set", sets, "set any config key: --set limits.pack_queue=64 (repeatable)");
 
-  auto* admin = app.add_subcommand("admin", "manage users, tokens and orgs; collect garbage; maintain repos");
+  auto* admin =
+      app.add_subcommand("admin", "manage users, tokens and orgs; collect garbage; maintain repos");
   admin->require_subcommand(1);
   auto* user = admin->add_subcommand("user", "users")->require_subcommand(1);
   auto* user_create = user->add_subcommand("create", "create a user");
@@ -231,8 +231,8 @@ int main(int argc, char** argv) {
 
   std::optional<int> client_rc;  // upload / download run inside the parse (client_commands.h)
   AddClientCommands(app, &client_rc);
-  AddImportCommand(app, &client_rc);  // runs inside the parse too
-  AddOciCommands(app, &client_rc);    // `hangar oci push/pull`, likewise
+  AddImportCommand(app, &client_rc);       // runs inside the parse too
+  AddOciCommands(app, &client_rc);         // `hangar oci push/pull`, likewise
   AddMaintainCommand(*admin, &client_rc);  // `hangar admin maintain`, likewise
 
   auto* gc = admin->add_subcommand(
@@ -270,7 +270,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (token_create->parsed()) {
-    auto t = auth.CreateToken(name, token_name, role == "read" ? TokenRole::Read : TokenRole::Write);
+    auto t =
+        auth.CreateToken(name, token_name, role == "read" ? TokenRole::Read : TokenRole::Write);
     if (!t) return Fail(t.error());
     std::printf("%s\n", t->token.c_str());
     return 0;

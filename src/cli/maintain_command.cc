@@ -37,8 +37,9 @@ Principal Operator() {
 int MaintainOne(App& hub, const RepoId& id, services::MaintenanceLevel level,
                 const StopOnSignal& signals) {
   auto handle = hub.repos().Open(Operator(), id, services::Access::Read);
-  if (!handle) return Fail(MakeError(handle.error().code, "repo " + id.UrlPath() + ": " +
-                                                              handle.error().message));
+  if (!handle)
+    return Fail(
+        MakeError(handle.error().code, "repo " + id.UrlPath() + ": " + handle.error().message));
   auto report = hub.maintenance().Maintain(handle->git_path, level, signals.token());
   if (int s = signals.signal(); s != 0) {
     std::fprintf(stderr, "hangar: maintenance of %s interrupted; the repo is as it was\n",
@@ -63,7 +64,8 @@ int RunMaintain(const MaintainFlags& f) {
                                                        : "give the repo as NS/NAME, or --all"));
   }
   auto type = ParseRepoType(f.type);
-  if (!type) return Fail(MakeError(ErrorCode::BadRequest, "--type must be model, dataset or space"));
+  if (!type)
+    return Fail(MakeError(ErrorCode::BadRequest, "--type must be model, dataset or space"));
   std::optional<RepoId> one;
   if (!f.all) {
     size_t slash = f.repo_id.find('/');

@@ -157,7 +157,8 @@ int RunPull(const OciFlags& f, const std::string& output) {
   if (!f.quiet) {
     std::fprintf(stderr, "pulled %zu file(s) in %zu part(s) from %s", done->files, done->parts,
                  done->manifest_digest.c_str());
-    if (done->layers_skipped > 0) std::fprintf(stderr, " (%zu untitled layer(s) skipped)", done->layers_skipped);
+    if (done->layers_skipped > 0)
+      std::fprintf(stderr, " (%zu untitled layer(s) skipped)", done->layers_skipped);
     std::fprintf(stderr, "\n");
   }
   std::printf("%s\n", opts.output.string().c_str());

@@ -5,9 +5,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <mutex>
-#include <fstream>
 
 #include "client/file_io.h"
 #include "client/parallel.h"
@@ -79,8 +79,8 @@ bool Selected(const std::string& path, const std::vector<std::string>& wanted) {
 }
 
 std::string SidecarHeader(const Target& t) {
-  return std::string(kSidecarMagic) + " " + t.expected + " " + std::to_string(t.entry.size) +
-         " " + std::to_string(t.part_size) + "\n";
+  return std::string(kSidecarMagic) + " " + t.expected + " " + std::to_string(t.entry.size) + " " +
+         std::to_string(t.part_size) + "\n";
 }
 
 // Opens the .incomplete file and its sidecar, keeping the parts an earlier run finished when
@@ -132,7 +132,8 @@ Result<void> Finalize(Target& t, const std::string& got) {
                          (t.kind == ContentHasher::Kind::Sha256 ? "sha256 " : "blob oid ") +
                          t.expected + " (got " + got + "); the partial file was removed");
   }
-  if (::rename(t.temp.c_str(), t.dest.c_str()) != 0) return SysError("rename to " + t.dest.string());
+  if (::rename(t.temp.c_str(), t.dest.c_str()) != 0)
+    return SysError("rename to " + t.dest.string());
   if (t.multipart) ::unlink(t.sidecar.c_str());
   return {};
 }
@@ -285,7 +286,9 @@ Result<DownloadResult> Download(const HubClient& hub, const RepoRef& repo,
       }
     }
     fs::create_directories(t->dest.parent_path(), ec);
-    if (ec) return MakeError(ErrorCode::Internal, "cannot create " + t->dest.parent_path().string() + ": " + ec.message());
+    if (ec)
+      return MakeError(ErrorCode::Internal,
+                       "cannot create " + t->dest.parent_path().string() + ": " + ec.message());
     t->multipart = f.size > 0 && f.size >= opts.part_size;
     if (t->multipart) {
       t->part_size = opts.part_size;

@@ -16,19 +16,19 @@
 namespace hangar::client {
 
 struct DownloadOptions {
-  std::string revision = "main";      // branch, tag or commit; resolved once
-  std::vector<std::string> paths;     // files or directories in the repo; empty = all
-  std::filesystem::path local_dir;    // where the files go (created)
+  std::string revision = "main";          // branch, tag or commit; resolved once
+  std::vector<std::string> paths;         // files or directories in the repo; empty = all
+  std::filesystem::path local_dir;        // where the files go (created)
   uint64_t part_size = kDefaultPartSize;  // files of at least this size go in Range parts
   int workers = kDefaultWorkers;          // requests in flight
   Progress* progress = nullptr;           // may be null
 };
 
 struct DownloadResult {
-  std::string commit;      // what the revision resolved to
-  size_t files = 0;        // files downloaded (fully or the rest of them)
-  size_t skipped = 0;      // already present with the right digest
-  uint64_t bytes = 0;      // bytes received
+  std::string commit;  // what the revision resolved to
+  size_t files = 0;    // files downloaded (fully or the rest of them)
+  size_t skipped = 0;  // already present with the right digest
+  uint64_t bytes = 0;  // bytes received
 };
 
 // Resolves the revision, lists the tree, and downloads the selected files. Each file is

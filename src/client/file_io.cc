@@ -93,7 +93,8 @@ std::string ContentHasher::FinishHex() {
 
 Result<void> HashRange(int fd, uint64_t offset, uint64_t length, ContentHasher& h,
                        const std::function<void(size_t)>& on_read) {
-  std::vector<char> buf(static_cast<size_t>(std::min<uint64_t>(kChunk, std::max<uint64_t>(length, 1))));
+  std::vector<char> buf(
+      static_cast<size_t>(std::min<uint64_t>(kChunk, std::max<uint64_t>(length, 1))));
   while (length > 0) {
     size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), length));
     ssize_t n = ::pread(fd, buf.data(), want, static_cast<off_t>(offset));

@@ -53,7 +53,8 @@ std::string NextLink(const net::HttpResponse& res) {
     if (gt == std::string_view::npos) return "";
     std::string_view url = s.substr(lt + 1, gt - lt - 1);
     size_t comma = s.find(",<", gt);
-    std::string_view params = s.substr(gt + 1, comma == std::string_view::npos ? s.npos : comma - gt);
+    std::string_view params =
+        s.substr(gt + 1, comma == std::string_view::npos ? s.npos : comma - gt);
     if (params.find("rel=\"next\"") != std::string_view::npos) return std::string(url);
     if (comma == std::string_view::npos) return "";
     s.remove_prefix(comma + 1);
@@ -126,16 +127,35 @@ Error HttpError(const net::HttpResponse& res, std::string_view what) {
   }
   if (!by_name) {
     switch (res.status) {
-      case 401: code = ErrorCode::Unauthorized; break;
-      case 403: code = ErrorCode::Forbidden; break;
-      case 404: code = ErrorCode::NotFound; break;
-      case 409: code = ErrorCode::Conflict; break;
-      case 412: code = ErrorCode::PreconditionFailed; break;
-      case 413: code = ErrorCode::PayloadTooLarge; break;
-      case 416: code = ErrorCode::RangeNotSatisfiable; break;
-      case 429: code = ErrorCode::TooManyRequests; break;
-      case 503: code = ErrorCode::Unavailable; break;
-      default: break;
+      case 401:
+        code = ErrorCode::Unauthorized;
+        break;
+      case 403:
+        code = ErrorCode::Forbidden;
+        break;
+      case 404:
+        code = ErrorCode::NotFound;
+        break;
+      case 409:
+        code = ErrorCode::Conflict;
+        break;
+      case 412:
+        code = ErrorCode::PreconditionFailed;
+        break;
+      case 413:
+        code = ErrorCode::PayloadTooLarge;
+        break;
+      case 416:
+        code = ErrorCode::RangeNotSatisfiable;
+        break;
+      case 429:
+        code = ErrorCode::TooManyRequests;
+        break;
+      case 503:
+        code = ErrorCode::Unavailable;
+        break;
+      default:
+        break;
     }
   }
   std::string text = std::string(what) + ": HTTP " + std::to_string(res.status);
@@ -199,8 +219,7 @@ Result<void> HubClient::CreateBranch(const RepoRef& repo, std::string_view branc
   return HttpError(*res, what);
 }
 
-Result<std::string> HubClient::ResolveCommit(const RepoRef& repo,
-                                             std::string_view revision) const {
+Result<std::string> HubClient::ResolveCommit(const RepoRef& repo, std::string_view revision) const {
   net::HttpRequest req;
   req.url = endpoint_ + repo.ApiPath() + "/revision/" + PercentEncode(revision);
   std::string what = "revision '" + std::string(revision) + "' of " + repo.Id();
@@ -209,15 +228,16 @@ Result<std::string> HubClient::ResolveCommit(const RepoRef& repo,
   auto v = ParseJson(*res, what);
   if (!v) return std::move(v).error();
   std::string sha = v->is_object() ? Str(v->as_object(), "sha") : "";
-  if (sha.size() != 40) return MakeError(ErrorCode::Internal, what + ": no commit sha in the answer");
+  if (sha.size() != 40)
+    return MakeError(ErrorCode::Internal, what + ": no commit sha in the answer");
   return sha;
 }
 
 Result<std::vector<TreeFile>> HubClient::ListFiles(const RepoRef& repo,
                                                    std::string_view commit) const {
   std::vector<TreeFile> out;
-  std::string url = endpoint_ + repo.ApiPath() + "/tree/" + std::string(commit) +
-                    "?recursive=true&limit=10000";
+  std::string url =
+      endpoint_ + repo.ApiPath() + "/tree/" + std::string(commit) + "?recursive=true&limit=10000";
   std::string what = "list files of " + repo.Id();
   for (int page = 0; !url.empty(); ++page) {
     if (page > 100000) return MakeError(ErrorCode::Internal, what + ": too many pages");
@@ -250,8 +270,7 @@ Result<std::vector<TreeFile>> HubClient::ListFiles(const RepoRef& repo,
 }
 
 Result<std::vector<std::optional<bool>>> HubClient::Preupload(
-    const RepoRef& repo, std::string_view revision,
-    const std::vector<PreuploadFile>& files) const {
+    const RepoRef& repo, std::string_view revision, const std::vector<PreuploadFile>& files) const {
   std::vector<std::optional<bool>> out(files.size(), false);
   constexpr size_t kBatch = 256;
   std::string what = "preupload to " + repo.Id();
@@ -378,11 +397,11 @@ Result<std::string> HubClient::Commit(const RepoRef& repo, std::string_view bran
   for (const auto& op : ops) {
     json::object line;
     if (op.lfs) {
-      line = json::object{{"key", "lfsFile"},
-                          {"value", json::object{{"path", op.path},
-                                                 {"algo", "sha256"},
-                                                 {"oid", op.sha256},
-                                                 {"size", op.size}}}};
+      line = json::object{
+          {"key", "lfsFile"},
+          {"value",
+           json::object{
+               {"path", op.path}, {"algo", "sha256"}, {"oid", op.sha256}, {"size", op.size}}}};
     } else {
       line = json::object{{"key", "file"},
                           {"value", json::object{{"path", op.path},
@@ -407,16 +426,15 @@ Result<std::string> HubClient::Commit(const RepoRef& repo, std::string_view bran
   return url;
 }
 
-Result<void> HubClient::GetFile(const RepoRef& repo, std::string_view commit,
-                                std::string_view path, uint64_t offset, uint64_t length,
-                                const net::BodySink& sink) const {
+Result<void> HubClient::GetFile(const RepoRef& repo, std::string_view commit, std::string_view path,
+                                uint64_t offset, uint64_t length, const net::BodySink& sink) const {
   net::HttpRequest req;
   req.url = endpoint_ + "/" + repo.UrlPath() + "/resolve/" + std::string(commit) + "/" +
             PercentEncode(path, /*keep_slash=*/true);
   req.follow_redirects = true;  // redirect download mode: curl drops the token off-host
   if (length > 0) {
-    req.headers.emplace_back("Range", "bytes=" + std::to_string(offset) + "-" +
-                                          std::to_string(offset + length - 1));
+    req.headers.emplace_back(
+        "Range", "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + length - 1));
   }
   auto res = Call(std::move(req), "download " + std::string(path), &sink);
   if (!res) return std::move(res).error();

@@ -33,9 +33,9 @@ struct RepoRef {
 // A file in a listed tree (tree entries of type "file").
 struct TreeFile {
   std::string path;
-  uint64_t size = 0;        // the file's bytes (the LFS object's size for LFS files)
-  std::string oid;          // git blob oid, 40 hex
-  std::string lfs_sha256;   // 64 hex for LFS files, else empty
+  uint64_t size = 0;       // the file's bytes (the LFS object's size for LFS files)
+  std::string oid;         // git blob oid, 40 hex
+  std::string lfs_sha256;  // 64 hex for LFS files, else empty
 };
 
 // A file as preupload sees it.
@@ -52,8 +52,8 @@ struct UploadSession {
   uint64_t size = 0;
   uint64_t part_size = 0;
   uint64_t part_count = 0;
-  std::vector<uint64_t> stored_parts;   // part numbers the server already holds
-  std::vector<std::string> part_urls;   // part_urls[i] is part i + 1
+  std::vector<uint64_t> stored_parts;  // part numbers the server already holds
+  std::vector<std::string> part_urls;  // part_urls[i] is part i + 1
   // Size of part `number` (1-based).
   uint64_t PartBytes(uint64_t number) const;
 };
@@ -86,8 +86,7 @@ class HubClient {
   Result<std::vector<TreeFile>> ListFiles(const RepoRef& repo, std::string_view commit) const;
   // For each file (same order): true when it must go as LFS; shouldIgnore files come back
   // as nullopt.
-  Result<std::vector<std::optional<bool>>> Preupload(const RepoRef& repo,
-                                                     std::string_view revision,
+  Result<std::vector<std::optional<bool>>> Preupload(const RepoRef& repo, std::string_view revision,
                                                      const std::vector<PreuploadFile>& files) const;
   // POST .../uploads: create or resume. `part_size_hint` 0 = the server's default.
   Result<UploadSession> CreateUpload(const RepoRef& repo, std::string_view sha256, uint64_t size,
@@ -98,8 +97,8 @@ class HubClient {
   // POST /api/uploads/{id}/complete.
   Result<void> CompleteUpload(const UploadSession& s) const;
   // POST .../commit/{branch}; returns the commit URL.
-  Result<std::string> Commit(const RepoRef& repo, std::string_view branch,
-                             std::string_view summary, const std::vector<CommitOp>& ops) const;
+  Result<std::string> Commit(const RepoRef& repo, std::string_view branch, std::string_view summary,
+                             const std::vector<CommitOp>& ops) const;
   // GET /resolve/{commit}/{path}, bytes [offset, offset + length) (length 0: the whole
   // file) handed to `sink`. Fails unless the answer is 200 (whole file) or 206 (a range).
   // On failure the sink may have seen an error body: callers discard what it wrote.

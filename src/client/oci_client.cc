@@ -152,8 +152,8 @@ Result<std::string> OciClient::FetchToken(const AuthChallenge& ch, const std::st
     bool again = attempt < options_.retry.max_attempts &&
                  (!res || RetryPolicy::RetryableStatus(res->status));
     if (again) {
-      auto ra = res ? ParseRetryAfter(res->Header("retry-after").value_or(""), NowUnix())
-                    : std::nullopt;
+      auto ra =
+          res ? ParseRetryAfter(res->Header("retry-after").value_or(""), NowUnix()) : std::nullopt;
       std::this_thread::sleep_for(options_.retry.Delay(attempt, ra));
       continue;
     }
@@ -165,8 +165,8 @@ Result<std::string> OciClient::FetchToken(const AuthChallenge& ch, const std::st
                                           " wants credentials: give --token, --username/"
                                           "--password or a Docker config entry"
                                     : "the token service of " + options_.registry +
-                                          " refused the credentials of " + cred.Name() +
-                                          " (HTTP " + std::to_string(res->status) + ")");
+                                          " refused the credentials of " + cred.Name() + " (HTTP " +
+                                          std::to_string(res->status) + ")");
     }
     if (res->status < 200 || res->status >= 300) return OciHttpError(*res, "token request");
     boost::system::error_code ec;
@@ -174,11 +174,12 @@ Result<std::string> OciClient::FetchToken(const AuthChallenge& ch, const std::st
     if (!ec && v.is_object()) {
       for (const char* key : {"token", "access_token"}) {
         const auto* t = v.as_object().if_contains(key);
-        if (t != nullptr && t->is_string() && !t->as_string().empty()) return std::string(t->as_string());
+        if (t != nullptr && t->is_string() && !t->as_string().empty())
+          return std::string(t->as_string());
       }
     }
-    return MakeError(ErrorCode::Unauthorized, "the token service of " + options_.registry +
-                                                  " answered without a token");
+    return MakeError(ErrorCode::Unauthorized,
+                     "the token service of " + options_.registry + " answered without a token");
   }
 }
 
@@ -208,9 +209,9 @@ Result<bool> OciClient::OnUnauthorized(const net::HttpResponse& res, const std::
   }
   if (basic != nullptr) {
     if (cred.empty()) {
-      return MakeError(ErrorCode::Unauthorized,
-                       options_.registry + " wants credentials: give --token, --username/"
-                                           "--password or a Docker config entry");
+      return MakeError(ErrorCode::Unauthorized, options_.registry +
+                                                    " wants credentials: give --token, --username/"
+                                                    "--password or a Docker config entry");
     }
     if (sent_auth == BasicHeader(cred)) return false;
     std::lock_guard lock(mu_);
@@ -227,8 +228,7 @@ Error OciClient::AuthError(const net::HttpResponse& res, const std::string& what
     e.message += " — " + options_.registry +
                  " wants credentials: give --token, --username/--password or a Docker config entry";
   } else {
-    e.message += " (the registry refused the credentials of " + options_.credentials.Name() +
-                 ")";
+    e.message += " (the registry refused the credentials of " + options_.credentials.Name() + ")";
   }
   return e;
 }
@@ -355,9 +355,9 @@ Result<std::string> OciClient::PushBlobStreamed(
       retry_after = ParseRetryAfter(sent->Header("retry-after").value_or(""), NowUnix());
       patch_error = OciHttpError(*sent, patch.what);
     } else if (body.sent() != size) {
-      patch_error = MakeError(ErrorCode::Internal, patch.what + ": sent " +
-                                                       std::to_string(body.sent()) + " of " +
-                                                       std::to_string(size) + " bytes");
+      patch_error =
+          MakeError(ErrorCode::Internal, patch.what + ": sent " + std::to_string(body.sent()) +
+                                             " of " + std::to_string(size) + " bytes");
     }
     if (patch_error) {
       if (on_bytes) on_bytes(-static_cast<int64_t>(body.sent()));
@@ -378,7 +378,8 @@ Result<std::string> OciClient::PushBlobStreamed(
     if (done && done->status == 201) {
       auto got = done->Header("docker-content-digest");
       if (got && !got->empty() && *got != digest) {
-        return MakeError(ErrorCode::DigestInvalid, put.what + ": the registry stored it as " + *got);
+        return MakeError(ErrorCode::DigestInvalid,
+                         put.what + ": the registry stored it as " + *got);
       }
       return digest;
     }
@@ -402,11 +403,12 @@ Result<void> OciClient::PushBlobBytes(std::string_view repository, std::string_v
   HANGAR_ASSIGN_OR_RETURN(auto started, Send(post));
   if (started.status != 202) return OciHttpError(started, post.what);
   auto loc = started.Header("location");
-  if (!loc || loc->empty()) return MakeError(ErrorCode::Internal, post.what + ": 202 without a Location");
+  if (!loc || loc->empty())
+    return MakeError(ErrorCode::Internal, post.what + ": 202 without a Location");
   Call put;
   put.req.method = "PUT";
-  put.req.url = WithQuery(loc->starts_with("/") ? Url(*loc) : *loc,
-                          "digest=" + PercentEncode(digest));
+  put.req.url =
+      WithQuery(loc->starts_with("/") ? Url(*loc) : *loc, "digest=" + PercentEncode(digest));
   put.req.headers.emplace_back("Content-Type", "application/octet-stream");
   put.req.body_bytes = std::string(bytes);
   put.what = "upload " + std::string(digest);
@@ -467,7 +469,8 @@ Result<OciManifest> OciClient::GetManifest(std::string_view repository,
   OciManifest m;
   m.media_type = res.Header("content-type").value_or("");
   if (size_t semi = m.media_type.find(';'); semi != std::string::npos) m.media_type.resize(semi);
-  m.digest = DigestLike(reference.find(':') != std::string_view::npos ? reference : "sha256:", body);
+  m.digest =
+      DigestLike(reference.find(':') != std::string_view::npos ? reference : "sha256:", body);
   if (reference.find(':') != std::string_view::npos && m.digest != reference) {
     return MakeError(ErrorCode::DigestInvalid,
                      call.what + ": the bytes served hash to " + m.digest);
@@ -476,8 +479,7 @@ Result<OciManifest> OciClient::GetManifest(std::string_view repository,
   return m;
 }
 
-Result<std::string> OciClient::PutManifest(std::string_view repository,
-                                           std::string_view reference,
+Result<std::string> OciClient::PutManifest(std::string_view repository, std::string_view reference,
                                            std::string_view media_type, std::string_view bytes) {
   Call call;
   call.req.method = "PUT";

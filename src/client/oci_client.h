@@ -80,9 +80,9 @@ Result<std::optional<Credentials>> DockerConfigCredentials(std::string_view conf
 
 // When and how long to wait before trying a request again.
 struct RetryPolicy {
-  int max_attempts = 6;                          // tries in all, the first included
-  std::chrono::milliseconds base{250};           // delay after the first failure
-  std::chrono::milliseconds max_delay{16000};    // cap of the doubling delay
+  int max_attempts = 6;                              // tries in all, the first included
+  std::chrono::milliseconds base{250};               // delay after the first failure
+  std::chrono::milliseconds max_delay{16000};        // cap of the doubling delay
   std::chrono::milliseconds max_retry_after{60000};  // cap on a server's Retry-After
 
   // 408, 429, 500, 502, 503, 504: worth trying again. Other statuses are final.

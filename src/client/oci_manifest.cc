@@ -49,8 +49,8 @@ Result<FileEntry> Assemble(const std::string& path, std::vector<AnnotatedPart> p
   f.sha256 = parts[0].sha256;
   uint64_t count = parts[0].count;
   if (count != parts.size()) {
-    return Invalid("lists " + std::to_string(parts.size()) + " part(s) of '" + path + "', which has " +
-                   std::to_string(count));
+    return Invalid("lists " + std::to_string(parts.size()) + " part(s) of '" + path +
+                   "', which has " + std::to_string(count));
   }
   uint64_t next = 0;
   for (size_t i = 0; i < parts.size(); ++i) {
@@ -100,26 +100,25 @@ std::string BuildManifest(const std::vector<FileEntry>& files,
       a[kPartCountKey] = std::to_string(f.parts.size());
       a[kPartIndexKey] = std::to_string(i);
       a[kPartOffsetKey] = std::to_string(p.offset);
-      layers.push_back(json::object{
-          {"mediaType", f.parts.size() == 1 ? kHangarFileType : kHangarPartType},
-          {"digest", p.digest},
-          {"size", p.length},
-          {"annotations", std::move(a)}});
+      layers.push_back(
+          json::object{{"mediaType", f.parts.size() == 1 ? kHangarFileType : kHangarPartType},
+                       {"digest", p.digest},
+                       {"size", p.length},
+                       {"annotations", std::move(a)}});
     }
   }
   json::object notes;
   if (!annotations.contains(std::string(kCreatedKey))) notes[kCreatedKey] = created;
   for (const auto& [k, v] : annotations) notes[k] = v;
-  json::object m{
-      {"schemaVersion", 2},
-      {"mediaType", kOciManifestType},
-      {"artifactType", kHangarArtifactType},
-      {"config", json::object{{"mediaType", kEmptyConfigType},
-                              {"digest", kEmptyConfigDigest},
-                              {"size", 2},
-                              {"data", "e30="}}},
-      {"layers", std::move(layers)},
-      {"annotations", std::move(notes)}};
+  json::object m{{"schemaVersion", 2},
+                 {"mediaType", kOciManifestType},
+                 {"artifactType", kHangarArtifactType},
+                 {"config", json::object{{"mediaType", kEmptyConfigType},
+                                         {"digest", kEmptyConfigDigest},
+                                         {"size", 2},
+                                         {"data", "e30="}}},
+                 {"layers", std::move(layers)},
+                 {"annotations", std::move(notes)}};
   return json::serialize(m);
 }
 
@@ -133,7 +132,8 @@ Result<std::string> SafeRelativePath(std::string_view name) {
   size_t start = 0;
   while (start <= name.size()) {
     size_t slash = name.find('/', start);
-    std::string_view comp = name.substr(start, slash == std::string_view::npos ? name.npos : slash - start);
+    std::string_view comp =
+        name.substr(start, slash == std::string_view::npos ? name.npos : slash - start);
     if (comp == "..") return refuse("escapes the output directory ('..')");
     if (!comp.empty() && comp != ".") {
       if (!out.empty()) out += '/';

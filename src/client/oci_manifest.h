@@ -26,8 +26,8 @@ inline constexpr std::string_view kEmptyConfigDigest =
     "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a";  // of "{}"
 inline constexpr std::string_view kTitleKey = "org.opencontainers.image.title";
 inline constexpr std::string_view kCreatedKey = "org.opencontainers.image.created";
-inline constexpr std::string_view kPathKey = "org.hangar.file.path";      // relative path
-inline constexpr std::string_view kFileSizeKey = "org.hangar.file.size";  // decimal bytes
+inline constexpr std::string_view kPathKey = "org.hangar.file.path";          // relative path
+inline constexpr std::string_view kFileSizeKey = "org.hangar.file.size";      // decimal bytes
 inline constexpr std::string_view kFileSha256Key = "org.hangar.file.sha256";  // 64 hex, optional
 inline constexpr std::string_view kPartIndexKey = "org.hangar.part.index";    // 0-based
 inline constexpr std::string_view kPartCountKey = "org.hangar.part.count";

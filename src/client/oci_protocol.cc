@@ -11,8 +11,8 @@
 #include <boost/json.hpp>
 
 #include "client/oci_client.h"
-#include "core/util.h"
 #include "core/hex.h"
+#include "core/util.h"
 
 namespace hangar::client {
 
@@ -61,9 +61,9 @@ std::optional<std::string> Base64Decode(std::string_view in) {
   }
   while (s.size() % 4 != 0) s.push_back('=');  // some writers drop the padding
   std::string out(s.size() / 4 * 3, '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(s.data()),
-                          static_cast<int>(s.size()));
+  int n =
+      EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                      reinterpret_cast<const unsigned char*>(s.data()), static_cast<int>(s.size()));
   if (n < 0) return std::nullopt;
   size_t pad = 0;
   for (size_t k = s.size(); k > 0 && s[k - 1] == '=' && pad < 2; --k) ++pad;
@@ -78,15 +78,15 @@ std::optional<std::string> Base64Decode(std::string_view in) {
 bool IsValidOciRepository(std::string_view name) {
   static const std::regex re(
       "[a-z0-9]+((\\.|_|__|-+)[a-z0-9]+)*(/[a-z0-9]+((\\.|_|__|-+)[a-z0-9]+)*)*");
-  return !name.empty() && name.size() <= 255 &&
-         std::regex_match(name.begin(), name.end(), re);
+  return !name.empty() && name.size() <= 255 && std::regex_match(name.begin(), name.end(), re);
 }
 
 bool IsValidOciTag(std::string_view tag) {
   if (tag.empty() || tag.size() > 128) return false;
   auto ok = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
   if (!ok(tag[0])) return false;
-  return std::all_of(tag.begin() + 1, tag.end(), [&](char c) { return ok(c) || c == '.' || c == '-'; });
+  return std::all_of(tag.begin() + 1, tag.end(),
+                     [&](char c) { return ok(c) || c == '.' || c == '-'; });
 }
 
 bool IsValidOciDigest(std::string_view digest) {
@@ -97,9 +97,8 @@ bool IsValidOciDigest(std::string_view digest) {
 
 Result<OciRef> OciRef::Parse(std::string_view ref) {
   auto bad = [&](const std::string& why) {
-    return MakeError(ErrorCode::BadRequest,
-                     "reference '" + std::string(ref) + "' " + why +
-                         " (expected host[:port]/name[:tag|@digest])");
+    return MakeError(ErrorCode::BadRequest, "reference '" + std::string(ref) + "' " + why +
+                                                " (expected host[:port]/name[:tag|@digest])");
   };
   size_t slash = ref.find('/');
   if (slash == std::string_view::npos || slash == 0) return bad("has no registry host");
@@ -135,7 +134,8 @@ bool IsLoopbackRegistry(std::string_view registry) {
   std::string host;
   if (registry.starts_with("[")) {
     size_t close = registry.find(']');
-    host = std::string(registry.substr(1, close == std::string_view::npos ? registry.npos : close - 1));
+    host = std::string(
+        registry.substr(1, close == std::string_view::npos ? registry.npos : close - 1));
   } else {
     host = std::string(registry.substr(0, registry.find(':')));
   }
@@ -207,12 +207,14 @@ Result<std::optional<Credentials>> DockerConfigCredentials(std::string_view conf
     if (ConfigKeyHost(key) != want || !entry.is_object()) continue;
     const auto& o = entry.as_object();
     Credentials c;
-    if (const auto* a = o.if_contains("auth"); a != nullptr && a->is_string() && !a->as_string().empty()) {
+    if (const auto* a = o.if_contains("auth");
+        a != nullptr && a->is_string() && !a->as_string().empty()) {
       auto decoded = Base64Decode(a->as_string());
       size_t colon = decoded ? decoded->find(':') : std::string::npos;
       if (colon == std::string::npos) {
-        return MakeError(ErrorCode::BadRequest, "the Docker config entry for '" + std::string(key) +
-                                                    "' has an auth that is not base64 of user:password");
+        return MakeError(ErrorCode::BadRequest,
+                         "the Docker config entry for '" + std::string(key) +
+                             "' has an auth that is not base64 of user:password");
       }
       c.username = decoded->substr(0, colon);
       c.password = decoded->substr(colon + 1);
@@ -236,8 +238,8 @@ bool RetryPolicy::RetryableStatus(long status) {
          status == 504;
 }
 
-std::chrono::milliseconds RetryPolicy::Delay(int failed,
-                                             std::optional<std::chrono::seconds> retry_after) const {
+std::chrono::milliseconds RetryPolicy::Delay(
+    int failed, std::optional<std::chrono::seconds> retry_after) const {
   if (retry_after) {
     return std::min<std::chrono::milliseconds>(*retry_after, max_retry_after);
   }
@@ -273,12 +275,16 @@ Error OciHttpError(const net::HttpResponse& res, std::string_view what) {
     if (errors != nullptr && errors->is_array() && !errors->as_array().empty() &&
         errors->as_array()[0].is_object()) {
       const auto& e = errors->as_array()[0].as_object();
-      if (const auto* c = e.if_contains("code"); c != nullptr && c->is_string()) oci_code = c->as_string();
-      if (const auto* m = e.if_contains("message"); m != nullptr && m->is_string()) message = m->as_string();
+      if (const auto* c = e.if_contains("code"); c != nullptr && c->is_string())
+        oci_code = c->as_string();
+      if (const auto* m = e.if_contains("message"); m != nullptr && m->is_string())
+        message = m->as_string();
     }
-  } else if (!res.body.empty() && res.body.size() < 300 && res.body.find('<') == std::string::npos) {
+  } else if (!res.body.empty() && res.body.size() < 300 &&
+             res.body.find('<') == std::string::npos) {
     message = res.body;
-    while (!message.empty() && (message.back() == '\n' || message.back() == '\r')) message.pop_back();
+    while (!message.empty() && (message.back() == '\n' || message.back() == '\r'))
+      message.pop_back();
   }
   static const std::map<std::string, ErrorCode, std::less<>> by_code = {
       {"BLOB_UNKNOWN", ErrorCode::BlobUnknown},
@@ -303,14 +309,29 @@ Error OciHttpError(const net::HttpResponse& res, std::string_view what) {
     code = it->second;
   } else {
     switch (res.status) {
-      case 401: code = ErrorCode::Unauthorized; break;
-      case 403: code = ErrorCode::Forbidden; break;
-      case 404: code = ErrorCode::NotFound; break;
-      case 413: code = ErrorCode::PayloadTooLarge; break;
-      case 416: code = ErrorCode::RangeNotSatisfiable; break;
-      case 429: code = ErrorCode::TooManyRequests; break;
-      case 503: code = ErrorCode::Unavailable; break;
-      default: code = res.status >= 500 ? ErrorCode::Internal : ErrorCode::BadRequest;
+      case 401:
+        code = ErrorCode::Unauthorized;
+        break;
+      case 403:
+        code = ErrorCode::Forbidden;
+        break;
+      case 404:
+        code = ErrorCode::NotFound;
+        break;
+      case 413:
+        code = ErrorCode::PayloadTooLarge;
+        break;
+      case 416:
+        code = ErrorCode::RangeNotSatisfiable;
+        break;
+      case 429:
+        code = ErrorCode::TooManyRequests;
+        break;
+      case 503:
+        code = ErrorCode::Unavailable;
+        break;
+      default:
+        code = res.status >= 500 ? ErrorCode::Internal : ErrorCode::BadRequest;
     }
   }
   std::string text = std::string(what) + ": HTTP " + std::to_string(res.status);

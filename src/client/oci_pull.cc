@@ -67,7 +67,8 @@ Result<void> Prepare(const fs::path& root, std::vector<Target>& targets) {
     fs::path dir = t.final_path.parent_path();
     std::error_code ec;
     fs::create_directories(dir, ec);
-    if (ec) return MakeError(ErrorCode::Internal, "cannot create " + dir.string() + ": " + ec.message());
+    if (ec)
+      return MakeError(ErrorCode::Internal, "cannot create " + dir.string() + ": " + ec.message());
     if (!Inside(root, dir)) {
       return MakeError(ErrorCode::BadRequest,
                        "file name '" + t.entry.path + "' escapes the output directory (symlink)");
@@ -153,9 +154,9 @@ class Verifier {
       }
       std::string got = h.Finish().Hex();
       if (!t.entry.sha256.empty() && got != t.entry.sha256) {
-        error_ = MakeError(ErrorCode::DigestInvalid, t.entry.path + ": the file hashes to sha256:" +
-                                                         got + ", the manifest says sha256:" +
-                                                         t.entry.sha256);
+        error_ = MakeError(ErrorCode::DigestInvalid,
+                           t.entry.path + ": the file hashes to sha256:" + got +
+                               ", the manifest says sha256:" + t.entry.sha256);
         return;
       }
     }
@@ -173,11 +174,11 @@ class Verifier {
 Result<void> FetchPart(OciClient& client, const std::string& repo, Target& t, size_t p,
                        Progress* progress) {
   const FilePart& part = t.entry.parts[p];
-  std::string label = t.entry.path + " part " + std::to_string(p + 1) + "/" +
-                      std::to_string(t.entry.parts.size());
+  std::string label =
+      t.entry.path + " part " + std::to_string(p + 1) + "/" + std::to_string(t.entry.parts.size());
   if (!part.digest.starts_with("sha256:")) {
-    return MakeError(ErrorCode::DigestInvalid, label + ": only sha256 layers can be pulled, not " +
-                                                   part.digest);
+    return MakeError(ErrorCode::DigestInvalid,
+                     label + ": only sha256 layers can be pulled, not " + part.digest);
   }
   if (part.length == 0) return {};
   std::vector<char> buf;
@@ -223,10 +224,9 @@ Result<void> FetchPart(OciClient& client, const std::string& repo, Target& t, si
   HANGAR_TRY(flush());
   std::string digest = "sha256:" + hasher.Finish().Hex();
   if (received != part.length || digest != part.digest) {
-    return MakeError(ErrorCode::DigestInvalid, label + ": got " + std::to_string(received) +
-                                                   " bytes hashing to " + digest + ", expected " +
-                                                   std::to_string(part.length) + " bytes, " +
-                                                   part.digest);
+    return MakeError(ErrorCode::DigestInvalid,
+                     label + ": got " + std::to_string(received) + " bytes hashing to " + digest +
+                         ", expected " + std::to_string(part.length) + " bytes, " + part.digest);
   }
   return {};
 }
@@ -246,7 +246,9 @@ Result<OciPullResult> OciPull(OciClient& client, const OciRef& ref, const OciPul
   std::error_code ec;
   fs::create_directories(opts.output, ec);
   fs::path root = fs::canonical(opts.output, ec);
-  if (ec) return MakeError(ErrorCode::Internal, "cannot use " + opts.output.string() + ": " + ec.message());
+  if (ec)
+    return MakeError(ErrorCode::Internal,
+                     "cannot use " + opts.output.string() + ": " + ec.message());
   std::vector<Target> targets(files.size());
   struct Task {
     size_t file, part;

@@ -62,7 +62,8 @@ class ResumeRecord {
     const auto& o = v.as_object();
     const auto* id = o.if_contains("identity");
     if (id == nullptr || !id->is_string() || id->as_string() != identity_) return;
-    if (const auto* s = o.if_contains("sha256"); s != nullptr && s->is_string()) sha256_ = s->as_string();
+    if (const auto* s = o.if_contains("sha256"); s != nullptr && s->is_string())
+      sha256_ = s->as_string();
     if (const auto* p = o.if_contains("parts"); p != nullptr && p->is_object()) {
       for (const auto& [k, d] : p->as_object()) {
         size_t i = std::strtoull(std::string(k).c_str(), nullptr, 10);
@@ -100,8 +101,8 @@ class ResumeRecord {
     for (size_t i = 0; i < digests_.size(); ++i) {
       if (!digests_[i].empty()) parts[std::to_string(i)] = digests_[i];
     }
-    std::string text = json::serialize(json::object{
-        {"identity", identity_}, {"sha256", sha256_}, {"parts", std::move(parts)}});
+    std::string text = json::serialize(
+        json::object{{"identity", identity_}, {"sha256", sha256_}, {"parts", std::move(parts)}});
     std::error_code ec;
     fs::create_directories(path_.parent_path(), ec);
     fs::path tmp = path_.string() + ".tmp";
@@ -131,7 +132,8 @@ struct LocalFile {
 Result<void> AddFile(const fs::path& local, std::string name, std::vector<LocalFile>& out) {
   struct stat st {};
   if (::stat(local.c_str(), &st) != 0) {
-    return MakeError(ErrorCode::NotFound, "cannot stat " + local.string() + ": " + std::strerror(errno));
+    return MakeError(ErrorCode::NotFound,
+                     "cannot stat " + local.string() + ": " + std::strerror(errno));
   }
   LocalFile f;
   f.local = local;
@@ -160,7 +162,8 @@ Result<std::vector<LocalFile>> Collect(const std::vector<fs::path>& paths) {
           HANGAR_TRY(AddFile(it->path(), it->path().lexically_relative(p).generic_string(), files));
         }
       }
-      if (ec) return MakeError(ErrorCode::Internal, "cannot list " + p.string() + ": " + ec.message());
+      if (ec)
+        return MakeError(ErrorCode::Internal, "cannot list " + p.string() + ": " + ec.message());
     } else {
       return MakeError(ErrorCode::BadRequest, p.string() + " is neither a file nor a directory");
     }
@@ -174,7 +177,8 @@ Result<std::vector<LocalFile>> Collect(const std::vector<fs::path>& paths) {
                                                   files[i].local.string());
     }
   }
-  if (files.empty()) return MakeError(ErrorCode::BadRequest, "no files to push under the given paths");
+  if (files.empty())
+    return MakeError(ErrorCode::BadRequest, "no files to push under the given paths");
   return files;
 }
 
@@ -205,7 +209,8 @@ fs::path DefaultOciResumeDir() {
   const char* xdg = std::getenv("XDG_CACHE_HOME");
   if (xdg != nullptr && *xdg == '/') return fs::path(xdg) / "hangar" / "oci-push";
   const char* home = std::getenv("HOME");
-  return fs::path(home != nullptr && *home != '\0' ? home : "/tmp") / ".cache" / "hangar" / "oci-push";
+  return fs::path(home != nullptr && *home != '\0' ? home : "/tmp") / ".cache" / "hangar" /
+         "oci-push";
 }
 
 Result<OciPushResult> OciPush(OciClient& client, const OciRef& ref, const OciPushOptions& opts) {
@@ -286,7 +291,8 @@ Result<OciPushResult> OciPush(OciClient& client, const OciRef& ref, const OciPus
       int fd = f.fd.fd();
       auto d = client.PushBlobStreamed(
           repo, [&] { return std::make_unique<FileRangeSource>(fd, part.offset, part.length); },
-          part.length, [&](int64_t n) {
+          part.length,
+          [&](int64_t n) {
             if (opts.progress) opts.progress->Add(n);
           });
       if (!d) return MakeError(d.error().code, label + ": " + d.error().message);

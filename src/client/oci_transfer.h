@@ -25,8 +25,8 @@ inline constexpr int kDefaultOciWorkers = 4;
 struct OciPushOptions {
   // Files, or directories (their files, recursively, named relative to the directory).
   std::vector<std::filesystem::path> paths;
-  uint64_t part_size = kDefaultOciPartSize;  // bytes per layer (> 0)
-  int workers = kDefaultOciWorkers;          // parts in flight
+  uint64_t part_size = kDefaultOciPartSize;        // bytes per layer (> 0)
+  int workers = kDefaultOciWorkers;                // parts in flight
   std::map<std::string, std::string> annotations;  // manifest annotations (--annotation)
   // Annotate multi-part files with their whole sha256 (org.hangar.file.sha256,
   // --file-sha256): one more read and hash of each such file, on its own thread. Off by
@@ -37,16 +37,16 @@ struct OciPushOptions {
   // Where finished parts are recorded so an interrupted push resumes (one JSON file per
   // local file, keyed by its absolute path, size, mtime and the part size); "" = none.
   std::filesystem::path resume_dir;
-  Progress* progress = nullptr;  // may be null
+  Progress* progress = nullptr;               // may be null
   std::function<void(std::string_view)> log;  // --verbose lines; may be null
 };
 
 struct OciPushResult {
   std::string manifest_digest;  // "sha256:…"
   size_t files = 0;
-  size_t parts = 0;           // layers
-  size_t parts_sent = 0;      // uploaded in this run
-  size_t parts_skipped = 0;   // the registry already had them (HEAD)
+  size_t parts = 0;          // layers
+  size_t parts_sent = 0;     // uploaded in this run
+  size_t parts_skipped = 0;  // the registry already had them (HEAD)
   uint64_t bytes_sent = 0;
 };
 
@@ -54,8 +54,8 @@ struct OciPushResult {
 // credentials first (GET /v2/), then per part: HEAD when its digest is known from an
 // earlier run (skip if present), else a streamed upload hashing as it sends; with
 // `file_sha256`, each multi-part file's whole sha256 is computed on one more thread
-// meanwhile; then the empty config and the manifest. Errors: BadRequest for a reference with a digest, a
-// missing or unreadable path, two files with the same name; NotFound for a missing path;
+// meanwhile; then the empty config and the manifest. Errors: BadRequest for a reference with a
+// digest, a missing or unreadable path, two files with the same name; NotFound for a missing path;
 // the registry's errors as OciClient reports them (prefixed with the file's name).
 Result<OciPushResult> OciPush(OciClient& client, const OciRef& ref, const OciPushOptions& opts);
 

@@ -65,9 +65,9 @@ void Progress::Draw(bool final_line) {
   constexpr int kWidth = 24;
   std::string bar(kWidth, ' ');
   for (int i = 0; i < kWidth * pct / 100; ++i) bar[i] = '#';
-  std::fprintf(stderr, "\r%-10s [%s] %3d%% %10s / %-10s %10s/s  %-12s", label_.c_str(),
-               bar.c_str(), pct, FormatBytes(done).c_str(),
-               FormatBytes(static_cast<double>(total_)).c_str(), FormatBytes(rate).c_str(), eta);
+  std::fprintf(stderr, "\r%-10s [%s] %3d%% %10s / %-10s %10s/s  %-12s", label_.c_str(), bar.c_str(),
+               pct, FormatBytes(done).c_str(), FormatBytes(static_cast<double>(total_)).c_str(),
+               FormatBytes(rate).c_str(), eta);
   std::fflush(stderr);
 }
 
@@ -100,12 +100,23 @@ std::optional<uint64_t> ParseByteSize(std::string_view s) {
   int shift = 0;
   if (!unit.empty()) {
     switch (std::toupper(static_cast<unsigned char>(unit[0]))) {
-      case 'K': shift = 10; break;
-      case 'M': shift = 20; break;
-      case 'G': shift = 30; break;
-      case 'T': shift = 40; break;
-      case 'B': shift = 0; break;
-      default: return std::nullopt;
+      case 'K':
+        shift = 10;
+        break;
+      case 'M':
+        shift = 20;
+        break;
+      case 'G':
+        shift = 30;
+        break;
+      case 'T':
+        shift = 40;
+        break;
+      case 'B':
+        shift = 0;
+        break;
+      default:
+        return std::nullopt;
     }
     std::string_view rest = unit.substr(1);
     if (unit[0] == 'B' || unit[0] == 'b') {

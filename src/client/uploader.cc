@@ -28,7 +28,7 @@ struct LocalFile {
   std::string sample;
   std::optional<bool> lfs;  // nullopt: the server says to ignore it
   UploadSession session;
-  uint64_t part_size = 0;              // the size part_sha256 was computed for
+  uint64_t part_size = 0;                // the size part_sha256 was computed for
   std::vector<std::string> part_sha256;  // X-Part-Sha256 of each part, when precomputed
 };
 
@@ -57,9 +57,13 @@ Result<std::vector<LocalFile>> Collect(const UploadOptions& opts) {
     files.push_back(std::move(f));
   } else if (fs::is_directory(st)) {
     fs::recursive_directory_iterator it(opts.local_path, ec), end;
-    if (ec) return MakeError(ErrorCode::Internal, "cannot list " + opts.local_path.string() + ": " + ec.message());
+    if (ec)
+      return MakeError(ErrorCode::Internal,
+                       "cannot list " + opts.local_path.string() + ": " + ec.message());
     for (; it != end; it.increment(ec)) {
-      if (ec) return MakeError(ErrorCode::Internal, "cannot list " + opts.local_path.string() + ": " + ec.message());
+      if (ec)
+        return MakeError(ErrorCode::Internal,
+                         "cannot list " + opts.local_path.string() + ": " + ec.message());
       if (it->is_directory() && it->path().filename() == ".git") {
         it.disable_recursion_pending();
         continue;
@@ -79,7 +83,9 @@ Result<std::vector<LocalFile>> Collect(const UploadOptions& opts) {
             [](const LocalFile& a, const LocalFile& b) { return a.repo_path < b.repo_path; });
   for (auto& f : files) {
     auto size = fs::file_size(f.local, ec);
-    if (ec) return MakeError(ErrorCode::Internal, "cannot stat " + f.local.string() + ": " + ec.message());
+    if (ec)
+      return MakeError(ErrorCode::Internal,
+                       "cannot stat " + f.local.string() + ": " + ec.message());
     f.size = size;
   }
   return files;
@@ -165,8 +171,9 @@ Result<UploadResult> Upload(const HubClient& hub, const RepoRef& repo, const Upl
   uint64_t total = 0;
   for (const auto& f : files) total += f.size;
   if (opts.progress) opts.progress->Start("hashing", total);
-  HANGAR_TRY(RunParallel(files.size(), opts.workers,
-                         [&](size_t i) { return Inspect(files[i], opts.part_size, opts.progress); }));
+  HANGAR_TRY(RunParallel(files.size(), opts.workers, [&](size_t i) {
+    return Inspect(files[i], opts.part_size, opts.progress);
+  }));
   if (opts.progress) opts.progress->Finish();
 
   // 2. Which are LFS.

@@ -1,5 +1,6 @@
 #include "config/config.h"
 
+#include <toml++/toml.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -7,7 +8,6 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
-#include <toml++/toml.h>
 
 #include "config/config_keys.h"
 
@@ -69,8 +69,8 @@ Result<void> ApplyToml(Config& c, std::string_view text, const std::string& sour
 }
 
 // The environment layer: short aliases first, so the long forms win.
-Result<void> ApplyEnv(
-    Config& c, const std::function<std::optional<std::string>(const std::string&)>& getenv) {
+Result<void> ApplyEnv(Config& c,
+                      const std::function<std::optional<std::string>(const std::string&)>& getenv) {
   static constexpr std::pair<std::string_view, std::string_view> kAliases[] = {
       {"HANGAR_DATA_DIR", "storage.data_dir"},
       {"HANGAR_LISTEN", "server.listen"},
@@ -102,9 +102,7 @@ bool IsHostChar(char c) {
 }  // namespace
 
 std::string_view Name(BlobsKind v) { return v == BlobsKind::Local ? "local" : "s3"; }
-std::string_view Name(DownloadMode v) {
-  return v == DownloadMode::Proxy ? "proxy" : "redirect";
-}
+std::string_view Name(DownloadMode v) { return v == DownloadMode::Proxy ? "proxy" : "redirect"; }
 std::string_view Name(UploadMode v) { return v == UploadMode::Proxy ? "proxy" : "direct"; }
 
 Result<std::pair<std::string, uint16_t>> ParseListen(std::string_view listen) {

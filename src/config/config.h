@@ -26,29 +26,29 @@ enum class UploadMode { Proxy, Direct };
 // [server]
 struct ServerConfig {
   std::string listen = "127.0.0.1:8080";  // host:port or [v6]:port; port 0 = any free port
-  std::string public_url;        // "" = derive from the request's Host; no trailing '/'
-  int threads = 0;               // I/O threads; 0 = one per core (LoadConfig resolves it)
-  int worker_threads = 0;        // blocking-work pool; 0 = max(8, 4 × cores) (resolved)
-  int64_t max_header_bytes = 16384;  // request line + headers, bytes (431 above)
-  int idle_timeout_s = 60;           // keep-alive connection idle timeout, seconds
-  int shutdown_grace_s = 30;         // on SIGTERM, seconds to let requests finish
+  std::string public_url;                 // "" = derive from the request's Host; no trailing '/'
+  int threads = 0;                        // I/O threads; 0 = one per core (LoadConfig resolves it)
+  int worker_threads = 0;                 // blocking-work pool; 0 = max(8, 4 × cores) (resolved)
+  int64_t max_header_bytes = 16384;       // request line + headers, bytes (431 above)
+  int idle_timeout_s = 60;                // keep-alive connection idle timeout, seconds
+  int shutdown_grace_s = 30;              // on SIGTERM, seconds to let requests finish
 };
 
 // [storage]
 struct StorageConfig {
-  std::string data_dir = "./hangar-data";           // root of repos/, blobs/, tmp/, hangar.db
-  BlobsKind blobs = BlobsKind::Local;               // "local" | "s3"
+  std::string data_dir = "./hangar-data";            // root of repos/, blobs/, tmp/, hangar.db
+  BlobsKind blobs = BlobsKind::Local;                // "local" | "s3"
   DownloadMode download_mode = DownloadMode::Proxy;  // "proxy" | "redirect"
   UploadMode upload_mode = UploadMode::Proxy;        // "proxy" | "direct"
   // The bucket when blobs = "s3" (storage/s3/s3_blob_store.h; docs/config.md):
-  std::string s3_endpoint;            // "" = https://s3.<region>.amazonaws.com
-  std::string s3_bucket;              // must exist; required with blobs = "s3"
+  std::string s3_endpoint;  // "" = https://s3.<region>.amazonaws.com
+  std::string s3_bucket;    // must exist; required with blobs = "s3"
   std::string s3_region = "us-east-1";
-  std::string s3_access_key;          // SigV4 credentials
+  std::string s3_access_key;  // SigV4 credentials
   std::string s3_secret_key;
-  bool s3_path_style = false;         // <endpoint>/<bucket>/<key> (MinIO, Ceph, moto)
-  std::string s3_prefix;              // prepended to every object key, e.g. "hangar/"
-  int s3_url_ttl_s = 3600;            // lifetime of presigned URLs (redirects, parts), seconds
+  bool s3_path_style = false;  // <endpoint>/<bucket>/<key> (MinIO, Ceph, moto)
+  std::string s3_prefix;       // prepended to every object key, e.g. "hangar/"
+  int s3_url_ttl_s = 3600;     // lifetime of presigned URLs (redirects, parts), seconds
 };
 
 // [database]
@@ -59,23 +59,23 @@ struct DatabaseConfig {
 
 // [limits]
 struct LimitsConfig {
-  int pack_concurrency = 3;            // git upload-pack processes running at once
-  int pack_per_principal = 2;          // of which one user/token/IP may hold
-  int pack_queue = 32;                 // clones waiting for a slot; beyond: 429
-  int pack_queue_wait_s = 60;          // longest wait in that queue, seconds; then 429
-  int push_concurrency = 2;            // git receive-pack processes running at once
-  int password_hash_concurrency = 2;   // argon2id verifications running at once
+  int pack_concurrency = 3;                // git upload-pack processes running at once
+  int pack_per_principal = 2;              // of which one user/token/IP may hold
+  int pack_queue = 32;                     // clones waiting for a slot; beyond: 429
+  int pack_queue_wait_s = 60;              // longest wait in that queue, seconds; then 429
+  int push_concurrency = 2;                // git receive-pack processes running at once
+  int password_hash_concurrency = 2;       // argon2id verifications running at once
   int64_t max_json_body_bytes = 10 << 20;  // JSON request bodies, bytes (413 above)
   int max_lfs_batch_objects = 1000;        // objects in one LFS batch request
   int64_t max_upload_bytes = 0;            // one uploaded file/blob, bytes; 0 = unlimited
   int64_t multipart_threshold_bytes = int64_t{64} << 20;  // LFS objects sent in parts from
                                                           // this size on; 0 = never
   int64_t multipart_chunk_bytes = int64_t{16} << 20;      // size of those parts
-  int64_t upload_part_bytes = int64_t{64} << 20;  // native uploads' part size without a
-                                                  // client hint (docs/uploads.md)
-  int upload_expiry_s = 86400;                    // an upload lives this long after its
-                                                  // creation or last part, seconds
-  int max_open_uploads = 1000;                    // open native uploads per user; 0 = any
+  int64_t upload_part_bytes = int64_t{64} << 20;          // native uploads' part size without a
+                                                          // client hint (docs/uploads.md)
+  int upload_expiry_s = 86400;                            // an upload lives this long after its
+                                                          // creation or last part, seconds
+  int max_open_uploads = 1000;                            // open native uploads per user; 0 = any
   // Request bodies (issue 13 "bodies never hold threads"; docs/config.md §limits):
   int64_t body_buffer_bytes = 1 << 20;   // bodies up to this are read by the I/O layer before
                                          // the handler runs; also the largest body of an
@@ -96,7 +96,7 @@ struct LimitsConfig {
                                          // all (a thread each); beyond: 503
   int64_t handler_memory_bytes = int64_t{512} << 20;  // what the handlers of those bodies
                                                       // keep of them, together, bytes
-  int handler_memory_wait_s = 30;        // a handler over that budget waits this long; then 503
+  int handler_memory_wait_s = 30;  // a handler over that budget waits this long; then 503
 };
 
 // [auth]
@@ -138,12 +138,12 @@ struct ImportConfig {
 
 // [oci] (docs/oci.md): the registry at /v2/
 struct OciConfig {
-  std::string challenge = "bearer";  // "bearer" (the /v2/token flow) | "basic"
-  int token_ttl_s = 300;             // lifetime of registry tokens, seconds (60–86400)
-  std::string service;               // token audience; "" = the request's Host
+  std::string challenge = "bearer";      // "bearer" (the /v2/token flow) | "basic"
+  int token_ttl_s = 300;                 // lifetime of registry tokens, seconds (60–86400)
+  std::string service;                   // token audience; "" = the request's Host
   int64_t max_manifest_bytes = 4 << 20;  // larger manifest PUTs get 413
-  int max_open_uploads = 1000;       // blob uploads open at once; beyond: 429; 0 = any
-  int upload_idle_s = 3600;          // an upload untouched this long is dropped, seconds
+  int max_open_uploads = 1000;           // blob uploads open at once; beyond: 429; 0 = any
+  int upload_idle_s = 3600;              // an upload untouched this long is dropped, seconds
 };
 
 // [log]

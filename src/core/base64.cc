@@ -8,8 +8,8 @@ namespace hangar {
 namespace {
 
 bool IsStdChar(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-         c == '+' || c == '/';
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
+         c == '/';
 }
 
 // Decodes standard-alphabet `text` without its padding through OpenSSL, after a strict

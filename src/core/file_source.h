@@ -31,9 +31,7 @@ class FileSource final : public ByteSource {
   std::optional<uint64_t> Size() const override { return remaining_; }
 
   // The rest of the window, for zero-copy senders (sendfile(2)).
-  std::optional<FileRegion> Region() const override {
-    return FileRegion{fd_, pos_, remaining_};
-  }
+  std::optional<FileRegion> Region() const override { return FileRegion{fd_, pos_, remaining_}; }
   // For zero-copy senders (sendfile(2)): the fd and the file offset of the next byte.
   // A sender that uses them sends Size() bytes itself and does not call Read().
   int fd() const { return fd_; }

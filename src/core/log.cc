@@ -15,8 +15,6 @@ std::shared_ptr<spdlog::logger> Log(const std::string& name) {
   }
 }
 
-void SetLogLevel(const std::string& level) {
-  spdlog::set_level(spdlog::level::from_str(level));
-}
+void SetLogLevel(const std::string& level) { spdlog::set_level(spdlog::level::from_str(level)); }
 
 }  // namespace hangar

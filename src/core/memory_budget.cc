@@ -13,17 +13,18 @@ bool MemoryBudget::TryCharge(uint64_t n) {
 Result<void> MemoryBudget::Charge(uint64_t n, std::chrono::steady_clock::time_point deadline) {
   if (n > limit_) {
     return MakeError(ErrorCode::PayloadTooLarge, "needs " + std::to_string(n) +
-                                                     " bytes of memory, more than " + what_ +
-                                                     " (" + std::to_string(limit_) + ")");
+                                                     " bytes of memory, more than " + what_ + " (" +
+                                                     std::to_string(limit_) + ")");
   }
   std::unique_lock lock(mu_);
   // TryCharge runs under mu_ and Release notifies under it, so no wake-up is lost.
   while (!TryCharge(n)) {
     if (freed_.wait_until(lock, deadline) == std::cv_status::timeout) {
       if (TryCharge(n)) break;
-      return MakeError(ErrorCode::Unavailable, "the server holds as much memory for request "
-                                               "bodies as it may (" + what_ +
-                                                   "); try again shortly");
+      return MakeError(ErrorCode::Unavailable,
+                       "the server holds as much memory for request "
+                       "bodies as it may (" +
+                           what_ + "); try again shortly");
     }
   }
   return {};

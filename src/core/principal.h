@@ -16,11 +16,11 @@ enum class Access { None, Read, Write, Admin };
 struct Principal {
   bool anonymous = true;
   int64_t user_id = 0;
-  std::string name;          // user name
-  bool is_admin = false;     // site administrator
+  std::string name;                  // user name
+  bool is_admin = false;             // site administrator
   TokenRole role = TokenRole::Read;  // role of the token used
   int64_t token_id = 0;
-  std::string token_name;    // display name of the token
+  std::string token_name;        // display name of the token
   int64_t token_created_at = 0;  // unix seconds
   // Signed in by a browser session cookie (services::SessionService), not a token.
   bool session = false;

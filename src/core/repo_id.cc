@@ -4,9 +4,12 @@ namespace hangar {
 
 std::string_view RepoTypeName(RepoType t) {
   switch (t) {
-    case RepoType::Model: return "model";
-    case RepoType::Dataset: return "dataset";
-    case RepoType::Space: return "space";
+    case RepoType::Model:
+      return "model";
+    case RepoType::Dataset:
+      return "dataset";
+    case RepoType::Space:
+      return "space";
   }
   return "model";
 }
@@ -20,18 +23,24 @@ std::optional<RepoType> ParseRepoType(std::string_view s) {
 
 std::string_view RepoCollection(RepoType t) {
   switch (t) {
-    case RepoType::Model: return "models";
-    case RepoType::Dataset: return "datasets";
-    case RepoType::Space: return "spaces";
+    case RepoType::Model:
+      return "models";
+    case RepoType::Dataset:
+      return "datasets";
+    case RepoType::Space:
+      return "spaces";
   }
   return "models";
 }
 
 std::string_view RepoUrlPrefix(RepoType t) {
   switch (t) {
-    case RepoType::Model: return "";
-    case RepoType::Dataset: return "datasets/";
-    case RepoType::Space: return "spaces/";
+    case RepoType::Model:
+      return "";
+    case RepoType::Dataset:
+      return "datasets/";
+    case RepoType::Space:
+      return "spaces/";
   }
   return "";
 }

@@ -100,8 +100,8 @@ std::string PercentEncode(std::string_view s, bool keep_slash) {
   std::string out;
   out.reserve(s.size());
   for (unsigned char c : s) {
-    bool unreserved = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                      (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' || c == '~';
+    bool unreserved = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '-' || c == '.' || c == '_' || c == '~';
     if (unreserved || (keep_slash && c == '/')) {
       out.push_back(static_cast<char>(c));
     } else {
@@ -116,13 +116,25 @@ std::string PercentEncode(std::string_view s, bool keep_slash) {
 void AppendEscapedMarkup(std::string& out, std::string_view s) {
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      case '\0': break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      case '\0':
+        break;
+      default:
+        out += c;
     }
   }
 }

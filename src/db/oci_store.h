@@ -21,13 +21,13 @@ namespace hangar::db {
 // A manifest or index pushed to a repo (oci.md §5).
 struct OciManifestRecord {
   int64_t repo_id = 0;
-  std::string digest;       // over `body`, in the algorithm the client chose (sha256 default)
-  std::string media_type;   // served as Content-Type (the manifest's mediaType, or as pushed)
-  std::string body;         // the exact bytes as pushed (at most the manifest size limit)
-  std::string subject;      // digest of `subject`, "" when it has none (referrers, §6.2)
+  std::string digest;            // over `body`, in the algorithm the client chose (sha256 default)
+  std::string media_type;        // served as Content-Type (the manifest's mediaType, or as pushed)
+  std::string body;              // the exact bytes as pushed (at most the manifest size limit)
+  std::string subject;           // digest of `subject`, "" when it has none (referrers, §6.2)
   std::string artifact_type;     // artifactType, else config.mediaType, "" for neither
   std::string annotations_json;  // top-level "annotations" object as JSON text, "" if none
-  int64_t created_at = 0;   // unix seconds
+  int64_t created_at = 0;        // unix seconds
 };
 
 // One entry of a referrers answer (oci.md §6.2): a manifest without its body.
@@ -41,7 +41,7 @@ struct OciReferrer {
 
 // What a manifest points at, for the references table (GC, blob deletes).
 struct OciManifestRef {
-  std::string digest;  // config, layer or child manifest digest
+  std::string digest;        // config, layer or child manifest digest
   bool is_manifest = false;  // a child of an index (true) or a blob (false)
 };
 
@@ -81,8 +81,7 @@ class OciStore {
   virtual Result<bool> DeleteTag(int64_t repo_id, std::string_view tag) = 0;
   // Manifests of the repo whose subject is `subject`, in digest order strictly after
   // `after`, at most `limit`; only those of `artifact_type` when it is not "".
-  virtual Result<std::vector<OciReferrer>> ListReferrers(int64_t repo_id,
-                                                         std::string_view subject,
+  virtual Result<std::vector<OciReferrer>> ListReferrers(int64_t repo_id, std::string_view subject,
                                                          std::string_view artifact_type,
                                                          std::string_view after, int limit) = 0;
   // How many manifests of the repo reference `digest` (as blob or child).

@@ -48,15 +48,15 @@ enum class RepoSort { LastModified, CreatedAt, Id, Downloads, Trending };
 RepoSort ParseRepoSort(std::string_view s);
 
 struct RepoQuery {
-  std::optional<RepoType> type;  // none = all types
-  std::string search;            // case-insensitive substring of "ns/name"; "" = all
-  std::string author;            // exact namespace; "" = all
+  std::optional<RepoType> type;   // none = all types
+  std::string search;             // case-insensitive substring of "ns/name"; "" = all
+  std::string author;             // exact namespace; "" = all
   std::vector<std::string> tags;  // every one must be among the repo's tags; empty = all
   std::string library;            // exact library_name; "" = all
   std::string pipeline;           // exact pipeline_tag; "" = all
   RepoSort sort = RepoSort::LastModified;
   bool descending = true;
-  int limit = 100;     // page size, clamped to [1, 10000]
+  int limit = 100;  // page size, clamped to [1, 10000]
   // "" = first page; else a next_cursor from the same query. Keyset cursors (the last
   // row's sort value and id) for every sort but Trending, whose scores move while a
   // client pages: its cursor is an offset, so a page may repeat or skip a repo whose
@@ -110,8 +110,7 @@ class RepoStore {
   // Replaces the card metadata of repo `id` (library, pipeline and the whole tag list, in
   // one transaction). Tags keep their order; duplicates are stored once. Errors:
   // RepoNotFound.
-  virtual Result<void> SetCardMeta(int64_t id, std::string_view library,
-                                   std::string_view pipeline,
+  virtual Result<void> SetCardMeta(int64_t id, std::string_view library, std::string_view pipeline,
                                    const std::vector<std::string>& tags) = 0;
   // Adds `n` downloads of repo `id` on `day` (unix seconds / 86400) to its daily and
   // all-time counts. A repo deleted meanwhile is skipped silently (counts are best effort).

@@ -6,9 +6,12 @@ namespace hangar::db {
 
 std::string_view OrgRoleName(OrgRole r) {
   switch (r) {
-    case OrgRole::Read: return "read";
-    case OrgRole::Write: return "write";
-    case OrgRole::Admin: return "admin";
+    case OrgRole::Read:
+      return "read";
+    case OrgRole::Write:
+      return "write";
+    case OrgRole::Admin:
+      return "admin";
   }
   return "read";
 }

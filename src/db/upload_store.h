@@ -14,15 +14,15 @@
 namespace hangar::db {
 
 struct UploadRecord {
-  std::string id;            // 32 lower-case hex; also the blob store's staging key
-  int64_t repo_id = 0;       // the repo the object is for
-  int64_t user_id = 0;       // who created it: only they may add parts or complete it
-  Sha256 sha256;             // the announced object
-  uint64_t size = 0;         // bytes
-  uint64_t part_size = 0;    // bytes per part (the last may be shorter)
-  std::string store_handle;  // BlobStore::BeginParts's handle
-  int64_t created_at = 0;    // unix seconds
-  int64_t expires_at = 0;    // unix seconds; GC removes it after this
+  std::string id;                       // 32 lower-case hex; also the blob store's staging key
+  int64_t repo_id = 0;                  // the repo the object is for
+  int64_t user_id = 0;                  // who created it: only they may add parts or complete it
+  Sha256 sha256;                        // the announced object
+  uint64_t size = 0;                    // bytes
+  uint64_t part_size = 0;               // bytes per part (the last may be shorter)
+  std::string store_handle;             // BlobStore::BeginParts's handle
+  int64_t created_at = 0;               // unix seconds
+  int64_t expires_at = 0;               // unix seconds; GC removes it after this
   std::optional<int64_t> completed_at;  // unix seconds, once the blob is published
 
   uint64_t PartCount() const { return part_size ? (size + part_size - 1) / part_size : 0; }

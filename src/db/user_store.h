@@ -59,7 +59,7 @@ struct OrgMember {
 struct TokenRecord {
   int64_t id = 0;
   int64_t user_id = 0;
-  std::string name;        // display name chosen by the user
+  std::string name;  // display name chosen by the user
   TokenRole role = TokenRole::Read;
   std::string sha256_hex;  // SHA-256 of the token text, 64 lower-case hex; never the text
   int64_t created_at = 0;  // unix seconds
@@ -70,15 +70,15 @@ struct TokenRecord {
 
 // A browser session (issue #4, web login). The cookie itself is never stored.
 struct SessionRecord {
-  std::string id_sha256;   // SHA-256 of the session cookie's value, 64 lower-case hex
+  std::string id_sha256;  // SHA-256 of the session cookie's value, 64 lower-case hex
   int64_t user_id = 0;
   std::string csrf;        // the session's CSRF token, sent back in every form
   int64_t created_at = 0;  // unix seconds
   int64_t expires_at = 0;  // unix seconds
 };
 
-// Users, orgs, memberships, tokens and sessions. Thread-safe: called from many worker threads at once.
-// Calls block on I/O. Errors: Internal for storage failures, plus the ones listed per call.
+// Users, orgs, memberships, tokens and sessions. Thread-safe: called from many worker threads at
+// once. Calls block on I/O. Errors: Internal for storage failures, plus the ones listed per call.
 class UserStore {
  public:
   virtual ~UserStore() = default;
@@ -91,8 +91,7 @@ class UserStore {
   // Errors: NotFound.
   virtual Result<UserRecord> FindUserById(int64_t id) = 0;
   // Replaces the password hash (none removes it). Errors: NotFound.
-  virtual Result<void> SetPasswordHash(int64_t user_id,
-                                       const std::optional<std::string>& hash) = 0;
+  virtual Result<void> SetPasswordHash(int64_t user_id, const std::optional<std::string>& hash) = 0;
   // Sets or clears the site-admin flag. Errors: NotFound.
   virtual Result<void> SetAdmin(int64_t user_id, bool is_admin) = 0;
 
@@ -108,8 +107,7 @@ class UserStore {
   // Errors: NotFound when the user is not a member.
   virtual Result<void> RemoveMember(int64_t org_id, int64_t user_id) = 0;
   // The user's role in the org called `org_name`; nullopt when not a member or no such org.
-  virtual Result<std::optional<OrgRole>> MemberRole(std::string_view org_name,
-                                                    int64_t user_id) = 0;
+  virtual Result<std::optional<OrgRole>> MemberRole(std::string_view org_name, int64_t user_id) = 0;
   // The orgs the user belongs to, by org name.
   virtual Result<std::vector<OrgMembership>> ListOrgsOfUser(int64_t user_id) = 0;
   // The members of an org, by user name.

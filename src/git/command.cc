@@ -224,8 +224,8 @@ Result<Command::Spawned> Command::Spawn() {
   posix_spawnattr_init(&attr);
   // Own process group (killable as a whole), empty signal mask, default dispositions for
   // signals a server commonly ignores (an ignored SIGPIPE would be inherited across exec).
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                      POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   posix_spawnattr_setpgroup(&attr, 0);
   sigset_t empty, defaults;
   sigemptyset(&empty);
@@ -242,8 +242,7 @@ Result<Command::Spawned> Command::Spawn() {
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {
     close_all();
-    return MakeError(ErrorCode::Internal,
-                     "cannot start " + ToString() + ": " + std::strerror(rc));
+    return MakeError(ErrorCode::Internal, "cannot start " + ToString() + ": " + std::strerror(rc));
   }
   ::close(in[0]), ::close(out[1]), ::close(err[1]);
 
@@ -344,11 +343,11 @@ Result<Output> Command::Run(std::string_view stdin_data) {
   out.exit_code = ExitCodeOf(status);
   if (pipe_error) return *pipe_error;
   if (timed_out)
-    return MakeError(ErrorCode::Unavailable, ToString() + " timed out after " +
-                                                 std::to_string(timeout_.count()) + " ms");
+    return MakeError(ErrorCode::Unavailable,
+                     ToString() + " timed out after " + std::to_string(timeout_.count()) + " ms");
   if (too_large)
-    return MakeError(ErrorCode::PayloadTooLarge, ToString() + " wrote more than " +
-                                                     std::to_string(max_output_) + " bytes");
+    return MakeError(ErrorCode::PayloadTooLarge,
+                     ToString() + " wrote more than " + std::to_string(max_output_) + " bytes");
   return out;
 }
 
@@ -431,8 +430,7 @@ Result<void> Process::WriteStdin(std::span<const char> data) {
   while (!data.empty()) {
     ssize_t w = WriteNoSigpipe(stdin_fd_, data.data(), data.size());
     if (w < 0) {
-      if (timed_out_)
-        return MakeError(ErrorCode::Unavailable, description_ + " timed out");
+      if (timed_out_) return MakeError(ErrorCode::Unavailable, description_ + " timed out");
       return SysError(description_ + ": writing stdin");
     }
     data = data.subspan(static_cast<size_t>(w));
@@ -501,8 +499,8 @@ Result<size_t> ProcessSource::Read(std::span<char> buf) {
   auto code = process_->Wait();
   if (!code) return std::move(code).error();
   if (*code != 0)
-    return MakeError(ErrorCode::Internal, "git exited with status " + std::to_string(*code) +
-                                              ": " + process_->Stderr());
+    return MakeError(ErrorCode::Internal,
+                     "git exited with status " + std::to_string(*code) + ": " + process_->Stderr());
   return size_t{0};
 }
 

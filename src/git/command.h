@@ -32,9 +32,9 @@ namespace hangar::git {
 
 // What a finished Run() produced.
 struct Output {
-  int exit_code = -1;        // 0..255, or 128 + signal number when killed by a signal
-  std::string stdout_data;   // at most Command::MaxOutput() bytes
-  std::string stderr_data;   // at most Command::kMaxStderr bytes (excess dropped)
+  int exit_code = -1;       // 0..255, or 128 + signal number when killed by a signal
+  std::string stdout_data;  // at most Command::MaxOutput() bytes
+  std::string stderr_data;  // at most Command::kMaxStderr bytes (excess dropped)
   bool ok() const { return exit_code == 0; }
 };
 
@@ -143,7 +143,7 @@ class Process {
   const int stderr_fd_;
   const std::chrono::steady_clock::time_point deadline_;
   const std::string description_;
-  mutable std::mutex mu_;     // guards stderr_, reaped_, stdin_fd_/stdout_fd_ closing
+  mutable std::mutex mu_;  // guards stderr_, reaped_, stdin_fd_/stdout_fd_ closing
   std::string stderr_;
   bool reaped_ = false;
   std::optional<int> exit_code_;

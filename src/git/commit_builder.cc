@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <system_error>
 #include <random>
 #include <string_view>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -84,7 +84,8 @@ Result<void> ApplyHere(git_repository* repo, git_treebuilder* tb, const TreeChan
         if (rc < 0) return Git2Error(rc, "open odb");
         bool present = git_odb_exists(odb, &blob) == 1;
         git_odb_free(odb);
-        if (!present) return MakeError(ErrorCode::EntryNotFound, "blob " + c.blob->Hex() + " not found");
+        if (!present)
+          return MakeError(ErrorCode::EntryNotFound, "blob " + c.blob->Hex() + " not found");
       } else {
         rc = git_blob_create_from_buffer(&blob, repo, c.content.data(), c.content.size());
         if (rc < 0) return Git2Error(rc, "write blob");
@@ -134,8 +135,10 @@ Result<std::optional<git_oid>> Rewrite(git_repository* repo, const git_tree* bas
       Op below{op.change, op.rest.substr(slash + 1)};
       auto it = std::find_if(pending.begin(), pending.end(),
                              [&](const auto& p) { return p.first == head; });
-      if (it == pending.end()) pending.emplace_back(head, std::vector<Op>{below});
-      else it->second.push_back(below);
+      if (it == pending.end())
+        pending.emplace_back(head, std::vector<Op>{below});
+      else
+        it->second.push_back(below);
       continue;
     }
     std::string name(op.rest);
@@ -199,8 +202,8 @@ Result<git_oid> WriteCommit(git_repository* repo, const git_oid& parent, const C
   HANGAR_ASSIGN_OR_RETURN(SignaturePtr sig, MakeSignature(req.author));
   const git_commit* parents[] = {commit.get()};
   git_oid out;
-  rc = git_commit_create(&out, repo, nullptr, sig.get(), sig.get(), nullptr,
-                         req.message.c_str(), tree.get(), 1, parents);
+  rc = git_commit_create(&out, repo, nullptr, sig.get(), sig.get(), nullptr, req.message.c_str(),
+                         tree.get(), 1, parents);
   if (rc < 0) return Git2Error(rc, "write commit");
   return out;
 }
@@ -245,9 +248,9 @@ Result<Oid> CommitChanges(const std::string& repo_path, const CommitRequest& req
     }
     if (rc < 0) return Git2Error(rc, "read " + refname);
     if (req.expected_parent && FromGit(&head) != *req.expected_parent) {
-      return MakeError(ErrorCode::PreconditionFailed,
-                       "parentCommit " + req.expected_parent->Hex() + " is not the head of '" +
-                           req.branch + "' (" + FromGit(&head).Hex() + ")");
+      return MakeError(ErrorCode::PreconditionFailed, "parentCommit " + req.expected_parent->Hex() +
+                                                          " is not the head of '" + req.branch +
+                                                          "' (" + FromGit(&head).Hex() + ")");
     }
     auto commit = WriteCommit(*repo, head, req);
     if (!commit) return std::move(commit).error();
@@ -279,7 +282,7 @@ Result<Oid> CommitChanges(const std::string& repo_path, const CommitRequest& req
 Result<Oid> CommitEmptyRoot(const std::string& repo_path, const Signature& author,
                             const std::string& message) {
   EnsureLibgit2();
-  HANGAR_ASSIGN_OR_RETURN(git_repository* repo, OpenCached(repo_path));
+  HANGAR_ASSIGN_OR_RETURN(git_repository * repo, OpenCached(repo_path));
   HANGAR_ASSIGN_OR_RETURN(git_oid tree_id, WriteEmptyTree(repo));
   git_tree* raw_tree = nullptr;
   int rc = git_tree_lookup(&raw_tree, repo, &tree_id);

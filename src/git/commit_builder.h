@@ -18,17 +18,17 @@ struct TreeChange {
   enum class Kind { Upsert, DeleteFile, DeleteFolder };
   Kind kind = Kind::Upsert;
   std::string path;
-  std::string content;  // blob bytes for Upsert (LFS files: the pointer text)
+  std::string content;      // blob bytes for Upsert (LFS files: the pointer text)
   std::optional<Oid> blob;  // Upsert: an existing blob of the repo instead of `content`
                             // (copies); EntryNotFound when the repo lacks it
 };
 
 struct CommitRequest {
-  std::string branch;                   // short name, e.g. "main", or a full ref
-                                        // outside refs/heads/, e.g. "refs/pr/1"
-  std::optional<Oid> expected_parent;   // when set, the branch must still point here
-  std::vector<TreeChange> changes;      // applied in order
-  Signature author;                     // also the committer
+  std::string branch;                  // short name, e.g. "main", or a full ref
+                                       // outside refs/heads/, e.g. "refs/pr/1"
+  std::optional<Oid> expected_parent;  // when set, the branch must still point here
+  std::vector<TreeChange> changes;     // applied in order
+  Signature author;                    // also the committer
   std::string message;
   // Write the commit on the head but leave the branch where it is (create_pr, §7.6).
   bool detached = false;

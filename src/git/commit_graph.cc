@@ -11,15 +11,15 @@
 namespace hangar::git {
 namespace {
 
-constexpr size_t kHashLen = 20;                     // SHA-1 (hash version 1)
-constexpr size_t kCommitDataLen = kHashLen + 16;    // CDAT record
+constexpr size_t kHashLen = 20;                   // SHA-1 (hash version 1)
+constexpr size_t kCommitDataLen = kHashLen + 16;  // CDAT record
 constexpr size_t kHeaderLen = 8;
 constexpr size_t kChunkEntryLen = 12;
 constexpr size_t kBloomHeaderLen = 12;
 constexpr uint32_t kNoParent = 0x70000000;
 constexpr uint32_t kHighBit = 0x80000000;
-constexpr uint32_t kMaxPositions = 0x70000000;      // parent values from here on are special
-constexpr uint32_t kMaxHashes = 64;                 // git writes 7; more is nonsense
+constexpr uint32_t kMaxPositions = 0x70000000;  // parent values from here on are special
+constexpr uint32_t kMaxHashes = 64;             // git writes 7; more is nonsense
 constexpr uint32_t kSeed0 = 0x293ae76f, kSeed1 = 0x7e646e2c;
 
 uint32_t Be32(const uint8_t* p) {
@@ -53,8 +53,12 @@ uint32_t BloomMurmur3(std::string_view data, uint32_t seed, uint32_t version) {
   const size_t tail = blocks * 4;
   uint32_t k = 0;
   switch (data.size() & 3) {
-    case 3: k ^= byte(tail + 2) << 16; [[fallthrough]];
-    case 2: k ^= byte(tail + 1) << 8; [[fallthrough]];
+    case 3:
+      k ^= byte(tail + 2) << 16;
+      [[fallthrough]];
+    case 2:
+      k ^= byte(tail + 1) << 8;
+      [[fallthrough]];
     case 1:
       k ^= byte(tail);
       k *= c1;
@@ -161,7 +165,7 @@ bool ParseChunks(CommitGraph::Layer& l) {
                   : id == ChunkId("BDAT") ? &bdat
                   : id == ChunkId("BASE") ? &base
                                           : nullptr;
-    if (!slot) continue;  // GDA2, GDO2 and unknown chunks are not needed
+    if (!slot) continue;        // GDA2, GDO2 and unknown chunks are not needed
     if (slot->p) return false;  // each id at most once
     *slot = c;
   }
@@ -264,8 +268,10 @@ std::optional<CommitGraph::Pos> CommitGraph::Find(const Oid& oid) const {
       uint32_t mid = lo + (hi - lo) / 2;
       int c = std::memcmp(l->oids + size_t(mid) * kHashLen, oid.bytes.data(), kHashLen);
       if (c == 0) return l->first + mid;
-      if (c < 0) lo = mid + 1;
-      else hi = mid;
+      if (c < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
   }
   return std::nullopt;

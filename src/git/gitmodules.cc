@@ -10,9 +10,8 @@ namespace hangar::git {
 namespace {
 
 Error Refused(std::string_view key, std::string_view why) {
-  return MakeError(ErrorCode::BadRequest,
-                   "invalid .gitmodules: '" + std::string(key) + "' " + std::string(why) +
-                       " (git's fsck refuses it too)");
+  return MakeError(ErrorCode::BadRequest, "invalid .gitmodules: '" + std::string(key) + "' " +
+                                              std::string(why) + " (git's fsck refuses it too)");
 }
 
 // Whether `name` has a ".." component, with '/' or '\\' as separators.

@@ -16,19 +16,26 @@ using namespace history_internal;
 
 std::string_view SignatureStatusName(SignatureInfo::Status status) {
   switch (status) {
-    case SignatureInfo::Status::None: return "none";
-    case SignatureInfo::Status::Good: return "good";
-    case SignatureInfo::Status::UnknownKey: return "unknown_key";
-    case SignatureInfo::Status::Bad: return "bad";
-    case SignatureInfo::Status::ExpiredKey: return "expired_key";
-    case SignatureInfo::Status::RevokedKey: return "revoked_key";
-    case SignatureInfo::Status::Error: return "error";
+    case SignatureInfo::Status::None:
+      return "none";
+    case SignatureInfo::Status::Good:
+      return "good";
+    case SignatureInfo::Status::UnknownKey:
+      return "unknown_key";
+    case SignatureInfo::Status::Bad:
+      return "bad";
+    case SignatureInfo::Status::ExpiredKey:
+      return "expired_key";
+    case SignatureInfo::Status::RevokedKey:
+      return "revoked_key";
+    case SignatureInfo::Status::Error:
+      return "error";
   }
   return "error";
 }
 
-Result<LogPage> Log(const std::string& repo, const Oid& start, std::string_view path,
-                    size_t skip, size_t limit, const SignatureCheck& check) {
+Result<LogPage> Log(const std::string& repo, const Oid& start, std::string_view path, size_t skip,
+                    size_t limit, const SignatureCheck& check) {
   HANGAR_ASSIGN_OR_RETURN(std::string pathspec, CleanPath(path));
   limit = std::min(limit, kMaxLogLimit);
   LogPage page;
@@ -78,14 +85,13 @@ Result<LogPage> Log(const std::string& repo, const Oid& start, std::string_view 
     HANGAR_ASSIGN_OR_RETURN(LogEntry e, ParseEntry(f, check.verify));
     page.entries.push_back(std::move(e));
   }
-  if (found && page.entries.size() != found->size())
-    return Malformed("log (a commit is missing)");
+  if (found && page.entries.size() != found->size()) return Malformed("log (a commit is missing)");
   return page;
 }
 
 Result<std::vector<SignatureInfo>> VerifyCommits(const std::string& repo,
-                                             std::span<const Oid> commits,
-                                             const std::string& gnupg_home) {
+                                                 std::span<const Oid> commits,
+                                                 const std::string& gnupg_home) {
   std::vector<SignatureInfo> result(commits.size());
   if (commits.empty()) return result;
   HANGAR_ASSIGN_OR_RETURN(Command cmd, Git(repo, "log"));

@@ -67,7 +67,7 @@ struct LogEntry {
   Oid id;
   std::vector<Oid> parents;
   Person author, committer;
-  std::string subject;                 // first paragraph of the message, lines joined
+  std::string subject;                     // first paragraph of the message, lines joined
   std::optional<SignatureInfo> signature;  // set only when verification was asked for
 };
 
@@ -85,14 +85,14 @@ inline constexpr size_t kMaxLogLimit = 1000;
 // repo) limits the log to commits changing that file or anything below that directory
 // (default history simplification; no rename following).
 // Errors: BadRequest (invalid path), RevisionNotFound (`start` is not in the repo).
-Result<LogPage> Log(const std::string& repo, const Oid& start, std::string_view path,
-                    size_t skip, size_t limit, const SignatureCheck& check = {});
+Result<LogPage> Log(const std::string& repo, const Oid& start, std::string_view path, size_t skip,
+                    size_t limit, const SignatureCheck& check = {});
 
 // The signature status of each of `commits` (same order), one git process (gpg runs for
 // the signed ones). Errors: RevisionNotFound (a commit is unknown).
 Result<std::vector<SignatureInfo>> VerifyCommits(const std::string& repo,
-                                             std::span<const Oid> commits,
-                                             const std::string& gnupg_home);
+                                                 std::span<const Oid> commits,
+                                                 const std::string& gnupg_home);
 
 // The number of commits reachable from `start` (git rev-list --count).
 // Errors: RevisionNotFound.
@@ -107,17 +107,17 @@ Result<std::optional<uint64_t>> CountCommitsAfter(const std::string& repo, const
 
 // Bounds of a commit's diff.
 struct DiffLimits {
-  size_t max_files = 300;               // files listed; the rest only counted
-  size_t max_file_bytes = 256 << 10;    // patch bytes kept per file
-  size_t max_total_bytes = 2 << 20;     // patch bytes kept for the whole commit
+  size_t max_files = 300;             // files listed; the rest only counted
+  size_t max_file_bytes = 256 << 10;  // patch bytes kept per file
+  size_t max_total_bytes = 2 << 20;   // patch bytes kept for the whole commit
 };
 
 // One changed file of a commit.
 struct FileDiff {
   enum class Change { Added, Deleted, Modified, Renamed };
   Change change = Change::Modified;
-  std::string path;      // the new path (the old one for deletions)
-  std::string old_path;  // set for renames only
+  std::string path;                     // the new path (the old one for deletions)
+  std::string old_path;                 // set for renames only
   uint32_t old_mode = 0, new_mode = 0;  // git file modes; 0 on the missing side
   bool binary = false;                  // no line counts, no patch
   uint64_t additions = 0, deletions = 0;
@@ -175,7 +175,7 @@ Result<BlameResult> Blame(const std::string& repo, const Oid& commit, std::strin
                           const BlameLimits& limits);
 
 struct GrepOptions {
-  bool fixed_string = false;    // the pattern is a literal string; else an extended regex
+  bool fixed_string = false;  // the pattern is a literal string; else an extended regex
   bool ignore_case = false;
   size_t max_matches = 200;     // matching lines returned; then `truncated`
   size_t max_line_bytes = 400;  // longer line texts are cut (at a UTF-8 boundary)
@@ -197,8 +197,8 @@ struct GrepResult {
 // Lines of text files in `commit` matching `pattern`, exactly as git grep -I lists them
 // (binary files are skipped). Answered from the tree's search snapshot (written on first
 // use; search_snapshot.h), else by git grep (a tree over the snapshot limits, or a repo
-// with info/attributes); the pattern then goes to git on stdin, so it may start with '-'. No match is an
-// empty result. Errors: BadRequest (empty pattern, one containing a newline or NUL, over
+// with info/attributes); the pattern then goes to git on stdin, so it may start with '-'. No match
+// is an empty result. Errors: BadRequest (empty pattern, one containing a newline or NUL, over
 // 1,000 bytes, an invalid regex, a regex whose {m,n} repetitions would expand past 256
 // extra copies — glibc copies them out, so they cost minutes or crash git — an invalid path).
 Result<GrepResult> Grep(const std::string& repo, const Oid& commit, std::string_view pattern,
@@ -214,15 +214,15 @@ Result<std::unique_ptr<ByteSource>> Archive(const std::string& repo, const Oid& 
 
 // A ref with what a branch or tag list shows.
 struct RefInfo {
-  std::string name;          // full name: "refs/heads/main", "refs/tags/v1"
-  Oid object;                // what the ref points at: a commit, or an annotated tag
+  std::string name;  // full name: "refs/heads/main", "refs/tags/v1"
+  Oid object;        // what the ref points at: a commit, or an annotated tag
   // Filled by DescribeRefs:
-  bool described = false;    // the fields below are set
-  bool is_commit = false;    // `object` is a commit or an annotated tag of a commit
-  bool annotated = false;    // `object` is a tag object
-  Oid commit;                // the commit it peels to
-  int64_t commit_time = 0;   // the commit's committer time, Unix seconds
-  std::string subject;       // the commit's subject
+  bool described = false;        // the fields below are set
+  bool is_commit = false;        // `object` is a commit or an annotated tag of a commit
+  bool annotated = false;        // `object` is a tag object
+  Oid commit;                    // the commit it peels to
+  int64_t commit_time = 0;       // the commit's committer time, Unix seconds
+  std::string subject;           // the commit's subject
   std::optional<Person> tagger;  // annotated tags only
   std::string tag_subject;       // annotated tags only: the tag message's subject
 };
@@ -236,7 +236,8 @@ Result<std::vector<RefInfo>> ListRefs(const std::string& repo);
 // Fills the described fields of each of `refs` (from ListRefs) with what git
 // for-each-ref's %(committerdate), %(contents:subject) and %(tagger…) give, reading the
 // objects in process (libgit2); a tag of a tag is peeled to its commit. A ref to a tree or
-// blob, or to a tag (chain) of one, gets is_commit = false. Errors: Internal (an unreadable object), RepoNotFound.
+// blob, or to a tag (chain) of one, gets is_commit = false. Errors: Internal (an unreadable
+// object), RepoNotFound.
 Result<void> DescribeRefs(const std::string& repo, std::span<RefInfo> refs);
 
 // A value that changes whenever a ref of `repo` changes (created, moved, deleted, packed):
@@ -247,12 +248,12 @@ Result<std::string> RefsVersion(const std::string& repo);
 
 // An annotated tag.
 struct TagInfo {
-  std::string name;     // short name: "v1.0"
-  Oid id;               // the tag object
-  Oid target;           // the object tagged
+  std::string name;         // short name: "v1.0"
+  Oid id;                   // the tag object
+  Oid target;               // the object tagged
   std::string target_type;  // "commit", "tree", "blob" or "tag"
   Person tagger;
-  std::string message;  // without the signature block
+  std::string message;                     // without the signature block
   std::optional<SignatureInfo> signature;  // set when verification was asked for
 };
 

@@ -156,8 +156,8 @@ Result<BlameResult> Blame(const std::string& repo, const Oid& commit, std::strin
   if (out.cut) return MakeError(ErrorCode::PayloadTooLarge, too_large);
   if (out.exit_code != 0) {
     if (Contains(out.err, "no such path"))
-      return MakeError(ErrorCode::EntryNotFound, "file '" + file + "' not found in commit " +
-                                                     commit.Hex().substr(0, 12));
+      return MakeError(ErrorCode::EntryNotFound,
+                       "file '" + file + "' not found in commit " + commit.Hex().substr(0, 12));
     return Failed(cmd, out.exit_code, out.err);
   }
   BlameResult result;
@@ -180,8 +180,7 @@ Result<BlameResult> Blame(const std::string& repo, const Oid& commit, std::strin
     size_t sp = nums.find(' ');
     if (!ParseNum(nums.substr(0, sp), line.orig_number)) return Malformed("blame (numbers)");
     nums.remove_prefix(sp == nums.npos ? nums.size() : sp + 1);
-    if (!ParseNum(nums.substr(0, nums.find(' ')), line.number))
-      return Malformed("blame (numbers)");
+    if (!ParseNum(nums.substr(0, nums.find(' ')), line.number)) return Malformed("blame (numbers)");
     auto [it, added] = index.try_emplace(id, static_cast<uint32_t>(result.commits.size()));
     if (added) result.commits.push_back(BlameCommit{id, {}, {}});
     BlameCommit& c = result.commits[it->second];
@@ -223,7 +222,7 @@ Result<void> CheckRegexCost(std::string_view re) {
                          std::to_string(kMaxRegexCopies) + " copies in all");
   };
   std::vector<uint64_t> opened;  // cost before each open '('
-  uint64_t cost = 0, last = 0;    // total so far; cost of the last atom or group
+  uint64_t cost = 0, last = 0;   // total so far; cost of the last atom or group
   for (size_t i = 0; i < re.size(); ++i) {
     char c = re[i];
     if (c == '\\') {
@@ -253,8 +252,10 @@ Result<void> CheckRegexCost(std::string_view re) {
       } else {
         uint64_t n = 0, max = 0;
         for (size_t j = i + 1; j < end; ++j) {
-          if (re[j] >= '0' && re[j] <= '9') n = std::min<uint64_t>(n * 10 + (re[j] - '0'), 1 << 20);
-          else n = 0;
+          if (re[j] >= '0' && re[j] <= '9')
+            n = std::min<uint64_t>(n * 10 + (re[j] - '0'), 1 << 20);
+          else
+            n = 0;
           max = std::max(max, n);
         }
         cost -= last;  // the operand, now counted max times
@@ -294,8 +295,8 @@ Result<GrepResult> Grep(const std::string& repo, const Oid& commit, std::string_
       GrepOptions scoped = options;
       scoped.path = pathspec;
       HANGAR_ASSIGN_OR_RETURN(
-          auto found, (*snap)->Search(pattern, scoped,
-                                      std::chrono::steady_clock::now() + kSnapshotSearchTime));
+          auto found,
+          (*snap)->Search(pattern, scoped, std::chrono::steady_clock::now() + kSnapshotSearchTime));
       if (found) return std::move(*found);
       // Else a backreference or a very long line: git grep answers, under its timeout.
     } else if (snap.error().code == ErrorCode::BadRequest) {
@@ -323,8 +324,8 @@ Result<GrepResult> Grep(const std::string& repo, const Oid& commit, std::string_
     std::string_view err(out.err);
     if (err.starts_with("fatal: ") && out.exit_code == 128 && !Contains(err, "bad object")) {
       while (!err.empty() && err.back() == '\n') err.remove_suffix(1);
-      return MakeError(ErrorCode::BadRequest, "invalid search pattern: " +
-                                                  std::string(err.substr(7)));
+      return MakeError(ErrorCode::BadRequest,
+                       "invalid search pattern: " + std::string(err.substr(7)));
     }
     return Failed(cmd, out.exit_code, out.err);
   }

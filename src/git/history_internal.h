@@ -20,7 +20,6 @@
 
 namespace hangar::git::history_internal {
 
-
 using namespace std::chrono_literals;
 
 constexpr auto kTimeout = 30s;
@@ -46,8 +45,12 @@ inline Result<Command> Git(const std::string& repo, std::string_view subcommand)
   if (::stat((repo + "/HEAD").c_str(), &st) != 0)
     return MakeError(ErrorCode::RepoNotFound, "repository not found");
   Command cmd(subcommand);
-  cmd.Env("GIT_DIR", ".").Env("GIT_LITERAL_PATHSPECS", "1").Env("GIT_CONFIG_GLOBAL", "/dev/null")
-      .Env("GIT_CONFIG_NOSYSTEM", "1").Dir(repo).Timeout(kTimeout);
+  cmd.Env("GIT_DIR", ".")
+      .Env("GIT_LITERAL_PATHSPECS", "1")
+      .Env("GIT_CONFIG_GLOBAL", "/dev/null")
+      .Env("GIT_CONFIG_NOSYSTEM", "1")
+      .Dir(repo)
+      .Timeout(kTimeout);
   return cmd;
 }
 
@@ -77,7 +80,7 @@ struct Captured {
 // Runs `cmd` with `input` on stdin and reads at most `max_bytes` of stdout, stopping early
 // once `enough(out)` is true. Unlike Command::Run, hitting the bound is not an error.
 inline Result<Captured> Capture(Command& cmd, size_t max_bytes, std::string_view input = {},
-                         const std::function<bool(std::string_view)>& enough = nullptr) {
+                                const std::function<bool(std::string_view)>& enough = nullptr) {
   HANGAR_ASSIGN_OR_RETURN(auto proc, cmd.Start());
   if (!input.empty()) HANGAR_TRY(proc->WriteStdin(input));
   proc->CloseStdin();
@@ -158,13 +161,28 @@ inline SignatureInfo FromLetter(std::string_view letter, std::string_view key,
   SignatureInfo sig{S::Error, std::string(key), std::string(signer)};
   char c = letter.empty() ? '?' : letter.front();
   switch (c) {
-    case 'N': sig.status = S::None; break;
-    case 'G': case 'U': sig.status = S::Good; break;  // U: good, trust unknown
-    case 'E': sig.status = S::UnknownKey; break;
-    case 'B': sig.status = S::Bad; break;
-    case 'X': case 'Y': sig.status = S::ExpiredKey; break;
-    case 'R': sig.status = S::RevokedKey; break;
-    default: break;
+    case 'N':
+      sig.status = S::None;
+      break;
+    case 'G':
+    case 'U':
+      sig.status = S::Good;
+      break;  // U: good, trust unknown
+    case 'E':
+      sig.status = S::UnknownKey;
+      break;
+    case 'B':
+      sig.status = S::Bad;
+      break;
+    case 'X':
+    case 'Y':
+      sig.status = S::ExpiredKey;
+      break;
+    case 'R':
+      sig.status = S::RevokedKey;
+      break;
+    default:
+      break;
   }
   return sig;
 }
@@ -185,10 +203,11 @@ inline SignatureInfo FromGpgStatus(std::string_view status) {
     std::string_view args = line.substr(std::min(line.size(), word.size() + 1));
     std::string_view key = args.substr(0, args.find(' '));
     std::string_view uid = args.substr(std::min(args.size(), key.size() + 1));
-    static const std::pair<std::string_view, S> kVerdicts[] = {
-        {"GOODSIG", S::Good},       {"BADSIG", S::Bad},
-        {"EXPSIG", S::ExpiredKey},  {"EXPKEYSIG", S::ExpiredKey},
-        {"REVKEYSIG", S::RevokedKey}};
+    static const std::pair<std::string_view, S> kVerdicts[] = {{"GOODSIG", S::Good},
+                                                               {"BADSIG", S::Bad},
+                                                               {"EXPSIG", S::ExpiredKey},
+                                                               {"EXPKEYSIG", S::ExpiredKey},
+                                                               {"REVKEYSIG", S::RevokedKey}};
     for (const auto& [w, s] : kVerdicts) {
       if (word == w) return SignatureInfo{s, std::string(key), std::string(uid)};
     }

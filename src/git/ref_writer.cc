@@ -60,16 +60,16 @@ bool IsValidShortRefName(std::string_view name) {
   return git_reference_name_is_valid(&valid, full.c_str()) == 0 && valid;
 }
 
-Result<void> CreateRef(const std::string& repo_path, const std::string& refname,
-                       const Oid& target, bool overwrite) {
+Result<void> CreateRef(const std::string& repo_path, const std::string& refname, const Oid& target,
+                       bool overwrite) {
   EnsureLibgit2();
   auto repo = OpenCached(repo_path);
   if (!repo) return std::move(repo).error();
   HANGAR_TRY(CheckCommit(*repo, target));
   git_oid id = ToGit(target);
   git_reference* raw = nullptr;
-  int rc = git_reference_create(&raw, *repo, refname.c_str(), &id, overwrite ? 1 : 0,
-                                "hangar: create");
+  int rc =
+      git_reference_create(&raw, *repo, refname.c_str(), &id, overwrite ? 1 : 0, "hangar: create");
   if (rc == GIT_EEXISTS) return MakeError(ErrorCode::Conflict, "'" + refname + "' already exists");
   if (rc == GIT_EINVALIDSPEC) {
     return MakeError(ErrorCode::BadRequest, "invalid ref name '" + refname + "'");

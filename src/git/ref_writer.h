@@ -21,8 +21,8 @@ bool IsValidShortRefName(std::string_view name);
 // Points `refname` (full, e.g. "refs/heads/dev") at commit `target`. When `overwrite` is
 // false an existing ref is left alone. Errors: Conflict (exists, and !overwrite),
 // RevisionNotFound (no such commit), BadRequest (invalid name), Internal.
-Result<void> CreateRef(const std::string& repo_path, const std::string& refname,
-                       const Oid& target, bool overwrite);
+Result<void> CreateRef(const std::string& repo_path, const std::string& refname, const Oid& target,
+                       bool overwrite);
 
 // Writes an annotated tag object named `name` on commit `target` and refs/tags/<name>.
 // Errors: Conflict (tag exists), RevisionNotFound, BadRequest (invalid name or tagger),

@@ -166,9 +166,8 @@ Result<Oid> RepoReader::ResolveRevision(const std::string& path, std::string_vie
   if (!repo_or) return std::move(repo_or).error();
   git_repository* repo = *repo_or;
   if (rev.empty() || rev.size() > 1024 || rev.find("..") != rev.npos ||
-      std::any_of(rev.begin(), rev.end(), [](char c) {
-        return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
-      })) {
+      std::any_of(rev.begin(), rev.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
     return RevisionNotFound(rev);
   }
   auto found = [](Result<std::optional<Oid>>& r) { return !r || r->has_value(); };
@@ -387,8 +386,8 @@ class WindowSource final : public ByteSource {
 
 }  // namespace
 
-Result<std::unique_ptr<ByteSource>> RepoReader::OpenBlob(const std::string& path,
-                                                         const Oid& blob, uint64_t offset,
+Result<std::unique_ptr<ByteSource>> RepoReader::OpenBlob(const std::string& path, const Oid& blob,
+                                                         uint64_t offset,
                                                          std::optional<uint64_t> length) {
   auto repo = OpenCached(path);
   if (!repo) return std::move(repo).error();
@@ -411,8 +410,8 @@ Result<std::unique_ptr<ByteSource>> RepoReader::OpenBlob(const std::string& path
                     .Timeout(std::chrono::hours(6))
                     .Start();
     if (!proc) return std::move(proc).error();
-    return std::unique_ptr<ByteSource>(new WindowSource(
-        std::make_unique<ProcessSource>(std::move(*proc)), offset, end - offset));
+    return std::unique_ptr<ByteSource>(
+        new WindowSource(std::make_unique<ProcessSource>(std::move(*proc)), offset, end - offset));
   }
   auto obj = ReadBlobObject(*repo, blob);
   if (!obj) return std::move(obj).error();

@@ -27,7 +27,7 @@ struct Ref {
 
 // One entry of a commit's tree (hf-api.md §4.1).
 struct TreeEntry {
-  std::string path;   // full path from the repo root, no leading '/'; "" for the root
+  std::string path;  // full path from the repo root, no leading '/'; "" for the root
   bool is_dir = false;
   Oid oid;            // blob id (of the pointer text for LFS files), tree id for dirs
   uint64_t size = 0;  // blob size in bytes; 0 for dirs and submodules
@@ -70,8 +70,7 @@ class RepoReader {
 
   // The entry at `repo_path` ("a/b.txt"; "" = the root tree, as a dir entry) in
   // `commit`. Errors: EntryNotFound, RevisionNotFound (no such commit), RepoNotFound.
-  Result<TreeEntry> Lookup(const std::string& repo, const Oid& commit,
-                           std::string_view repo_path);
+  Result<TreeEntry> Lookup(const std::string& repo, const Oid& commit, std::string_view repo_path);
 
   // The entries below directory `dir` ("" = root) of `commit`, sorted by path bytewise
   // (hf-api.md §4.1). Non-recursive: direct children; recursive: every file and directory
@@ -89,8 +88,7 @@ class RepoReader {
   // The blob is inflated into memory once (git blobs are small; LFS objects are not here).
   // Errors: RangeNotSatisfiable when offset > blob size, EntryNotFound, RepoNotFound.
   Result<std::unique_ptr<ByteSource>> OpenBlob(const std::string& repo, const Oid& blob,
-                                               uint64_t offset,
-                                               std::optional<uint64_t> length);
+                                               uint64_t offset, std::optional<uint64_t> length);
 
   // One commit. Errors: RevisionNotFound when `commit` is not a commit, RepoNotFound.
   Result<CommitInfo> ReadCommit(const std::string& repo, const Oid& commit);
@@ -111,8 +109,7 @@ class RepoReader {
   // path; uses commit-graph Bloom filters when written), or nullopt when none did.
   // "" = the root: `start` itself. Errors: RevisionNotFound, RepoNotFound, Unavailable
   // (git timed out), Internal.
-  Result<std::optional<CommitInfo>> LastCommitTouching(const std::string& repo,
-                                                       const Oid& start,
+  Result<std::optional<CommitInfo>> LastCommitTouching(const std::string& repo, const Oid& start,
                                                        std::string_view repo_path);
 };
 

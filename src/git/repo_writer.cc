@@ -79,9 +79,9 @@ Result<void> SetServerConfig(const std::string& repo_dir) {
   if (rc != 0) return Git2Error(rc, "opening repository config");
   ConfigPtr cfg(raw);
   static constexpr std::pair<const char*, bool> kSettings[] = {
-      {"uploadpack.allowFilter", true},             // partial clone (git-lfs.md §9)
+      {"uploadpack.allowFilter", true},               // partial clone (git-lfs.md §9)
       {"uploadpack.allowReachableSHA1InWant", true},  // lazy fetches of reachable objects
-      {"receive.advertisePushOptions", true},       // git push -o (git-lfs.md §10)
+      {"receive.advertisePushOptions", true},         // git push -o (git-lfs.md §10)
       {"core.commitGraph", true},
       {"fetch.writeCommitGraph", false},
       {"gc.writeCommitGraph", true},
@@ -100,8 +100,8 @@ Result<Oid> BuildRepo(const std::string& dir,
   for (const auto& [p, content] : files) HANGAR_TRY(AddFile(root, p, &content));
 
   git_repository_init_options opts = GIT_REPOSITORY_INIT_OPTIONS_INIT;
-  opts.flags = GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_NO_REINIT |
-               GIT_REPOSITORY_INIT_MKPATH;
+  opts.flags =
+      GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_NO_REINIT | GIT_REPOSITORY_INIT_MKPATH;
   opts.initial_head = "main";
   git_repository* raw = nullptr;
   int rc = git_repository_init_ext(&raw, dir.c_str(), &opts);
@@ -130,9 +130,7 @@ Result<Oid> BuildRepo(const std::string& dir,
   return FromGit(&commit);
 }
 
-std::string ParentOf(const std::string& path) {
-  return fs::path(path).parent_path().string();
-}
+std::string ParentOf(const std::string& path) { return fs::path(path).parent_path().string(); }
 
 void FsyncDir(const std::string& dir) {
   int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

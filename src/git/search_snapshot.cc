@@ -74,8 +74,8 @@ struct Writer {
       ssize_t n = ::write(fd, buffer.data() + done, buffer.size() - done);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
-        error = MakeError(ErrorCode::Internal, std::string("writing a search snapshot: ") +
-                                                   std::strerror(errno));
+        error = MakeError(ErrorCode::Internal,
+                          std::string("writing a search snapshot: ") + std::strerror(errno));
         return false;
       }
       done += static_cast<size_t>(n);
@@ -150,8 +150,7 @@ Result<void> Write(git_repository* repo, const Oid& tree_id, const std::string& 
   fs::create_directories(dir, ec);
   if (ec) return MakeError(ErrorCode::Internal, "creating " + dir + ": " + ec.message());
   std::random_device rd;
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid()) + "-" +
-                          std::to_string(rd());
+  const std::string tmp = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0)
     return MakeError(ErrorCode::Internal, "creating " + tmp + ": " + std::strerror(errno));
@@ -170,8 +169,9 @@ Result<void> Write(git_repository* repo, const Oid& tree_id, const std::string& 
   if (!ok) {
     ::unlink(tmp.c_str());
     if (w.over)
-      return MakeError(ErrorCode::Unavailable, "the tree holds more text than a search "
-                                               "snapshot takes");
+      return MakeError(ErrorCode::Unavailable,
+                       "the tree holds more text than a search "
+                       "snapshot takes");
     if (w.error) return *w.error;
     return Git2Error(rc, "walking tree " + tree_id.Hex());
   }
@@ -216,14 +216,23 @@ Result<std::unique_ptr<SearchSnapshot>> SearchSnapshot::Map(const std::string& p
             all.substr(all.size() - kTrailer, kEnd.size()) == kEnd;
   const size_t body_end = ok ? all.size() - kTrailer : 0;
   for (size_t at = kMagic.size(); ok && at < body_end;) {
-    if (body_end - at < 4) { ok = false; break; }
+    if (body_end - at < 4) {
+      ok = false;
+      break;
+    }
     const uint64_t name = GetLe(all.data() + at, 4);
     at += 4;
-    if (body_end - at < name + 8) { ok = false; break; }
+    if (body_end - at < name + 8) {
+      ok = false;
+      break;
+    }
     at += name;
     const uint64_t size = GetLe(all.data() + at, 8);
     at += 8;
-    if (body_end - at < size) { ok = false; break; }
+    if (body_end - at < size) {
+      ok = false;
+      break;
+    }
     at += size;
     ++snap->files_;
     snap->bytes_ += size;

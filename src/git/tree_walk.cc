@@ -70,8 +70,8 @@ Result<size_t> CountEntries(git_repository* repo, const git_tree* tree) {
 
 // Appends the entries of `tree` (whose path is `prefix`, "" or ending in '/') in
 // bytewise path order.
-Result<void> WalkTree(git_repository* repo, git_odb* odb, const git_tree* tree,
-                      std::string& prefix, bool recursive, std::vector<TreeEntry>& out) {
+Result<void> WalkTree(git_repository* repo, git_odb* odb, const git_tree* tree, std::string& prefix,
+                      bool recursive, std::vector<TreeEntry>& out) {
   size_t n = git_tree_entrycount(tree);
   std::vector<SiblingKey> keys;
   keys.reserve(n + 8);

@@ -21,7 +21,7 @@ Result<size_t> CountEntries(git_repository* repo, const git_tree* tree);
 // Appends the entries of `tree`, whose path is `prefix` ("" or ending in '/'), to `out`
 // in bytewise order of their full paths; with `recursive`, directories are followed.
 // `prefix` is used as scratch space and restored. Errors: Internal.
-Result<void> WalkTree(git_repository* repo, git_odb* odb, const git_tree* tree,
-                      std::string& prefix, bool recursive, std::vector<TreeEntry>& out);
+Result<void> WalkTree(git_repository* repo, git_odb* odb, const git_tree* tree, std::string& prefix,
+                      bool recursive, std::vector<TreeEntry>& out);
 
 }  // namespace hangar::git::internal

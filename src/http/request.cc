@@ -96,7 +96,8 @@ std::optional<uint64_t> Request::ContentLength() const {
 
 Result<void> Request::ChargeBodyMemory(uint64_t n) {
   if (!body_memory || n == 0) return {};
-  if (!body_memory_held) body_memory_held = std::make_unique<MemoryLease>(*body_memory, body_memory_wait);
+  if (!body_memory_held)
+    body_memory_held = std::make_unique<MemoryLease>(*body_memory, body_memory_wait);
   return body_memory_held->Grow(n);
 }
 

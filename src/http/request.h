@@ -32,10 +32,10 @@ class Request {
   std::string query;        // raw query string without '?', possibly empty
   std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased
   std::vector<std::pair<std::string, std::string>> params;   // route params, raw segments
-  std::string request_id;   // also sent back as X-Request-Id
-  std::string remote;       // peer address "ip:port"
-  std::string base_url;     // "http://host:port[/prefix]" for absolute URLs (no trailing /)
-  Principal principal;      // set by the router's authenticator before the handler runs
+  std::string request_id;                                    // also sent back as X-Request-Id
+  std::string remote;                                        // peer address "ip:port"
+  std::string base_url;  // "http://host:port[/prefix]" for absolute URLs (no trailing /)
+  Principal principal;   // set by the router's authenticator before the handler runs
   // Whom the per-principal body limits count this request against when it has no
   // principal but another credential (a route's own check sets it, e.g. to a ticket's repo).
   std::string quota_key;
@@ -45,7 +45,7 @@ class Request {
   // (limits.handler_memory_bytes); null on the shared pool, whose size bounds what they keep.
   MemoryBudget* body_memory = nullptr;
   std::chrono::steady_clock::duration body_memory_wait{};  // each charge waits this long
-  std::unique_ptr<MemoryLease> body_memory_held;            // what this request holds of it
+  std::unique_ptr<MemoryLease> body_memory_held;           // what this request holds of it
 
   // Value of the first header `lower_name` ("" when absent).
   std::string_view Header(std::string_view lower_name) const;

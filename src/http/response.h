@@ -18,10 +18,10 @@ class Response {
  public:
   int status = 200;
   std::vector<std::pair<std::string, std::string>> headers;
-  std::string body;                     // used when `stream` is null
-  std::unique_ptr<ByteSource> stream;   // streamed body; chunked unless content_length set
+  std::string body;                        // used when `stream` is null
+  std::unique_ptr<ByteSource> stream;      // streamed body; chunked unless content_length set
   std::optional<uint64_t> content_length;  // stream length, or the length a HEAD announces
-  bool close = false;                   // close the connection after this response
+  bool close = false;                      // close the connection after this response
 
   // Replaces any header of that name (case-insensitive).
   void SetHeader(std::string_view name, std::string value);

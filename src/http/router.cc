@@ -80,13 +80,20 @@ namespace {
 
 std::string GateName(const Requirement& need) {
   switch (need.gate) {
-    case Gate::Public: return "public";
-    case Gate::SignedIn: return "signed-in";
-    case Gate::Session: return "session";
-    case Gate::WriteRole: return "write-role";
-    case Gate::Ticket: return "ticket";
-    case Gate::Registry: return "registry";
-    case Gate::Repo: break;
+    case Gate::Public:
+      return "public";
+    case Gate::SignedIn:
+      return "signed-in";
+    case Gate::Session:
+      return "session";
+    case Gate::WriteRole:
+      return "write-role";
+    case Gate::Ticket:
+      return "ticket";
+    case Gate::Registry:
+      return "registry";
+    case Gate::Repo:
+      break;
   }
   std::string name = need.access == Access::Admin   ? "repo:admin"
                      : need.access == Access::Write ? "repo:write"
@@ -106,8 +113,7 @@ void Router::Add(Method method, std::string pattern, ApiFamily api, Requirement 
   std::vector<std::string> segments;
   for (auto seg : SplitPath(pattern)) segments.emplace_back(seg);
   if ((need.gate == Gate::Ticket || need.gate == Gate::Registry) && !need.own) {
-    Log("http")->critical("route {} checks a credential of its own but declares no check",
-                          pattern);
+    Log("http")->critical("route {} checks a credential of its own but declares no check", pattern);
     std::abort();
   }
   if (need.gate == Gate::Repo) {
@@ -218,18 +224,17 @@ Admission Router::Admit(Request& req) const {
     res.SetHeader("Access-Control-Max-Age", "86400");
     a.answer = std::move(res);
   } else if (!route) {
-    a.answer = path_matched
-                   ? Render(api,
-                            MakeError(ErrorCode::MethodNotAllowed,
-                                      "method " + req.method_name + " not allowed here"),
-                            req)
-                   : Render(api, MakeError(ErrorCode::NotFound, "no such endpoint: " + req.path),
-                            req);
+    a.answer =
+        path_matched
+            ? Render(api,
+                     MakeError(ErrorCode::MethodNotAllowed,
+                               "method " + req.method_name + " not allowed here"),
+                     req)
+            : Render(api, MakeError(ErrorCode::NotFound, "no such endpoint: " + req.path), req);
   } else {
     try {
       Result<void> admitted;
-      bool own_credential = route->need.gate == Gate::Ticket ||
-                            route->need.gate == Gate::Registry;
+      bool own_credential = route->need.gate == Gate::Ticket || route->need.gate == Gate::Registry;
       req.principal = Principal::Anonymous();
       if (authenticate_ && !own_credential) {
         Result<Principal> who = authenticate_(req, *route);
@@ -260,8 +265,8 @@ Admission Router::Admit(Request& req) const {
         a.answer = Render(api, admitted.error(), req);
       }
     } catch (const std::exception& e) {
-      Log("http")->error("[req {}] {} {}: exception: {}", req.request_id, req.method_name,
-                         req.path, e.what());
+      Log("http")->error("[req {}] {} {}: exception: {}", req.request_id, req.method_name, req.path,
+                         e.what());
       a.answer = Render(api, MakeError(ErrorCode::Internal, "internal error"), req);
     }
   }
@@ -290,8 +295,8 @@ Response Router::Run(const Admission& a, Request& req) const {
       res = Render(api, out.error(), req);
     }
   } catch (const std::exception& e) {
-    Log("http")->error("[req {}] {} {}: exception: {}", req.request_id, req.method_name,
-                       req.path, e.what());
+    Log("http")->error("[req {}] {} {}: exception: {}", req.request_id, req.method_name, req.path,
+                       e.what());
     res = Render(api, MakeError(ErrorCode::Internal, "internal error"), req);
   }
   Finish(req, res);

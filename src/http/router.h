@@ -126,7 +126,10 @@ struct Requirement {
  private:
   explicit Requirement(Gate g, RepoType type = RepoType::Model, Access a = Access::Read,
                        bool challenge_anonymous = false, bool strip_git = false)
-      : gate(g), repo_type(type), access(a), challenge(challenge_anonymous),
+      : gate(g),
+        repo_type(type),
+        access(a),
+        challenge(challenge_anonymous),
         git_suffix(strip_git) {}
 };
 
@@ -153,18 +156,18 @@ using Authenticator = std::function<Result<Principal>(const Request&, const Rout
 // Whether `who` has `needed` on the repo (`type`, `ns`, `name`; percent-decoded, ".git"
 // stripped where the route allows it). Errors as services::RepoService::Open: BadRequest
 // (bad name), RepoNotFound (also for repos `who` may not read), Unauthorized, Forbidden.
-using RepoAuthorizer = std::function<Result<void>(const Principal& who, RepoType type,
-                                                  std::string_view ns, std::string_view name,
-                                                  Access needed)>;
+using RepoAuthorizer =
+    std::function<Result<void>(const Principal& who, RepoType type, std::string_view ns,
+                               std::string_view name, Access needed)>;
 
 // Renders `err` for `req` in family `api` (api/error_render.cc).
 using ErrorRenderer = std::function<Response(ApiFamily, const Error&, const Request&)>;
 
 // The first phase's outcome, decided from the request head alone.
 struct Admission {
-  const Route* route = nullptr;     // set when the handler may run
-  std::optional<Response> answer;   // set when the request is answered without its handler
-                                    // (404, 405, 401, 403, CORS preflight)
+  const Route* route = nullptr;    // set when the handler may run
+  std::optional<Response> answer;  // set when the request is answered without its handler
+                                   // (404, 405, 401, 403, CORS preflight)
 };
 
 // Build once at start-up, then read-only: Admit, Run and Dispatch are thread-safe.
@@ -173,8 +176,7 @@ class Router {
   // Adds a route needing `need`; earlier routes win when several match. A Repo
   // requirement on a pattern without {ns} and {name}, or a Ticket or Registry one without
   // its check, is a programming error: aborts.
-  void Add(Method method, std::string pattern, ApiFamily api, Requirement need,
-           Handler handler);
+  void Add(Method method, std::string pattern, ApiFamily api, Requirement need, Handler handler);
   void SetAuthenticator(Authenticator a) { authenticate_ = std::move(a); }
   // Without one, every Repo route is refused (Internal): the gate fails closed.
   void SetRepoAuthorizer(RepoAuthorizer a) { authorize_repo_ = std::move(a); }

@@ -6,9 +6,9 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
-#include <algorithm>
 #include <sys/resource.h>
 #include <sys/sendfile.h>
+#include <algorithm>
 
 #include <atomic>
 #include <condition_variable>
@@ -40,10 +40,10 @@ constexpr auto kTuple = asio::experimental::as_tuple(asio::use_awaitable);
 // this much, for at most this long in all.
 constexpr size_t kLingerBytes = size_t{8} << 20;
 constexpr auto kLingerTime = std::chrono::seconds(2);
-constexpr size_t kStreamChunk = 256 * 1024;   // response chunk read per worker hand-off
-constexpr size_t kBodyReadSize = 64 * 1024;   // socket read size for chunked request bodies
-constexpr size_t kBodyBatch = 1 << 20;        // request bytes gathered per worker hand-off
-constexpr uint64_t kInlineBody = 64 * 1024;   // streamed responses up to this are read at once
+constexpr size_t kStreamChunk = 256 * 1024;  // response chunk read per worker hand-off
+constexpr size_t kBodyReadSize = 64 * 1024;  // socket read size for chunked request bodies
+constexpr size_t kBodyBatch = 1 << 20;       // request bytes gathered per worker hand-off
+constexpr uint64_t kInlineBody = 64 * 1024;  // streamed responses up to this are read at once
 // What the connection buffer may hold beyond a request head: a few socket reads of chunked
 // body with its framing (a chunk-size line, extensions included, must fit in it).
 constexpr size_t kFramingSlack = 4 * kBodyReadSize;
@@ -114,8 +114,8 @@ class PerKeySlot {
  public:
   PerKeySlot() = default;
   PerKeySlot(PerKeyCounter& counter, std::string key) : counter_(&counter), key_(std::move(key)) {}
-  PerKeySlot(PerKeySlot&& o) noexcept : counter_(std::exchange(o.counter_, nullptr)),
-                                        key_(std::move(o.key_)) {}
+  PerKeySlot(PerKeySlot&& o) noexcept
+      : counter_(std::exchange(o.counter_, nullptr)), key_(std::move(o.key_)) {}
   PerKeySlot& operator=(PerKeySlot&& o) noexcept {
     std::swap(counter_, o.counter_);
     std::swap(key_, o.key_);
@@ -144,11 +144,11 @@ struct BodyBuffer {
   BodyBuffer(const BodyBuffer&) = delete;
   BodyBuffer& operator=(const BodyBuffer&) = delete;
   MemoryBudget& budget;
-  std::string data;     // the bytes read (size() of them)
-  uint64_t charged = 0; // bytes of the budget held (>= the memory `data` uses)
+  std::string data;                          // the bytes read (size() of them)
+  uint64_t charged = 0;                      // bytes of the budget held (>= the memory `data` uses)
   MemoryBudget* anonymous_budget = nullptr;  // set for unauthenticated callers
-  uint64_t anonymous_charged = 0;          // bytes of it held
-  PerKeyCounter* ip_counter = nullptr;     // with `ip`: steps held by that IP
+  uint64_t anonymous_charged = 0;            // bytes of it held
+  PerKeyCounter* ip_counter = nullptr;       // with `ip`: steps held by that IP
   std::string ip;
   int ip_steps = 0;
 };
@@ -225,7 +225,7 @@ struct Conn {
   bool idle = true;            // waiting for a request head (safe to close on stop)
   std::string ip;              // the peer's address, e.g. "127.0.0.1" (per-IP limits)
   std::string remote;          // "ip:port"
-  PerKeySlot ip_slot;           // this connection's place in the per-IP connection count
+  PerKeySlot ip_slot;          // this connection's place in the per-IP connection count
 
   // The body rules (ServerOptions): a body read waits at most until the earliest of its
   // total deadline, the end of the current rate window and the idle timeout. The rate
@@ -243,7 +243,7 @@ struct Conn {
   // Starts the clocks of a new request's body.
   void BeginBody() {
     body_deadline = options.body_time_limit.count() > 0 ? Clock::now() + options.body_time_limit
-                                                         : Clock::time_point::max();
+                                                        : Clock::time_point::max();
     window_waited = {};
     window_bytes = 0;
   }
@@ -273,8 +273,8 @@ struct Conn {
     switch (expired) {
       case Expiry::Rate:
         return MakeError(ErrorCode::RequestTimeout,
-                         "request body too slow: " + std::to_string(window_bytes) +
-                             " bytes in " + std::to_string(options.body_rate_window.count()) +
+                         "request body too slow: " + std::to_string(window_bytes) + " bytes in " +
+                             std::to_string(options.body_rate_window.count()) +
                              " s, below the minimum of " + std::to_string(options.min_body_rate) +
                              " bytes/s (limits.min_body_rate)");
       case Expiry::Total:
@@ -283,9 +283,9 @@ struct Conn {
                              std::to_string(options.body_time_limit.count()) +
                              " s (limits.body_time_limit_s)");
       default:
-        return MakeError(ErrorCode::RequestTimeout,
-                         "no request body bytes for " +
-                             std::to_string(options.idle_timeout.count()) + " s");
+        return MakeError(
+            ErrorCode::RequestTimeout,
+            "no request body bytes for " + std::to_string(options.idle_timeout.count()) + " s");
     }
   }
 };
@@ -343,8 +343,7 @@ static asio::awaitable<Result<size_t>> ReadSomeBody(const std::shared_ptr<Conn>&
       if (ec) {
         *c->raw_left -= got;
         if (c->expired != Conn::Expiry::None) co_return c->ExpiryError();
-        co_return MakeError(ErrorCode::BadRequest,
-                            "request body cut short (" + ec.message() + ")");
+        co_return MakeError(ErrorCode::BadRequest, "request body cut short (" + ec.message() + ")");
       }
     }
     *c->raw_left -= got;
@@ -358,8 +357,8 @@ static asio::awaitable<Result<size_t>> ReadSomeBody(const std::shared_ptr<Conn>&
   while (!parser.is_done()) {
     parser.get().body().data = buf.data();
     parser.get().body().size = buf.size();
-    auto [ec, n] = co_await TimedBodyRead(
-        c, bhttp::async_read_some(c->stream, c->buffer, parser, kTuple));
+    auto [ec, n] =
+        co_await TimedBodyRead(c, bhttp::async_read_some(c->stream, c->buffer, parser, kTuple));
     if (ec == bhttp::error::need_buffer) ec = {};
     size_t got = buf.size() - parser.get().body().size;
     if (ec) {
@@ -367,10 +366,10 @@ static asio::awaitable<Result<size_t>> ReadSomeBody(const std::shared_ptr<Conn>&
       if (ec == bhttp::error::buffer_overflow) {
         co_return MakeError(ErrorCode::BadRequest,
                             "chunked framing too long: a chunk-size line (with its extensions) "
-                            "or trailer over " + std::to_string(kFramingSlack) + " bytes");
+                            "or trailer over " +
+                                std::to_string(kFramingSlack) + " bytes");
       }
-      co_return MakeError(ErrorCode::BadRequest,
-                          "request body cut short (" + ec.message() + ")");
+      co_return MakeError(ErrorCode::BadRequest, "request body cut short (" + ec.message() + ")");
     }
     if (got > 0) co_return got;
   }
@@ -484,12 +483,12 @@ struct Server::Impl {
   std::list<std::weak_ptr<Conn>> conns;
   std::atomic<bool> stopping{false};
   std::atomic<int> live{0};
-  MemoryBudget budget;  // the I/O layer's read-ahead buffers
+  MemoryBudget budget;            // the I/O layer's read-ahead buffers
   MemoryBudget anonymous_budget;  // the part of `budget` unauthenticated callers may hold
-  MemoryBudget handler_memory;  // what handlers on their own threads keep (Request::body_memory)
+  MemoryBudget handler_memory;    // what handlers on their own threads keep (Request::body_memory)
   PerKeyCounter anonymous_steps;  // read-ahead steps (up to kBodyReadSize) held, by IP
   PerKeyCounter conns_per_ip;
-  PerKeyCounter anonymous_bodies;     // by client IP
+  PerKeyCounter anonymous_bodies;        // by client IP
   PerKeyCounter streaming_by_principal;  // by "user <name>" or a Request::quota_key
 
   asio::awaitable<void> AcceptLoop();
@@ -546,8 +545,8 @@ std::shared_ptr<Request> Server::Impl::MakeRequest(
     bool has_port = !host.empty() && host.back() != ']' &&
                     host.find(':', host.rfind(']') == std::string::npos ? 0 : host.rfind(']')) !=
                         std::string::npos;
-    if (host.empty()) host = options.host.find(':') != std::string::npos
-                                 ? "[" + options.host + "]" : options.host;
+    if (host.empty())
+      host = options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
     if (!has_port) host += ":" + std::to_string(port);
     req->base_url = "http://" + host;
   }
@@ -566,8 +565,8 @@ asio::awaitable<std::optional<uint64_t>> Server::Impl::Write(Conn& c, const Requ
   if (req.method == Method::Head) {
     bhttp::response<bhttp::empty_body> r;
     fill(r);
-    uint64_t len = res.stream ? res.content_length.value_or(0)
-                              : res.content_length.value_or(res.body.size());
+    uint64_t len =
+        res.stream ? res.content_length.value_or(0) : res.content_length.value_or(res.body.size());
     if (res.stream && !res.content_length) {
       r.chunked(true);
     } else {
@@ -605,8 +604,8 @@ asio::awaitable<std::optional<uint64_t>> Server::Impl::Write(Conn& c, const Requ
     auto [ec, n] = co_await bhttp::async_write_header(c.stream, sr, kTuple);
     if (ec) co_return std::nullopt;
   }
-  if (auto region = res.stream->Region(); region && res.content_length &&
-                                           region->length == *res.content_length) {
+  if (auto region = res.stream->Region();
+      region && res.content_length && region->length == *res.content_length) {
     co_return co_await SendFile(c, *region);
   }
   // Sized to the body when it is small; not zero-filled (it is written before it is read).
@@ -664,8 +663,8 @@ asio::awaitable<std::optional<uint64_t>> Server::Impl::SendFile(Conn& c, FileReg
     }
     if (n == 0 || (err != EAGAIN && err != EINTR)) co_return std::nullopt;  // file shrank
     timer.expires_after(options.idle_timeout);
-    auto which = co_await (sock.async_wait(tcp::socket::wait_write, kTuple) ||
-                           timer.async_wait(kTuple));
+    auto which =
+        co_await (sock.async_wait(tcp::socket::wait_write, kTuple) || timer.async_wait(kTuple));
     if (which.index() == 1) co_return std::nullopt;  // client stopped reading
     if (std::get<0>(std::get<0>(which))) co_return std::nullopt;
   }
@@ -802,11 +801,11 @@ asio::awaitable<Response> Server::Impl::ServeWithBody(std::shared_ptr<Conn> c, R
   PerKeySlot anonymous_slot;
   if (anonymous) {
     if (!anonymous_bodies.TryAcquire(c->ip, options.anonymous_bodies_per_ip)) {
-      co_return refuse(MakeError(
-          ErrorCode::TooManyRequests,
-          "too many request bodies in flight from unauthenticated callers at " + c->ip +
-              " (limits.anonymous_bodies_per_ip = " +
-              std::to_string(options.anonymous_bodies_per_ip) + ")"));
+      co_return refuse(
+          MakeError(ErrorCode::TooManyRequests,
+                    "too many request bodies in flight from unauthenticated callers at " + c->ip +
+                        " (limits.anonymous_bodies_per_ip = " +
+                        std::to_string(options.anonymous_bodies_per_ip) + ")"));
     }
     anonymous_slot = PerKeySlot(anonymous_bodies, c->ip);
   }
@@ -834,8 +833,8 @@ asio::awaitable<Response> Server::Impl::ServeWithBody(std::shared_ptr<Conn> c, R
   }
   c->BeginBody();
   // One byte past the bound tells a chunked body that ends there from a longer one.
-  size_t cap = c->raw_left ? static_cast<size_t>(std::min<uint64_t>(*c->raw_left, bound))
-                           : bound + 1;
+  size_t cap =
+      c->raw_left ? static_cast<size_t>(std::min<uint64_t>(*c->raw_left, bound)) : bound + 1;
   auto ahead = co_await ReadAhead(c, cap, anonymous);
   if (!ahead) co_return refuse(ahead.error());
   bool complete = c->BodyDone();
@@ -844,8 +843,8 @@ asio::awaitable<Response> Server::Impl::ServeWithBody(std::shared_ptr<Conn> c, R
                                "a request body of an unauthenticated caller may have at most " +
                                    std::to_string(bound) + " bytes (limits.body_buffer_bytes)"));
   }
-  req.body = std::make_shared<BodySource>(std::move(*ahead), complete ? nullptr : c,
-                                          req.ContentLength());
+  req.body =
+      std::make_shared<BodySource>(std::move(*ahead), complete ? nullptr : c, req.ContentLength());
   auto run = [&] {
     Response r = router.Run(admission, req);
     InlineSmallStream(r, req);
@@ -863,8 +862,7 @@ asio::awaitable<Response> Server::Impl::ServeWithBody(std::shared_ptr<Conn> c, R
   co_return co_await RunOnOwnThread(admission, req);
 }
 
-asio::awaitable<Response> Server::Impl::RunOnOwnThread(const Admission& admission,
-                                                       Request& req) {
+asio::awaitable<Response> Server::Impl::RunOnOwnThread(const Admission& admission, Request& req) {
   if (!body_threads.TryReserve()) {
     Response r = router.Render(admission.route->api,
                                MakeError(ErrorCode::Unavailable,
@@ -878,12 +876,14 @@ asio::awaitable<Response> Server::Impl::RunOnOwnThread(const Admission& admissio
   }
   req.body_memory = &handler_memory;
   req.body_memory_wait = options.handler_memory_wait;
-  co_return co_await RunVia([this](auto job) { body_threads.Start(std::move(job)); }, [&] {
-    Response r = router.Run(admission, req);
-    InlineSmallStream(r, req);
-    req.body_memory_held.reset();  // what the handler kept of the body is gone with it
-    return r;
-  });
+  co_return co_await RunVia(
+      [this](auto job) { body_threads.Start(std::move(job)); },
+      [&] {
+        Response r = router.Run(admission, req);
+        InlineSmallStream(r, req);
+        req.body_memory_held.reset();  // what the handler kept of the body is gone with it
+        return r;
+      });
 }
 
 asio::awaitable<void> Server::Impl::Session(std::shared_ptr<Conn> c) {
@@ -1002,10 +1002,10 @@ asio::awaitable<void> Server::Impl::Linger(Conn& c) {
 }
 
 asio::awaitable<void> Server::Impl::RefuseConn(std::shared_ptr<Conn> c) {
-  co_await Reject(*c, MakeError(ErrorCode::TooManyRequests,
-                                "too many connections from " + c->ip +
-                                    " (limits.connections_per_ip = " +
-                                    std::to_string(options.connections_per_ip) + ")"));
+  co_await Reject(
+      *c, MakeError(ErrorCode::TooManyRequests,
+                    "too many connections from " + c->ip + " (limits.connections_per_ip = " +
+                        std::to_string(options.connections_per_ip) + ")"));
   co_await Linger(*c);
   beast::error_code ignored;
   c->stream.socket().close(ignored);
@@ -1042,8 +1042,7 @@ asio::awaitable<void> Server::Impl::AcceptLoop() {
       conns.push_back(c);
     }
     ++live;
-    asio::co_spawn(c->stream.get_executor(), admitted ? Session(c) : RefuseConn(c),
-                   asio::detached);
+    asio::co_spawn(c->stream.get_executor(), admitted ? Session(c) : RefuseConn(c), asio::detached);
   }
 }
 
@@ -1078,21 +1077,21 @@ void Server::Impl::BeginStop() {
 Server::Server(ServerOptions options, const Router& router)
     : impl_(std::make_unique<Impl>(std::move(options), router)) {}
 
-Server::~Server() {
-  impl_->ioc.stop();
-}
+Server::~Server() { impl_->ioc.stop(); }
 
 Result<uint16_t> Server::Listen() {
   auto& i = *impl_;
   // Every connection is a descriptor: take all the hard limit allows (often 1,024 soft of
   // 524,288 hard), so the per-IP limits, not the descriptor table, decide who is refused.
-  if (rlimit nofile{}; getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+  if (rlimit nofile{};
+      getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
     nofile.rlim_cur = nofile.rlim_max;
     setrlimit(RLIMIT_NOFILE, &nofile);
   }
   beast::error_code ec;
   auto addr = asio::ip::make_address(i.options.host, ec);
-  if (ec) return MakeError(ErrorCode::BadRequest, "invalid listen address '" + i.options.host + "'");
+  if (ec)
+    return MakeError(ErrorCode::BadRequest, "invalid listen address '" + i.options.host + "'");
   tcp::endpoint ep(addr, i.options.port);
   i.acceptor.open(ep.protocol(), ec);
   if (!ec) i.acceptor.set_option(asio::socket_base::reuse_address(true), ec);
@@ -1117,8 +1116,9 @@ void Server::Run(const std::function<void()>& on_ready) {
   }
   asio::co_spawn(i.ioc, i.AcceptLoop(), asio::detached);
   if (on_ready) on_ready();
-  int n = i.options.io_threads > 0 ? i.options.io_threads
-                                   : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int n = i.options.io_threads > 0
+              ? i.options.io_threads
+              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::thread> threads;
   for (int t = 1; t < n; ++t) threads.emplace_back([&i] { i.ioc.run(); });
   i.ioc.run();

@@ -46,10 +46,21 @@ bool In(const uint8_t* a, const Net& n) { return InPrefix(a, n.prefix.data(), n.
 bool IsPublicV4(const uint8_t* a) {
   // IANA's special-purpose IPv4 registry: none of these is an ordinary internet host.
   static const Net kNotPublic[] = {
-      {{0}, 8},            {{10}, 8},          {{100, 64}, 10},      {{127}, 8},
-      {{169, 254}, 16},    {{172, 16}, 12},    {{192, 0, 0}, 24},    {{192, 0, 2}, 24},
-      {{192, 88, 99}, 24}, {{192, 168}, 16},   {{198, 18}, 15},      {{198, 51, 100}, 24},
-      {{203, 0, 113}, 24}, {{224}, 4},         {{240}, 4},
+      {{0}, 8},
+      {{10}, 8},
+      {{100, 64}, 10},
+      {{127}, 8},
+      {{169, 254}, 16},
+      {{172, 16}, 12},
+      {{192, 0, 0}, 24},
+      {{192, 0, 2}, 24},
+      {{192, 88, 99}, 24},
+      {{192, 168}, 16},
+      {{198, 18}, 15},
+      {{198, 51, 100}, 24},
+      {{203, 0, 113}, 24},
+      {{224}, 4},
+      {{240}, 4},
   };
   return std::none_of(std::begin(kNotPublic), std::end(kNotPublic),
                       [a](const Net& n) { return In(a, n); });
@@ -63,13 +74,13 @@ bool IsPublicV6(const uint8_t* a) {
   }
   if (In(a, {{0x20, 0x02}, 16})) return IsPublicV4(a + 2);  // 6to4: the IPv4 inside
   static const Net kNotPublic[] = {
-      {{}, 96},                       // ::, ::1 and IPv4-compatible (deprecated)
-      {{0x01}, 64},                   // discard-only
-      {{0x20, 0x01, 0x0d, 0xb8}, 32}, // documentation
-      {{0xfc}, 7},                    // unique local
-      {{0xfe, 0x80}, 10},             // link-local
-      {{0xfe, 0xc0}, 10},             // site-local (deprecated)
-      {{0xff}, 8},                    // multicast
+      {{}, 96},                        // ::, ::1 and IPv4-compatible (deprecated)
+      {{0x01}, 64},                    // discard-only
+      {{0x20, 0x01, 0x0d, 0xb8}, 32},  // documentation
+      {{0xfc}, 7},                     // unique local
+      {{0xfe, 0x80}, 10},              // link-local
+      {{0xfe, 0xc0}, 10},              // site-local (deprecated)
+      {{0xff}, 8},                     // multicast
   };
   return std::none_of(std::begin(kNotPublic), std::end(kNotPublic),
                       [a](const Net& n) { return In(a, n); });
@@ -77,8 +88,7 @@ bool IsPublicV6(const uint8_t* a) {
 
 bool SafeHostChars(std::string_view host) {
   return !host.empty() && std::all_of(host.begin(), host.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
-           c == ':';
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == ':';
   });
 }
 
@@ -103,8 +113,7 @@ Result<UrlHost> ParseUrlHost(std::string_view url) {
   std::unique_ptr<CURLU, decltype(&curl_url_cleanup)> u(curl_url(), curl_url_cleanup);
   if (!u) return MakeError(ErrorCode::Internal, "out of memory");
   std::string text(url);
-  if (curl_url_set(u.get(), CURLUPART_URL, text.c_str(), CURLU_NON_SUPPORT_SCHEME) !=
-      CURLUE_OK) {
+  if (curl_url_set(u.get(), CURLUPART_URL, text.c_str(), CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK) {
     return Bad("not a valid URL");
   }
   UrlHost out;
@@ -135,10 +144,9 @@ Result<std::string> WithHost(std::string_view url, std::string_view ip) {
   std::unique_ptr<CURLU, decltype(&curl_url_cleanup)> u(curl_url(), curl_url_cleanup);
   if (!u) return MakeError(ErrorCode::Internal, "out of memory");
   std::string text(url);
-  std::string host = ip.find(':') == std::string_view::npos ? std::string(ip)
-                                                            : "[" + std::string(ip) + "]";
-  if (curl_url_set(u.get(), CURLUPART_URL, text.c_str(), CURLU_NON_SUPPORT_SCHEME) !=
-          CURLUE_OK ||
+  std::string host =
+      ip.find(':') == std::string_view::npos ? std::string(ip) : "[" + std::string(ip) + "]";
+  if (curl_url_set(u.get(), CURLUPART_URL, text.c_str(), CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK ||
       curl_url_set(u.get(), CURLUPART_HOST, host.c_str(), 0) != CURLUE_OK) {
     return Bad("not a valid URL");
   }

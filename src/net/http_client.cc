@@ -19,8 +19,8 @@ void GlobalInit() {
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' ||
-                        s.back() == '\n')) {
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) {
     s.remove_suffix(1);
   }
   return s;
@@ -260,7 +260,7 @@ struct HttpStream::State {
   Transfer t;
   CURL* easy = nullptr;
   CURLM* multi = nullptr;
-  std::string buf;     // received, unread bytes start at buf_pos
+  std::string buf;  // received, unread bytes start at buf_pos
   size_t buf_pos = 0;
   bool paused = false;
   bool done = false;

@@ -54,7 +54,7 @@ struct HttpRequest {
 
 // A response: the status, the headers of the final response and, without a sink, the body.
 struct HttpResponse {
-  long status = 0;  // e.g. 200
+  long status = 0;                                           // e.g. 200
   std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased, in order
   std::string body;  // filled only when Perform() was given no sink
   // The first header named `name` (any case), or nullopt.

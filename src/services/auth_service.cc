@@ -4,8 +4,8 @@
 #include <openssl/rand.h>
 
 #include <algorithm>
-#include <cctype>
 #include <array>
+#include <cctype>
 #include <unordered_map>
 
 #include "core/base64.h"
@@ -20,8 +20,8 @@ namespace {
 // The site's own top-level paths: a user or org of that name would be shadowed by a page
 // (/models, /settings, ...) or shadow one (docs/web.md).
 constexpr std::string_view kReservedNames[] = {
-    "api", "datasets", "healthz", "import", "login", "logout", "models", "new",
-    "organizations", "readyz", "settings", "spaces", "static", "v2"};
+    "api", "datasets",      "healthz", "import",   "login",  "logout", "models",
+    "new", "organizations", "readyz",  "settings", "spaces", "static", "v2"};
 
 // A valid repo name part that is none of kReservedNames (in any case). Errors: BadRequest.
 Result<void> ValidateNamespaceName(std::string_view name, std::string_view what) {
@@ -41,7 +41,9 @@ constexpr size_t kSaltBytes = 16;
 constexpr size_t kHashBytes = 32;
 constexpr std::string_view kBadPassword = "Invalid username or password";
 
-Error Unauthorized() { return MakeError(ErrorCode::Unauthorized, std::string(kInvalidCredentials)); }
+Error Unauthorized() {
+  return MakeError(ErrorCode::Unauthorized, std::string(kInvalidCredentials));
+}
 
 bool IEquals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -72,9 +74,12 @@ Result<void> ValidatePassword(std::string_view password) {
 
 Access FromOrgRole(db::OrgRole r) {
   switch (r) {
-    case db::OrgRole::Admin: return Access::Admin;
-    case db::OrgRole::Write: return Access::Write;
-    case db::OrgRole::Read: break;
+    case db::OrgRole::Admin:
+      return Access::Admin;
+    case db::OrgRole::Write:
+      return Access::Write;
+    case db::OrgRole::Read:
+      break;
   }
   return Access::Read;
 }
@@ -372,8 +377,7 @@ Result<db::OrgRecord> AuthService::CreateOrg(std::string_view name, std::string_
   return created;
 }
 
-Result<void> AuthService::AddMember(std::string_view org, std::string_view user,
-                                    db::OrgRole role) {
+Result<void> AuthService::AddMember(std::string_view org, std::string_view user, db::OrgRole role) {
   auto o = users_.FindOrgByName(org);
   if (!o) return std::move(o).error();
   auto u = users_.FindUserByName(user);

@@ -85,8 +85,7 @@ class AuthService {
 
   // Creates a user; `password` (8–1024 bytes) is hashed with argon2id. Errors: BadRequest
   // for an invalid name or password, Conflict when the name is taken by a user or org.
-  Result<db::UserRecord> CreateUser(std::string_view name, std::string_view email,
-                                    bool is_admin,
+  Result<db::UserRecord> CreateUser(std::string_view name, std::string_view email, bool is_admin,
                                     std::optional<std::string_view> password = std::nullopt,
                                     std::string_view fullname = {});
   // Errors: NotFound (no such user), BadRequest (password not 8–1024 bytes).
@@ -96,8 +95,8 @@ class AuthService {
   Result<db::UserRecord> CheckPassword(std::string_view user, std::string_view password);
 
   // Issues a token for `user`. Errors: NotFound (user), BadRequest (name empty or > 100).
-  Result<NewToken> CreateToken(std::string_view user, std::string_view token_name,
-                               TokenRole role, std::optional<int64_t> expires_at = std::nullopt);
+  Result<NewToken> CreateToken(std::string_view user, std::string_view token_name, TokenRole role,
+                               std::optional<int64_t> expires_at = std::nullopt);
   // The user's live tokens (hashes only). Errors: NotFound (user).
   Result<std::vector<db::TokenRecord>> ListTokens(std::string_view user);
   // Revokes the token at once (also in this process's cache). Errors: NotFound.

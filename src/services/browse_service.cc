@@ -26,8 +26,7 @@ size_t Weight(const git::LogPage& p) {
 }
 size_t Weight(const git::CommitDetail& d) {
   size_t w = Weight(d.commit) + d.message.size();
-  for (const auto& f : d.files)
-    w += kOverhead + f.path.size() + f.old_path.size() + f.patch.size();
+  for (const auto& f : d.files) w += kOverhead + f.path.size() + f.old_path.size() + f.patch.size();
   return w;
 }
 size_t Weight(const git::BlameResult& b) {
@@ -86,10 +85,10 @@ struct BrowseService::Caches {
   // Weighed in bytes:
   LruCache<std::shared_ptr<const git::CommitDetail>> commits;  // repo \0 commit
   LruCache<std::shared_ptr<const git::BlameResult>> blames;    // repo \0 commit \0 path
-  LruCache<std::shared_ptr<const git::LogPage>> logs;  // repo \0 commit \0 path \0 skip \0 n
+  LruCache<std::shared_ptr<const git::LogPage>> logs;      // repo \0 commit \0 path \0 skip \0 n
   LruCache<std::shared_ptr<const git::GrepResult>> greps;  // repo \0 commit \0 query
   LruCache<std::shared_ptr<const std::vector<git::RefInfo>>> refs;  // repo \0 refs version
-  LruCache<std::shared_ptr<const git::TagInfo>> tags;  // repo \0 refs version \0 name
+  LruCache<std::shared_ptr<const git::TagInfo>> tags;               // repo \0 refs version \0 name
   LruCache<git::RefInfo> ref_details;  // repo \0 object id (name left empty)
   // Counted in entries:
   LruCache<uint64_t> counts;                       // repo \0 commit
@@ -97,8 +96,7 @@ struct BrowseService::Caches {
   LruCache<git::SignatureInfo> signatures;         // commit
 };
 
-BrowseService::BrowseService(RepoService& repos, git::RepoReader& reader,
-                             BrowseOptions options)
+BrowseService::BrowseService(RepoService& repos, git::RepoReader& reader, BrowseOptions options)
     : repos_(repos),
       reader_(reader),
       options_(std::move(options)),
@@ -116,9 +114,7 @@ Result<BrowseService::Slot> BrowseService::HeavySlot() {
 
 namespace {
 
-std::string Key(const std::string& repo, const Oid& commit) {
-  return repo + '\0' + commit.Hex();
-}
+std::string Key(const std::string& repo, const Oid& commit) { return repo + '\0' + commit.Hex(); }
 
 }  // namespace
 
@@ -164,9 +160,9 @@ Result<void> BrowseService::FillSignatures(const std::string& git_path,
 }
 
 Result<AtCommit<git::LogPage>> BrowseService::Log(const Principal& who, const RepoId& id,
-                                                  std::string_view revision,
-                                                  std::string_view path, size_t skip,
-                                                  size_t limit, bool verify_signatures) {
+                                                  std::string_view revision, std::string_view path,
+                                                  size_t skip, size_t limit,
+                                                  bool verify_signatures) {
   HANGAR_ASSIGN_OR_RETURN(Resolved r, Resolve(who, id, revision));
   limit = std::min(limit, options_.max_log_limit);
   std::string key = Key(r.repo.git_path, r.commit) + '\0' + std::string(path) + '\0' +
@@ -203,10 +199,9 @@ Result<AtCommit<std::shared_ptr<const git::CommitDetail>>> BrowseService::Commit
     if (IsFinal(sig[0])) caches_->commits.Put(key, copy, key.size() + Weight(*copy));
     return Out{r.commit, std::move(copy)};
   }
-  HANGAR_ASSIGN_OR_RETURN(
-      git::CommitDetail fresh,
-      git::ShowCommit(r.repo.git_path, r.commit, options_.diff,
-                      git::SignatureCheck{verify, options_.gnupg_home}));
+  HANGAR_ASSIGN_OR_RETURN(git::CommitDetail fresh,
+                          git::ShowCommit(r.repo.git_path, r.commit, options_.diff,
+                                          git::SignatureCheck{verify, options_.gnupg_home}));
   if (verify && IsFinal(*fresh.commit.signature))
     caches_->signatures.Put(r.commit.Hex(), *fresh.commit.signature);
   auto detail = std::make_shared<const git::CommitDetail>(std::move(fresh));
@@ -243,11 +238,10 @@ Result<AtCommit<git::GrepResult>> BrowseService::Grep(const Principal& who, cons
                                                       git::GrepOptions options) {
   HANGAR_ASSIGN_OR_RETURN(Resolved r, Resolve(who, id, revision));
   options.max_matches = std::min(options.max_matches, options_.max_grep_matches);
-  const std::string key = Key(r.repo.git_path, r.commit) + '\0' + std::string(pattern) + '\0' +
-                          options.path + '\0' + (options.fixed_string ? "F" : "E") +
-                          (options.ignore_case ? "i" : "") + '\0' +
-                          std::to_string(options.max_matches) + '\0' +
-                          std::to_string(options.max_line_bytes);
+  const std::string key =
+      Key(r.repo.git_path, r.commit) + '\0' + std::string(pattern) + '\0' + options.path + '\0' +
+      (options.fixed_string ? "F" : "E") + (options.ignore_case ? "i" : "") + '\0' +
+      std::to_string(options.max_matches) + '\0' + std::to_string(options.max_line_bytes);
   if (auto hit = caches_->greps.Get(key)) return AtCommit<git::GrepResult>{r.commit, **hit};
   HANGAR_ASSIGN_OR_RETURN(auto slot, HeavySlot());
   HANGAR_ASSIGN_OR_RETURN(git::GrepResult found,
@@ -268,8 +262,8 @@ Result<ArchiveDownload> BrowseService::Archive(const Principal& who, const RepoI
                          zip ? "application/zip" : "application/gzip", std::move(body)};
 }
 
-Result<std::shared_ptr<const std::vector<git::RefInfo>>> BrowseService::Refs(
-    const Principal& who, const RepoId& id) {
+Result<std::shared_ptr<const std::vector<git::RefInfo>>> BrowseService::Refs(const Principal& who,
+                                                                             const RepoId& id) {
   HANGAR_ASSIGN_OR_RETURN(RepoHandle repo, repos_.Open(who, id, Access::Read));
   // Kept until a ref moves: checking that costs a directory walk, not a git process.
   HANGAR_ASSIGN_OR_RETURN(std::string version, git::RefsVersion(repo.git_path));
@@ -281,9 +275,8 @@ Result<std::shared_ptr<const std::vector<git::RefInfo>>> BrowseService::Refs(
   return refs;
 }
 
-Result<BrowseService::RefsPage> BrowseService::DescribedRefs(const Principal& who,
-                                                            const RepoId& id, size_t first,
-                                                            size_t count) {
+Result<BrowseService::RefsPage> BrowseService::DescribedRefs(const Principal& who, const RepoId& id,
+                                                             size_t first, size_t count) {
   HANGAR_ASSIGN_OR_RETURN(auto all, Refs(who, id));
   HANGAR_ASSIGN_OR_RETURN(RepoHandle repo, repos_.Open(who, id, Access::Read));
   RefsPage page;

@@ -36,9 +36,9 @@ struct BrowseOptions {
   // verifies signatures; "" = signatures are never verified (LogEntry/TagInfo signature
   // stays unset).
   std::string gnupg_home;
-  git::DiffLimits diff;          // bounds of a commit page's diff
-  git::BlameLimits blame;        // files over these are refused (PayloadTooLarge)
-  size_t max_log_limit = 200;    // largest log page; larger requests are lowered to it
+  git::DiffLimits diff;            // bounds of a commit page's diff
+  git::BlameLimits blame;          // files over these are refused (PayloadTooLarge)
+  size_t max_log_limit = 200;      // largest log page; larger requests are lowered to it
   size_t max_grep_matches = 1000;  // largest GrepOptions::max_matches honoured
   // Cache bounds (least recently used results go first); 0 turns a cache off. In bytes
   // (approximate memory held) for results, in entries for the small ones.
@@ -52,7 +52,7 @@ struct BrowseOptions {
   // heavy_wait for a slot, then gets TooManyRequests.
   int max_heavy = 2;
   std::chrono::milliseconds heavy_wait{10'000};
-  size_t count_cache_entries = 4096;     // commit counts, by commit
+  size_t count_cache_entries = 4096;       // commit counts, by commit
   size_t signature_cache_entries = 65536;  // signature verdicts, by commit
 };
 
@@ -66,8 +66,8 @@ struct AtCommit {
 // A repository archive being streamed.
 struct ArchiveDownload {
   Oid commit;
-  std::string filename;      // "bert-main.tar.gz": the repo name and the revision
-  std::string content_type;  // "application/gzip" or "application/zip"
+  std::string filename;              // "bert-main.tar.gz": the repo name and the revision
+  std::string content_type;          // "application/gzip" or "application/zip"
   std::unique_ptr<ByteSource> body;  // streamed from git archive; size unknown
 };
 
@@ -85,8 +85,8 @@ class BrowseService {
   // With `verify_signatures` (and a gnupg_home) each entry's signature is set.
   // Errors: BadRequest (invalid path).
   Result<AtCommit<git::LogPage>> Log(const Principal& who, const RepoId& id,
-                                     std::string_view revision, std::string_view path,
-                                     size_t skip, size_t limit, bool verify_signatures);
+                                     std::string_view revision, std::string_view path, size_t skip,
+                                     size_t limit, bool verify_signatures);
 
   // The commit `revision` names, its message, signature (when a gnupg_home is set) and
   // diff against its first parent, bounded by BrowseOptions::diff.
@@ -109,8 +109,8 @@ class BrowseService {
 
   // The tree of `revision` as a streamed archive whose entries sit under
   // "<name>-<revision>/" (characters other than [A-Za-z0-9._-] in the revision become '-').
-  Result<ArchiveDownload> Archive(const Principal& who, const RepoId& id,
-                                  std::string_view revision, git::ArchiveFormat format);
+  Result<ArchiveDownload> Archive(const Principal& who, const RepoId& id, std::string_view revision,
+                                  git::ArchiveFormat format);
 
   // Every branch, tag and other ref with the object it names, sorted by name (not yet
   // described: see RefsPage). Kept while the refs stay as they are (git::RefsVersion).

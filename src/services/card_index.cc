@@ -116,8 +116,8 @@ DownloadCounter::~DownloadCounter() {
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
   if (auto flushed = Flush(); !flushed) {
-    Log("services")->warn("downloads: {} counts lost at shutdown: {}", Pending(),
-                          flushed.error().message);
+    Log("services")
+        ->warn("downloads: {} counts lost at shutdown: {}", Pending(), flushed.error().message);
   }
 }
 
@@ -165,8 +165,8 @@ void DownloadCounter::Run() {
     if (stop_) break;
     lock.unlock();
     if (auto flushed = Flush(); !flushed) {
-      Log("services")->warn("downloads: flush failed, kept for the next one: {}",
-                            flushed.error().message);
+      Log("services")
+          ->warn("downloads: flush failed, kept for the next one: {}", flushed.error().message);
     }
     lock.lock();
   }

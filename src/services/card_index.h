@@ -42,8 +42,7 @@ constexpr size_t kMaxCardTagBytes = 200;
 // taken as text); other shapes are ignored. Every value has control characters removed
 // and surrounding spaces trimmed; values that end up empty or longer than
 // kMaxCardTagBytes are skipped, and tags stop at kMaxCardTags. Never fails.
-CardMeta ExtractCardMeta(const boost::json::object& card_data,
-                         RepoType type = RepoType::Model);
+CardMeta ExtractCardMeta(const boost::json::object& card_data, RepoType type = RepoType::Model);
 
 // Counts downloads in memory and writes them to the RepoStore in batches, so serving a
 // file never waits on the database. Thread-safe. Counts are best effort: those not yet

@@ -165,12 +165,12 @@ Result<CommitOutcome> CommitService::Commit(const Principal& who, const RepoId& 
       }
       case CommitOperation::Kind::CopyFile: {
         HANGAR_TRY(ValidateRepoPath(op.src_path));
-        HANGAR_ASSIGN_OR_RETURN(Oid from, content_.ResolveRevision(
-                                              *repo, op.src_revision.value_or(req.branch)));
+        HANGAR_ASSIGN_OR_RETURN(
+            Oid from, content_.ResolveRevision(*repo, op.src_revision.value_or(req.branch)));
         auto source = content_.Stat(*repo, from, op.src_path);
         if (!source) {
-          return MakeError(ErrorCode::EntryNotFound,
-                           "copy source '" + op.src_path + "' not found: " + source.error().message);
+          return MakeError(ErrorCode::EntryNotFound, "copy source '" + op.src_path +
+                                                         "' not found: " + source.error().message);
         }
         if (IsGitmodulesPath(op.path)) {
           HANGAR_ASSIGN_OR_RETURN(auto text,

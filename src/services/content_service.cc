@@ -31,12 +31,14 @@ struct ContentService::Caches {
   // Trees are weighed by entry count (~150 bytes each): with the default 100,000 that is
   // 500,000 entries, ~75 MB, enough for a 100,000-file repo's full listing and more.
   explicit Caches(size_t n)
-      : entries(std::max<size_t>(1, n)), pointers(std::max<size_t>(1, n)),
-        trees(std::max<size_t>(1, n) * 5), links(std::max<size_t>(1, n)) {}
-  LruCache<Entry> entries;                          // (repo, commit, path) -> entry
-  LruCache<std::optional<git::Pointer>> pointers;   // blob oid -> pointer or not
-  LruCache<EntryList> trees;                        // (repo, commit, dir, recursive) -> listing
-  LruCache<int64_t> links;                          // (repo id, oid) linked -> until (unix ms)
+      : entries(std::max<size_t>(1, n)),
+        pointers(std::max<size_t>(1, n)),
+        trees(std::max<size_t>(1, n) * 5),
+        links(std::max<size_t>(1, n)) {}
+  LruCache<Entry> entries;                         // (repo, commit, path) -> entry
+  LruCache<std::optional<git::Pointer>> pointers;  // blob oid -> pointer or not
+  LruCache<EntryList> trees;                       // (repo, commit, dir, recursive) -> listing
+  LruCache<int64_t> links;                         // (repo id, oid) linked -> until (unix ms)
 };
 
 ContentService::ContentService(git::RepoReader& reader, storage::BlobStore& blobs,
@@ -98,17 +100,16 @@ Result<void> ContentService::CheckLinked(const RepoHandle& repo, const Entry& fi
   auto linked = links_.IsLinked(repo.record.id, file.lfs->oid);
   if (!linked) return std::move(linked).error();
   if (!*linked) {
-    return MakeError(ErrorCode::EntryNotFound,
-                     "LFS object " + file.lfs->oid.Hex() + " of '" + file.git.path +
-                         "' has not been uploaded to this repo");
+    return MakeError(ErrorCode::EntryNotFound, "LFS object " + file.lfs->oid.Hex() + " of '" +
+                                                   file.git.path +
+                                                   "' has not been uploaded to this repo");
   }
   caches_->links.Put(key, now + kLinkCacheMs);
   return {};
 }
 
-Result<std::unique_ptr<ByteSource>> ContentService::Open(const RepoHandle& repo,
-                                                         const Entry& file, bool raw,
-                                                         uint64_t offset,
+Result<std::unique_ptr<ByteSource>> ContentService::Open(const RepoHandle& repo, const Entry& file,
+                                                         bool raw, uint64_t offset,
                                                          std::optional<uint64_t> length) {
   if (!file.lfs || raw) return reader_.OpenBlob(repo.git_path, file.git.oid, offset, length);
   HANGAR_TRY(CheckLinked(repo, file));
@@ -191,9 +192,8 @@ Result<std::vector<git::Ref>> ContentService::Refs(const RepoHandle& repo) {
   return reader_.ListRefs(repo.git_path);
 }
 
-Result<std::vector<git::CommitInfo>> ContentService::Log(const RepoHandle& repo,
-                                                         const Oid& start, size_t skip,
-                                                         size_t limit) {
+Result<std::vector<git::CommitInfo>> ContentService::Log(const RepoHandle& repo, const Oid& start,
+                                                         size_t skip, size_t limit) {
   return reader_.Log(repo.git_path, start, skip, limit);
 }
 

@@ -23,8 +23,8 @@ namespace hangar::services {
 
 // A tree entry with its LFS pointer, when the blob is one.
 struct Entry {
-  git::TreeEntry git;                // path, is_dir, oid, size (of the git blob)
-  std::optional<git::Pointer> lfs;   // set for LFS pointer files
+  git::TreeEntry git;               // path, is_dir, oid, size (of the git blob)
+  std::optional<git::Pointer> lfs;  // set for LFS pointer files
   // Bytes a client downloads: the LFS object's size for pointers, else the blob's.
   uint64_t Size() const { return lfs ? lfs->size : git.size; }
 };
@@ -80,8 +80,8 @@ class ContentService {
   Result<std::optional<git::CommitInfo>> LastCommit(const RepoHandle& repo, const Oid& commit,
                                                     std::string_view path);
   Result<std::vector<git::Ref>> Refs(const RepoHandle& repo);
-  Result<std::vector<git::CommitInfo>> Log(const RepoHandle& repo, const Oid& start,
-                                           size_t skip, size_t limit);
+  Result<std::vector<git::CommitInfo>> Log(const RepoHandle& repo, const Oid& start, size_t skip,
+                                           size_t limit);
   Result<uint64_t> CountCommits(const RepoHandle& repo, const Oid& start);
 
  private:

@@ -152,8 +152,8 @@ Result<void> GcService::RemoveOrphanStaging(GcReport& report, const std::stop_to
       List(report, "staging " + handle + " (" + std::to_string(bytes) + " bytes)");
     } else {
       HANGAR_TRY(blobs_.AbortParts(handle));
-      Log("services")->info("gc: removed staging area {} without an upload ({} bytes)", handle,
-                            bytes);
+      Log("services")
+          ->info("gc: removed staging area {} without an upload ({} bytes)", handle, bytes);
     }
     ++report.orphan_staging.count;
     report.orphan_staging.bytes += bytes;
@@ -175,8 +175,8 @@ Result<void> GcService::RemoveTmp(GcReport& report) {
     auto mtime = MtimeOf(it->path(), &size);
     if (!mtime || *mtime > cutoff) continue;
     if (report.dry_run) {
-      List(report, "tmp " + it->path().filename().string() + " (" + std::to_string(size) +
-                       " bytes)");
+      List(report,
+           "tmp " + it->path().filename().string() + " (" + std::to_string(size) + " bytes)");
     }
     ++report.tmp_files.count;
     report.tmp_files.bytes += size;
@@ -270,10 +270,11 @@ Result<void> GcService::RemoveBlobs(GcReport& report, const std::stop_token& sto
       // between the check above and the delete lost its blob. Say so loudly.
       auto again = links_.CountLinks(b.id);
       if (again && *again > 0) {
-        Log("services")->error(
-            "gc: blob {} was linked by an upload while being deleted; it is missing now: "
-            "push it again",
-            b.id.Hex());
+        Log("services")
+            ->error(
+                "gc: blob {} was linked by an upload while being deleted; it is missing now: "
+                "push it again",
+                b.id.Hex());
       }
     }
     ++report.blobs.count;
@@ -282,8 +283,9 @@ Result<void> GcService::RemoveBlobs(GcReport& report, const std::stop_token& sto
   });
   if (!walked && !stopped) return std::move(walked).error();
   if (!report.dry_run && report.blobs.count) {
-    Log("services")->info("gc: removed {} unreferenced blobs ({} bytes)", report.blobs.count,
-                          report.blobs.bytes);
+    Log("services")
+        ->info("gc: removed {} unreferenced blobs ({} bytes)", report.blobs.count,
+               report.blobs.bytes);
   }
   return {};
 }
@@ -316,9 +318,10 @@ void GcLoop::Loop(std::stop_token stop) {
       if (!sweep) {
         Log("services")->error("maintenance failed: {}", sweep.error().message);
       } else if (sweep->full || sweep->light || sweep->failed) {
-        Log("services")->info("maintenance: {} repos, {} full, {} light, {} failed{}",
-                              sweep->repos, sweep->full, sweep->light, sweep->failed,
-                              sweep->stopped ? " (stopped early)" : "");
+        Log("services")
+            ->info("maintenance: {} repos, {} full, {} light, {} failed{}", sweep->repos,
+                   sweep->full, sweep->light, sweep->failed,
+                   sweep->stopped ? " (stopped early)" : "");
       }
     }
     wait = interval_;

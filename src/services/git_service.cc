@@ -25,16 +25,20 @@ constexpr size_t kMaxAdvertisement = 128 << 20;
 // Fsck checks of author/committer lines that old but harmless histories fail; lowered to
 // warnings so such repos can be pushed. Checks that protect clients (.gitmodules, .git
 // paths, malformed trees) keep failing the push.
-constexpr std::string_view kLenientFsck[] = {
-    "badDate",           "badDateOverflow",          "badEmail",
-    "badTimezone",       "missingEmail",             "missingNameBeforeEmail",
-    "missingSpaceBeforeDate", "missingSpaceBeforeEmail", "zeroPaddedDate",
-    "zeroPaddedFilemode"};
+constexpr std::string_view kLenientFsck[] = {"badDate",
+                                             "badDateOverflow",
+                                             "badEmail",
+                                             "badTimezone",
+                                             "missingEmail",
+                                             "missingNameBeforeEmail",
+                                             "missingSpaceBeforeDate",
+                                             "missingSpaceBeforeEmail",
+                                             "zeroPaddedDate",
+                                             "zeroPaddedFilemode"};
 
 // `git -c ... <rpc> --stateless-rpc [--advertise-refs] .` with the server's settings
 // injected per process (git-lfs.md §4.3, §9, §10), never written into the repositories.
-git::Command BaseCommand(GitRpc rpc, const std::string& git_path,
-                         const std::string& git_protocol) {
+git::Command BaseCommand(GitRpc rpc, const std::string& git_path, const std::string& git_protocol) {
   git::Command cmd;
   if (rpc == GitRpc::UploadPack) {
     // Partial clones, and v0 clients backfilling objects by id (§9).
@@ -67,13 +71,13 @@ std::string PrincipalKey(const Principal& who, const std::string& client_address
 struct FeedState {
   std::shared_ptr<git::Process> process;
   std::shared_ptr<ByteSource> body;
-  std::string prefix;      // request bytes read before git started
+  std::string prefix;  // request bytes read before git started
   bool prefix_is_all = false;
   std::atomic<bool> cancelled{false};
   std::mutex mu;
   std::condition_variable cv;
-  bool done = false;            // guarded by mu
-  std::optional<Error> error;   // guarded by mu: the request body failed
+  bool done = false;           // guarded by mu
+  std::optional<Error> error;  // guarded by mu: the request body failed
 };
 
 // Copies the request into git's stdin, then closes it. A body that fails (client gone,
@@ -127,8 +131,7 @@ class RpcSource final : public ByteSource {
     try {
       feeder_ = std::thread([s = state_] { Feed(s); });
     } catch (const std::system_error& e) {
-      return MakeError(ErrorCode::Internal, std::string("cannot start feeder thread: ") +
-                                                e.what());
+      return MakeError(ErrorCode::Internal, std::string("cannot start feeder thread: ") + e.what());
     }
     return {};
   }
@@ -286,7 +289,8 @@ int GitProtocolVersion(std::string_view git_protocol) {
   while (!git_protocol.empty()) {
     size_t colon = git_protocol.find(':');
     std::string_view item = git_protocol.substr(0, colon);
-    git_protocol = colon == std::string_view::npos ? std::string_view() : git_protocol.substr(colon + 1);
+    git_protocol =
+        colon == std::string_view::npos ? std::string_view() : git_protocol.substr(colon + 1);
     constexpr std::string_view kKey = "version=";
     if (item.substr(0, kKey.size()) != kKey || item.size() == kKey.size() || item.size() > 12)
       continue;
@@ -392,8 +396,7 @@ GitAdmission::Stats GitAdmission::Snapshot() const {
 // ---------------------------------------------------------------------------------------
 // GitService
 
-GitService::GitService(GitRepoAccess repos, GitLimits limits,
-                       std::shared_ptr<spdlog::logger> log)
+GitService::GitService(GitRepoAccess repos, GitLimits limits, std::shared_ptr<spdlog::logger> log)
     : repos_(std::move(repos)),
       limits_(limits),
       log_(log ? std::move(log) : Log("git")),
@@ -407,14 +410,13 @@ Result<RepoHandle> GitService::OpenFor(const Principal& who, const RepoId& id, G
   if (!repo && who.anonymous && repo.error().code == ErrorCode::RepoNotFound) {
     // A private repo asked for anonymously must challenge, so git asks for credentials
     // (git-lfs.md §6); missing repos answer the same so this reveals nothing.
-    return MakeError(ErrorCode::Unauthorized,
-                     "authentication required for " + id.UrlPath());
+    return MakeError(ErrorCode::Unauthorized, "authentication required for " + id.UrlPath());
   }
   return repo;
 }
 
-Result<GitAdvertisement> GitService::InfoRefs(const Principal& who, const RepoId& id,
-                                              GitRpc rpc, std::string_view git_protocol) {
+Result<GitAdvertisement> GitService::InfoRefs(const Principal& who, const RepoId& id, GitRpc rpc,
+                                              std::string_view git_protocol) {
   auto repo = OpenFor(who, id, rpc);
   if (!repo) return std::move(repo).error();
   std::string protocol = SanitizeGitProtocol(git_protocol);
@@ -476,9 +478,9 @@ Result<std::unique_ptr<ByteSource>> GitService::Rpc(const Principal& who, const 
   bool changes_refs = rpc == GitRpc::ReceivePack && (!all || HasCommands(*prefix));
   state->prefix = std::move(*prefix);
 
-  auto source = std::make_unique<RpcSource>(rpc, std::move(*repo), std::move(*slot),
-                                            std::move(state), repos_.after_push, changes_refs,
-                                            log_);
+  auto source =
+      std::make_unique<RpcSource>(rpc, std::move(*repo), std::move(*slot), std::move(state),
+                                  repos_.after_push, changes_refs, log_);
   HANGAR_TRY(source->StartFeeder());
   return std::unique_ptr<ByteSource>(std::move(source));
 }

@@ -49,7 +49,7 @@ struct GitLimits {
   int pack_per_principal = 2;  // of which one user (or one client address) may hold
   int pack_queue = 32;         // callers waiting for a slot (fetches and pushes together)
   std::chrono::milliseconds pack_queue_wait{60'000};  // longest wait in that queue
-  int push_concurrency = 2;    // receive-pack processes running at once
+  int push_concurrency = 2;                           // receive-pack processes running at once
   // Wall-clock limit of one RPC process, from spawn to exit (big packs take long).
   std::chrono::milliseconds rpc_timeout{std::chrono::hours(6)};
   // Limit of one `--advertise-refs` run.
@@ -123,9 +123,9 @@ class GitAdmission {
     GitRpc rpc;
     const std::string* key;
   };
-  bool Fits(const Waiter& w) const;                             // needs mu_
-  bool MayGo(std::list<Waiter>::const_iterator me) const;       // needs mu_
-  void Take(GitRpc rpc, const std::string& key);                // needs mu_
+  bool Fits(const Waiter& w) const;                        // needs mu_
+  bool MayGo(std::list<Waiter>::const_iterator me) const;  // needs mu_
+  void Take(GitRpc rpc, const std::string& key);           // needs mu_
   void Release(GitRpc rpc, const std::string& key);
 
   const GitLimits limits_;
@@ -163,10 +163,10 @@ struct GitRpcRequest {
 // Thread-safe; one per process. Calls block (repo lookup, git, waiting for a slot).
 class GitService {
  public:
-  GitService(RepoService& repos, GitLimits limits,
-             std::shared_ptr<spdlog::logger> log = nullptr)
-      : GitService(GitRepoAccess{[&repos](const Principal& who, const RepoId& id,
-                                          Access needed) { return repos.Open(who, id, needed); },
+  GitService(RepoService& repos, GitLimits limits, std::shared_ptr<spdlog::logger> log = nullptr)
+      : GitService(GitRepoAccess{[&repos](const Principal& who, const RepoId& id, Access needed) {
+                                   return repos.Open(who, id, needed);
+                                 },
                                  [&repos](const RepoHandle& h) { repos.AfterPush(h); }},
                    limits, std::move(log)) {}
   // `log` defaults to Log("git").

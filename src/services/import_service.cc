@@ -54,7 +54,8 @@ class WorkDir {
   static Result<WorkDir> Make(const fs::path& tmp_dir, int64_t deadline_unix) {
     std::error_code ec;
     fs::create_directories(tmp_dir, ec);
-    if (ec) return MakeError(ErrorCode::Internal, "creating " + tmp_dir.string() + ": " + ec.message());
+    if (ec)
+      return MakeError(ErrorCode::Internal, "creating " + tmp_dir.string() + ": " + ec.message());
     std::string templ =
         (tmp_dir / ("import-" + std::to_string(deadline_unix) + "-XXXXXX")).string();
     if (::mkdtemp(templ.data()) == nullptr) {
@@ -119,13 +120,12 @@ Result<int> RunCopy(git::Command& cmd, const std::stop_token& stop, std::string*
 // `private_hosts`, and git is pinned to those addresses (http(s): curl's resolve list and
 // no redirects; git://: the address in the URL; ssh: HostName) so that a second lookup
 // cannot answer differently (DNS rebinding). Errors: BadRequest naming the host.
-Result<void> PinToCheckedHost(const std::vector<std::string>& private_hosts,
-                              ImportSource& source, git::Command& clone) {
+Result<void> PinToCheckedHost(const std::vector<std::string>& private_hosts, ImportSource& source,
+                              git::Command& clone) {
   HANGAR_ASSIGN_OR_RETURN(net::UrlHost where, net::ParseUrlHost(source.git_arg));
   HANGAR_ASSIGN_OR_RETURN(std::vector<std::string> addrs, net::ResolveHost(where.host));
-  bool exempt = std::any_of(private_hosts.begin(), private_hosts.end(), [&](const auto& h) {
-    return h == "*" || h == where.host;
-  });
+  bool exempt = std::any_of(private_hosts.begin(), private_hosts.end(),
+                            [&](const auto& h) { return h == "*" || h == where.host; });
   for (const auto& a : addrs) {
     if (!exempt && !net::IsPublicAddress(a)) {
       return Bad("import from '" + where.host + "' is not allowed: it resolves to " + a +
@@ -212,8 +212,7 @@ Result<void> Detach(const std::string& repo, Clock::time_point deadline) {
 bool HasBloomGraph(const std::string& repo) {
   std::ifstream in(repo + "/objects/info/commit-graph", std::ios::binary);
   char header[8];
-  if (!in.read(header, sizeof header) || std::string_view(header, 4) != "CGPH" ||
-      header[7] != 0) {
+  if (!in.read(header, sizeof header) || std::string_view(header, 4) != "CGPH" || header[7] != 0) {
     return false;
   }
   bool bidx = false, bdat = false;
@@ -236,7 +235,11 @@ bool HasBloomGraph(const std::string& repo) {
 Result<void> WriteGraph(const std::string& repo, Clock::time_point deadline) {
   if (HasBloomGraph(repo)) {
     git::Command split("commit-graph");
-    split.Arg("write").Arg("--reachable").Arg("--changed-paths").Arg("--split").Arg("--no-progress");
+    split.Arg("write")
+        .Arg("--reachable")
+        .Arg("--changed-paths")
+        .Arg("--split")
+        .Arg("--no-progress");
     HANGAR_TRY(MustRun(repo, split, deadline));
     std::error_code ec;
     if (!fs::exists(fs::path(repo) / "objects/info/commit-graphs/commit-graph-chain", ec) &&
@@ -262,15 +265,16 @@ Result<ImportSource> CheckImportSource(std::string_view source, bool allow_local
     }
   }
   if (source.front() == '-') return Bad("the import source may not start with '-'");
-  const std::string allowed = allow_local ? "http, https, git, ssh or file" : "http, https, git or ssh";
+  const std::string allowed =
+      allow_local ? "http, https, git, ssh or file" : "http, https, git or ssh";
   size_t scheme_end = source.find("://");
   if (scheme_end != std::string_view::npos) {
     std::string scheme = AsciiLower(source.substr(0, scheme_end));
-    bool well_formed = !scheme.empty() && std::isalpha(static_cast<unsigned char>(scheme[0])) &&
-                       std::all_of(scheme.begin(), scheme.end(), [](char c) {
-                         return std::isalnum(static_cast<unsigned char>(c)) || c == '+' ||
-                                c == '-' || c == '.';
-                       });
+    bool well_formed =
+        !scheme.empty() && std::isalpha(static_cast<unsigned char>(scheme[0])) &&
+        std::all_of(scheme.begin(), scheme.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.';
+        });
     if (!well_formed) return Bad("the import source is not a valid URL");
     if (scheme == "http" || scheme == "https" || scheme == "git" || scheme == "ssh") {
       return ImportSource{ImportSource::Kind::Url, std::string(source)};
@@ -281,18 +285,20 @@ Result<ImportSource> CheckImportSource(std::string_view source, bool allow_local
     return Bad("import from '" + scheme + "://' is not allowed; use " + allowed);
   }
   size_t double_colon = source.find("::");
-  if (double_colon != std::string_view::npos && source.substr(0, double_colon).find('/') ==
-                                                    std::string_view::npos) {
+  if (double_colon != std::string_view::npos &&
+      source.substr(0, double_colon).find('/') == std::string_view::npos) {
     return Bad("git transport '" + std::string(source.substr(0, double_colon)) +
                "::' is not allowed; use " + allowed);
   }
   size_t colon = source.find(':');
-  if (colon != std::string_view::npos && source.substr(0, colon).find('/') == std::string_view::npos) {
+  if (colon != std::string_view::npos &&
+      source.substr(0, colon).find('/') == std::string_view::npos) {
     return Bad("scp-style 'host:path' sources are not supported; use ssh://host/path");
   }
   if (!allow_local) {
-    return Bad("the import source must be a URL (http, https, git or ssh); local paths are "
-               "not allowed");
+    return Bad(
+        "the import source must be a URL (http, https, git or ssh); local paths are "
+        "not allowed");
   }
   if (source.front() != '/') return Bad("a local import source must be an absolute path");
   return ImportSource{ImportSource::Kind::Local, std::string(source)};
@@ -303,9 +309,8 @@ std::string RedactImportSource(std::string_view source) {
   if (scheme_end == std::string_view::npos) return std::string(source);
   size_t auth_start = scheme_end + 3;
   size_t auth_end = source.find_first_of("/?#", auth_start);
-  std::string_view authority = source.substr(auth_start, auth_end == source.npos
-                                                             ? source.npos
-                                                             : auth_end - auth_start);
+  std::string_view authority =
+      source.substr(auth_start, auth_end == source.npos ? source.npos : auth_end - auth_start);
   size_t at = authority.rfind('@');
   if (at == std::string_view::npos) return std::string(source);
   size_t colon = authority.substr(0, at).find(':');
@@ -316,7 +321,10 @@ std::string RedactImportSource(std::string_view source) {
 
 ImportService::ImportService(db::RepoStore& repos, db::UserStore& users, AuthService& auth,
                              RepoService& repos_svc, ImportOptions options)
-    : repos_(repos), users_(users), auth_(auth), repos_svc_(repos_svc),
+    : repos_(repos),
+      users_(users),
+      auth_(auth),
+      repos_svc_(repos_svc),
       options_(std::move(options)) {}
 
 Result<RepoId> ImportService::Authorize(const Principal& who, const ImportRequest& req) {
@@ -328,8 +336,7 @@ Result<RepoId> ImportService::Authorize(const Principal& who, const ImportReques
     return MakeError(ErrorCode::Forbidden, "token '" + who.token_name + "' is read-only");
   }
   if (auth_.NamespaceAccess(who, id.ns) < Access::Write) {
-    return MakeError(ErrorCode::Forbidden,
-                     "you cannot create repos in namespace '" + id.ns + "'");
+    return MakeError(ErrorCode::Forbidden, "you cannot create repos in namespace '" + id.ns + "'");
   }
   // Site admins may write anywhere, so the namespace itself must be checked.
   HANGAR_ASSIGN_OR_RETURN(auto kind, users_.GetNamespaceKind(id.ns));

@@ -64,9 +64,8 @@ Result<std::string> LfsService::UploadPart(std::string_view ticket, const Sha256
   uint64_t chunk = ChunkSizeFor(claims->size);
   uint64_t count = (claims->size + chunk - 1) / chunk;
   if (part < 1 || part > count) {
-    return MakeError(ErrorCode::NotFound, "no part " + std::to_string(part) + " of " +
-                                              oid.Hex() + " (it has " +
-                                              std::to_string(count) + " parts)");
+    return MakeError(ErrorCode::NotFound, "no part " + std::to_string(part) + " of " + oid.Hex() +
+                                              " (it has " + std::to_string(count) + " parts)");
   }
   uint64_t expected = std::min(part * chunk, claims->size) - (part - 1) * chunk;
   if (content_length && *content_length != expected) {
@@ -80,8 +79,8 @@ Result<std::string> LfsService::UploadPart(std::string_view ticket, const Sha256
   fs::create_directories(dir, ec);
   if (ec) return IoError(dir, "cannot create " + ec.message() + ":");
   fs::path final_path = dir / std::to_string(part);
-  fs::path tmp_path = dir / (std::to_string(part) + ".tmp-" + std::to_string(::getpid()) +
-                             "-" + std::to_string(tmp_counter.fetch_add(1)));
+  fs::path tmp_path = dir / (std::to_string(part) + ".tmp-" + std::to_string(::getpid()) + "-" +
+                             std::to_string(tmp_counter.fetch_add(1)));
   auto fail = [&](Error e) -> Result<std::string> {
     fs::remove(tmp_path, ec);
     return e;
@@ -108,10 +107,9 @@ Result<std::string> LfsService::UploadPart(std::string_view ticket, const Sha256
   out.close();
   if (!out) return fail(IoError(tmp_path, "cannot write"));
   if (written != expected) {
-    return fail(MakeError(ErrorCode::SizeInvalid, "part " + std::to_string(part) + " has " +
-                                                      std::to_string(written) +
-                                                      " bytes, expected " +
-                                                      std::to_string(expected)));
+    return fail(MakeError(ErrorCode::SizeInvalid,
+                          "part " + std::to_string(part) + " has " + std::to_string(written) +
+                              " bytes, expected " + std::to_string(expected)));
   }
   fs::rename(tmp_path, final_path, ec);
   if (ec) return fail(IoError(final_path, "cannot rename " + ec.message() + ":"));
@@ -132,8 +130,8 @@ Result<void> LfsService::CompleteMultipart(std::string_view ticket, const Sha256
   for (const auto& p : parts) {
     if (p.number < 1 || p.number > count) {
       return MakeError(ErrorCode::BadRequest, "no part " + std::to_string(p.number) +
-                                                  " (the object has " +
-                                                  std::to_string(count) + " parts)");
+                                                  " (the object has " + std::to_string(count) +
+                                                  " parts)");
     }
     if (by_number[p.number - 1] != nullptr) {
       return MakeError(ErrorCode::BadRequest,

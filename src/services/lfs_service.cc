@@ -34,8 +34,7 @@ LfsService::LfsService(RepoService& repos, db::LfsStore& links, storage::BlobSto
 
 int64_t LfsService::Now() const { return options_.now ? options_.now() : NowUnix(); }
 
-Result<RepoHandle> LfsService::OpenRepo(const Principal& who, const RepoId& repo,
-                                        Access needed) {
+Result<RepoHandle> LfsService::OpenRepo(const Principal& who, const RepoId& repo, Access needed) {
   auto handle = repos_.Open(who, repo, needed);
   if (!handle && who.anonymous && handle.error().code == ErrorCode::RepoNotFound) {
     // git-lfs only sends credentials after a 401 (git-lfs.md §11.3); a 404 would end a
@@ -69,8 +68,7 @@ Result<LfsBatchResult> LfsService::Batch(const Principal& who, const RepoId& rep
   out.expires_in = options_.ticket_ttl.count();
   int64_t expires_at = Now() + out.expires_in;
   // git-lfs never lists "multipart" (hf-api.md §7.4): it keeps getting basic.
-  bool multipart_offered = upload && std::find(request.transfers.begin(),
-                                               request.transfers.end(),
+  bool multipart_offered = upload && std::find(request.transfers.begin(), request.transfers.end(),
                                                "multipart") != request.transfers.end();
   out.objects.reserve(request.objects.size());
   for (const auto& obj : request.objects) {
@@ -82,10 +80,8 @@ Result<LfsBatchResult> LfsService::Batch(const Principal& who, const RepoId& rep
   return out;
 }
 
-Result<LfsBatchObjectResult> LfsService::AnswerObject(const RepoHandle& repo,
-                                                      LfsOperation op,
-                                                      const LfsBatchObject& obj,
-                                                      int64_t expires_at,
+Result<LfsBatchObjectResult> LfsService::AnswerObject(const RepoHandle& repo, LfsOperation op,
+                                                      const LfsBatchObject& obj, int64_t expires_at,
                                                       bool multipart_offered) {
   LfsBatchObjectResult r;
   r.oid = obj.oid;
@@ -121,8 +117,7 @@ Result<LfsBatchObjectResult> LfsService::AnswerObject(const RepoHandle& repo,
     if (linked->has_value() && blobs_.Stat(*oid).has_value()) {
       if (**linked == size) return r;
       r.error = ObjectError(422, "Object " + obj.oid + " is stored with size " +
-                                     std::to_string(**linked) + ", not " +
-                                     std::to_string(size));
+                                     std::to_string(**linked) + ", not " + std::to_string(size));
       return r;
     }
     // Not linked here. Even if the blob store holds it (another repo uploaded it), the
@@ -130,8 +125,8 @@ Result<LfsBatchObjectResult> LfsService::AnswerObject(const RepoHandle& repo,
     claims.op = TicketOp::Upload;
     claims.size = size;
     r.ticket = IssueTicket(key_, claims);
-    if (multipart_offered && options_.multipart_threshold != 0 &&
-        !options_.multipart_dir.empty() && size >= options_.multipart_threshold) {
+    if (multipart_offered && options_.multipart_threshold != 0 && !options_.multipart_dir.empty() &&
+        size >= options_.multipart_threshold) {
       r.chunk_size = ChunkSizeFor(size);
     }
     return r;
@@ -145,8 +140,9 @@ Result<LfsBatchObjectResult> LfsService::AnswerObject(const RepoHandle& repo,
   auto stored = blobs_.Stat(*oid);
   if (!stored) {
     if (stored.error().code != ErrorCode::BlobUnknown) return std::move(stored).error();
-    Log("services")->warn("LFS object {} linked to repo {} is missing from the blob store",
-                          obj.oid, repo.record.id);
+    Log("services")
+        ->warn("LFS object {} linked to repo {} is missing from the blob store", obj.oid,
+               repo.record.id);
     r.error = ObjectError(404, "Object does not exist");
     return r;
   }
@@ -187,8 +183,7 @@ Result<TicketClaims> LfsService::CheckTicket(std::string_view ticket, const Sha2
   if (!claims) return claims;
   if (claims->oid != oid) {
     return MakeError(ErrorCode::Forbidden, std::string("this link is not valid for ") +
-                                               std::string(TicketOpName(op)) + " of " +
-                                               oid.Hex());
+                                               std::string(TicketOpName(op)) + " of " + oid.Hex());
   }
   return claims;
 }
@@ -198,9 +193,9 @@ Result<void> LfsService::Upload(std::string_view ticket, const Sha256& oid, Byte
   auto claims = CheckTicket(ticket, oid, TicketOp::Upload);
   if (!claims) return std::move(claims).error();
   if (content_length && *content_length != claims->size) {
-    return MakeError(ErrorCode::SizeInvalid,
-                     "Content-Length " + std::to_string(*content_length) +
-                         " differs from the object's size " + std::to_string(claims->size));
+    return MakeError(ErrorCode::SizeInvalid, "Content-Length " + std::to_string(*content_length) +
+                                                 " differs from the object's size " +
+                                                 std::to_string(claims->size));
   }
   auto writer = blobs_.Create(oid, claims->size);
   if (!writer) return std::move(writer).error();

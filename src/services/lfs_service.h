@@ -32,10 +32,10 @@ namespace hangar::services {
 struct LfsServiceOptions {
   // Lifetime of transfer tickets (config auth.ticket_ttl_s).
   std::chrono::seconds ticket_ttl{3600};
-  size_t max_objects = 1000;       // objects per batch (config limits.max_lfs_batch_objects)
-  uint64_t max_object_bytes = 0;   // largest object accepted, bytes; 0 = no limit
-                                   // (config limits.max_upload_bytes)
-  std::function<int64_t()> now;    // clock, unix seconds; empty = NowUnix. Tests inject it.
+  size_t max_objects = 1000;      // objects per batch (config limits.max_lfs_batch_objects)
+  uint64_t max_object_bytes = 0;  // largest object accepted, bytes; 0 = no limit
+                                  // (config limits.max_upload_bytes)
+  std::function<int64_t()> now;   // clock, unix seconds; empty = NowUnix. Tests inject it.
   // Download hrefs point at the blob store's presigned URLs (valid for ticket_ttl) when it
   // has them (config storage.download_mode = "redirect").
   bool download_redirect = false;
@@ -102,8 +102,8 @@ struct LfsBatchObjectResult {
 
 struct LfsBatchResult {
   LfsOperation operation = LfsOperation::Download;
-  std::string transfer = "basic";  // "multipart" when some object has chunk_size set
-  int64_t expires_in = 0;          // seconds the tickets stay valid
+  std::string transfer = "basic";             // "multipart" when some object has chunk_size set
+  int64_t expires_in = 0;                     // seconds the tickets stay valid
   std::vector<LfsBatchObjectResult> objects;  // one per request object, in order
 };
 
@@ -125,8 +125,8 @@ class LfsService {
  public:
   // `key` is the server secret (raw bytes) tickets are signed with; must not be empty.
   // The references must outlive the service.
-  LfsService(RepoService& repos, db::LfsStore& links, storage::BlobStore& blobs,
-             std::string key, LfsServiceOptions options = {});
+  LfsService(RepoService& repos, db::LfsStore& links, storage::BlobStore& blobs, std::string key,
+             LfsServiceOptions options = {});
 
   // Answers a batch request for `repo` (git-lfs.md §11.4, hf-api.md §7.3). Upload needs
   // Write access, download Read. Per object: bad oid, negative size or size over the limit
@@ -146,8 +146,8 @@ class LfsService {
   // links the object to the ticket's repo. The object is final when this returns.
   // `content_length` is the request's Content-Length when it had one.
   // Errors: Forbidden (bad, expired or tampered ticket, or one for another object or
-  // operation: never 401, see CheckTicket), SizeInvalid (Content-Length or body length differs from the announced
-  // size), DigestInvalid (bytes do not hash to `oid`), BadRequest (body cut short),
+  // operation: never 401, see CheckTicket), SizeInvalid (Content-Length or body length differs from
+  // the announced size), DigestInvalid (bytes do not hash to `oid`), BadRequest (body cut short),
   // RepoNotFound (repo deleted since), Internal. On any error nothing becomes visible.
   Result<void> Upload(std::string_view ticket, const Sha256& oid, ByteSource& body,
                       std::optional<uint64_t> content_length);
@@ -175,8 +175,7 @@ class LfsService {
   // Verify action (git-lfs.md §11.5) authorised by the caller: needs Read on `repo`.
   // Succeeds when the repo links `oid` with `size` bytes. Errors: as Batch's access errors;
   // NotFound when not linked; Unprocessable when linked with another size.
-  Result<void> Verify(const Principal& who, const RepoId& repo, const Sha256& oid,
-                      int64_t size);
+  Result<void> Verify(const Principal& who, const RepoId& repo, const Sha256& oid, int64_t size);
   // Verify action authorised by the upload ticket from the batch answer (the repo is the
   // ticket's). Errors: Forbidden (bad ticket or other object), NotFound, Unprocessable.
   Result<void> VerifyWithTicket(std::string_view ticket, const Sha256& oid, int64_t size);
@@ -193,8 +192,7 @@ class LfsService {
   // is read. Errors: Forbidden (malformed, tampered, expired, another operation or object;
   // never 401: see the definition).
   Result<TicketClaims> CheckTicket(std::string_view ticket, TicketOp op) const;
-  Result<TicketClaims> CheckTicket(std::string_view ticket, const Sha256& oid,
-                                   TicketOp op) const;
+  Result<TicketClaims> CheckTicket(std::string_view ticket, const Sha256& oid, TicketOp op) const;
 
   // The size of `oid` when repo `repo_id` links it, else nullopt (for other services, e.g.
   // commit and resolve paths checking LFS pointers). Errors: Internal.

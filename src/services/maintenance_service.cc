@@ -35,7 +35,8 @@ class RepoLock {
  public:
   static Result<RepoLock> Take(const std::string& git_path) {
     int fd = ::open((git_path + "/" + kLockFile).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return MakeError(ErrorCode::Internal, "opening the maintenance lock of " + git_path);
+    if (fd < 0)
+      return MakeError(ErrorCode::Internal, "opening the maintenance lock of " + git_path);
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       ::close(fd);
       return MakeError(ErrorCode::Conflict, "a maintenance of " + git_path + " is running");
@@ -93,7 +94,8 @@ Result<void> RunStep(const std::string& git_path, git::Command& cmd, Clock::time
                      const std::stop_token& stop, const std::string& lock_file) {
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
   if (left.count() <= 0) return MakeError(ErrorCode::Unavailable, "the maintenance timed out");
-  if (stop.stop_requested()) return MakeError(ErrorCode::Unavailable, "the maintenance was stopped");
+  if (stop.stop_requested())
+    return MakeError(ErrorCode::Unavailable, "the maintenance was stopped");
   cmd.Env("GIT_DIR", git_path).Dir(git_path).Timeout(left);
   const auto step_started = fs::file_time_type::clock::now();
   HANGAR_ASSIGN_OR_RETURN(auto process, cmd.Start());
@@ -101,9 +103,9 @@ Result<void> RunStep(const std::string& git_path, git::Command& cmd, Clock::time
   auto code = process->Wait();
   if (!code || stop.stop_requested()) {
     CleanAfterKill(git_path, process->pid(), lock_file, step_started);
-    return MakeError(ErrorCode::Unavailable, cmd.ToString() + (stop.stop_requested()
-                                                                   ? ": the maintenance was stopped"
-                                                                   : ": the maintenance timed out"));
+    return MakeError(ErrorCode::Unavailable,
+                     cmd.ToString() + (stop.stop_requested() ? ": the maintenance was stopped"
+                                                             : ": the maintenance timed out"));
   }
   if (*code != 0) {
     // git failed on its own (a corrupt repository): it released its locks, but pack-objects
@@ -157,9 +159,12 @@ std::string Seconds(int64_t millis) {
 
 std::string_view Name(MaintenanceLevel level) {
   switch (level) {
-    case MaintenanceLevel::None: return "none";
-    case MaintenanceLevel::Light: return "light";
-    case MaintenanceLevel::Full: return "full";
+    case MaintenanceLevel::None:
+      return "none";
+    case MaintenanceLevel::Light:
+      return "light";
+    case MaintenanceLevel::Full:
+      return "full";
   }
   return "none";
 }
@@ -288,7 +293,8 @@ Result<MaintenanceReport> MaintenanceService::Maintain(const std::string& git_pa
     return RunStep(git_path, cmd, deadline, stop, "");
   }));
   HANGAR_TRY(step("commit-graph", [&]() -> Result<void> {
-    if (stop.stop_requested()) return MakeError(ErrorCode::Unavailable, "the maintenance was stopped");
+    if (stop.stop_requested())
+      return MakeError(ErrorCode::Unavailable, "the maintenance was stopped");
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) return MakeError(ErrorCode::Unavailable, "the maintenance timed out");
     auto graph = git::WriteCommitGraph(git_path, left);
@@ -321,9 +327,9 @@ Result<MaintenanceReport> MaintenanceService::Maintain(const std::string& git_pa
   auto snap = head ? git::SearchSnapshot::Open(git_path, *head)
                    : Result<std::unique_ptr<git::SearchSnapshot>>(std::move(head).error());
   if (snap) {
-    report.steps.push_back({"search-snapshot", std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                   Clock::now() - t0)
-                                                   .count()});
+    report.steps.push_back(
+        {"search-snapshot",
+         std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count()});
   } else if (snap.error().code != ErrorCode::Unavailable &&
              snap.error().code != ErrorCode::RevisionNotFound) {
     Log("services")->warn("search snapshot of {}: {}", git_path, snap.error().message);
@@ -364,8 +370,8 @@ Result<MaintenanceSweep> MaintenanceService::MaintainDue(std::stop_token stop) {
         auto code = report.error().code;
         if (code != ErrorCode::RepoNotFound && code != ErrorCode::Conflict) {
           ++sweep.failed;
-          Log("services")->error("maintenance of {} failed: {}", rec.Id().UrlPath(),
-                                 report.error().message);
+          Log("services")
+              ->error("maintenance of {} failed: {}", rec.Id().UrlPath(), report.error().message);
         }
         continue;
       }

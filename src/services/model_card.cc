@@ -37,13 +37,13 @@ constexpr size_t kMaxCardValues = 100000;
 json::value ToJson(const YAML::Node& n, int depth, size_t& budget) {
   if (depth > 64) throw YAML::Exception(YAML::Mark::null_mark(), "nesting too deep");
   if (budget == 0) {
-    throw YAML::Exception(YAML::Mark::null_mark(),
-                          "more than " + std::to_string(kMaxCardValues) +
-                              " values (aliases included)");
+    throw YAML::Exception(YAML::Mark::null_mark(), "more than " + std::to_string(kMaxCardValues) +
+                                                       " values (aliases included)");
   }
   --budget;
   switch (n.Type()) {
-    case YAML::NodeType::Scalar: return Scalar(n);
+    case YAML::NodeType::Scalar:
+      return Scalar(n);
     case YAML::NodeType::Sequence: {
       json::array a;
       for (const auto& item : n) a.push_back(ToJson(item, depth + 1, budget));
@@ -56,7 +56,8 @@ json::value ToJson(const YAML::Node& n, int depth, size_t& budget) {
       }
       return o;
     }
-    default: return nullptr;
+    default:
+      return nullptr;
   }
 }
 
@@ -68,9 +69,8 @@ CardParts SplitFrontMatter(std::string_view readme) {
   size_t start = readme.find('\n') + 1;
   for (size_t line_start = start;;) {
     size_t nl = readme.find('\n', line_start);
-    std::string_view line = readme.substr(line_start, nl == std::string_view::npos
-                                                          ? std::string_view::npos
-                                                          : nl - line_start);
+    std::string_view line = readme.substr(
+        line_start, nl == std::string_view::npos ? std::string_view::npos : nl - line_start);
     if (line == "---" || line == "---\r") {
       parts.has_yaml = true;
       parts.yaml = readme.substr(start, line_start - start);

@@ -12,8 +12,7 @@ namespace {
 
 constexpr std::string_view kOciManifest = "application/vnd.oci.image.manifest.v1+json";
 constexpr std::string_view kOciIndex = "application/vnd.oci.image.index.v1+json";
-constexpr std::string_view kDockerManifest =
-    "application/vnd.docker.distribution.manifest.v2+json";
+constexpr std::string_view kDockerManifest = "application/vnd.docker.distribution.manifest.v2+json";
 constexpr std::string_view kDockerList =
     "application/vnd.docker.distribution.manifest.list.v2+json";
 

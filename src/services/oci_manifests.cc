@@ -32,8 +32,7 @@ std::string ReferrersTag(const OciDigest& d) {
 
 Result<OciManifestPut> OciService::PutManifest(const Principal& who, std::string_view name,
                                                std::string_view reference,
-                                               std::string_view content_type,
-                                               ByteSource& body,
+                                               std::string_view content_type, ByteSource& body,
                                                const std::vector<std::string>& tags) {
   // Callers without access learn so before their body is judged; a missing repo is made
   // only once the manifest proved valid.
@@ -51,25 +50,25 @@ Result<OciManifestPut> OciService::PutManifest(const Principal& who, std::string
   for (const auto& t : tags) new_tags.push_back(t);
   for (const auto& t : new_tags) {
     if (!IsValidTag(t)) {
-      return MakeError(ErrorCode::TagInvalid,
-                       "invalid tag \"" + t.substr(0, 200) + "\" (tags match " +
-                           "[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127})");
+      return MakeError(ErrorCode::TagInvalid, "invalid tag \"" + t.substr(0, 200) +
+                                                  "\" (tags match " +
+                                                  "[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127})");
     }
   }
   auto bytes = ReadAll(body, options_.max_manifest_bytes);
   if (!bytes) {
     if (bytes.error().code == ErrorCode::PayloadTooLarge) {
-      return MakeError(ErrorCode::PayloadTooLarge,
-                       "manifest larger than " + std::to_string(options_.max_manifest_bytes) +
-                           " bytes");
+      return MakeError(
+          ErrorCode::PayloadTooLarge,
+          "manifest larger than " + std::to_string(options_.max_manifest_bytes) + " bytes");
     }
     return std::move(bytes).error();
   }
   OciDigest digest = DigestOf(by_digest ? by_digest->algorithm : "sha256", *bytes);
   if (by_digest && digest != *by_digest) {
-    return MakeError(ErrorCode::DigestInvalid, "manifest digest " + digest.String() +
-                                                   " does not match reference " +
-                                                   by_digest->String());
+    return MakeError(
+        ErrorCode::DigestInvalid,
+        "manifest digest " + digest.String() + " does not match reference " + by_digest->String());
   }
 
   // ---- validation (oci.md §5 step 3): light, unknown fields kept ----
@@ -180,10 +179,9 @@ Result<void> OciService::DeleteManifest(const Principal& who, std::string_view n
     HANGAR_ASSIGN_OR_RETURN(removed, oci_.DeleteTag(repo.record.id, reference));
   }
   if (!removed) {
-    return MakeError(ErrorCode::ManifestUnknown, "manifest " +
-                                                     std::string(reference.substr(0, 200)) +
-                                                     " is unknown to repository " +
-                                                     std::string(name));
+    return MakeError(ErrorCode::ManifestUnknown,
+                     "manifest " + std::string(reference.substr(0, 200)) +
+                         " is unknown to repository " + std::string(name));
   }
   return {};
 }
@@ -215,8 +213,8 @@ Result<OciReferrers> OciService::ListReferrers(const Principal& who, std::string
     HANGAR_ASSIGN_OR_RETURN(auto index, oci_.GetManifest(repo.record.id, *tagged));
     json::error_code ec;
     json::value doc = index ? json::parse(index->body, ec) : json::value();
-    const json::value* list = !ec && doc.is_object() ? doc.get_object().if_contains("manifests")
-                                                     : nullptr;
+    const json::value* list =
+        !ec && doc.is_object() ? doc.get_object().if_contains("manifests") : nullptr;
     if (list && list->is_array()) {
       for (const auto& v : list->get_array()) {
         if (!v.is_object()) continue;
@@ -231,9 +229,8 @@ Result<OciReferrers> OciService::ListReferrers(const Principal& who, std::string
       }
     }
   }
-  json::object index{{"schemaVersion", 2},
-                     {"mediaType", kOciIndex},
-                     {"manifests", std::move(entries)}};
+  json::object index{
+      {"schemaVersion", 2}, {"mediaType", kOciIndex}, {"manifests", std::move(entries)}};
   return OciReferrers{json::serialize(index), !artifact_type.empty()};
 }
 

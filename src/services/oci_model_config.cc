@@ -30,7 +30,7 @@ enum class Kind { Weight, WeightConfig, Doc, Code, Dataset };
 
 std::string RawType(Kind k) {
   static constexpr std::array<std::string_view, 5> kNames = {"weight", "weight.config", "doc",
-                                                            "code", "dataset"};
+                                                             "code", "dataset"};
   return "application/vnd.cncf.model." + std::string(kNames[static_cast<int>(k)]) + ".v1.raw";
 }
 
@@ -43,7 +43,7 @@ struct Guess {
 // `base` is the lower-cased file name, `ext` what follows its last '.' ("" for none).
 std::optional<Guess> Common(std::string_view base, std::string_view ext) {
   static constexpr std::array<std::string_view, 4> kDocNames = {"readme", "license", "licence",
-                                                               "notice"};
+                                                                "notice"};
   for (auto n : kDocNames)
     if (StartsWith(base, n)) return Guess{Kind::Doc, false};
   if (ext == "md" || ext == "rst") return Guess{Kind::Doc, false};
@@ -51,12 +51,12 @@ std::optional<Guess> Common(std::string_view base, std::string_view ext) {
   static constexpr std::array<std::string_view, 4> kData = {"parquet", "csv", "tsv", "jsonl"};
   if (OneOf(ext, kData) || ext == "arrow") return Guess{Kind::Dataset, false};
   static constexpr std::array<std::string_view, 16> kCode = {
-      "sh", "ipynb", "js", "ts", "c", "cc", "cpp", "h", "hpp", "cu", "rs", "go", "java", "rb",
-      "lua", "swift"};
+      "sh",  "ipynb", "js", "ts", "c",    "cc", "cpp", "h",
+      "hpp", "cu",    "rs", "go", "java", "rb", "lua", "swift"};
   if (OneOf(ext, kCode) || base == "dockerfile" || base == "makefile")
     return Guess{Kind::Code, true};
-  static constexpr std::array<std::string_view, 8> kDocGuess = {"txt", "pdf", "png", "jpg",
-                                                               "jpeg", "gif", "svg", "webp"};
+  static constexpr std::array<std::string_view, 8> kDocGuess = {"txt",  "pdf", "png", "jpg",
+                                                                "jpeg", "gif", "svg", "webp"};
   if (OneOf(ext, kDocGuess)) return Guess{Kind::Doc, true};
   return std::nullopt;
 }
@@ -64,11 +64,20 @@ std::optional<Guess> Common(std::string_view base, std::string_view ext) {
 Guess ClassifyModelFile(std::string_view base, std::string_view ext, bool lfs) {
   static constexpr std::array<std::string_view, 10> kWeights = {
       "safetensors", "gguf", "onnx", "pt", "pth", "ckpt", "h5", "msgpack", "tflite", "keras"};
-  static constexpr std::array<std::string_view, 14> kConfigNames = {
-      "config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json",
-      "special_tokens_map.json", "preprocessor_config.json", "vocab.json", "vocab.txt",
-      "merges.txt", "tokenizer.model", "added_tokens.json", "chat_template.jinja",
-      "adapter_config.json", "spiece.model"};
+  static constexpr std::array<std::string_view, 14> kConfigNames = {"config.json",
+                                                                    "generation_config.json",
+                                                                    "tokenizer.json",
+                                                                    "tokenizer_config.json",
+                                                                    "special_tokens_map.json",
+                                                                    "preprocessor_config.json",
+                                                                    "vocab.json",
+                                                                    "vocab.txt",
+                                                                    "merges.txt",
+                                                                    "tokenizer.model",
+                                                                    "added_tokens.json",
+                                                                    "chat_template.jinja",
+                                                                    "adapter_config.json",
+                                                                    "spiece.model"};
   if (OneOf(base, kConfigNames) || EndsWith(base, ".index.json"))
     return {Kind::WeightConfig, false};
   if (OneOf(ext, kWeights)) return {Kind::Weight, false};
@@ -109,9 +118,10 @@ std::optional<std::pair<int, std::string_view>> FormatOf(std::string_view path) 
 // ModelPack precision values (oci.md §11.2).
 bool IsPrecision(std::string_view p) {
   static constexpr std::array<std::string_view, 20> kValues = {
-      "float32", "float64", "float16", "bfloat16", "float8_e4m3", "float8_e5m2", "complex32",
-      "complex64", "complex128", "int8", "int16", "int32", "int64", "uint8", "uint16",
-      "uint32", "uint64", "bool", "float8_e4m3fn", "float8_e5m2fnuz"};
+      "float32",     "float64",   "float16",   "bfloat16",      "float8_e4m3",
+      "float8_e5m2", "complex32", "complex64", "complex128",    "int8",
+      "int16",       "int32",     "int64",     "uint8",         "uint16",
+      "uint32",      "uint64",    "bool",      "float8_e4m3fn", "float8_e5m2fnuz"};
   return OneOf(p, kValues);
 }
 
@@ -149,9 +159,12 @@ json::array Licenses(const std::optional<std::string>& readme) {
 
 std::string_view ArtifactTypeOf(RepoType type) {
   switch (type) {
-    case RepoType::Model: return kModelArtifactType;
-    case RepoType::Dataset: return kDatasetArtifactType;
-    case RepoType::Space: return kSpaceArtifactType;
+    case RepoType::Model:
+      return kModelArtifactType;
+    case RepoType::Dataset:
+      return kDatasetArtifactType;
+    case RepoType::Space:
+      return kSpaceArtifactType;
   }
   return kModelArtifactType;
 }
@@ -165,7 +178,8 @@ LayerClass ClassifyLayer(RepoType type, std::string_view path, bool lfs) {
   std::string base = AsciiLower(path.substr(path.rfind('/') + 1));
   auto dot = base.rfind('.');
   std::string ext = dot == std::string::npos || dot == 0 ? "" : base.substr(dot + 1);
-  Guess g = type == RepoType::Model ? ClassifyModelFile(base, ext, lfs) : ClassifyDatasetFile(base, ext);
+  Guess g =
+      type == RepoType::Model ? ClassifyModelFile(base, ext, lfs) : ClassifyDatasetFile(base, ext);
   return {RawType(g.kind), g.untested, g.kind == Kind::Weight};
 }
 

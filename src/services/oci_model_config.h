@@ -16,7 +16,8 @@ namespace hangar::services {
 
 // Media types of the projected artifacts (oci.md §11.2, §12; docs/oci-projection.md).
 inline constexpr std::string_view kOciManifestType = "application/vnd.oci.image.manifest.v1+json";
-inline constexpr std::string_view kModelArtifactType = "application/vnd.cncf.model.manifest.v1+json";
+inline constexpr std::string_view kModelArtifactType =
+    "application/vnd.cncf.model.manifest.v1+json";
 inline constexpr std::string_view kModelConfigType = "application/vnd.cncf.model.config.v1+json";
 // Datasets and spaces: ORAS-style artifacts with the empty config (oci.md §11.1).
 inline constexpr std::string_view kDatasetArtifactType = "application/vnd.hangar.dataset.v1";
@@ -48,10 +49,10 @@ LayerClass ClassifyLayer(RepoType type, std::string_view path, bool lfs = false)
 
 // What a model config is made of.
 struct ModelConfigInput {
-  std::string created_at;  // RFC 3339 UTC, the commit time ("2023-11-14T22:13:20Z")
-  std::string name;        // the repo's name ("bert-tiny")
-  std::string doc_url;     // the repo's page on the hub
-  std::string revision;    // the 40-hex commit
+  std::string created_at;                  // RFC 3339 UTC, the commit time ("2023-11-14T22:13:20Z")
+  std::string name;                        // the repo's name ("bert-tiny")
+  std::string doc_url;                     // the repo's page on the hub
+  std::string revision;                    // the 40-hex commit
   std::optional<std::string> readme;       // README.md text when the revision has one
   std::optional<std::string> config_json;  // config.json text when it has one
   std::vector<std::string> weight_paths;   // paths of the weight layers

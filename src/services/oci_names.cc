@@ -40,9 +40,9 @@ bool IsValidComponent(std::string_view c) {
 
 Result<OciName> ParseOciName(std::string_view name) {
   auto invalid = [&](std::string_view why) {
-    return MakeError(ErrorCode::NameInvalid,
-                     "invalid repository name \"" + std::string(name.substr(0, 300)) + "\": " +
-                         std::string(why));
+    return MakeError(ErrorCode::NameInvalid, "invalid repository name \"" +
+                                                 std::string(name.substr(0, 300)) +
+                                                 "\": " + std::string(why));
   };
   if (name.empty() || name.size() > 255) return invalid("must be 1 to 255 characters");
   std::vector<std::string_view> parts;
@@ -50,7 +50,8 @@ Result<OciName> ParseOciName(std::string_view name) {
     size_t slash = name.find('/', pos);
     std::string_view part = name.substr(pos, slash == std::string_view::npos ? slash : slash - pos);
     if (!IsValidComponent(part)) {
-      return invalid("components are lower-case letters and digits joined by '.', '_', '__' or '-'");
+      return invalid(
+          "components are lower-case letters and digits joined by '.', '_', '__' or '-'");
     }
     parts.push_back(part);
     if (slash == std::string_view::npos) break;
@@ -77,8 +78,8 @@ bool MatchesOciNameGrammar(std::string_view name) {
   if (name.empty() || name.size() > 255) return false;
   for (size_t pos = 0;;) {
     size_t slash = name.find('/', pos);
-    if (!IsValidComponent(name.substr(pos, slash == std::string_view::npos ? slash
-                                                                           : slash - pos))) {
+    if (!IsValidComponent(
+            name.substr(pos, slash == std::string_view::npos ? slash : slash - pos))) {
       return false;
     }
     if (slash == std::string_view::npos) return true;
@@ -100,9 +101,9 @@ bool IsValidTag(std::string_view tag) {
 
 Result<OciDigest> ParseDigest(std::string_view digest) {
   auto invalid = [&](std::string_view why) {
-    return MakeError(ErrorCode::DigestInvalid,
-                     "invalid digest \"" + std::string(digest.substr(0, 300)) + "\": " +
-                         std::string(why));
+    return MakeError(
+        ErrorCode::DigestInvalid,
+        "invalid digest \"" + std::string(digest.substr(0, 300)) + "\": " + std::string(why));
   };
   size_t colon = digest.find(':');
   if (colon == std::string_view::npos || colon == 0 || colon + 1 == digest.size()) {
@@ -138,7 +139,7 @@ struct OciHasher::Ctx {
 
 OciHasher::OciHasher(std::string_view algorithm)
     : algorithm_(algorithm), ctx_(std::make_unique<Ctx>()) {
-  const EVP_MD* md = algorithm == "sha256" ? EVP_sha256()
+  const EVP_MD* md = algorithm == "sha256"   ? EVP_sha256()
                      : algorithm == "sha512" ? EVP_sha512()
                                              : nullptr;
   ctx_->md = EVP_MD_CTX_new();

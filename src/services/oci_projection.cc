@@ -42,10 +42,10 @@ struct BlobFacts {
 // repo delete or a manifest DELETE can be stored again).
 struct Built {
   ProjectedManifest manifest;
-  std::string config;                // the config blob's bytes
+  std::string config;  // the config blob's bytes
   std::string artifact_type;
-  std::string annotations_json;      // the manifest's annotations object
-  std::vector<std::string> refs;     // config and layer digests, without duplicates
+  std::string annotations_json;   // the manifest's annotations object
+  std::vector<std::string> refs;  // config and layer digests, without duplicates
 };
 
 std::string BlobKey(const Oid& oid) {
@@ -298,8 +298,8 @@ Result<void> OciProjection::Impl::Persist(const RepoHandle& repo, const Built& b
   return oci.PutManifest(rec, refs);
 }
 
-OciProjection::OciProjection(git::RepoReader& reader, storage::BlobStore& blobs,
-                             db::OciStore& oci, db::LfsStore& /*lfs*/, std::string public_url)
+OciProjection::OciProjection(git::RepoReader& reader, storage::BlobStore& blobs, db::OciStore& oci,
+                             db::LfsStore& /*lfs*/, std::string public_url)
     : impl_(new Impl{reader, blobs, oci, std::move(public_url)}) {}
 OciProjection::~OciProjection() = default;
 
@@ -311,8 +311,8 @@ Result<std::optional<ProjectedManifest>> OciProjection::Manifest(const RepoHandl
   // The repo's path is in the key: the source annotation names it, and a renamed repo
   // keeps its id.
   std::string key = std::to_string(repo.record.id) + "\n" +
-                    RepoId{repo.record.type, repo.record.ns, repo.record.name}.UrlPath() +
-                    "\n" + (*commit)->Hex();
+                    RepoId{repo.record.type, repo.record.ns, repo.record.name}.UrlPath() + "\n" +
+                    (*commit)->Hex();
   if (auto hit = impl_->manifests.Get(key)) {
     // The row may be gone (manifest DELETE, repo deleted and its id reused): store again.
     auto row = impl_->oci.GetManifest(repo.record.id, (*hit)->manifest.digest);

@@ -30,10 +30,10 @@ Result<std::optional<RepoId>> OciService::FindRepo(const OciName& name) {
   HANGAR_ASSIGN_OR_RETURN(auto found, repo_store_.FindFolded(name.type, name.ns, name.name));
   if (found.empty()) return std::optional<RepoId>();
   if (found.size() > 1) {
-    return MakeError(ErrorCode::NameInvalid,
-                     "registry name " + name.ns + "/" + name.name + " matches " +
-                         found[0].Id().UrlPath() + " and " + found[1].Id().UrlPath() +
-                         ", which differ only in case");
+    return MakeError(ErrorCode::NameInvalid, "registry name " + name.ns + "/" + name.name +
+                                                 " matches " + found[0].Id().UrlPath() + " and " +
+                                                 found[1].Id().UrlPath() +
+                                                 ", which differ only in case");
   }
   return std::optional<RepoId>(found[0].Id());
 }
@@ -50,15 +50,17 @@ std::optional<std::string> OciService::CreatableNamespace(const Principal& who,
     }
   }
   if (!spelled && who.is_admin) {
-    if (auto u = users_.FindUserByName(ns); u) spelled = u->name;
-    else if (auto o = users_.FindOrgByName(ns); o) spelled = o->name;
+    if (auto u = users_.FindUserByName(ns); u)
+      spelled = u->name;
+    else if (auto o = users_.FindOrgByName(ns); o)
+      spelled = o->name;
   }
   if (!spelled || auth_.NamespaceAccess(who, *spelled) < Access::Write) return std::nullopt;
   return spelled;
 }
 
-Result<RepoHandle> OciService::OpenRepo(const Principal& who, std::string_view name,
-                                        Access needed, IfMissing if_missing) {
+Result<RepoHandle> OciService::OpenRepo(const Principal& who, std::string_view name, Access needed,
+                                        IfMissing if_missing) {
   const bool create = if_missing != IfMissing::Fail;
   auto parsed = ParseOciName(name);
   if (!parsed) {
@@ -121,8 +123,8 @@ Result<void> OciService::CheckPush(const Principal& who, std::string_view name) 
   return {};
 }
 
-Result<std::optional<std::pair<Sha256, uint64_t>>> OciService::LinkedBlob(
-    const RepoHandle& repo, const OciDigest& digest) {
+Result<std::optional<std::pair<Sha256, uint64_t>>> OciService::LinkedBlob(const RepoHandle& repo,
+                                                                          const OciDigest& digest) {
   using Out = std::optional<std::pair<Sha256, uint64_t>>;
   Sha256 sha;
   if (digest.algorithm == "sha256") {
@@ -145,8 +147,7 @@ Result<OciBlobRead> OciService::StatBlob(const Principal& who, std::string_view 
 }
 
 Result<OciBlobRead> OciService::OpenBlob(const Principal& who, std::string_view name,
-                                         std::string_view digest,
-                                         const OciRangeChooser& choose) {
+                                         std::string_view digest, const OciRangeChooser& choose) {
   HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(who, name, Access::Read));
   HANGAR_ASSIGN_OR_RETURN(auto parsed, ParseDigest(digest));
   OciBlobRead out;
@@ -165,9 +166,9 @@ Result<OciBlobRead> OciService::OpenBlob(const Principal& who, std::string_view 
     out.offset = window.offset;
     out.length = window.length;
     if (choose) {
-      HANGAR_ASSIGN_OR_RETURN(out.body, blobs_.Open(linked->first, storage::ByteRange::Window(
-                                                                       window.offset,
-                                                                       window.length)));
+      HANGAR_ASSIGN_OR_RETURN(
+          out.body,
+          blobs_.Open(linked->first, storage::ByteRange::Window(window.offset, window.length)));
     }
     return out;
   }
@@ -185,8 +186,8 @@ Result<OciBlobRead> OciService::OpenBlob(const Principal& who, std::string_view 
         return out;
       }
       HANGAR_ASSIGN_OR_RETURN(
-          auto again, projection_.OpenBlob(repo, sha, storage::ByteRange::Window(
-                                                          window.offset, window.length)));
+          auto again, projection_.OpenBlob(
+                          repo, sha, storage::ByteRange::Window(window.offset, window.length)));
       if (again) {
         out.body = std::move(again->body);
         return out;
@@ -194,8 +195,7 @@ Result<OciBlobRead> OciService::OpenBlob(const Principal& who, std::string_view 
     }
   }
   return MakeError(ErrorCode::BlobUnknown,
-                   "blob " + parsed.String() + " is unknown to repository " +
-                       std::string(name));
+                   "blob " + parsed.String() + " is unknown to repository " + std::string(name));
 }
 
 Result<void> OciService::DeleteBlob(const Principal& who, std::string_view name,
@@ -213,9 +213,9 @@ Result<void> OciService::DeleteBlob(const Principal& who, std::string_view name,
     HANGAR_ASSIGN_OR_RETURN(bool removed, oci_.UnlinkBlob(repo.record.id, *sha));
     if (removed) return {};
   }
-  return MakeError(ErrorCode::BlobUnknown, "blob " + parsed.String() +
-                                               " was not pushed to repository " +
-                                               std::string(name));
+  return MakeError(
+      ErrorCode::BlobUnknown,
+      "blob " + parsed.String() + " was not pushed to repository " + std::string(name));
 }
 
 Result<OciNamePage> OciService::ListTags(const Principal& who, std::string_view name,
@@ -229,8 +229,7 @@ Result<OciNamePage> OciService::ListTags(const Principal& who, std::string_view 
   std::vector<std::string> merged;
   merged.reserve(pushed.size() + revisions.size());
   auto after = std::upper_bound(revisions.begin(), revisions.end(), std::string(last));
-  std::set_union(pushed.begin(), pushed.end(), after, revisions.end(),
-                 std::back_inserter(merged));
+  std::set_union(pushed.begin(), pushed.end(), after, revisions.end(), std::back_inserter(merged));
   merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
   page.more = merged.size() > static_cast<size_t>(limit);
   if (page.more) merged.resize(static_cast<size_t>(limit));

@@ -8,8 +8,8 @@
 // Blob uploads (§4) live in process memory: an open storage::BlobWriter, its offset and a
 // per-upload mutex, keyed by a random UUID. At most `max_open_uploads` are open, and at
 // most `max_open_uploads_per_user` of one user (so one pusher cannot lock everyone else
-// out); one idle for `upload_idle` is dropped. A restart loses them (docs/oci.md: replicas need sticky
-// routing for uploads). Bodies stream through BlobWriter: memory stays flat.
+// out); one idle for `upload_idle` is dropped. A restart loses them (docs/oci.md: replicas need
+// sticky routing for uploads). Bodies stream through BlobWriter: memory stays flat.
 //
 // A blob is readable in a repo when an OCI push or mount linked it there
 // (OciStore::BlobLinked), when git-lfs linked it (LfsStore::IsLinked), or, failing both,
@@ -45,11 +45,11 @@
 namespace hangar::services {
 
 struct OciOptions {
-  uint64_t max_manifest_bytes = 4 << 20;  // larger manifest PUTs: PayloadTooLarge (413)
-  size_t max_open_uploads = 1000;         // uploads open at once; 0 = no limit
-  size_t max_open_uploads_per_user = 100; // uploads one user has open at once; 0 = no limit
-  std::chrono::seconds upload_idle{3600}; // an upload untouched this long is dropped
-  std::function<int64_t()> now;           // unix seconds; empty = NowUnix
+  uint64_t max_manifest_bytes = 4 << 20;   // larger manifest PUTs: PayloadTooLarge (413)
+  size_t max_open_uploads = 1000;          // uploads open at once; 0 = no limit
+  size_t max_open_uploads_per_user = 100;  // uploads one user has open at once; 0 = no limit
+  std::chrono::seconds upload_idle{3600};  // an upload untouched this long is dropped
+  std::function<int64_t()> now;            // unix seconds; empty = NowUnix
 };
 
 // Where an upload stands (oci.md §4.4): its id and the bytes received so far.
@@ -98,15 +98,15 @@ struct OciNamePage {
 
 // A referrers answer (oci.md §6.2).
 struct OciReferrers {
-  std::string body;              // the image index JSON
-  bool filter_applied = false;   // OCI-Filters-Applied: artifactType
+  std::string body;             // the image index JSON
+  bool filter_applied = false;  // OCI-Filters-Applied: artifactType
 };
 
 class OciService {
  public:
-  OciService(RepoService& repos, AuthService& auth, db::RepoStore& repo_store,
-             db::UserStore& users, db::OciStore& oci, db::LfsStore& lfs,
-             storage::BlobStore& blobs, OciProjection& projection, OciOptions options = {});
+  OciService(RepoService& repos, AuthService& auth, db::RepoStore& repo_store, db::UserStore& users,
+             db::OciStore& oci, db::LfsStore& lfs, storage::BlobStore& blobs,
+             OciProjection& projection, OciOptions options = {});
   ~OciService();
 
   // ---- auth (the token endpoint, oci.md §9.2) ----
@@ -125,15 +125,15 @@ class OciService {
   // ---- uploads (oci.md §4; oci_uploads.cc) ----
   // Opens an upload (POST …/blobs/uploads/). `digest_algorithm` ("sha256" or "sha512",
   // end-4c) makes the upload hash sha512 as it goes. Errors: TooManyRequests (the
-  // process's or the caller's cap reached), DigestInvalid (unsupported algorithm), and the common ones.
+  // process's or the caller's cap reached), DigestInvalid (unsupported algorithm), and the common
+  // ones.
   Result<OciUploadState> StartUpload(const Principal& who, std::string_view name,
                                      std::string_view digest_algorithm = "");
   // A whole blob in one request (POST ?digest=, §4.3): stores `body` if it matches
   // `digest` and links it. Errors: DigestInvalid (nothing stored), SizeInvalid
   // (`length` ≠ bytes received), TooManyRequests, BadRequest (body cut short).
-  Result<std::string> PutBlob(const Principal& who, std::string_view name,
-                              std::string_view digest, ByteSource& body,
-                              std::optional<uint64_t> length);
+  Result<std::string> PutBlob(const Principal& who, std::string_view name, std::string_view digest,
+                              ByteSource& body, std::optional<uint64_t> length);
   // Mount (§4.5): links blob `digest` into `name` when `from` holds it and `who` may read
   // `from` (with `from` empty: when any repo `who` can read links it — see docs/oci.md),
   // returning true; false when the caller should upload instead. Errors: DigestInvalid,
@@ -156,10 +156,9 @@ class OciService {
   // Appends the final `body` (as AppendUpload), verifies `digest` and publishes the blob
   // (PUT, end-6); the upload is gone afterwards, also when the digest did not match.
   // Errors: DigestInvalid (nothing linked), those of AppendUpload.
-  Result<std::string> FinishUpload(const Principal& who, std::string_view name,
-                                   std::string_view id, std::string_view digest,
-                                   std::optional<OciChunkRange> range, ByteSource& body,
-                                   std::optional<uint64_t> length);
+  Result<std::string> FinishUpload(const Principal& who, std::string_view name, std::string_view id,
+                                   std::string_view digest, std::optional<OciChunkRange> range,
+                                   ByteSource& body, std::optional<uint64_t> length);
   // Drops the upload (DELETE, end-14). Errors: BlobUploadUnknown.
   Result<void> CancelUpload(const Principal& who, std::string_view name, std::string_view id);
   // Uploads open now (tests, metrics).
@@ -171,8 +170,8 @@ class OciService {
                                std::string_view digest);
   // Opens blob `digest` over the window `choose` picks. Errors: DigestInvalid,
   // BlobUnknown, RangeNotSatisfiable (from `choose`).
-  Result<OciBlobRead> OpenBlob(const Principal& who, std::string_view name,
-                               std::string_view digest, const OciRangeChooser& choose);
+  Result<OciBlobRead> OpenBlob(const Principal& who, std::string_view name, std::string_view digest,
+                               const OciRangeChooser& choose);
   // Unlinks the blob from the repo (DELETE, 202). Errors: DigestInvalid, BlobUnknown.
   Result<void> DeleteBlob(const Principal& who, std::string_view name, std::string_view digest);
 
@@ -196,15 +195,14 @@ class OciService {
   // ---- discovery (oci.md §6) ----
   // Pushed tags merged with the repo's revision tags, byte order, strictly after `last`,
   // at most `n` (nullopt = all). Errors: the common ones.
-  Result<OciNamePage> ListTags(const Principal& who, std::string_view name,
-                               std::optional<int> n, std::string_view last);
+  Result<OciNamePage> ListTags(const Principal& who, std::string_view name, std::optional<int> n,
+                               std::string_view last);
   // The referrers of `digest` (an image index), with the referrers-tag fallback entries.
   // Errors: DigestInvalid.
   Result<OciReferrers> ListReferrers(const Principal& who, std::string_view name,
                                      std::string_view digest, std::string_view artifact_type);
   // Registry names of the repos `who` can read, byte order, after `last`, at most `n`.
-  Result<OciNamePage> Catalog(const Principal& who, std::optional<int> n,
-                              std::string_view last);
+  Result<OciNamePage> Catalog(const Principal& who, std::optional<int> n, std::string_view last);
 
  private:
   struct Upload;

@@ -95,9 +95,8 @@ bool ClaimsFromJson(const json::object& o, RegistryTokenClaims& c) {
     return true;
   };
   std::string role;
-  if (!get_bool("anon", c.anonymous) || !get_int("uid", c.user_id) ||
-      !get_str(o, "sub", c.user) || !get_bool("adm", c.is_admin) ||
-      !get_str(o, "role", role) || !get_str(o, "aud", c.audience) ||
+  if (!get_bool("anon", c.anonymous) || !get_int("uid", c.user_id) || !get_str(o, "sub", c.user) ||
+      !get_bool("adm", c.is_admin) || !get_str(o, "role", role) || !get_str(o, "aud", c.audience) ||
       !get_int("iat", c.issued_at) || !get_int("exp", c.expires_at)) {
     return false;
   }
@@ -161,8 +160,8 @@ Result<OciResourceAccess> ParseOciScope(std::string_view scope) {
     std::string_view action = actions.substr(0, comma);
     actions = comma == std::string_view::npos ? std::string_view{} : actions.substr(comma + 1);
     if (action.empty()) continue;
-    if (action != "*" && !std::all_of(action.begin(), action.end(),
-                                      [](char c) { return c >= 'a' && c <= 'z'; })) {
+    if (action != "*" &&
+        !std::all_of(action.begin(), action.end(), [](char c) { return c >= 'a' && c <= 'z'; })) {
       return BadScope(scope, "action '" + std::string(action) + "' must be [a-z]* or *");
     }
     AddUnique(out.actions, action);
@@ -188,8 +187,8 @@ Result<std::vector<OciResourceAccess>> ParseOciScopes(const std::vector<std::str
         continue;
       }
       if (out.size() == kMaxScopes) {
-        return MakeError(ErrorCode::BadRequest, "too many scopes (at most " +
-                                                    std::to_string(kMaxScopes) + ")");
+        return MakeError(ErrorCode::BadRequest,
+                         "too many scopes (at most " + std::to_string(kMaxScopes) + ")");
       }
       out.push_back(std::move(parsed));
     }
@@ -294,8 +293,8 @@ Result<RegistryTokenClaims> VerifyRegistryToken(std::string_view key, std::strin
   }
   if (c.audience != audience) {
     return MakeError(ErrorCode::Unauthorized, "registry token was issued for service '" +
-                                                  c.audience + "', not '" +
-                                                  std::string(audience) + "'");
+                                                  c.audience + "', not '" + std::string(audience) +
+                                                  "'");
   }
   return c;
 }
@@ -305,9 +304,9 @@ OciTokenService::OciTokenService(OciTokenOptions options, AccessResolver access_
   options_.ttl_seconds = std::max<int64_t>(options_.ttl_seconds, 60);
 }
 
-Result<IssuedRegistryToken> OciTokenService::Issue(
-    const Principal& who, std::string_view service,
-    const std::vector<OciResourceAccess>& requested, int64_t now) const {
+Result<IssuedRegistryToken> OciTokenService::Issue(const Principal& who, std::string_view service,
+                                                   const std::vector<OciResourceAccess>& requested,
+                                                   int64_t now) const {
   IssuedRegistryToken out;
   RegistryTokenClaims& c = out.claims;
   c.SetSubject(who);
@@ -319,8 +318,8 @@ Result<IssuedRegistryToken> OciTokenService::Issue(
     if (want.type == "repository") {
       auto allowed = access_for_(who, want.name);
       if (!allowed && !IsNoAccessError(allowed.error().code)) return std::move(allowed).error();
-      granted.actions = GrantRepositoryActions(want.actions, allowed ? *allowed : Access::None,
-                                               who);
+      granted.actions =
+          GrantRepositoryActions(want.actions, allowed ? *allowed : Access::None, who);
     } else if (want.type == "registry" && want.name == "catalog") {
       for (const auto& act : want.actions) {
         if (act == "*") granted.actions.emplace_back("*");

@@ -20,8 +20,8 @@ std::string NewUuid() {
   std::string h = RandomHex(16);
   h[12] = '4';
   h[16] = "89ab"[h[16] % 4];
-  return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" +
-         h.substr(16, 4) + "-" + h.substr(20);
+  return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) +
+         "-" + h.substr(20);
 }
 
 Error UnknownUpload(std::string_view id) {
@@ -89,12 +89,10 @@ void OciService::DropUpload(std::string_view id) {
 
 Result<OciUploadState> OciService::StartUpload(const Principal& who, std::string_view name,
                                                std::string_view digest_algorithm) {
-  if (!digest_algorithm.empty() && digest_algorithm != "sha256" &&
-      digest_algorithm != "sha512") {
-    return MakeError(ErrorCode::DigestInvalid,
-                     "unsupported digest-algorithm '" +
-                         std::string(digest_algorithm.substr(0, 64)) +
-                         "' (sha256 and sha512 are)");
+  if (!digest_algorithm.empty() && digest_algorithm != "sha256" && digest_algorithm != "sha512") {
+    return MakeError(ErrorCode::DigestInvalid, "unsupported digest-algorithm '" +
+                                                   std::string(digest_algorithm.substr(0, 64)) +
+                                                   "' (sha256 and sha512 are)");
   }
   HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(who, name, Access::Write, IfMissing::Create));
   const int64_t now = Now();
@@ -188,18 +186,16 @@ Result<void> OciService::AppendLocked(Upload& up, std::optional<OciChunkRange> r
   if (range) {
     if (range->last < range->first || range->first != offset) {
       return MakeError(ErrorCode::BlobUploadInvalid,
-                       "chunk " + std::to_string(range->first) + "-" +
-                           std::to_string(range->last) + " does not start at the upload's " +
-                           "offset " + std::to_string(offset) +
+                       "chunk " + std::to_string(range->first) + "-" + std::to_string(range->last) +
+                           " does not start at the upload's " + "offset " + std::to_string(offset) +
                            " (chunks must come in order, without gaps or overlaps)");
     }
     uint64_t size = range->last - range->first + 1;
     if (length && *length != size) {
       return MakeError(ErrorCode::SizeInvalid,
                        "Content-Length " + std::to_string(*length) +
-                           " does not match Content-Range " + std::to_string(range->first) +
-                           "-" + std::to_string(range->last) + " (" + std::to_string(size) +
-                           " bytes)");
+                           " does not match Content-Range " + std::to_string(range->first) + "-" +
+                           std::to_string(range->last) + " (" + std::to_string(size) + " bytes)");
     }
     want = size;
   }
@@ -209,8 +205,8 @@ Result<void> OciService::AppendLocked(Upload& up, std::optional<OciChunkRange> r
     HANGAR_ASSIGN_OR_RETURN(size_t n, body.Read(std::span<char>(buf.get(), kCopyBytes)));
     if (n == 0) break;
     if (want && n > *want - got) {
-      return MakeError(ErrorCode::SizeInvalid, "body is longer than the announced " +
-                                                   std::to_string(*want) + " bytes");
+      return MakeError(ErrorCode::SizeInvalid,
+                       "body is longer than the announced " + std::to_string(*want) + " bytes");
     }
     if (auto r = up.writer->Append(std::span<const char>(buf.get(), n)); !r) {
       DropUpload(up.id);  // the writer aborted itself: nothing of the upload is left
@@ -230,8 +226,7 @@ Result<void> OciService::AppendLocked(Upload& up, std::optional<OciChunkRange> r
 Result<OciUploadState> OciService::AppendUpload(const Principal& who, std::string_view name,
                                                 std::string_view id,
                                                 std::optional<OciChunkRange> range,
-                                                ByteSource& body,
-                                                std::optional<uint64_t> length) {
+                                                ByteSource& body, std::optional<uint64_t> length) {
   HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(who, name, Access::Write));
   HANGAR_ASSIGN_OR_RETURN(auto up, FindUpload(who, repo, id));
   std::lock_guard lock(up->mu);
@@ -253,9 +248,9 @@ Result<void> OciService::Publish(const RepoHandle& repo, Upload& up, const OciDi
       up.sha512.reset();
       if (actual != digest) {
         up.writer->Abort();
-        return MakeError(ErrorCode::DigestInvalid, "digest " + digest.String() +
-                                                       " does not match the content (" +
-                                                       actual.String() + ")");
+        return MakeError(
+            ErrorCode::DigestInvalid,
+            "digest " + digest.String() + " does not match the content (" + actual.String() + ")");
       }
       HANGAR_ASSIGN_OR_RETURN(sha256, up.writer->CommitAs(std::nullopt));
     } else {
@@ -273,9 +268,9 @@ Result<void> OciService::Publish(const RepoHandle& repo, Upload& up, const OciDi
       }
       OciDigest actual = h.Finish();
       if (actual != digest) {
-        return MakeError(ErrorCode::DigestInvalid, "digest " + digest.String() +
-                                                       " does not match the content (" +
-                                                       actual.String() + ")");
+        return MakeError(
+            ErrorCode::DigestInvalid,
+            "digest " + digest.String() + " does not match the content (" + actual.String() + ")");
       }
     }
     HANGAR_TRY(oci_.PutAlias(digest.String(), sha256, size));
@@ -285,8 +280,8 @@ Result<void> OciService::Publish(const RepoHandle& repo, Upload& up, const OciDi
 
 Result<std::string> OciService::FinishUpload(const Principal& who, std::string_view name,
                                              std::string_view id, std::string_view digest,
-                                             std::optional<OciChunkRange> range,
-                                             ByteSource& body, std::optional<uint64_t> length) {
+                                             std::optional<OciChunkRange> range, ByteSource& body,
+                                             std::optional<uint64_t> length) {
   HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(who, name, Access::Write));
   HANGAR_ASSIGN_OR_RETURN(auto up, FindUpload(who, repo, id));
   std::lock_guard lock(up->mu);
@@ -329,8 +324,8 @@ Result<std::string> OciService::PutBlob(const Principal& who, std::string_view n
   return parsed.String();
 }
 
-Result<bool> OciService::Mount(const Principal& who, std::string_view name,
-                               std::string_view digest, std::string_view from) {
+Result<bool> OciService::Mount(const Principal& who, std::string_view name, std::string_view digest,
+                               std::string_view from) {
   HANGAR_ASSIGN_OR_RETURN(auto parsed, ParseDigest(digest));
   HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(who, name, Access::Write, IfMissing::Create));
   // Without `from` Hangar does not search other repos (docs/oci.md): the client uploads.

@@ -91,13 +91,12 @@ Result<RepoHandle> RepoService::Open(const Principal& who, const RepoId& id, Acc
   }
   if (access < needed) {
     if (who.anonymous) {
-      return MakeError(ErrorCode::Unauthorized, "authentication required to write to " +
-                                                    id.UrlPath());
+      return MakeError(ErrorCode::Unauthorized,
+                       "authentication required to write to " + id.UrlPath());
     }
     if (!who.CanWrite()) {
-      return MakeError(ErrorCode::Forbidden,
-                       "token '" + who.token_name + "' is read-only; " + id.UrlPath() +
-                           " needs a write token");
+      return MakeError(ErrorCode::Forbidden, "token '" + who.token_name + "' is read-only; " +
+                                                 id.UrlPath() + " needs a write token");
     }
     return MakeError(ErrorCode::Forbidden, "you do not have write access to " + id.UrlPath());
   }
@@ -113,8 +112,7 @@ Result<db::RepoRecord> RepoService::Create(const Principal& who, const RepoId& i
     return MakeError(ErrorCode::Forbidden, "token '" + who.token_name + "' is read-only");
   }
   if (auth_.NamespaceAccess(who, id.ns) < Access::Write) {
-    return MakeError(ErrorCode::Forbidden,
-                     "you cannot create repos in namespace '" + id.ns + "'");
+    return MakeError(ErrorCode::Forbidden, "you cannot create repos in namespace '" + id.ns + "'");
   }
   db::RepoRecord rec;
   rec.type = id.type;
@@ -159,8 +157,7 @@ Result<db::RepoRecord> RepoService::Move(const Principal& who, const RepoId& fro
   auto repo = Open(who, from, Access::Admin);
   if (!repo) return std::move(repo).error();
   if (auth_.NamespaceAccess(who, to.ns) < Access::Write) {
-    return MakeError(ErrorCode::Forbidden,
-                     "you cannot create repos in namespace '" + to.ns + "'");
+    return MakeError(ErrorCode::Forbidden, "you cannot create repos in namespace '" + to.ns + "'");
   }
   auto moved = repos_.Move(from, to);
   if (!moved) return moved;
@@ -215,18 +212,17 @@ void RepoService::IndexCard(const RepoHandle& repo, const Oid& head) {
   auto readme = reader_.Lookup(repo.git_path, head, "README.md");
   if (readme && !readme->is_dir) {
     auto text = reader_.ReadBlob(repo.git_path, readme->oid, kMaxReadmeBytes);
-    auto card = text ? ParseCardData(*text) : Result<std::optional<boost::json::object>>(
-                                                  std::move(text).error());
+    auto card = text ? ParseCardData(*text)
+                     : Result<std::optional<boost::json::object>>(std::move(text).error());
     if (!card) {
-      Log("services")->info("repo {}: README.md card not indexed: {}", where,
-                            card.error().message);
+      Log("services")->info("repo {}: README.md card not indexed: {}", where, card.error().message);
     } else if (*card) {
       meta = ExtractCardMeta(**card, repo.record.type);
     }
   }
   auto stored = repos_.SetCardMeta(repo.record.id, meta.library, meta.pipeline, meta.tags);
-  if (!stored) Log("services")->warn("repo {}: card index update failed: {}", where,
-                                     stored.error().message);
+  if (!stored)
+    Log("services")->warn("repo {}: card index update failed: {}", where, stored.error().message);
 }
 
 void RepoService::AfterPush(const RepoHandle& repo) {
@@ -235,14 +231,18 @@ void RepoService::AfterPush(const RepoHandle& repo) {
     auto commit = reader_.ReadCommit(repo.git_path, *head);
     int64_t when = commit ? commit->committer_time : NowUnix();
     auto updated = repos_.UpdateHead(repo.record.id, head->Hex(), when);
-    if (!updated) Log("services")->warn("repo {}: head update failed: {}",
-                                        repo.record.Id().UrlPath(), updated.error().message);
+    if (!updated)
+      Log("services")
+          ->warn("repo {}: head update failed: {}", repo.record.Id().UrlPath(),
+                 updated.error().message);
     IndexCard(repo, *head);
   }
   Invalidate(repo.record.Id());
   auto graph = git::WriteCommitGraph(repo.git_path);
-  if (!graph) Log("services")->warn("repo {}: commit-graph write failed: {}",
-                                    repo.record.Id().UrlPath(), graph.error().message);
+  if (!graph)
+    Log("services")
+        ->warn("repo {}: commit-graph write failed: {}", repo.record.Id().UrlPath(),
+               graph.error().message);
 }
 
 }  // namespace hangar::services

@@ -66,8 +66,7 @@ class RepoService {
   Result<void> SetPrivate(const Principal& who, const RepoId& id, bool is_private);
   // Applies `settings`, all or nothing. Errors: as Open with Admin; BadRequest naming the
   // field for a setting Hangar cannot honour (gated other than off, xet_enabled true).
-  Result<void> UpdateSettings(const Principal& who, const RepoId& id,
-                              const RepoSettings& settings);
+  Result<void> UpdateSettings(const Principal& who, const RepoId& id, const RepoSettings& settings);
   // A page of repos `who` may see (private ones only where they can read).
   // Errors: BadRequest (foreign cursor), Internal.
   Result<db::RepoPage> List(const Principal& who, db::RepoQuery query);

@@ -24,8 +24,8 @@ struct SessionOptions {
 
 // A live session: who it signs in, and the CSRF token its forms carry.
 struct Session {
-  Principal principal;  // role Write, token_name "web session"
-  std::string csrf;     // 64 hex
+  Principal principal;     // role Write, token_name "web session"
+  std::string csrf;        // 64 hex
   int64_t expires_at = 0;  // unix seconds
 };
 

@@ -21,9 +21,9 @@ std::string_view TicketOpName(TicketOp op);
 
 // The signed content of a ticket.
 struct TicketClaims {
-  int64_t repo_id = 0;     // db::RepoRecord::id the object belongs to
-  Sha256 oid;              // the LFS object
-  uint64_t size = 0;       // the object's size in bytes, as announced in the batch request
+  int64_t repo_id = 0;  // db::RepoRecord::id the object belongs to
+  Sha256 oid;           // the LFS object
+  uint64_t size = 0;    // the object's size in bytes, as announced in the batch request
   TicketOp op = TicketOp::Download;
   int64_t expires_at = 0;  // unix seconds; the ticket is refused from this second on
 

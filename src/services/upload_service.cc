@@ -21,9 +21,9 @@ std::pair<uint64_t, uint64_t> PartWindow(const db::UploadRecord& u, uint64_t n) 
 
 }  // namespace
 
-UploadService::UploadService(RepoService& repos, db::RepoStore& repo_rows,
-                             db::UploadStore& uploads, db::LfsStore& links,
-                             storage::BlobStore& blobs, UploadServiceOptions options)
+UploadService::UploadService(RepoService& repos, db::RepoStore& repo_rows, db::UploadStore& uploads,
+                             db::LfsStore& links, storage::BlobStore& blobs,
+                             UploadServiceOptions options)
     : repos_(repos),
       repo_rows_(repo_rows),
       uploads_(uploads),
@@ -50,9 +50,9 @@ Result<UploadStart> UploadService::Create(const Principal& who, const RepoId& re
                      "uploads are limited to " + std::to_string(kMaxUploadBytes) + " bytes");
   }
   if (options_.max_object_bytes && bytes > options_.max_object_bytes) {
-    return MakeError(ErrorCode::PayloadTooLarge,
-                     "files larger than " + std::to_string(options_.max_object_bytes) +
-                         " bytes are not accepted");
+    return MakeError(ErrorCode::PayloadTooLarge, "files larger than " +
+                                                     std::to_string(options_.max_object_bytes) +
+                                                     " bytes are not accepted");
   }
   const int64_t repo_id = handle.record.id;
   HANGAR_ASSIGN_OR_RETURN(auto linked, links_.IsLinked(repo_id, sha256));
@@ -60,9 +60,9 @@ Result<UploadStart> UploadService::Create(const Principal& who, const RepoId& re
   if (linked && !blobs_.Stat(sha256).has_value()) linked.reset();
   if (linked) {
     if (*linked != bytes) {
-      return MakeError(ErrorCode::SizeInvalid, "this repo has object " + sha256.Hex() +
-                                                   " with " + std::to_string(*linked) +
-                                                   " bytes, not " + std::to_string(bytes));
+      return MakeError(ErrorCode::SizeInvalid, "this repo has object " + sha256.Hex() + " with " +
+                                                   std::to_string(*linked) + " bytes, not " +
+                                                   std::to_string(bytes));
     }
     return UploadStart{true, false, {}};
   }
@@ -125,15 +125,15 @@ Result<UploadView> UploadService::View(db::UploadRecord record) {
   if (!view.complete) {
     auto parts = blobs_.ListParts(record.store_handle);
     if (!parts) {
-      if (parts.error().code == ErrorCode::NotFound) return UploadNotFound(record.id, "has no parts area");
+      if (parts.error().code == ErrorCode::NotFound)
+        return UploadNotFound(record.id, "has no parts area");
       return std::move(parts).error();
     }
     view.parts = std::move(*parts);
     if (options_.direct_parts) {
       for (uint64_t n = 1; n <= record.PartCount(); ++n) {
         HANGAR_ASSIGN_OR_RETURN(std::string url,
-                                blobs_.PartUrl(record.store_handle, n,
-                                               PartWindow(record, n).second,
+                                blobs_.PartUrl(record.store_handle, n, PartWindow(record, n).second,
                                                options_.part_url_ttl));
         if (url.empty()) break;  // the store takes parts only through Hangar
         view.part_urls.push_back(std::move(url));
@@ -173,8 +173,8 @@ Result<std::pair<uint64_t, uint64_t>> PartToSend(const db::UploadRecord& u, uint
 
 }  // namespace
 
-Result<void> UploadService::CheckPart(const Principal& who, const std::string& id,
-                                      uint64_t number, std::optional<uint64_t> content_length) {
+Result<void> UploadService::CheckPart(const Principal& who, const std::string& id, uint64_t number,
+                                      std::optional<uint64_t> content_length) {
   HANGAR_ASSIGN_OR_RETURN(db::UploadRecord u, Find(who, id));
   HANGAR_TRY(PartToSend(u, number, content_length));
   return {};
@@ -187,9 +187,8 @@ Result<storage::PartInfo> UploadService::PutPart(const Principal& who, const std
   HANGAR_ASSIGN_OR_RETURN(db::UploadRecord u, Find(who, id));
   HANGAR_ASSIGN_OR_RETURN(auto window, PartToSend(u, number, content_length));
   auto [offset, length] = window;
-  HANGAR_ASSIGN_OR_RETURN(storage::PartInfo part,
-                          blobs_.PutPart(u.store_handle, number, offset, length, body,
-                                         part_sha256));
+  HANGAR_ASSIGN_OR_RETURN(storage::PartInfo part, blobs_.PutPart(u.store_handle, number, offset,
+                                                                 length, body, part_sha256));
   HANGAR_TRY(uploads_.SetExpiry(id, Now() + options_.expiry.count()));
   return part;
 }

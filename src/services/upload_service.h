@@ -30,9 +30,9 @@ struct UploadServiceOptions {
   std::chrono::seconds expiry{86400};                // limits.upload_expiry_s
   // Presigned part URLs (storage.upload_mode = direct) stay valid this long.
   std::chrono::seconds part_url_ttl{3600};
-  bool direct_parts = false;                         // storage.upload_mode == direct
-  int64_t max_open_per_user = 1000;                  // limits.max_open_uploads; 0 = none
-  std::function<int64_t()> now;                      // unix seconds; empty = NowUnix
+  bool direct_parts = false;         // storage.upload_mode == direct
+  int64_t max_open_per_user = 1000;  // limits.max_open_uploads; 0 = none
+  std::function<int64_t()> now;      // unix seconds; empty = NowUnix
 };
 
 // Part sizes are clamped to S3's limits, and raised so no upload has more parts.
@@ -85,9 +85,8 @@ class UploadService {
   // Refreshes the expiry. Errors: as Get; NotFound (completed, or no such part number);
   // SizeInvalid (wrong length); DigestInvalid (not `part_sha256`); BadRequest (body cut
   // short); Internal.
-  Result<storage::PartInfo> PutPart(const Principal& who, const std::string& id,
-                                    uint64_t number, ByteSource& body,
-                                    std::optional<uint64_t> content_length,
+  Result<storage::PartInfo> PutPart(const Principal& who, const std::string& id, uint64_t number,
+                                    ByteSource& body, std::optional<uint64_t> content_length,
                                     std::optional<Sha256> part_sha256);
 
   // Joins and verifies the parts, publishes the blob and links it to the repo. Completing

@@ -67,8 +67,8 @@ struct PartInfo {
 // A committed blob as listed for garbage collection (BlobStore::ForEachBlob).
 struct BlobListing {
   Sha256 id;
-  uint64_t size = 0;      // bytes
-  int64_t modified = 0;   // last write or dedup touch, unix seconds
+  uint64_t size = 0;     // bytes
+  int64_t modified = 0;  // last write or dedup touch, unix seconds
 };
 
 // BlobWriter::Commit's verdict on what was written: SizeInvalid when `written` differs
@@ -92,8 +92,8 @@ class BlobStore {
   // Starts writing the blob whose sha256 must be `expected` and, when given, whose size
   // must be `expected_size` bytes. Works whether or not the blob exists already.
   // Errors: Internal when no temporary can be created.
-  virtual Result<std::unique_ptr<BlobWriter>> Create(
-      const Sha256& expected, std::optional<uint64_t> expected_size) = 0;
+  virtual Result<std::unique_ptr<BlobWriter>> Create(const Sha256& expected,
+                                                     std::optional<uint64_t> expected_size) = 0;
 
   // Removes blob `id`; readers that already opened it may finish. Callers (GC) make sure
   // no repo links it any more. Errors: BlobUnknown.

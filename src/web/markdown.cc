@@ -78,13 +78,12 @@ bool HasRawHtml(cmark_node* root) {
 constexpr int kMaxHtmlDepth = 512;
 
 bool IsVoidName(std::string_view name) {
-  static constexpr std::string_view kVoid[] = {"area", "base", "br", "col", "embed", "hr",
-                                               "img", "input", "link", "meta", "source",
-                                               "track", "wbr"};
+  static constexpr std::string_view kVoid[] = {"area",   "base",  "br",    "col",  "embed",
+                                               "hr",     "img",   "input", "link", "meta",
+                                               "source", "track", "wbr"};
   for (auto v : kVoid) {
-    if (name.size() == v.size() &&
-        std::equal(name.begin(), name.end(), v.begin(),
-                   [](char a, char b) { return (a | 0x20) == b; })) {
+    if (name.size() == v.size() && std::equal(name.begin(), name.end(), v.begin(),
+                                              [](char a, char b) { return (a | 0x20) == b; })) {
       return true;
     }
   }
@@ -116,15 +115,35 @@ int NestingBound(std::string_view html) {
 // Dropped together with everything inside them.
 bool DropsContent(GumboTag t) {
   switch (t) {
-    case GUMBO_TAG_SCRIPT: case GUMBO_TAG_STYLE: case GUMBO_TAG_IFRAME:
-    case GUMBO_TAG_FRAME: case GUMBO_TAG_FRAMESET: case GUMBO_TAG_OBJECT:
-    case GUMBO_TAG_EMBED: case GUMBO_TAG_APPLET: case GUMBO_TAG_SVG: case GUMBO_TAG_MATH:
-    case GUMBO_TAG_FORM: case GUMBO_TAG_TEXTAREA: case GUMBO_TAG_SELECT:
-    case GUMBO_TAG_BUTTON: case GUMBO_TAG_TEMPLATE: case GUMBO_TAG_NOSCRIPT:
-    case GUMBO_TAG_NOEMBED: case GUMBO_TAG_NOFRAMES: case GUMBO_TAG_XMP:
-    case GUMBO_TAG_PLAINTEXT: case GUMBO_TAG_TITLE: case GUMBO_TAG_HEAD:
-    case GUMBO_TAG_AUDIO: case GUMBO_TAG_VIDEO: case GUMBO_TAG_CANVAS:
-    case GUMBO_TAG_BASE: case GUMBO_TAG_LINK: case GUMBO_TAG_META: case GUMBO_TAG_UNKNOWN:
+    case GUMBO_TAG_SCRIPT:
+    case GUMBO_TAG_STYLE:
+    case GUMBO_TAG_IFRAME:
+    case GUMBO_TAG_FRAME:
+    case GUMBO_TAG_FRAMESET:
+    case GUMBO_TAG_OBJECT:
+    case GUMBO_TAG_EMBED:
+    case GUMBO_TAG_APPLET:
+    case GUMBO_TAG_SVG:
+    case GUMBO_TAG_MATH:
+    case GUMBO_TAG_FORM:
+    case GUMBO_TAG_TEXTAREA:
+    case GUMBO_TAG_SELECT:
+    case GUMBO_TAG_BUTTON:
+    case GUMBO_TAG_TEMPLATE:
+    case GUMBO_TAG_NOSCRIPT:
+    case GUMBO_TAG_NOEMBED:
+    case GUMBO_TAG_NOFRAMES:
+    case GUMBO_TAG_XMP:
+    case GUMBO_TAG_PLAINTEXT:
+    case GUMBO_TAG_TITLE:
+    case GUMBO_TAG_HEAD:
+    case GUMBO_TAG_AUDIO:
+    case GUMBO_TAG_VIDEO:
+    case GUMBO_TAG_CANVAS:
+    case GUMBO_TAG_BASE:
+    case GUMBO_TAG_LINK:
+    case GUMBO_TAG_META:
+    case GUMBO_TAG_UNKNOWN:
       return true;
     default:
       return false;
@@ -134,19 +153,56 @@ bool DropsContent(GumboTag t) {
 // Written out (with allowed attributes only); everything else is unwrapped.
 bool Allowed(GumboTag t) {
   switch (t) {
-    case GUMBO_TAG_P: case GUMBO_TAG_H1: case GUMBO_TAG_H2: case GUMBO_TAG_H3:
-    case GUMBO_TAG_H4: case GUMBO_TAG_H5: case GUMBO_TAG_H6: case GUMBO_TAG_A:
-    case GUMBO_TAG_IMG: case GUMBO_TAG_UL: case GUMBO_TAG_OL: case GUMBO_TAG_LI:
-    case GUMBO_TAG_DL: case GUMBO_TAG_DT: case GUMBO_TAG_DD: case GUMBO_TAG_TABLE:
-    case GUMBO_TAG_THEAD: case GUMBO_TAG_TBODY: case GUMBO_TAG_TFOOT: case GUMBO_TAG_TR:
-    case GUMBO_TAG_TH: case GUMBO_TAG_TD: case GUMBO_TAG_CAPTION: case GUMBO_TAG_CODE:
-    case GUMBO_TAG_PRE: case GUMBO_TAG_KBD: case GUMBO_TAG_SAMP: case GUMBO_TAG_EM:
-    case GUMBO_TAG_STRONG: case GUMBO_TAG_B: case GUMBO_TAG_I: case GUMBO_TAG_U:
-    case GUMBO_TAG_DEL: case GUMBO_TAG_S: case GUMBO_TAG_STRIKE: case GUMBO_TAG_INS:
-    case GUMBO_TAG_MARK: case GUMBO_TAG_SMALL: case GUMBO_TAG_ABBR: case GUMBO_TAG_BLOCKQUOTE:
-    case GUMBO_TAG_HR: case GUMBO_TAG_BR: case GUMBO_TAG_DIV: case GUMBO_TAG_SPAN:
-    case GUMBO_TAG_DETAILS: case GUMBO_TAG_SUMMARY: case GUMBO_TAG_SUP: case GUMBO_TAG_SUB:
-    case GUMBO_TAG_INPUT: case GUMBO_TAG_CENTER:
+    case GUMBO_TAG_P:
+    case GUMBO_TAG_H1:
+    case GUMBO_TAG_H2:
+    case GUMBO_TAG_H3:
+    case GUMBO_TAG_H4:
+    case GUMBO_TAG_H5:
+    case GUMBO_TAG_H6:
+    case GUMBO_TAG_A:
+    case GUMBO_TAG_IMG:
+    case GUMBO_TAG_UL:
+    case GUMBO_TAG_OL:
+    case GUMBO_TAG_LI:
+    case GUMBO_TAG_DL:
+    case GUMBO_TAG_DT:
+    case GUMBO_TAG_DD:
+    case GUMBO_TAG_TABLE:
+    case GUMBO_TAG_THEAD:
+    case GUMBO_TAG_TBODY:
+    case GUMBO_TAG_TFOOT:
+    case GUMBO_TAG_TR:
+    case GUMBO_TAG_TH:
+    case GUMBO_TAG_TD:
+    case GUMBO_TAG_CAPTION:
+    case GUMBO_TAG_CODE:
+    case GUMBO_TAG_PRE:
+    case GUMBO_TAG_KBD:
+    case GUMBO_TAG_SAMP:
+    case GUMBO_TAG_EM:
+    case GUMBO_TAG_STRONG:
+    case GUMBO_TAG_B:
+    case GUMBO_TAG_I:
+    case GUMBO_TAG_U:
+    case GUMBO_TAG_DEL:
+    case GUMBO_TAG_S:
+    case GUMBO_TAG_STRIKE:
+    case GUMBO_TAG_INS:
+    case GUMBO_TAG_MARK:
+    case GUMBO_TAG_SMALL:
+    case GUMBO_TAG_ABBR:
+    case GUMBO_TAG_BLOCKQUOTE:
+    case GUMBO_TAG_HR:
+    case GUMBO_TAG_BR:
+    case GUMBO_TAG_DIV:
+    case GUMBO_TAG_SPAN:
+    case GUMBO_TAG_DETAILS:
+    case GUMBO_TAG_SUMMARY:
+    case GUMBO_TAG_SUP:
+    case GUMBO_TAG_SUB:
+    case GUMBO_TAG_INPUT:
+    case GUMBO_TAG_CENTER:
       return true;
     default:
       return false;
@@ -166,7 +222,7 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 // go. Browsers ignore tabs and newlines anywhere and C0 controls and spaces at the ends,
 // so the scheme is judged with all of those removed.
 std::string SafeUrl(std::string_view url, UrlUse use, const MarkdownOptions& options) {
-  std::string kept;  // control characters removed, ends trimmed
+  std::string kept;      // control characters removed, ends trimmed
   std::string squeezed;  // also without any whitespace: what the scheme is judged on
   for (char c : url) {
     auto u = static_cast<unsigned char>(c);
@@ -334,8 +390,7 @@ class Sanitizer {
                 tag == GUMBO_TAG_TABLE) &&
                IsNumber(value)) {
       AddAttr(attrs, name, value);
-    } else if (name == "align" && tag != GUMBO_TAG_A && tag != GUMBO_TAG_INPUT &&
-               IsAlign(value)) {
+    } else if (name == "align" && tag != GUMBO_TAG_A && tag != GUMBO_TAG_INPUT && IsAlign(value)) {
       AddAttr(attrs, name, value);
     } else if ((name == "colspan" || name == "rowspan") &&
                (tag == GUMBO_TAG_TD || tag == GUMBO_TAG_TH) && IsNumber(value)) {

@@ -54,8 +54,7 @@ Result<void> Form::OnlyFields(std::initializer_list<std::string_view> known) con
   for (const auto& f : fields) {
     if (f.first == "_csrf" || std::find(known.begin(), known.end(), f.first) != known.end())
       continue;
-    return MakeError(ErrorCode::BadRequest,
-                     "unknown form field '" + f.first.substr(0, 100) + "'");
+    return MakeError(ErrorCode::BadRequest, "unknown form field '" + f.first.substr(0, 100) + "'");
   }
   return {};
 }
@@ -226,8 +225,11 @@ std::string HumanSize(uint64_t bytes) {
     ++u;
   }
   char buf[32];
-  std::snprintf(buf, sizeof buf, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v,
-                kUnits[u]);
+  std::snprintf(buf, sizeof buf,
+                v < 10    ? "%.2f %s"
+                : v < 100 ? "%.1f %s"
+                          : "%.0f %s",
+                v, kUnits[u]);
   return buf;
 }
 
@@ -260,7 +262,8 @@ Result<std::string> DecodedParam(const http::Request& req, std::string_view name
   bool ok = true;
   std::string v = PercentDecode(req.Param(name), &ok);
   if (!ok || v.find('\0') != std::string::npos)
-    return MakeError(ErrorCode::BadRequest, "malformed URL: invalid escape in " + std::string(name));
+    return MakeError(ErrorCode::BadRequest,
+                     "malformed URL: invalid escape in " + std::string(name));
   std::string_view rest = v;
   while (!rest.empty()) {
     auto slash = rest.find('/');

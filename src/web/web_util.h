@@ -48,9 +48,9 @@ struct WebDeps {
 
 // Who is browsing, as established from the request.
 struct PageContext {
-  Principal principal;   // anonymous, or the session's / token's user
+  Principal principal;  // anonymous, or the session's / token's user
   bool signed_in = false;
-  std::string csrf;      // the token this page's forms carry
+  std::string csrf;             // the token this page's forms carry
   std::string set_csrf_cookie;  // a new anonymous CSRF cookie value to send, or ""
   bool secure_cookies = false;  // public URL is https: cookies get Secure
 };

@@ -44,8 +44,8 @@ TEST(RenderError, LfsShape) {
 }
 
 TEST(RenderError, HeaderValuesCannotBeSplit) {
-  auto res = RenderError(http::ApiFamily::Hf,
-                         MakeError(ErrorCode::BadRequest, "bad\r\nX-Evil: 1"), Req());
+  auto res =
+      RenderError(http::ApiFamily::Hf, MakeError(ErrorCode::BadRequest, "bad\r\nX-Evil: 1"), Req());
   EXPECT_EQ(res.GetHeader("X-Error-Message").find('\n'), std::string::npos);
 }
 

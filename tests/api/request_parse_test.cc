@@ -23,7 +23,8 @@ TEST(ParseCommitBody, ReadsEveryOperationKind) {
       "{\"key\":\"file\",\"value\":{\"path\":\"a.txt\",\"content\":\"aGk=\","
       "\"encoding\":\"base64\"}}\n"
       "{\"key\":\"lfsFile\",\"value\":{\"path\":\"w.bin\",\"algo\":\"sha256\",\"oid\":\"" +
-      kOid + "\",\"size\":5}}\n"
+      kOid +
+      "\",\"size\":5}}\n"
       "{\"key\":\"deletedFolder\",\"value\":{\"path\":\"logs//\"}}\n"
       "{\"key\":\"copyFile\",\"value\":{\"path\":\"b\",\"srcPath\":\"a.txt\"}}";
   auto input = ParseCommitBody(body).value();
@@ -60,8 +61,8 @@ TEST(ParseCommitBody, NamesTheBadLine) {
 
 // What a commit parses to, as one comparable string.
 std::string Shown(const services::CommitInput& in) {
-  std::string out = in.summary + "|" + in.description + "|" +
-                    (in.parent_commit ? in.parent_commit->Hex() : "-");
+  std::string out =
+      in.summary + "|" + in.description + "|" + (in.parent_commit ? in.parent_commit->Hex() : "-");
   for (const auto& op : in.operations) {
     out += "|" + std::to_string(static_cast<int>(op.kind)) + ":" + op.path + ":" + op.content +
            ":" + op.src_path + ":" + op.src_revision.value_or("-") + ":" +
@@ -77,10 +78,15 @@ TEST(CommitBodyParser, GivesTheSameCommitWhereverTheBodyIsCut) {
       "{\"value\":{\"summary\":\"caf\u00e9 \\\"q\\\" \xc3\xa9\",\"parentCommit\":null},"
       "\"key\":\"header\"}\r\n"
       "{\"key\":\"file\",\"value\":{\"extra\":{\"path\":1},\"path\":\"d/a\\u0020b.txt\","
-      "\"content\":\"" + content + "\",\"encoding\":\"base64\"}}\n"
+      "\"content\":\"" +
+      content +
+      "\",\"encoding\":\"base64\"}}\n"
       "  \n"
-      "{\"key\":\"lfsFile\",\"value\":{\"path\":\"w.bin\",\"oid\":\"" + kOid + "\",\"size\":123456789}}\n"
-      "{\"key\":\"copyFile\",\"value\":{\"path\":\"b\",\"srcPath\":\"a\",\"srcRevision\":\"v1\"}}\n";
+      "{\"key\":\"lfsFile\",\"value\":{\"path\":\"w.bin\",\"oid\":\"" +
+      kOid +
+      "\",\"size\":123456789}}\n"
+      "{\"key\":\"copyFile\",\"value\":{\"path\":\"b\",\"srcPath\":\"a\",\"srcRevision\":\"v1\"}}"
+      "\n";
   auto whole = ParseCommitBody(body);
   ASSERT_TRUE(whole.has_value()) << whole.error().message;
   EXPECT_EQ(whole->summary, "caf\xc3\xa9 \"q\" \xc3\xa9");
@@ -115,12 +121,18 @@ TEST(CommitBodyParser, RefusesWhatTheWholeParseRefuses) {
            {"{\"key\":\"file\",\"value\":{\"path\":\"a\",\"content\":\"QQ==QQ==\"}}", "content"},
            {"{\"key\":\"file\",\"value\":{\"path\":\"a\",\"content\":\"QQ=\"}}", "content"},
            {"{\"key\":\"file\",\"value\":{\"path\":\"a\",\"content\":\"QUJD!\"}}", "content"},
-           {"{\"key\":\"file\",\"value\":{\"path\":\"a\",\"content\":7}}", "'content' must be a string"},
+           {"{\"key\":\"file\",\"value\":{\"path\":\"a\",\"content\":7}}",
+            "'content' must be a string"},
            {"{\"key\":\"file\",\"value\":{\"path\":\"a\"}}", "'content' must be a string"},
-           {"{\"key\":\"file\",\"value\":{\"path\":\"a\",\"content\":\"\",\"encoding\":\"hex\"}}", "encoding"},
-           {"{\"key\":\"file\",\"value\":{\"path\":[\"a\"],\"content\":\"\"}}", "'path' must be a string"},
-           {"{\"key\":\"lfsFile\",\"value\":{\"path\":\"a\",\"oid\":\"" + kOid + "\",\"size\":-1}}", "'size'"},
-           {"{\"key\":\"lfsFile\",\"value\":{\"path\":\"a\",\"oid\":\"" + kOid + "\",\"size\":1.5}}", "'size'"},
+           {"{\"key\":\"file\",\"value\":{\"path\":\"a\",\"content\":\"\",\"encoding\":\"hex\"}}",
+            "encoding"},
+           {"{\"key\":\"file\",\"value\":{\"path\":[\"a\"],\"content\":\"\"}}",
+            "'path' must be a string"},
+           {"{\"key\":\"lfsFile\",\"value\":{\"path\":\"a\",\"oid\":\"" + kOid + "\",\"size\":-1}}",
+            "'size'"},
+           {"{\"key\":\"lfsFile\",\"value\":{\"path\":\"a\",\"oid\":\"" + kOid +
+                "\",\"size\":1.5}}",
+            "'size'"},
            {"{\"key\":7,\"value\":{}}", "'key' must be a string"},
            {"{\"key\":\"file\",\"value\":\"x\"}", "'value' must be an object"},
            {"[1,2]", "malformed JSON"},
@@ -139,17 +151,19 @@ TEST(CommitBodyParser, RefusesWhatTheWholeParseRefuses) {
 }
 
 TEST(ParseBatch, KeepsObjectsInOrderAndNamesBadFields) {
-  auto ok = boost::json::parse("{\"operation\":\"upload\",\"transfers\":[\"basic\"],"
-                               "\"objects\":[{\"oid\":\"x\",\"size\":1.0e3},"
-                               "{\"oid\":\"y\",\"size\":0}]}")
+  auto ok = boost::json::parse(
+                "{\"operation\":\"upload\",\"transfers\":[\"basic\"],"
+                "\"objects\":[{\"oid\":\"x\",\"size\":1.0e3},"
+                "{\"oid\":\"y\",\"size\":0}]}")
                 .as_object();
   auto batch = lfs::ParseBatch(ok).value();
   EXPECT_EQ(batch.operation, services::LfsOperation::Upload);
   ASSERT_EQ(batch.objects.size(), 2u);
   EXPECT_EQ(batch.objects[0].size, 1000);
   EXPECT_EQ(batch.objects[1].oid, "y");
-  auto bad = boost::json::parse("{\"operation\":\"download\",\"objects\":["
-                                "{\"oid\":\"x\",\"size\":18446744073709551615}]}")
+  auto bad = boost::json::parse(
+                 "{\"operation\":\"download\",\"objects\":["
+                 "{\"oid\":\"x\",\"size\":18446744073709551615}]}")
                  .as_object();
   auto r = lfs::ParseBatch(bad);
   ASSERT_FALSE(r.has_value());

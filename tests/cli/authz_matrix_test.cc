@@ -26,7 +26,7 @@ namespace {
 
 using http::Method;
 
-constexpr const char* kPrincipals[] = {"anonymous", "session", "read",    "write",
+constexpr const char* kPrincipals[] = {"anonymous", "session", "read",     "write",
                                        "admin",     "other",   "org-read", "org-write"};
 constexpr const char* kPassword = "alice-Passw0rd-long";
 // A double-submit CSRF cookie value (32 alphanumerics) for forms without a session.
@@ -34,14 +34,22 @@ constexpr const char* kCsrfCookie = "abcdefghijklmnopqrstuvwxyz012345";
 
 std::string MethodName(Method m) {
   switch (m) {
-    case Method::Get: return "GET";
-    case Method::Head: return "HEAD";
-    case Method::Post: return "POST";
-    case Method::Put: return "PUT";
-    case Method::Patch: return "PATCH";
-    case Method::Delete: return "DELETE";
-    case Method::Options: return "OPTIONS";
-    case Method::Other: break;
+    case Method::Get:
+      return "GET";
+    case Method::Head:
+      return "HEAD";
+    case Method::Post:
+      return "POST";
+    case Method::Put:
+      return "PUT";
+    case Method::Patch:
+      return "PATCH";
+    case Method::Delete:
+      return "DELETE";
+    case Method::Options:
+      return "OPTIONS";
+    case Method::Other:
+      break;
   }
   return "OTHER";
 }
@@ -125,8 +133,7 @@ class AuthzHub {
   const std::string& credential(const std::string& who) { return credentials_[who]; }
 
   // A request as `who` would send it: a bearer token, or the session cookie.
-  http::Request Make(Method m, std::string path, const std::string& who,
-                     std::string body = "") {
+  http::Request Make(Method m, std::string path, const std::string& who, std::string body = "") {
     http::Request req;
     req.method = m;
     req.method_name = MethodName(m);
@@ -154,8 +161,8 @@ class AuthzHub {
     std::string csrf = who == "session" ? SessionCsrf() : kCsrfCookie;
     http::Request req = Make(Method::Post, path, who, "_csrf=" + csrf + "&" + fields);
     req.headers.emplace_back("content-type", "application/x-www-form-urlencoded");
-    if (who != "session") req.headers.emplace_back("cookie", std::string("hangar_csrf=") +
-                                                                 kCsrfCookie);
+    if (who != "session")
+      req.headers.emplace_back("cookie", std::string("hangar_csrf=") + kCsrfCookie);
     return router_->Dispatch(req);
   }
 
@@ -173,8 +180,7 @@ class AuthzHub {
 
  private:
   std::string Token(const std::string& user, TokenRole role) {
-    auto t = app_->auth().CreateToken(user, user + (role == TokenRole::Read ? "-r" : "-w"),
-                                      role);
+    auto t = app_->auth().CreateToken(user, user + (role == TokenRole::Read ? "-r" : "-w"), role);
     EXPECT_TRUE(t.has_value()) << t.error().message;
     return t.has_value() ? t->token : std::string();
   }
@@ -272,13 +278,13 @@ TEST(AuthzMatrix, EveryRouteEveryPrincipalBothRepos) {
     }
     EXPECT_EQ(it->second.need, row.need) << key << ": declared requirement";
     for (size_t i = 0; i < row.cells.size(); ++i) {
-      EXPECT_EQ(it->second.cells[i], row.cells[i]) << key << " as " << kPrincipals[i]
-                                                   << " (public/private repo)";
+      EXPECT_EQ(it->second.cells[i], row.cells[i])
+          << key << " as " << kPrincipals[i] << " (public/private repo)";
     }
   }
   for (const auto& [key, row] : want) {
-    EXPECT_TRUE(seen.contains(key)) << "authz_matrix.tsv lists a route that does not exist: "
-                                    << key;
+    EXPECT_TRUE(seen.contains(key))
+        << "authz_matrix.tsv lists a route that does not exist: " << key;
   }
   if (const char* out = std::getenv("HANGAR_AUTHZ_MATRIX_OUT")) {
     std::ofstream(out) << got.str();

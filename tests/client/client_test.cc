@@ -32,7 +32,8 @@ TEST(ParseByteSize, AcceptsSuffixes) {
 }
 
 TEST(ParseByteSize, RejectsNonsense) {
-  for (const char* s : {"", "M", "0", "12Q", "1.5G", "-1", "64MM", "64 M", "99999999999999999999"}) {
+  for (const char* s :
+       {"", "M", "0", "12Q", "1.5G", "-1", "64MM", "64 M", "99999999999999999999"}) {
     EXPECT_FALSE(ParseByteSize(s).has_value()) << s;
   }
   EXPECT_FALSE(ParseByteSize("17179869184G").has_value());  // overflows 64 bits
@@ -81,7 +82,8 @@ TEST(ContentHasher, GitBlobOidAndSha256) {
 }
 
 TEST(FileIo, RangeSourceAndHashRange) {
-  auto path = std::filesystem::temp_directory_path() / ("client_test_" + std::to_string(::getpid()));
+  auto path =
+      std::filesystem::temp_directory_path() / ("client_test_" + std::to_string(::getpid()));
   {
     std::ofstream out(path, std::ios::binary);
     out << "0123456789abcdef";
@@ -150,7 +152,8 @@ TEST(WithRetries, RetriesOnlyRetryableErrors) {
 TEST(HttpError, UsesTheServersCodeAndMessage) {
   net::HttpResponse res;
   res.status = 404;
-  res.headers = {{"x-error-code", "RepoNotFound"}, {"x-error-message", "Repository not found: a/b"}};
+  res.headers = {{"x-error-code", "RepoNotFound"},
+                 {"x-error-message", "Repository not found: a/b"}};
   Error e = HttpError(res, "revision 'main' of a/b");
   EXPECT_EQ(e.code, ErrorCode::RepoNotFound);
   EXPECT_EQ(e.message, "revision 'main' of a/b: HTTP 404 RepoNotFound: Repository not found: a/b");

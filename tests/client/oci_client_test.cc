@@ -62,14 +62,16 @@ TEST(OciRef, ParsesHostNameTagAndDigest) {
 }
 
 TEST(OciRef, RefusesBadParts) {
-  for (std::string bad : std::vector<std::string>{"bert", "/acme/bert", "h:5000/", "h/Acme/bert", "h/acme/../bert",
-                          "h/acme//bert", "h/acme/bert:", "h/acme/bert:-x", "h/acme/bert@sha256:abc",
-                          "h/acme/bert@md5:" + std::string(32, 'a'), "h/acme/bert@" + std::string("sha256:") +
-                              std::string(64, 'A'), "ho st/a/b", "h/a_-b"}) {
+  for (std::string bad : std::vector<std::string>{
+           "bert", "/acme/bert", "h:5000/", "h/Acme/bert", "h/acme/../bert", "h/acme//bert",
+           "h/acme/bert:", "h/acme/bert:-x", "h/acme/bert@sha256:abc",
+           "h/acme/bert@md5:" + std::string(32, 'a'),
+           "h/acme/bert@" + std::string("sha256:") + std::string(64, 'A'), "ho st/a/b", "h/a_-b"}) {
     auto r = OciRef::Parse(bad);
     ASSERT_FALSE(r.has_value()) << bad;
     EXPECT_EQ(r.error().code, ErrorCode::BadRequest);
-    EXPECT_NE(r.error().message.find("reference '" + bad + "'"), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find("reference '" + bad + "'"), std::string::npos)
+        << r.error().message;
   }
   EXPECT_FALSE(OciRef::Parse("h/a:" + std::string(129, 't')).has_value());
   EXPECT_TRUE(OciRef::Parse("h/a:" + std::string(128, 't')).has_value());
@@ -79,8 +81,8 @@ TEST(OciRef, LoopbackHostsGetPlainHttp) {
   for (const char* r : {"127.0.0.1:5000", "127.3.4.5", "localhost", "LOCALHOST:80", "[::1]:5000"}) {
     EXPECT_TRUE(IsLoopbackRegistry(r)) << r;
   }
-  for (const char* r : {"128.0.0.1", "example.com", "localhost.example.com", "[::2]:5000",
-                        "127.example.com"}) {
+  for (const char* r :
+       {"128.0.0.1", "example.com", "localhost.example.com", "[::2]:5000", "127.example.com"}) {
     EXPECT_FALSE(IsLoopbackRegistry(r)) << r;
   }
   auto base = [](const char* registry, bool plain) {
@@ -108,7 +110,8 @@ TEST(PlanParts, SplitsWithAShorterLastPart) {
 
 std::vector<FileEntry> SampleFiles() {
   FileEntry big{"weights/model.bin", 25, kFileSha, {{0, 10, kD1}, {10, 10, kD2}, {20, 5, kD3}}};
-  FileEntry small{"config.json", 7, std::string(64, 'e'), {{0, 7, "sha256:" + std::string(64, 'e')}}};
+  FileEntry small{
+      "config.json", 7, std::string(64, 'e'), {{0, 7, "sha256:" + std::string(64, 'e')}}};
   return {small, big};
 }
 
@@ -117,7 +120,8 @@ TEST(Manifest, AnnotationsRoundTrip) {
   std::string m = BuildManifest(files, {{"com.example.note", "hi"}}, "2025-01-02T03:04:05Z");
   EXPECT_EQ(m, BuildManifest(files, {{"com.example.note", "hi"}}, "2025-01-02T03:04:05Z"));
   EXPECT_NE(m.find("\"artifactType\":\"application/vnd.hangar.files.v1\""), std::string::npos);
-  EXPECT_NE(m.find("\"org.opencontainers.image.created\":\"2025-01-02T03:04:05Z\""), std::string::npos);
+  EXPECT_NE(m.find("\"org.opencontainers.image.created\":\"2025-01-02T03:04:05Z\""),
+            std::string::npos);
   EXPECT_NE(m.find("\"com.example.note\":\"hi\""), std::string::npos);
   EXPECT_NE(m.find(std::string(kEmptyConfigDigest)), std::string::npos);
   // Only the single-part file gets a title (oras would write each part over the last).
@@ -216,26 +220,33 @@ TEST(Manifest, RefusesPartsThatDoNotTileTheFile) {
   };
   std::vector<Case> cases = {
       {"missing part", {Layer(kD1, 10, PartNotes("f", 0, 2, 0, 20))}},
-      {"gap", {Layer(kD1, 10, PartNotes("f", 0, 2, 0, 20)), Layer(kD2, 9, PartNotes("f", 1, 2, 11, 20))}},
-      {"overlap", {Layer(kD1, 10, PartNotes("f", 0, 2, 0, 15)), Layer(kD2, 10, PartNotes("f", 1, 2, 5, 15))}},
-      {"repeated index", {Layer(kD1, 10, PartNotes("f", 0, 2, 0, 20)), Layer(kD2, 10, PartNotes("f", 0, 2, 10, 20))}},
+      {"gap",
+       {Layer(kD1, 10, PartNotes("f", 0, 2, 0, 20)), Layer(kD2, 9, PartNotes("f", 1, 2, 11, 20))}},
+      {"overlap",
+       {Layer(kD1, 10, PartNotes("f", 0, 2, 0, 15)), Layer(kD2, 10, PartNotes("f", 1, 2, 5, 15))}},
+      {"repeated index",
+       {Layer(kD1, 10, PartNotes("f", 0, 2, 0, 20)), Layer(kD2, 10, PartNotes("f", 0, 2, 10, 20))}},
       {"short total", {Layer(kD1, 10, PartNotes("f", 0, 1, 0, 11))}},
-      {"sizes disagree", {Layer(kD1, 10, PartNotes("f", 0, 2, 0, 20)), Layer(kD2, 10, PartNotes("f", 1, 2, 10, 21))}},
+      {"sizes disagree",
+       {Layer(kD1, 10, PartNotes("f", 0, 2, 0, 20)), Layer(kD2, 10, PartNotes("f", 1, 2, 10, 21))}},
       {"bad digest", {Layer("sha256:xyz", 10, PartNotes("f", 0, 1, 0, 10))}},
-      {"bad index", {Layer(kD1, 10, "\"org.hangar.file.path\":\"f\",\"org.hangar.part.index\":\"x\"")}},
+      {"bad index",
+       {Layer(kD1, 10, "\"org.hangar.file.path\":\"f\",\"org.hangar.part.index\":\"x\"")}},
   };
   for (const auto& c : cases) {
     auto r = FilesOfManifest(Manifest(c.layers));
     ASSERT_FALSE(r.has_value()) << c.what;
     EXPECT_EQ(r.error().code, ErrorCode::ManifestInvalid) << c.what << ": " << r.error().message;
   }
-  auto ok = FilesOfManifest(Manifest({Layer(kD2, 10, PartNotes("f", 1, 2, 10, 20)),
-                                      Layer(kD1, 10, PartNotes("f", 0, 2, 0, 20))}));
+  auto ok = FilesOfManifest(Manifest(
+      {Layer(kD2, 10, PartNotes("f", 1, 2, 10, 20)), Layer(kD1, 10, PartNotes("f", 0, 2, 0, 20))}));
   ASSERT_TRUE(ok.has_value()) << ok.error().message;
   EXPECT_EQ((*ok)[0].parts[0].digest, kD1);
   EXPECT_EQ(FilesOfManifest("[1]").error().code, ErrorCode::ManifestInvalid);
   EXPECT_EQ(FilesOfManifest("{\"mediaType\":\"application/vnd.oci.image.index.v1+json\","
-                            "\"manifests\":[]}").error().code,
+                            "\"manifests\":[]}")
+                .error()
+                .code,
             ErrorCode::ManifestInvalid);
 }
 
@@ -250,8 +261,9 @@ TEST(Manifest, RefusesEscapingAndDuplicateNames) {
   auto hangar = FilesOfManifest(Manifest({Layer(kD1, 10, PartNotes("../x", 0, 1, 0, 10))}));
   ASSERT_FALSE(hangar.has_value());
   EXPECT_EQ(hangar.error().code, ErrorCode::BadRequest);
-  auto dup = FilesOfManifest(Manifest({Layer(kD1, 1, "\"org.opencontainers.image.title\":\"a\""),
-                                       Layer(kD2, 1, "\"org.opencontainers.image.title\":\"./a\"")}));
+  auto dup =
+      FilesOfManifest(Manifest({Layer(kD1, 1, "\"org.opencontainers.image.title\":\"a\""),
+                                Layer(kD2, 1, "\"org.opencontainers.image.title\":\"./a\"")}));
   ASSERT_FALSE(dup.has_value());
   EXPECT_NE(dup.error().message.find("twice"), std::string::npos);
 }
@@ -285,7 +297,8 @@ TEST(ParseChallenges, BearerWithQuotedCommas) {
 }
 
 TEST(ParseChallenges, SeveralSchemesTokensAndEscapes) {
-  auto cs = ParseChallenges("Basic realm=\"say \\\"hi\\\"\" , BEARER Realm=http://x/t, error=invalid_token");
+  auto cs = ParseChallenges(
+      "Basic realm=\"say \\\"hi\\\"\" , BEARER Realm=http://x/t, error=invalid_token");
   ASSERT_EQ(cs.size(), 2u);
   EXPECT_EQ(cs[0].scheme, "basic");
   EXPECT_EQ(cs[0].params["realm"], "say \"hi\"");
@@ -399,7 +412,8 @@ struct Reply {
 // request with handler(request) and closes the connection.
 class ScriptedServer {
  public:
-  explicit ScriptedServer(std::function<Reply(const Seen&)> handler) : handler_(std::move(handler)) {
+  explicit ScriptedServer(std::function<Reply(const Seen&)> handler)
+      : handler_(std::move(handler)) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in a{};
     a.sin_family = AF_INET;
@@ -450,7 +464,8 @@ class ScriptedServer {
     size_t pos = head.find("\r\n");
     while (pos != std::string::npos && pos < head.size()) {
       size_t next = head.find("\r\n", pos + 2);
-      std::string line = head.substr(pos + 2, next == std::string::npos ? std::string::npos : next - pos - 2);
+      std::string line =
+          head.substr(pos + 2, next == std::string::npos ? std::string::npos : next - pos - 2);
       std::string lower = line;
       for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
       if (lower.starts_with("content-length:")) length = std::stoull(line.substr(15));
@@ -539,7 +554,8 @@ TEST(OciClient, BearerTokenFetchedOnceWithBasicCredentialsAndScope) {
       return Reply{200, {{"Content-Type", std::string(kOciManifestType)}}, "{\"schemaVersion\":2}"};
     }
     return Reply{401,
-                 {{"WWW-Authenticate", "Bearer realm=\"" + realm + "\",service=\"svc\",scope=\"repository:a/b:pull\""}},
+                 {{"WWW-Authenticate",
+                   "Bearer realm=\"" + realm + "\",service=\"svc\",scope=\"repository:a/b:pull\""}},
                  R"({"errors":[{"code":"UNAUTHORIZED"}]})"};
   });
   realm = "http://" + srv.registry() + "/token";
@@ -581,7 +597,8 @@ TEST(OciClient, BasicChallengeUsesCredentialsOrSaysWhichAreMissing) {
   auto anon = OciClient(Fast(srv.registry())).Check("a/b", true);
   ASSERT_FALSE(anon.has_value());
   EXPECT_EQ(anon.error().code, ErrorCode::Unauthorized);
-  EXPECT_NE(anon.error().message.find("wants credentials"), std::string::npos) << anon.error().message;
+  EXPECT_NE(anon.error().message.find("wants credentials"), std::string::npos)
+      << anon.error().message;
 
   o.credentials = {"u", "wrong"};
   auto wrong = OciClient(o).Check("a/b", true);
@@ -593,14 +610,16 @@ TEST(OciClient, BasicChallengeUsesCredentialsOrSaysWhichAreMissing) {
 TEST(OciClient, StreamedPushFollowsEachLocationAndSendsTheDigest) {
   std::string received;
   ScriptedServer srv([&](const Seen& s) {
-    if (s.method == "POST") return Reply{202, {{"Location", "/v2/a/b/blobs/uploads/u1?_state=1"}}, ""};
+    if (s.method == "POST")
+      return Reply{202, {{"Location", "/v2/a/b/blobs/uploads/u1?_state=1"}}, ""};
     if (s.method == "PATCH") {
       if (s.target != "/v2/a/b/blobs/uploads/u1?_state=1") return Reply{404, {}, ""};
       received = s.body;
       return Reply{202, {{"Location", "/v2/a/b/blobs/uploads/u1?_state=2"}}, ""};
     }
     if (s.method == "PUT") {
-      std::string want = "/v2/a/b/blobs/uploads/u1?_state=2&digest=sha256%3A" + Sha256::Of(received).Hex();
+      std::string want =
+          "/v2/a/b/blobs/uploads/u1?_state=2&digest=sha256%3A" + Sha256::Of(received).Hex();
       if (s.target != want) return Reply{400, {}, R"({"errors":[{"code":"DIGEST_INVALID"}]})"};
       return Reply{201, {{"Docker-Content-Digest", "sha256:" + Sha256::Of(received).Hex()}}, ""};
     }

@@ -89,7 +89,8 @@ max_upload_bytes = 1073741824
 [log]
 level = "debug"
 access_log = false
-)")).value();
+)"))
+                 .value();
   EXPECT_EQ(c.server.listen, "0.0.0.0:9000");
   EXPECT_EQ(c.server.public_url, "https://hub.example.com");  // trailing '/' dropped
   EXPECT_EQ(c.server.threads, 4);
@@ -118,8 +119,7 @@ TEST(LoadConfig, ReadsATomlFile) {
 
   // HANGAR_CONFIG names the file when no --config was given.
   FakeEnv with_var{{{"HANGAR_CONFIG", path.string()}}};
-  EXPECT_EQ(LoadConfig(Options(with_var)).value().database.postgres_url,
-            "postgres://u@db/hangar");
+  EXPECT_EQ(LoadConfig(Options(with_var)).value().database.postgres_url, "postgres://u@db/hangar");
   std::filesystem::remove(path);
 
   o.config_file = path;
@@ -142,7 +142,8 @@ listen = "127.0.0.1:9000"
 [limits]
 pack_queue = 64
 push_concurrency = 4
-)")).value();
+)"))
+                 .value();
   EXPECT_EQ(c.server.listen, "127.0.0.1:7000");
   EXPECT_EQ(c.storage.data_dir, "/data");
   EXPECT_EQ(c.server.public_url, "http://hub:7000");
@@ -249,8 +250,8 @@ TEST(LoadConfig, BodyLimitsAreReadAndMustFitTheBudget) {
   EXPECT_EQ(c->limits.body_rate_window_s, 5);
   EXPECT_EQ(c->limits.body_buffer_bytes, 1 << 20);
   EXPECT_EQ(c->limits.connections_per_ip, 256);
-  FakeEnv small{{{"HANGAR_LIMITS_BODY_MEMORY_BYTES", "1MiB"},
-                 {"HANGAR_LIMITS_BODY_BUFFER_BYTES", "2MiB"}}};
+  FakeEnv small{
+      {{"HANGAR_LIMITS_BODY_MEMORY_BYTES", "1MiB"}, {"HANGAR_LIMITS_BODY_BUFFER_BYTES", "2MiB"}}};
   std::string m = ErrorOf(LoadConfig(Options(small)));
   EXPECT_NE(m.find("limits.body_memory_bytes: must be at least limits.body_buffer_bytes"),
             std::string::npos)
@@ -297,9 +298,9 @@ TEST(ParseListen, Forms) {
   EXPECT_EQ(ParseListen("localhost:80").value(),
             (std::pair<std::string, uint16_t>("localhost", 80)));
   EXPECT_EQ(ParseListen("0.0.0.0:65535").value().second, 65535);
-  for (std::string_view bad : {"", ":8080", "127.0.0.1", "127.0.0.1:", "127.0.0.1:65536",
-                               "127.0.0.1:80a", "::1:8080", "[::1]", "[::1]8080", "[::1:80",
-                               "[]:80", "[host]:80", "bad host:80", "h:-1"}) {
+  for (std::string_view bad :
+       {"", ":8080", "127.0.0.1", "127.0.0.1:", "127.0.0.1:65536", "127.0.0.1:80a", "::1:8080",
+        "[::1]", "[::1]8080", "[::1:80", "[]:80", "[host]:80", "bad host:80", "h:-1"}) {
     auto r = ParseListen(bad);
     ASSERT_FALSE(r.has_value()) << bad;
     EXPECT_EQ(r.error().code, ErrorCode::BadRequest);

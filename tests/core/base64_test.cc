@@ -22,17 +22,17 @@ TEST(Base64, UrlAlphabetRoundTripsEveryByte) {
   std::string all;
   for (int i = 0; i < 256; ++i) all.push_back(static_cast<char>(i));
   std::string url = Base64UrlEncode(all);
-  EXPECT_EQ(url.find_first_not_of(
-                "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"),
-            std::string::npos);
+  EXPECT_EQ(
+      url.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"),
+      std::string::npos);
   EXPECT_EQ(Base64UrlDecode(url).value(), all);
   EXPECT_EQ(Base64Decode(Base64Encode(all)).value(), all);
 }
 
 TEST(Base64, RefusesForeignBytesAndImpossibleLengths) {
   EXPECT_FALSE(Base64Decode("Zm9v!").has_value());
-  EXPECT_FALSE(Base64Decode("Zm9vY").has_value());     // 5 characters: no byte ends there
-  EXPECT_FALSE(Base64UrlDecode("Zm9v+").has_value());  // standard alphabet in a URL token
+  EXPECT_FALSE(Base64Decode("Zm9vY").has_value());        // 5 characters: no byte ends there
+  EXPECT_FALSE(Base64UrlDecode("Zm9v+").has_value());     // standard alphabet in a URL token
   EXPECT_FALSE(Base64UrlDecode("Zm9vYg==").has_value());  // padding is not base64url here
   EXPECT_FALSE(Base64Decode("Zm 9v").has_value());
   EXPECT_FALSE(Base64Decode("Zg===").has_value());  // at most two '='

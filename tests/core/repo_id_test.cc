@@ -13,8 +13,8 @@ TEST(RepoId, AcceptsValidNames) {
 }
 
 TEST(RepoId, RejectsInvalidNamesWithMessage) {
-  for (const char* bad : {"", "-x", "x-", ".x", "a..b", "a--b", "a/b", "a b", "x.git",
-                          "a\\b", "..", "caf\xc3\xa9"}) {
+  for (const char* bad :
+       {"", "-x", "x-", ".x", "a..b", "a--b", "a/b", "a b", "x.git", "a\\b", "..", "caf\xc3\xa9"}) {
     auto id = RepoId::Parse(RepoType::Model, "acme", bad);
     ASSERT_FALSE(id.has_value()) << bad;
     EXPECT_EQ(id.error().code, ErrorCode::BadRequest);

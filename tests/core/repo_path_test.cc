@@ -13,19 +13,25 @@ namespace {
 using namespace std::string_literals;
 
 // `.git` as Windows, macOS and case-insensitive filesystems would open it.
-const std::vector<std::string> kGitInDisguise = {
-    ".git", ".GIT", ".Git", ".gIT", ".git.", ".git..", ".git ", ".git . ", "GIT~1", "git~1",
-    "Git~12", ".git::$INDEX_ALLOCATION", ".git:$DATA", ".GIT:stream:$DATA", ".git\\x",
-    ".g\u200cit", "\ufeff.git", ".gi\u200ft", ".git\u206a", ".G\u202aIT. "};
+const std::vector<std::string> kGitInDisguise = {".git",       ".GIT",
+                                                 ".Git",       ".gIT",
+                                                 ".git.",      ".git..",
+                                                 ".git ",      ".git . ",
+                                                 "GIT~1",      "git~1",
+                                                 "Git~12",     ".git::$INDEX_ALLOCATION",
+                                                 ".git:$DATA", ".GIT:stream:$DATA",
+                                                 ".git\\x",    ".g\u200cit",
+                                                 "\ufeff.git", ".gi\u200ft",
+                                                 ".git\u206a", ".G\u202aIT. "};
 
 TEST(IsGitDirName, SeesThroughEveryDisguise) {
   for (const auto& name : kGitInDisguise) EXPECT_TRUE(IsGitDirName(name)) << name;
 }
 
 TEST(IsGitDirName, LeavesNeighboursAlone) {
-  for (std::string ok : {".gitattributes", ".gitignore", ".gitmodules", "git", ".git_x",
-                         "x.git", "a.git.", ".gitx", "git~", "git~0", "git~1a", "GIT~", "~1",
-                         ".g it", "..git", ".git-lfs", "gi\u200ct"}) {
+  for (std::string ok :
+       {".gitattributes", ".gitignore", ".gitmodules", "git", ".git_x", "x.git", "a.git.", ".gitx",
+        "git~", "git~0", "git~1a", "GIT~", "~1", ".g it", "..git", ".git-lfs", "gi\u200ct"}) {
     EXPECT_FALSE(IsGitDirName(ok)) << ok;
   }
 }
@@ -79,20 +85,20 @@ TEST(ValidateRepoPath, RefusesTraversalAndHostileBytesSayingWhy) {
 
 TEST(ValidateRepoPath, AcceptsOrdinaryPaths) {
   for (std::string ok : {"config.json", "dir with space/caf\xc3\xa9.txt", ".gitattributes",
-                         "a/.gitignore", "weights/model-00001-of-00002.safetensors",
-                         "x.git/y", "git/config", "a:b", "...", "a.", "a "}) {
+                         "a/.gitignore", "weights/model-00001-of-00002.safetensors", "x.git/y",
+                         "git/config", "a:b", "...", "a.", "a "}) {
     EXPECT_TRUE(ValidateRepoPath(ok).has_value()) << ok;
   }
 }
 
 TEST(IsGitmodulesName, SeesTheSameDisguisesAsGit) {
-  for (std::string name : {".gitmodules", ".GITMODULES", ".GitModules", ".gitmodules.",
-                           ".gitmodules ", ".gitmodules::$DATA", "GITMOD~1", "gitmod~4",
-                           "GI7EBA~1", ".git\u200cmodules"}) {
+  for (std::string name :
+       {".gitmodules", ".GITMODULES", ".GitModules", ".gitmodules.", ".gitmodules ",
+        ".gitmodules::$DATA", "GITMOD~1", "gitmod~4", "GI7EBA~1", ".git\u200cmodules"}) {
     EXPECT_TRUE(IsGitmodulesName(name)) << name;
   }
-  for (std::string ok : {".gitmodule", "gitmodules", ".gitmodules2", "x.gitmodules",
-                         "GITMOD~0", "GITMOD~", ".gitattributes"}) {
+  for (std::string ok : {".gitmodule", "gitmodules", ".gitmodules2", "x.gitmodules", "GITMOD~0",
+                         "GITMOD~", ".gitattributes"}) {
     EXPECT_FALSE(IsGitmodulesName(ok)) << ok;
   }
 }
@@ -110,8 +116,8 @@ TEST(ValidateRepoPath, RefusesAFolderNamedGitmodulesButNotTheFile) {
 TEST(ValidateReadPath, AllowsWhatGitMayHoldButNotTraversal) {
   EXPECT_TRUE(ValidateReadPath("a\\b").has_value());
   EXPECT_TRUE(ValidateReadPath("a\nb").has_value());
-  for (std::string bad : std::vector<std::string>{"", "/a", "../a", "a//b", "a/./b",
-                                                 ".git/config", ".GIT/config", "a\0b"s}) {
+  for (std::string bad : std::vector<std::string>{"", "/a", "../a", "a//b", "a/./b", ".git/config",
+                                                  ".GIT/config", "a\0b"s}) {
     EXPECT_FALSE(ValidateReadPath(bad).has_value()) << bad;
   }
 }

@@ -78,8 +78,7 @@ TEST_F(OciStoreTest, TagsPointMoveListAndDelete) {
 
 TEST_F(OciStoreTest, DeleteManifestTakesItsTagsAndRefs) {
   Sha256 layer = Sha256::Of("layer");
-  ASSERT_TRUE(oci().PutManifest(Manifest(D('a')), {{"sha256:" + layer.Hex(), false}})
-                  .has_value());
+  ASSERT_TRUE(oci().PutManifest(Manifest(D('a')), {{"sha256:" + layer.Hex(), false}}).has_value());
   ASSERT_TRUE(oci().PutManifest(Manifest(D('b')), {}).has_value());
   ASSERT_TRUE(oci().PutTag(repo_, "one", D('a'), 1).has_value());
   ASSERT_TRUE(oci().PutTag(repo_, "two", D('a'), 1).has_value());
@@ -132,8 +131,8 @@ TEST_F(OciStoreTest, PruneRemovesOnlyOldUnreferencedLinks) {
   Sha256 by_alias = Sha256::Of("alias");
   std::string sha512 = "sha512:" + std::string(128, 'e');
   ASSERT_TRUE(oci().PutAlias(sha512, by_alias, 5).has_value());
-  ASSERT_TRUE(oci().PutManifest(Manifest(D('a')), {{"sha256:" + used.Hex(), false},
-                                                   {sha512, false}})
+  ASSERT_TRUE(oci()
+                  .PutManifest(Manifest(D('a')), {{"sha256:" + used.Hex(), false}, {sha512, false}})
                   .has_value());
   ASSERT_TRUE(oci().LinkBlob(repo_, used, 4, 10).has_value());
   ASSERT_TRUE(oci().LinkBlob(repo_, old, 3, 10).has_value());

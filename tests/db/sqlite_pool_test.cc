@@ -18,8 +18,8 @@ std::vector<int64_t> SchemaVersions(const std::filesystem::path& file) {
   sqlite3* db = nullptr;
   EXPECT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
   sqlite3_stmt* s = nullptr;
-  EXPECT_EQ(sqlite3_prepare_v2(db, "SELECT version FROM schema_version ORDER BY version", -1,
-                               &s, nullptr),
+  EXPECT_EQ(sqlite3_prepare_v2(db, "SELECT version FROM schema_version ORDER BY version", -1, &s,
+                               nullptr),
             SQLITE_OK);
   std::vector<int64_t> out;
   while (sqlite3_step(s) == SQLITE_ROW) out.push_back(sqlite3_column_int64(s, 0));
@@ -118,8 +118,10 @@ TEST_F(DbTest, ConcurrentDuplicateCreatesYieldExactlyOneWinner) {
   for (int t = 0; t < 8; ++t) {
     threads.emplace_back([&] {
       auto r = repos().Create(RepoRecord{0, RepoType::Model, "acme", "race"});
-      if (r) ++ok;
-      else if (r.error().code == ErrorCode::Conflict) ++conflict;
+      if (r)
+        ++ok;
+      else if (r.error().code == ErrorCode::Conflict)
+        ++conflict;
     });
   }
   for (auto& th : threads) th.join();

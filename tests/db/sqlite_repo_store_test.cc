@@ -107,9 +107,9 @@ class RepoListTest : public DbTest {
       char name[8];
       std::snprintf(name, sizeof name, "m%02d", i);
       bool priv = i >= 10 && i % 2 == 1;
-      ASSERT_TRUE(
-          repos().Create(Repo(ns, name, RepoType::Model, priv, 1000 + i, 5000 + i / 3))
-              .has_value());
+      ASSERT_TRUE(repos()
+                      .Create(Repo(ns, name, RepoType::Model, priv, 1000 + i, 5000 + i / 3))
+                      .has_value());
     }
     ASSERT_TRUE(repos().Create(Repo("alice", "data-set_1", RepoType::Dataset)).has_value());
   }
@@ -246,8 +246,10 @@ TEST(RepoSortTest, UnknownKeysFallBackToLastModified) {
 
 TEST_F(DbTest, CardMetaIsReplacedWholeAndReadBack) {
   auto r = repos().Create(Repo("acme", "bert")).value();
-  ASSERT_TRUE(repos().SetCardMeta(r.id, "transformers", "fill-mask",
-                                  {"bert", "license:mit", "bert", "en"}).has_value());
+  ASSERT_TRUE(
+      repos()
+          .SetCardMeta(r.id, "transformers", "fill-mask", {"bert", "license:mit", "bert", "en"})
+          .has_value());
   auto got = repos().Find(Id("acme", "bert")).value();
   EXPECT_EQ(got.library, "transformers");
   EXPECT_EQ(got.pipeline, "fill-mask");
@@ -277,12 +279,18 @@ TEST_F(DbTest, DownloadsAddUpPerDayAndAllTime) {
 
 TEST_F(RepoListTest, FiltersByTagsLibraryAndPipeline) {
   auto id = [&](const char* ns, const char* name) { return repos().Find(Id(ns, name))->id; };
-  ASSERT_TRUE(repos().SetCardMeta(id("alice", "m00"), "transformers", "fill-mask",
-                                  {"transformers", "en", "license:mit"}).has_value());
-  ASSERT_TRUE(repos().SetCardMeta(id("alice", "m01"), "transformers", "text-generation",
-                                  {"transformers", "fr", "license:mit"}).has_value());
-  ASSERT_TRUE(repos().SetCardMeta(id("acme", "m11"), "diffusers", "text-to-image",
-                                  {"en", "license:mit"}).has_value());  // private
+  ASSERT_TRUE(repos()
+                  .SetCardMeta(id("alice", "m00"), "transformers", "fill-mask",
+                               {"transformers", "en", "license:mit"})
+                  .has_value());
+  ASSERT_TRUE(repos()
+                  .SetCardMeta(id("alice", "m01"), "transformers", "text-generation",
+                               {"transformers", "fr", "license:mit"})
+                  .has_value());
+  ASSERT_TRUE(
+      repos()
+          .SetCardMeta(id("acme", "m11"), "diffusers", "text-to-image", {"en", "license:mit"})
+          .has_value());  // private
   RepoQuery q;
   q.limit = 1;
   q.tags = {"license:mit"};
@@ -334,9 +342,8 @@ TEST_F(RepoListTest, DownloadsAndTrendingSortsPageThroughEverything) {
       for (const auto& r : all) ids.insert(r.id);
       EXPECT_EQ(ids.size(), 30u);
       auto key = [&](const RepoRecord& r) {
-        return sort == RepoSort::Downloads
-                   ? std::make_tuple(r.downloads, int64_t{0}, r.id)
-                   : std::make_tuple(r.trending, r.last_modified, r.id);
+        return sort == RepoSort::Downloads ? std::make_tuple(r.downloads, int64_t{0}, r.id)
+                                           : std::make_tuple(r.trending, r.last_modified, r.id);
       };
       for (size_t i = 1; i < all.size(); ++i) {
         if (desc)

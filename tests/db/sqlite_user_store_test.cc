@@ -61,8 +61,7 @@ TEST_F(DbTest, PasswordHashAndAdminFlagUpdate) {
 TEST_F(DbTest, UserAndOrgNamesNeverCollide) {
   auto alice = users().CreateUser(User("alice")).value();
   EXPECT_EQ(users().CreateUser(User("alice")).error().code, ErrorCode::Conflict);
-  EXPECT_EQ(users().CreateOrg(OrgRecord{0, "alice", "", 0}, 0).error().code,
-            ErrorCode::Conflict);
+  EXPECT_EQ(users().CreateOrg(OrgRecord{0, "alice", "", 0}, 0).error().code, ErrorCode::Conflict);
   ASSERT_TRUE(users().CreateOrg(OrgRecord{0, "acme", "ACME", 0}, alice.id).has_value());
   auto dup = users().CreateUser(User("acme"));
   ASSERT_FALSE(dup.has_value());
@@ -104,8 +103,7 @@ TEST_F(DbTest, OrgMembershipUpsertListAndRemove) {
   EXPECT_EQ(orgs[0].role, OrgRole::Write);
 
   // A user is not an org: no membership "in" alice.
-  EXPECT_EQ(users().AddMember(alice.id, bob.id, OrgRole::Read).error().code,
-            ErrorCode::NotFound);
+  EXPECT_EQ(users().AddMember(alice.id, bob.id, OrgRole::Read).error().code, ErrorCode::NotFound);
   EXPECT_EQ(users().AddMember(acme.id, 4242, OrgRole::Read).error().code, ErrorCode::NotFound);
 
   ASSERT_TRUE(users().RemoveMember(acme.id, bob.id).has_value());
@@ -137,8 +135,7 @@ TEST_F(DbTest, TokenLifecycle) {
   EXPECT_EQ(found->expires_at, std::optional<int64_t>(2000000000));
   EXPECT_FALSE(found->last_used_at.has_value());
   EXPECT_FALSE(found->revoked);
-  EXPECT_EQ(users().FindTokenByHash(Sha256::Of("other").Hex()).error().code,
-            ErrorCode::NotFound);
+  EXPECT_EQ(users().FindTokenByHash(Sha256::Of("other").Hex()).error().code, ErrorCode::NotFound);
 
   // The hash is unique.
   EXPECT_EQ(users().CreateToken(Token(bob.id, "hf_secret1")).error().code, ErrorCode::Conflict);

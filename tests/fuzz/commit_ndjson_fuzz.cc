@@ -40,8 +40,12 @@ std::string ToNdjson(const services::CommitInput& input) {
         value["srcPath"] = op.src_path;
         if (op.src_revision) value["srcRevision"] = *op.src_revision;
         break;
-      case Kind::DeletedFile: key = "deletedFile"; break;
-      case Kind::DeletedFolder: key = "deletedFolder"; break;
+      case Kind::DeletedFile:
+        key = "deletedFile";
+        break;
+      case Kind::DeletedFolder:
+        key = "deletedFolder";
+        break;
     }
     out += "\n" + json::serialize(json::object{{"key", key}, {"value", std::move(value)}});
   }
@@ -49,9 +53,8 @@ std::string ToNdjson(const services::CommitInput& input) {
 }
 
 bool SameOperation(const services::CommitOperation& a, const services::CommitOperation& b) {
-  return a.kind == b.kind && a.path == b.path && a.content == b.content &&
-         a.lfs_oid == b.lfs_oid && a.lfs_size == b.lfs_size && a.src_path == b.src_path &&
-         a.src_revision == b.src_revision;
+  return a.kind == b.kind && a.path == b.path && a.content == b.content && a.lfs_oid == b.lfs_oid &&
+         a.lfs_size == b.lfs_size && a.src_path == b.src_path && a.src_revision == b.src_revision;
 }
 
 }  // namespace

@@ -9,12 +9,12 @@
 
 // FUZZ_CHECK(cond): an invariant of a fuzz target. A failure prints it and aborts, so
 // libFuzzer reports a crash and keeps the input.
-#define FUZZ_CHECK(cond)                                                              \
-  do {                                                                                \
-    if (!(cond)) {                                                                    \
+#define FUZZ_CHECK(cond)                                                                \
+  do {                                                                                  \
+    if (!(cond)) {                                                                      \
       std::fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                   \
-    }                                                                                 \
+      std::abort();                                                                     \
+    }                                                                                   \
   } while (0)
 
 namespace hangar::fuzz {

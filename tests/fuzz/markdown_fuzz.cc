@@ -15,8 +15,8 @@ namespace {
 bool HasDangerousTag(std::string html) {
   std::transform(html.begin(), html.end(), html.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  for (std::string_view tag : {"<script", "<style", "<iframe", "<object", "<embed", "<svg",
-                               "<math", "<form", "<frame", "<base", "<meta", "<link"}) {
+  for (std::string_view tag : {"<script", "<style", "<iframe", "<object", "<embed", "<svg", "<math",
+                               "<form", "<frame", "<base", "<meta", "<link"}) {
     if (html.find(tag) != std::string::npos) return true;
   }
   return html.find("href=\"javascript:") != std::string::npos ||

@@ -11,8 +11,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view readme = fuzz::AsText(data, size);
   services::CardParts parts = services::SplitFrontMatter(readme);
   auto inside = [&](std::string_view v) {
-    return v.empty() || (v.data() >= readme.data() &&
-                         v.data() + v.size() <= readme.data() + readme.size());
+    return v.empty() ||
+           (v.data() >= readme.data() && v.data() + v.size() <= readme.data() + readme.size());
   };
   FUZZ_CHECK(inside(parts.yaml) && inside(parts.body));
   if (!parts.has_yaml) {

@@ -31,9 +31,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         FUZZ_CHECK(pkt.payload.size() <= git::kMaxPktPayload);
         again = git::PktLine(pkt.payload);
         break;
-      case git::PktType::Flush: again = git::PktFlush(); break;
-      case git::PktType::Delim: again = git::PktDelim(); break;
-      case git::PktType::ResponseEnd: again = "0002"; break;
+      case git::PktType::Flush:
+        again = git::PktFlush();
+        break;
+      case git::PktType::Delim:
+        again = git::PktDelim();
+        break;
+      case git::PktType::ResponseEnd:
+        again = "0002";
+        break;
     }
     // Length digits may come in either case; git writes lower case.
     FUZZ_CHECK(AsciiLower(consumed.substr(0, 4)) == again.substr(0, 4));

@@ -23,15 +23,32 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   api::oci::OciPath p = api::oci::ParseOciPath(text);
   using api::oci::OciResource;
   switch (p.kind) {
-    case OciResource::Base: FUZZ_CHECK(text.empty()); break;
-    case OciResource::Catalog: FUZZ_CHECK(text == "_catalog"); break;
-    case OciResource::Tags: FUZZ_CHECK(p.name + "/tags/list" == text); break;
-    case OciResource::UploadStart: FUZZ_CHECK(p.name + "/blobs/uploads/" == text); break;
-    case OciResource::Upload: FUZZ_CHECK(p.name + "/blobs/uploads/" + p.ref == text); break;
-    case OciResource::Blob: FUZZ_CHECK(p.name + "/blobs/" + p.ref == text); break;
-    case OciResource::Manifest: FUZZ_CHECK(p.name + "/manifests/" + p.ref == text); break;
-    case OciResource::Referrers: FUZZ_CHECK(p.name + "/referrers/" + p.ref == text); break;
-    case OciResource::Unknown: break;
+    case OciResource::Base:
+      FUZZ_CHECK(text.empty());
+      break;
+    case OciResource::Catalog:
+      FUZZ_CHECK(text == "_catalog");
+      break;
+    case OciResource::Tags:
+      FUZZ_CHECK(p.name + "/tags/list" == text);
+      break;
+    case OciResource::UploadStart:
+      FUZZ_CHECK(p.name + "/blobs/uploads/" == text);
+      break;
+    case OciResource::Upload:
+      FUZZ_CHECK(p.name + "/blobs/uploads/" + p.ref == text);
+      break;
+    case OciResource::Blob:
+      FUZZ_CHECK(p.name + "/blobs/" + p.ref == text);
+      break;
+    case OciResource::Manifest:
+      FUZZ_CHECK(p.name + "/manifests/" + p.ref == text);
+      break;
+    case OciResource::Referrers:
+      FUZZ_CHECK(p.name + "/referrers/" + p.ref == text);
+      break;
+    case OciResource::Unknown:
+      break;
   }
   if (p.kind != OciResource::Unknown && p.kind != OciResource::Base &&
       p.kind != OciResource::Catalog) {

@@ -13,8 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view xml = fuzz::AsText(data, size);
   for (std::string_view name : {"Part", "ETag", "Code", "Contents", "Key", "UploadId"}) {
     for (std::string_view e : s3xml::Elements(xml, name)) {
-      FUZZ_CHECK(e.empty() || (e.data() >= xml.data() &&
-                               e.data() + e.size() <= xml.data() + xml.size()));
+      FUZZ_CHECK(e.empty() ||
+                 (e.data() >= xml.data() && e.data() + e.size() <= xml.data() + xml.size()));
     }
     if (auto text = s3xml::Text(xml, name)) FUZZ_CHECK(text->size() <= xml.size() * 4);
   }

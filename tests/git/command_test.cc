@@ -66,8 +66,10 @@ TEST(Command, EnvironmentIsCleanAndExtendable) {
   ::setenv("GIT_DIR", "/nonexistent/inherited", 1);
   ::setenv("LANG", "de_DE.UTF-8", 1);
   auto out = Command("rev-parse").Arg("--absolute-git-dir").Dir(tmp.path() + "/r.git").Run();
-  auto ident = Command("var").Arg("GIT_AUTHOR_IDENT")
-                   .Env("GIT_AUTHOR_NAME", "Zed Zed").Env("GIT_AUTHOR_EMAIL", "z@example.com")
+  auto ident = Command("var")
+                   .Arg("GIT_AUTHOR_IDENT")
+                   .Env("GIT_AUTHOR_NAME", "Zed Zed")
+                   .Env("GIT_AUTHOR_EMAIL", "z@example.com")
                    .Run();
   auto locale = Command("-c").Arg("alias.env=!env").Arg("env").Run();
   ::unsetenv("GIT_DIR");
@@ -81,7 +83,8 @@ TEST(Command, EnvironmentIsCleanAndExtendable) {
 }
 
 TEST(Command, UserArgRefusesOptions) {
-  for (std::string_view bad : std::vector<std::string_view>{"-n", "--upload-pack=touch /tmp/x", "", std::string_view("a\0b", 3)}) {
+  for (std::string_view bad : std::vector<std::string_view>{"-n", "--upload-pack=touch /tmp/x", "",
+                                                            std::string_view("a\0b", 3)}) {
     auto out = Command("log").UserArg(bad).Run();
     ASSERT_FALSE(out.has_value());
     EXPECT_EQ(out.error().code, ErrorCode::BadRequest);
@@ -108,8 +111,11 @@ TEST(Command, EndOfOptionsMakesUserDataPositional) {
 }
 
 TEST(Command, RunTimeoutKillsAndReports) {
-  auto out = Command("-c").Arg("alias.nap=!sleep 300").Arg("nap")
-                 .Timeout(std::chrono::milliseconds(300)).Run();
+  auto out = Command("-c")
+                 .Arg("alias.nap=!sleep 300")
+                 .Arg("nap")
+                 .Timeout(std::chrono::milliseconds(300))
+                 .Run();
   ASSERT_FALSE(out.has_value());
   EXPECT_EQ(out.error().code, ErrorCode::Unavailable);
   EXPECT_NE(out.error().message.find("timed out"), std::string::npos);
@@ -117,8 +123,11 @@ TEST(Command, RunTimeoutKillsAndReports) {
 
 TEST(Command, TimeoutKillsTheWholeProcessGroup) {
   // The alias's shell starts a grandchild and reports its pid; the timeout must kill it.
-  auto p = Command("-c").Arg("alias.nap=!sleep 300 & echo $!; wait").Arg("nap")
-               .Timeout(std::chrono::milliseconds(1000)).Start();
+  auto p = Command("-c")
+               .Arg("alias.nap=!sleep 300 & echo $!; wait")
+               .Arg("nap")
+               .Timeout(std::chrono::milliseconds(1000))
+               .Start();
   ASSERT_TRUE(p.has_value()) << p.error().message;
   pid_t grandchild = std::atoi(ReadLine(**p).c_str());
   ASSERT_GT(grandchild, 0);
@@ -166,7 +175,10 @@ TEST(Command, ConcurrentStdinAndStdoutDoNotDeadlock) {
   TempDir tmp;
   std::string content(4096, 'z');
   Sh(tmp.path(), "git init -q --bare r.git");
-  auto hash = Command("hash-object").Arg("-w").Arg("--stdin").Env("GIT_DIR", tmp.path() + "/r.git")
+  auto hash = Command("hash-object")
+                  .Arg("-w")
+                  .Arg("--stdin")
+                  .Env("GIT_DIR", tmp.path() + "/r.git")
                   .Run(content);
   ASSERT_TRUE(hash.has_value() && hash->ok());
   std::string oid = hash->stdout_data.substr(0, 40);
@@ -176,8 +188,10 @@ TEST(Command, ConcurrentStdinAndStdoutDoNotDeadlock) {
   // the other to finish.
   const std::string request = oid + " " + std::string(4000, 'p') + "\n";
   const size_t kRequests = 10 * 1024 * 1024 / request.size();
-  auto p = Command("cat-file").Arg("--batch=%(objectname) %(objectsize) %(rest)")
-               .Env("GIT_DIR", tmp.path() + "/r.git").Start();
+  auto p = Command("cat-file")
+               .Arg("--batch=%(objectname) %(objectsize) %(rest)")
+               .Env("GIT_DIR", tmp.path() + "/r.git")
+               .Start();
   ASSERT_TRUE(p.has_value()) << p.error().message;
   Process& proc = **p;
   Result<void> write_result;
@@ -215,8 +229,8 @@ TEST(ProcessSource, StreamsOutputAndReportsFailure) {
   ASSERT_TRUE(all.has_value()) << all.error().message;
   EXPECT_EQ(*all, "ce013625030ba8dba906f756967f9e9ca394464a\n");
 
-  auto bad = Command("cat-file").Arg("blob").Arg("0000000000000000000000000000000000000000")
-                 .Start();
+  auto bad =
+      Command("cat-file").Arg("blob").Arg("0000000000000000000000000000000000000000").Start();
   ASSERT_TRUE(bad.has_value());
   ProcessSource bad_src(std::move(*bad));
   auto r = ReadAll(bad_src, 1024);

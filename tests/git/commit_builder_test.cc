@@ -17,9 +17,10 @@ const Signature kAlice{"alice", "alice@users.noreply.hangar", 1700000000, 0};
 // A bare repo whose main holds a, dir/b, dir/sub/c and old/x.
 std::string MakeRepo(const TempDir& tmp, Oid* head) {
   std::string repo = tmp.path() + "/r.git";
-  auto c = InitBareRepo(repo, {{"a.txt", "a\n"}, {"dir/b.txt", "b\n"}, {"dir/sub/c.txt", "c\n"},
-                               {"old/x.txt", "x\n"}},
-                        kAlice, "init");
+  auto c = InitBareRepo(
+      repo,
+      {{"a.txt", "a\n"}, {"dir/b.txt", "b\n"}, {"dir/sub/c.txt", "c\n"}, {"old/x.txt", "x\n"}},
+      kAlice, "init");
   EXPECT_TRUE(c.has_value());
   if (c) *head = *c;
   return repo;

@@ -117,12 +117,15 @@ TEST_P(CommitGraphTest, AgreesWithGit) {
     EXPECT_EQ(got, want) << id;
   }
   EXPECT_EQ(in_graph, graph->size());
-  if (GetParam() == "full") EXPECT_EQ(in_graph, total);
-  else EXPECT_LT(in_graph, total);  // phase 3 came after the graph
+  if (GetParam() == "full")
+    EXPECT_EQ(in_graph, total);
+  else
+    EXPECT_LT(in_graph, total);  // phase 3 came after the graph
   EXPECT_FALSE(graph->Find(Oid{}));
 
   // "\1<commit>" then the NUL-separated paths of its diff against its first parent.
-  std::string diffs = Sh(repo,
+  std::string diffs = Sh(
+      repo,
       "for c in $(git rev-list --all); do printf '\\001%s\\000' $c;"
       " if git rev-parse -q --verify $c^2 >/dev/null; then git diff-tree -z -r --name-only $c^1 $c;"
       " else git diff-tree -z -r --name-only --no-commit-id --root $c; fi; done");

@@ -12,8 +12,7 @@ namespace {
 
 TEST(CheckGitmodules, AcceptsOrdinarySubmodules) {
   for (std::string ok : {
-           "",
-           "[submodule \"lib\"]\n\tpath = lib\n\turl = https://example.com/lib.git\n",
+           "", "[submodule \"lib\"]\n\tpath = lib\n\turl = https://example.com/lib.git\n",
            "[submodule \"a/b\"]\n\tpath = vendor/b\n\turl = ../b.git\n\tupdate = rebase\n",
            "[core]\n\tbare\n[submodule \"x\"]\n\tpath = x\n\tshallow\n",
            "not a config at all [",  // git's fsck only notes it
@@ -37,7 +36,8 @@ TEST(CheckGitmodules, RefusesWhatGitsFsckRefuses) {
            Case{"[submodule \"x\"]\n\turl = https://a%0ahost=evil/x\n", "newline"},
            Case{"[submodule \"x\"]\n\tpath = -x\n", "looks like an option"},
            Case{"[submodule \"x\"]\n\tupdate = !sh -c id\n", "runs a command"},
-           Case{"[submodule \"ok\"]\n\tpath = ok\n[submodule \"x\"]\n\tpath = --x\n", "'submodule.x.path'"},
+           Case{"[submodule \"ok\"]\n\tpath = ok\n[submodule \"x\"]\n\tpath = --x\n",
+                "'submodule.x.path'"},
        }) {
     auto r = CheckGitmodules(c.text);
     ASSERT_FALSE(r.has_value()) << c.text;

@@ -1,5 +1,5 @@
-// git::ListRefs and DescribeRefs (history_refs.cc) against git for-each-ref on the same repository: names,
-// peeling, commit times and subjects, tag subjects and taggers must be what git prints,
+// git::ListRefs and DescribeRefs (history_refs.cc) against git for-each-ref on the same repository:
+// names, peeling, commit times and subjects, tag subjects and taggers must be what git prints,
 // including multi-line subjects, trailing blanks, nested tags and tags of trees and blobs.
 
 #include <gtest/gtest.h>
@@ -50,11 +50,12 @@ TEST(HistoryRefsTest, ListRefsAgreesWithForEachRef) {
   Sh(dir.path(), std::string(kRefsScript));
   const std::string repo = dir.path() + "/repo.git";
   // One line per ref git would list, in the fields RefInfo carries.
-  const std::string want = Sh(repo,
-      "git for-each-ref --sort=refname --format='%(refname)|%(objecttype)|%(objectname)|"
-      "%(*objecttype)|%(*objectname)|%(committerdate:unix)%(*committerdate:unix)|"
-      "%(contents:subject)|%(*contents:subject)|%(taggername)|%(taggeremail)|"
-      "%(taggerdate:unix)' | awk -F'|' '$2 == \"commit\" || $4 == \"commit\"'");
+  const std::string want =
+      Sh(repo,
+         "git for-each-ref --sort=refname --format='%(refname)|%(objecttype)|%(objectname)|"
+         "%(*objecttype)|%(*objectname)|%(committerdate:unix)%(*committerdate:unix)|"
+         "%(contents:subject)|%(*contents:subject)|%(taggername)|%(taggeremail)|"
+         "%(taggerdate:unix)' | awk -F'|' '$2 == \"commit\" || $4 == \"commit\"'");
   auto refs = ListRefs(repo);
   ASSERT_TRUE(refs) << refs.error().message;
   std::string names;
@@ -67,20 +68,20 @@ TEST(HistoryRefsTest, ListRefsAgreesWithForEachRef) {
   for (const RefInfo& r : *refs) {
     EXPECT_TRUE(r.described) << r.name;
     if (r.name == "refs/tags/nested") {  // peeled through v1 to its commit (git's one
-      EXPECT_TRUE(r.is_commit);           // level of %(*objecttype) stops at v1)
+      EXPECT_TRUE(r.is_commit);          // level of %(*objecttype) stops at v1)
       EXPECT_EQ(r.commit.Hex(), Sh(repo, "git rev-parse 'nested^{commit}'").substr(0, 40));
       EXPECT_EQ(r.tag_subject, "tag of a tag");
       continue;
     }
     if (!r.is_commit) continue;
-    got += r.name + '|' + (r.annotated ? "tag" : "commit") + '|' + r.object.Hex() + '|' +
-           (r.annotated ? "commit|" + r.commit.Hex() : "|") + '|' +
-           std::to_string(r.commit_time) + '|' + (r.annotated ? r.tag_subject : r.subject) +
-           '|' + (r.annotated ? r.subject : "") + '|' +
-           (r.tagger ? r.tagger->name + "|<" + r.tagger->email + ">|" +
-                           std::to_string(r.tagger->time)
-                     : "||") +
-           '\n';
+    got +=
+        r.name + '|' + (r.annotated ? "tag" : "commit") + '|' + r.object.Hex() + '|' +
+        (r.annotated ? "commit|" + r.commit.Hex() : "|") + '|' + std::to_string(r.commit_time) +
+        '|' + (r.annotated ? r.tag_subject : r.subject) + '|' + (r.annotated ? r.subject : "") +
+        '|' +
+        (r.tagger ? r.tagger->name + "|<" + r.tagger->email + ">|" + std::to_string(r.tagger->time)
+                  : "||") +
+        '\n';
   }
   EXPECT_EQ(got, want);
   // The fixture covers what it means to: a folded subject, a nested and a tree tag.

@@ -90,7 +90,8 @@ TEST_F(HistoryTest, LogPagesWithHasMore) {
 
   auto last = Log(repo_, Rev("main"), "", 3, 4);
   ASSERT_TRUE(last) << last.error().message;
-  EXPECT_EQ(Subjects(*last), (std::vector<std::string>{"c4 three", "c3 rename", "c2 two", "c1 root"}));
+  EXPECT_EQ(Subjects(*last),
+            (std::vector<std::string>{"c4 three", "c3 rename", "c2 two", "c1 root"}));
   EXPECT_FALSE(last->has_more);
   EXPECT_TRUE(last->entries.back().parents.empty());
 
@@ -347,8 +348,9 @@ TEST_F(HistoryTest, ListRefsPeelsTagsAndCountsCommits) {
 
 TEST(History, RefsVersionChangesWhenARefMoves) {
   TempDir dir;
-  Sh(dir.path(), "git init -q --bare r.git && git init -q -b main w && cd w\n"
-                 "git commit -q --allow-empty -m one && git push -q ../r.git main\n");
+  Sh(dir.path(),
+     "git init -q --bare r.git && git init -q -b main w && cd w\n"
+     "git commit -q --allow-empty -m one && git push -q ../r.git main\n");
   const std::string repo = dir.path() + "/r.git";
   auto v1 = RefsVersion(repo);
   ASSERT_TRUE(v1) << v1.error().message;

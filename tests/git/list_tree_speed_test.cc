@@ -24,8 +24,9 @@ TEST(ListTreeSpeed, DISABLED_HundredThousandFiles) {
   bool reuse = keep && std::filesystem::exists(repo + "/HEAD");
   if (!reuse) testing::Sh(tmp.path(), "git init -q --bare -b main " + testing::Quote(repo));
   // 1,000 directories of 100 files each, plus their trees: 101,000 entries, one commit.
-  std::string stream = "commit refs/heads/main\ncommitter A <a@b> 1700000000 +0000\n"
-                       "data 5\nlarge\n";
+  std::string stream =
+      "commit refs/heads/main\ncommitter A <a@b> 1700000000 +0000\n"
+      "data 5\nlarge\n";
   char line[160];
   for (int d = 0; d < 1000; ++d) {
     for (int f = 0; f < 100; ++f) {
@@ -38,8 +39,11 @@ TEST(ListTreeSpeed, DISABLED_HundredThousandFiles) {
   }
   stream += "\n";
   if (!reuse) {
-    auto out = Command("fast-import").Arg("--quiet").Env("GIT_DIR", repo)
-                   .Timeout(std::chrono::minutes(5)).Run(stream);
+    auto out = Command("fast-import")
+                   .Arg("--quiet")
+                   .Env("GIT_DIR", repo)
+                   .Timeout(std::chrono::minutes(5))
+                   .Run(stream);
     ASSERT_TRUE(out.has_value() && out->ok()) << (out ? out->stderr_data : out.error().message);
   }
 
@@ -56,8 +60,8 @@ TEST(ListTreeSpeed, DISABLED_HundredThousandFiles) {
     ASSERT_TRUE(entries.has_value());
     EXPECT_EQ(entries->size(), 101000u);
     EXPECT_EQ(entries->back().size, std::string("file 999/99\n").size());
-    std::printf("ListTree(recursive) of %zu entries: %.1f ms wall, %.1f ms CPU\n",
-                entries->size(), ms.count(), cpu_ms);
+    std::printf("ListTree(recursive) of %zu entries: %.1f ms wall, %.1f ms CPU\n", entries->size(),
+                ms.count(), cpu_ms);
   }
 }
 

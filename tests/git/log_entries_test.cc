@@ -44,7 +44,8 @@ TEST(LogEntriesTest, EqualToGitLog) {
   const std::string repo = dir.path() + "/r.git";
   std::vector<Oid> ids;
   std::string list = Sh(dir.path(), "cat commits");
-  for (size_t at = 0; at + 40 <= list.size(); at += 41) ids.push_back(*Oid::ParseHex(list.substr(at, 40)));
+  for (size_t at = 0; at + 40 <= list.size(); at += 41)
+    ids.push_back(*Oid::ParseHex(list.substr(at, 40)));
   ASSERT_EQ(ids.size(), 15u);
   const std::vector<Oid> utf8(ids.begin(), ids.end() - 1);
   auto got = ReadLogEntries(repo, utf8);
@@ -52,16 +53,15 @@ TEST(LogEntriesTest, EqualToGitLog) {
   ASSERT_EQ(got->size(), utf8.size());
   std::string args;
   for (const Oid& id : utf8) args += " " + id.Hex();
-  const std::string want = Sh(repo, "git log --no-walk=unsorted -z --format='" +
-                                        std::string(kEntryFormat) + "'" + args);
+  const std::string want =
+      Sh(repo, "git log --no-walk=unsorted -z --format='" + std::string(kEntryFormat) + "'" + args);
   std::string mine;
   for (const LogEntry& e : *got) {  // git -z ends each record with a NUL
     mine += e.id.Hex() + '\0';
     for (size_t i = 0; i < e.parents.size(); ++i) mine += (i ? " " : "") + e.parents[i].Hex();
-    mine += '\0' + e.author.name + '\0' + e.author.email + '\0' +
-            std::to_string(e.author.time) + '\0' + e.committer.name + '\0' +
-            e.committer.email + '\0' + std::to_string(e.committer.time) + '\0' + e.subject +
-            '\0';
+    mine += '\0' + e.author.name + '\0' + e.author.email + '\0' + std::to_string(e.author.time) +
+            '\0' + e.committer.name + '\0' + e.committer.email + '\0' +
+            std::to_string(e.committer.time) + '\0' + e.subject + '\0';
   }
   EXPECT_EQ(mine, want);
   EXPECT_NE(want.find("after blanks and more"), std::string::npos);  // the fixture folds

@@ -112,8 +112,7 @@ TEST(PathLog, UnavailableWhenGitWouldRewriteHistory) {
   for (std::string script :
        {"git replace -f $(git rev-parse main~1) $(git rev-parse main~2)",
         "git replace -f $(git rev-parse main~1) $(git rev-parse main~2) && git pack-refs --all",
-        "mkdir -p info && git rev-parse main~1 > info/grafts",
-        "git rev-parse main~1 > shallow",
+        "mkdir -p info && git rev-parse main~1 > info/grafts", "git rev-parse main~1 > shallow",
         "truncate -s 5000 objects/info/commit-graph",
         "printf 'CGPH\\001\\001\\003\\000' | dd of=objects/info/commit-graph conv=notrunc bs=1 "
         "seek=0 2>/dev/null && printf '\\377' | dd of=objects/info/commit-graph conv=notrunc bs=1 "
@@ -149,17 +148,18 @@ void ExpectSamePage(const LogPage& a, const LogPage& b, const std::string& what)
 TEST(PathLog, LogPagesEqualGitLogPages) {
   const auto& r = GetPathLogRepos();
   Oid main = *Oid::ParseHex(Sh(r.Repo("full"), "git rev-parse main").substr(0, 40));
-  for (const std::string path : {"src/a.py", "README.md", "docs", "LICENSE", "nope",
-                                 "données/été.txt", "thing"}) {
-    for (auto [skip, limit] : {std::pair<size_t, size_t>{0, 1}, {0, 3}, {1, 2}, {2, 100},
-                               {0, 1000}, {5, 5}, {50, 10}}) {
+  for (const std::string path :
+       {"src/a.py", "README.md", "docs", "LICENSE", "nope", "données/été.txt", "thing"}) {
+    for (auto [skip, limit] :
+         {std::pair<size_t, size_t>{0, 1}, {0, 3}, {1, 2}, {2, 100}, {0, 1000}, {5, 5}, {50, 10}}) {
       auto want = Log(r.Repo("nograph"), main, path, skip, limit);
       ASSERT_TRUE(want) << want.error().message;
       for (const char* variant : {"full", "single", "split"}) {
         auto got = Log(r.Repo(variant), main, path, skip, limit);
         ASSERT_TRUE(got) << got.error().message;
-        ExpectSamePage(*got, *want, std::string(variant) + " " + path + " skip " +
-                                        std::to_string(skip) + " limit " + std::to_string(limit));
+        ExpectSamePage(*got, *want,
+                       std::string(variant) + " " + path + " skip " + std::to_string(skip) +
+                           " limit " + std::to_string(limit));
       }
     }
   }

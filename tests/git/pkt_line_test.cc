@@ -41,7 +41,8 @@ TEST(PktReader, ReadsASequence) {
 }
 
 TEST(PktReader, ReportsMalformedAndTruncatedInput) {
-  for (const std::string& bad : std::vector<std::string>{"00zz", "0003", "fff5" + std::string(65521, 'x'), "-001"}) {
+  for (const std::string& bad :
+       std::vector<std::string>{"00zz", "0003", "fff5" + std::string(65521, 'x'), "-001"}) {
     PktReader r(bad);
     auto p = r.Next();
     ASSERT_FALSE(p.has_value()) << bad.substr(0, 8);

@@ -79,8 +79,8 @@ TEST_F(RepoReaderTest, UnknownOrInvalidRevisionsAreRevisionNotFound) {
         std::string_view("ma\0in", 5), std::string_view("refs/heads/../main"),
         std::string_view("refs/remotes/origin/main"), std::string_view("main~1"),
         std::string_view("main^"), std::string_view("abcd"),
-        std::string_view("0000000000000000000000000000000000000000"),
-        std::string_view(tree_hex), std::string_view("-n"), std::string_view("refs/pr/99")}) {
+        std::string_view("0000000000000000000000000000000000000000"), std::string_view(tree_hex),
+        std::string_view("-n"), std::string_view("refs/pr/99")}) {
     auto r = reader_.ResolveRevision(*repo_, rev);
     ASSERT_FALSE(r.has_value()) << rev;
     EXPECT_EQ(r.error().code, ErrorCode::RevisionNotFound) << rev;
@@ -95,13 +95,15 @@ TEST_F(RepoReaderTest, UnknownOrInvalidRevisionsAreRevisionNotFound) {
 TEST_F(RepoReaderTest, ListRefsMatchesForEachRef) {
   auto refs = reader_.ListRefs(*repo_);
   ASSERT_TRUE(refs.has_value()) << refs.error().message;
-  std::string expected = Git("for-each-ref --sort=refname --format='%(refname) %(*objectname)%(objectname)'");
+  std::string expected =
+      Git("for-each-ref --sort=refname --format='%(refname) %(*objectname)%(objectname)'");
   // For annotated tags %(*objectname) is the commit; fix up "<peeled><tag>" to "<peeled>".
   std::ostringstream got;
   for (const Ref& r : *refs) got << r.name << " " << r.target.Hex() << "\n";
   std::istringstream want_lines(expected);
   std::ostringstream want;
-  for (std::string line; std::getline(want_lines, line);) want << line.substr(0, line.find(' ') + 41) << "\n";
+  for (std::string line; std::getline(want_lines, line);)
+    want << line.substr(0, line.find(' ') + 41) << "\n";
   EXPECT_EQ(got.str(), want.str());
   EXPECT_EQ(refs->size(), 6u);  // main, feature/x, light, v1.0, pr/1, convert/parquet
 }
@@ -115,9 +117,9 @@ TEST_F(RepoReaderTest, DefaultBranch) {
 // Parses `git ls-tree -r -t -l -z --full-tree <rev> [dir]` into sorted entries.
 std::vector<TreeEntry> GitLsTree(const std::string& repo, const std::string& rev,
                                  const std::string& dir, bool recursive) {
-  std::string out = Sh(repo, "git ls-tree -l -z --full-tree " +
-                                 std::string(recursive ? "-r -t " : "") + rev +
-                                 (dir.empty() ? "" : " " + Quote(dir + "/")));
+  std::string out =
+      Sh(repo, "git ls-tree -l -z --full-tree " + std::string(recursive ? "-r -t " : "") + rev +
+                   (dir.empty() ? "" : " " + Quote(dir + "/")));
   std::vector<TreeEntry> entries;
   size_t pos = 0;
   while (pos < out.size()) {
@@ -364,17 +366,19 @@ TEST(RepoReaderCache, SeesNewRefsAndRecreatedRepos) {
   TempDir tmp;
   RepoReader reader;
   std::string repo = tmp.path() + "/r.git";
-  Sh(tmp.path(), "git init -q --bare -b main r.git && git init -q -b main w && cd w && "
-                 "git commit -q --allow-empty -m one && git push -q ../r.git main");
+  Sh(tmp.path(),
+     "git init -q --bare -b main r.git && git init -q -b main w && cd w && "
+     "git commit -q --allow-empty -m one && git push -q ../r.git main");
   Oid first = reader.ResolveRevision(repo, "main").value();
   Sh(tmp.path(), "cd w && git commit -q --allow-empty -m two && git push -q ../r.git main");
   Oid second = reader.ResolveRevision(repo, "main").value();
   EXPECT_NE(first, second);
   EXPECT_EQ(second.Hex(), Sh(tmp.path(), "git -C r.git rev-parse main").substr(0, 40));
   // Delete and recreate under the same path: the cached handle must not be reused.
-  Sh(tmp.path(), "rm -rf r.git && git init -q --bare -b main r.git && cd w && "
-                 "git checkout -q --orphan other && git commit -q --allow-empty -m three && "
-                 "git push -q ../r.git other:main");
+  Sh(tmp.path(),
+     "rm -rf r.git && git init -q --bare -b main r.git && cd w && "
+     "git checkout -q --orphan other && git commit -q --allow-empty -m three && "
+     "git push -q ../r.git other:main");
   Oid third = reader.ResolveRevision(repo, "main").value();
   EXPECT_EQ(third.Hex(), Sh(tmp.path(), "git -C r.git rev-parse main").substr(0, 40));
   auto gone = reader.ResolveRevision(repo, second.Hex());

@@ -45,8 +45,9 @@ TEST(InitBareRepo, CreatesAValidRepoWithInitialCommit) {
   EXPECT_EQ(Sh(repo, "git show main:configs/large.json"), "{\"large\": true}\n");
   EXPECT_EQ(Sh(repo, "git fsck --strict --no-dangling 2>&1"), "");
   EXPECT_EQ(Sh(repo, "git rev-parse --is-bare-repository"), "true\n");
-  EXPECT_EQ(Sh(repo, "git config uploadpack.allowFilter && git config receive.advertisePushOptions"
-                     " && git config core.commitGraph && git config gc.writeCommitGraph"),
+  EXPECT_EQ(Sh(repo,
+               "git config uploadpack.allowFilter && git config receive.advertisePushOptions"
+               " && git config core.commitGraph && git config gc.writeCommitGraph"),
             "true\ntrue\ntrue\ntrue\n");
   // Only the repository itself is left in the parent: no temporary directory.
   EXPECT_EQ(Children(tmp.path() + "/models/acme"), std::vector<std::string>{"bert.git"});
@@ -79,8 +80,8 @@ TEST(InitBareRepo, RefusesExistingAndBadPaths) {
   EXPECT_EQ(again.error().code, ErrorCode::Conflict);
   EXPECT_EQ(Sh(repo, "git log --format=%s main"), "one\n");
 
-  for (std::string bad : {"../x", "a//b", "/abs", "dir/", ".git/config", "a/./b", "",
-                          ".GIT/config", "GIT~1/config", "a\\b"}) {
+  for (std::string bad : {"../x", "a//b", "/abs", "dir/", ".git/config", "a/./b", "", ".GIT/config",
+                          "GIT~1/config", "a\\b"}) {
     auto r = InitBareRepo(tmp.path() + "/bad.git", {{bad, "x"}}, kAuthor, "bad");
     ASSERT_FALSE(r.has_value()) << bad;
     EXPECT_EQ(r.error().code, ErrorCode::BadRequest) << bad;
@@ -93,10 +94,10 @@ TEST(InitBareRepo, RefusesExistingAndBadPaths) {
 
 TEST(InitialGitattributes, TracksTheUsualFormatsWithLfs) {
   std::string attrs(InitialGitattributes());
-  for (std::string pattern : {"*.bin", "*.safetensors", "*.onnx", "*.pt", "*.pth", "*.ckpt",
-                              "*.h5", "*.msgpack", "*.tflite", "*.tar.*", "*.zip", "*.gz",
-                              "*.npy", "*.npz", "*.pkl", "*.parquet", "*.arrow", "*.model",
-                              "*.traineddata", "*tfevents*"}) {
+  for (std::string pattern :
+       {"*.bin",     "*.safetensors", "*.onnx",  "*.pt",    "*.pth",         "*.ckpt",    "*.h5",
+        "*.msgpack", "*.tflite",      "*.tar.*", "*.zip",   "*.gz",          "*.npy",     "*.npz",
+        "*.pkl",     "*.parquet",     "*.arrow", "*.model", "*.traineddata", "*tfevents*"}) {
     EXPECT_NE(attrs.find("\n" + pattern + " filter=lfs diff=lfs merge=lfs -text\n"),
               std::string::npos)
         << pattern;
@@ -104,7 +105,8 @@ TEST(InitialGitattributes, TracksTheUsualFormatsWithLfs) {
   // git itself agrees that a weights file goes through LFS.
   TempDir tmp;
   Sh(tmp.path(), "git init -q w && printf '%s' " + testing::Quote(attrs) + " > w/.gitattributes");
-  EXPECT_EQ(Sh(tmp.path() + "/w", "git check-attr filter -- model.safetensors logs/x.tfevents.1 README.md"),
+  EXPECT_EQ(Sh(tmp.path() + "/w",
+               "git check-attr filter -- model.safetensors logs/x.tfevents.1 README.md"),
             "model.safetensors: filter: lfs\nlogs/x.tfevents.1: filter: lfs\n"
             "README.md: filter: unspecified\n");
 }

@@ -67,15 +67,14 @@ class SearchSnapshotTest : public ::testing::Test {
   // What git grep lists (LC_ALL=C, as git::Grep runs it).
   std::vector<Line> GitGrep(const std::string& pattern, bool fixed, bool icase,
                             const std::string& path = "") {
-    {
-      std::ofstream(dir_->path() + "/pattern") << pattern << "\n";
-    }
+    { std::ofstream(dir_->path() + "/pattern") << pattern << "\n"; }
     int rc = 0;
-    std::string out = Sh(Repo(), "LC_ALL=C git grep -n -z -I --full-name " +
-                                     std::string(fixed ? "-F" : "-E") + (icase ? " -i" : "") +
-                                     " -f " + Quote(dir_->path() + "/pattern") + " main -- " +
-                                     (path.empty() ? "" : Quote(path)),
-                         &rc);
+    std::string out =
+        Sh(Repo(),
+           "LC_ALL=C git grep -n -z -I --full-name " + std::string(fixed ? "-F" : "-E") +
+               (icase ? " -i" : "") + " -f " + Quote(dir_->path() + "/pattern") + " main -- " +
+               (path.empty() ? "" : Quote(path)),
+           &rc);
     std::vector<Line> lines;
     std::string_view s(out);
     while (!s.empty()) {
@@ -83,8 +82,9 @@ class SearchSnapshotTest : public ::testing::Test {
       if (nl == std::string_view::npos) break;
       std::string name(s.substr(0, a));
       name.erase(0, name.find(':') + 1);
-      lines.push_back(Line{name, static_cast<uint32_t>(std::stoul(std::string(s.substr(a + 1, b - a - 1)))),
-                           std::string(s.substr(b + 1, nl - b - 1))});
+      lines.push_back(
+          Line{name, static_cast<uint32_t>(std::stoul(std::string(s.substr(a + 1, b - a - 1)))),
+               std::string(s.substr(b + 1, nl - b - 1))});
       s.remove_prefix(nl + 1);
     }
     return lines;
@@ -131,30 +131,46 @@ TEST_F(SearchSnapshotTest, MatchesWhatGitGrepLists) {
     std::string path;
   };
   const std::vector<Case> cases = {
-      {"omega step", true, false, ""},  {"omega step", true, true, ""},
-      {"OMEGA", true, true, ""},        {"omega", false, false, ""},
-      {"^omega", false, false, ""},     {"line$", false, false, ""},
-      {"x*", false, false, ""},         {"^$", false, false, ""},
-      {".", false, false, ""},          {"v3[0-9]{3} tensor", false, false, ""},
-      {"(alpha|delta)", false, true, ""}, {"[[:upper:]]", false, false, ""},
-      {"-dash", true, false, ""},       {"-dash", false, false, ""},
-      {"crlf", false, false, "docs"},   {"omega", true, false, "src"},
-      {"omega", true, false, "src/a.py"}, {"omega", true, false, "sr"},
-      {"wörld", true, false, ""},       {"Ü", true, true, ""},
-      {"no newline$", false, false, ""}, {"step\r$", false, false, ""},
-      {"a.py", true, false, ""},        {"(a)(b)?\\1", false, false, ""},
+      {"omega step", true, false, ""},
+      {"omega step", true, true, ""},
+      {"OMEGA", true, true, ""},
+      {"omega", false, false, ""},
+      {"^omega", false, false, ""},
+      {"line$", false, false, ""},
+      {"x*", false, false, ""},
+      {"^$", false, false, ""},
+      {".", false, false, ""},
+      {"v3[0-9]{3} tensor", false, false, ""},
+      {"(alpha|delta)", false, true, ""},
+      {"[[:upper:]]", false, false, ""},
+      {"-dash", true, false, ""},
+      {"-dash", false, false, ""},
+      {"crlf", false, false, "docs"},
+      {"omega", true, false, "src"},
+      {"omega", true, false, "src/a.py"},
+      {"omega", true, false, "sr"},
+      {"wörld", true, false, ""},
+      {"Ü", true, true, ""},
+      {"no newline$", false, false, ""},
+      {"step\r$", false, false, ""},
+      {"a.py", true, false, ""},
+      {"(a)(b)?\\1", false, false, ""},
       {"nothing matches this", true, false, ""},
       // Classes that match a newline must still match within one line, as git's do.
-      {"foo\\s", false, false, ""},     {"[[:space:]]foo", false, false, ""},
-      {"o[[:space:]]", false, false, ""}, {"\\W", false, false, ""},
-      {"[[:cntrl:]]", false, false, ""}, {"\\s$", false, false, ""},
-      {"\\`a", false, false, ""},       {"\\`", false, false, ""},
+      {"foo\\s", false, false, ""},
+      {"[[:space:]]foo", false, false, ""},
+      {"o[[:space:]]", false, false, ""},
+      {"\\W", false, false, ""},
+      {"[[:cntrl:]]", false, false, ""},
+      {"\\s$", false, false, ""},
+      {"\\`a", false, false, ""},
+      {"\\`", false, false, ""},
   };
   for (const Case& c : cases) {
     auto want = GitGrep(c.pattern, c.fixed, c.icase, c.path);
     EXPECT_EQ(Snapshot(c.pattern, c.fixed, c.icase, c.path), want)
-        << "pattern '" << c.pattern << "' fixed=" << c.fixed << " icase=" << c.icase
-        << " path='" << c.path << "'";
+        << "pattern '" << c.pattern << "' fixed=" << c.fixed << " icase=" << c.icase << " path='"
+        << c.path << "'";
   }
   // The fixture exercises what it should: matches in several files, a binary left out.
   EXPECT_GE(GitGrep("omega", true, false).size(), 5u);

@@ -34,8 +34,7 @@ std::string Quote(std::string_view s) {
 }
 
 std::string Sh(const std::string& dir, const std::string& script, int* exit_code) {
-  std::string full = "cd " + Quote(dir) +
-                     " && export HOME=" + Quote(dir) +
+  std::string full = "cd " + Quote(dir) + " && export HOME=" + Quote(dir) +
                      " GIT_CONFIG_NOSYSTEM=1 LC_ALL=C"
                      " GIT_AUTHOR_NAME='Alice Author' GIT_AUTHOR_EMAIL=alice@example.com"
                      " GIT_COMMITTER_NAME='Bob Committer' GIT_COMMITTER_EMAIL=bob@example.com"

@@ -6,7 +6,6 @@
 
 #include "http/gzip_source.h"
 
-
 namespace hangar::http {
 namespace {
 

@@ -64,8 +64,8 @@ Result<Principal> FakeAuth(const Request& req, const Route&) {
 }
 
 // alice may write acme/pub (public) and read acme/priv (private); nobody else knows priv.
-Result<void> FakeRepos(const Principal& who, RepoType, std::string_view ns,
-                       std::string_view name, Access needed) {
+Result<void> FakeRepos(const Principal& who, RepoType, std::string_view ns, std::string_view name,
+                       Access needed) {
   if (ns != "acme" || (name != "pub" && name != "priv")) {
     return MakeError(ErrorCode::RepoNotFound, "Repository not found");
   }
@@ -86,9 +86,8 @@ Router GatedRouter() {
   r.Add(Method::Get, "/me", ApiFamily::Hf, Requirement::SignedIn(), Echo("me"));
   r.Add(Method::Post, "/settings", ApiFamily::Html, Requirement::Session(), Echo("settings"));
   r.Add(Method::Post, "/create", ApiFamily::Hf, Requirement::WriteRole(), Echo("create"));
-  r.Add(Method::Get, "/r/{ns}/{name}", ApiFamily::Hf, Requirement::Repo(RepoType::Model,
-                                                                     Access::Read),
-        Echo("read"));
+  r.Add(Method::Get, "/r/{ns}/{name}", ApiFamily::Hf,
+        Requirement::Repo(RepoType::Model, Access::Read), Echo("read"));
   r.Add(Method::Post, "/r/{ns}/{name}/commit", ApiFamily::Hf,
         Requirement::Repo(RepoType::Model, Access::Write), Echo("write"));
   r.Add(Method::Get, "/g/{ns}/{name}/info/refs", ApiFamily::Git,
@@ -120,8 +119,7 @@ int Status(const Router& r, Method m, std::string path, std::string auth = "") {
 
 TEST(Router, MatchesParamsAndRestOnRawPath) {
   Router r;
-  r.Add(Method::Get, "/api/models/{ns}/{name}", ApiFamily::Hf, Requirement::Public(),
-        Echo("info"));
+  r.Add(Method::Get, "/api/models/{ns}/{name}", ApiFamily::Hf, Requirement::Public(), Echo("info"));
   r.Add(Method::Get, "/{ns}/{name}/resolve/{rest*}", ApiFamily::Hf, Requirement::Public(),
         Echo("resolve"));
   auto req = MakeRequest(Method::Get, "/acme/bert/resolve/refs%2Fpr%2F1/dir/a%20b.txt");
@@ -146,8 +144,7 @@ TEST(Router, HeadFallsBackToGetAndRequestIdIsSet) {
 
 TEST(Router, UnknownPathIs404AndWrongMethodIs405) {
   Router r;
-  r.Add(Method::Post, "/api/repos/create", ApiFamily::Hf, Requirement::Public(),
-        Echo("create"));
+  r.Add(Method::Post, "/api/repos/create", ApiFamily::Hf, Requirement::Public(), Echo("create"));
   auto missing = MakeRequest(Method::Get, "/nope");
   EXPECT_EQ(r.Dispatch(missing).status, 404);
   auto wrong = MakeRequest(Method::Get, "/api/repos/create");
@@ -160,11 +157,10 @@ TEST(Router, UnknownPathIs404AndWrongMethodIs405) {
 TEST(Router, AuthenticatorErrorStopsTheHandler) {
   Router r;
   bool ran = false;
-  r.Add(Method::Get, "/x", ApiFamily::Hf, Requirement::Public(),
-        [&](Request&) -> Result<Response> {
-          ran = true;
-          return Response::Text(200, "");
-        });
+  r.Add(Method::Get, "/x", ApiFamily::Hf, Requirement::Public(), [&](Request&) -> Result<Response> {
+    ran = true;
+    return Response::Text(200, "");
+  });
   r.SetAuthenticator([](const Request&, const Route&) -> Result<Principal> {
     return MakeError(ErrorCode::Unauthorized, "Invalid credentials in Authorization header");
   });
@@ -201,8 +197,7 @@ TEST(Router, ThrownExceptionBecomesInternal) {
 
 TEST(Router, EmptySegmentsDoNotMatchParams) {
   Router r;
-  r.Add(Method::Get, "/api/models/{ns}/{name}", ApiFamily::Hf, Requirement::Public(),
-        Echo("info"));
+  r.Add(Method::Get, "/api/models/{ns}/{name}", ApiFamily::Hf, Requirement::Public(), Echo("info"));
   auto req = MakeRequest(Method::Get, "/api/models//bert");
   EXPECT_EQ(r.Dispatch(req).status, 404);
 }

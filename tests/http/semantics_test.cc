@@ -44,7 +44,7 @@ TEST(ParseRange, RefusesRangesWithNoByteOfTheRepresentation) {
 }
 
 TEST(ParseRange, ABackwardsRangeIsThePolicys) {
-  EXPECT_EQ(ParseRange("bytes=5-3", 10).kind, Kind::Whole);  // HF, LFS
+  EXPECT_EQ(ParseRange("bytes=5-3", 10).kind, Kind::Whole);                             // HF, LFS
   EXPECT_EQ(ParseRange("bytes=5-3", 10, RangePolicy{true}).kind, Kind::Unsatisfiable);  // OCI
 }
 

@@ -33,9 +33,7 @@ class CountingUserStore : public db::UserStore {
   Result<db::OrgRecord> CreateOrg(const db::OrgRecord& o, int64_t owner) override {
     return in_.CreateOrg(o, owner);
   }
-  Result<db::OrgRecord> FindOrgByName(std::string_view n) override {
-    return in_.FindOrgByName(n);
-  }
+  Result<db::OrgRecord> FindOrgByName(std::string_view n) override { return in_.FindOrgByName(n); }
   Result<void> AddMember(int64_t o, int64_t u, db::OrgRole r) override {
     return in_.AddMember(o, u, r);
   }
@@ -47,9 +45,7 @@ class CountingUserStore : public db::UserStore {
   Result<std::vector<db::OrgMembership>> ListOrgsOfUser(int64_t u) override {
     return in_.ListOrgsOfUser(u);
   }
-  Result<std::vector<db::OrgMember>> ListMembers(int64_t o) override {
-    return in_.ListMembers(o);
-  }
+  Result<std::vector<db::OrgMember>> ListMembers(int64_t o) override { return in_.ListMembers(o); }
   Result<db::NamespaceKind> GetNamespaceKind(std::string_view n) override {
     return in_.GetNamespaceKind(n);
   }
@@ -67,13 +63,9 @@ class CountingUserStore : public db::UserStore {
   Result<db::TokenRecord> RevokeToken(int64_t u, int64_t t) override {
     return in_.RevokeToken(u, t);
   }
-  Result<std::vector<db::TokenRecord>> ListTokens(int64_t u) override {
-    return in_.ListTokens(u);
-  }
+  Result<std::vector<db::TokenRecord>> ListTokens(int64_t u) override { return in_.ListTokens(u); }
   Result<void> CreateSession(const db::SessionRecord& r) override { return in_.CreateSession(r); }
-  Result<db::SessionRecord> FindSession(std::string_view h) override {
-    return in_.FindSession(h);
-  }
+  Result<db::SessionRecord> FindSession(std::string_view h) override { return in_.FindSession(h); }
   Result<void> DeleteSession(std::string_view h) override { return in_.DeleteSession(h); }
   Result<int64_t> DeleteExpiredSessions(int64_t now) override {
     return in_.DeleteExpiredSessions(now);
@@ -211,8 +203,8 @@ TEST_F(AuthTest, MalformedOrWrongCredentialsAreUnauthorized) {
   ExpectUnauthorized("Token " + token);
   ExpectUnauthorized(token);
   ExpectUnauthorized("Basic !!!notbase64");
-  ExpectUnauthorized("Basic " + Base64(token));  // no user:password colon
-  ExpectUnauthorized("Basic " + Base64("u:"));   // empty password
+  ExpectUnauthorized("Basic " + Base64(token));               // no user:password colon
+  ExpectUnauthorized("Basic " + Base64("u:"));                // empty password
   ExpectUnauthorized("Basic " + Base64("u:" + token) + "A");  // bad length
   ExpectUnauthorized("Basic " + Base64("u:" + token + "x"));
   ExpectUnauthorized("Bearer " + std::string(600, 'a'));
@@ -280,11 +272,9 @@ TEST_F(AuthTest, ExpiredTokenIsRejectedEvenWhenCached) {
 }
 
 TEST_F(AuthTest, TokenManagementErrors) {
-  EXPECT_EQ(auth_->CreateToken("ghost", "x", TokenRole::Read).error().code,
-            ErrorCode::NotFound);
+  EXPECT_EQ(auth_->CreateToken("ghost", "x", TokenRole::Read).error().code, ErrorCode::NotFound);
   ASSERT_TRUE(auth_->CreateUser("alice", "", false).has_value());
-  EXPECT_EQ(auth_->CreateToken("alice", "", TokenRole::Read).error().code,
-            ErrorCode::BadRequest);
+  EXPECT_EQ(auth_->CreateToken("alice", "", TokenRole::Read).error().code, ErrorCode::BadRequest);
   auto a = auth_->CreateToken("alice", "one", TokenRole::Read).value();
   auto b = auth_->CreateToken("alice", "two", TokenRole::Write).value();
   EXPECT_NE(a.token, b.token);
@@ -298,8 +288,7 @@ TEST_F(AuthTest, TokenManagementErrors) {
 TEST_F(AuthTest, CreateUserValidatesAndRefusesTakenNames) {
   EXPECT_EQ(auth_->CreateUser("bad name", "", false).error().code, ErrorCode::BadRequest);
   EXPECT_EQ(auth_->CreateUser("-x", "", false).error().code, ErrorCode::BadRequest);
-  EXPECT_EQ(auth_->CreateUser("short", "", false, "1234567").error().code,
-            ErrorCode::BadRequest);
+  EXPECT_EQ(auth_->CreateUser("short", "", false, "1234567").error().code, ErrorCode::BadRequest);
   ASSERT_TRUE(auth_->CreateUser("alice", "a@example.org", false).has_value());
   EXPECT_EQ(auth_->CreateUser("alice", "", false).error().code, ErrorCode::Conflict);
   EXPECT_EQ(auth_->CreateUser("alice", "", false, "long enough pw").error().code,
@@ -324,8 +313,7 @@ TEST_F(AuthTest, PasswordsAreArgon2idAndChecked) {
   auto bad = auth_->CheckPassword("alice", "wrong horse");
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().code, ErrorCode::Unauthorized);
-  EXPECT_EQ(auth_->CheckPassword("ghost", "correct horse").error().code,
-            ErrorCode::Unauthorized);
+  EXPECT_EQ(auth_->CheckPassword("ghost", "correct horse").error().code, ErrorCode::Unauthorized);
 
   ASSERT_TRUE(auth_->SetPassword("alice", "battery staple").has_value());
   EXPECT_FALSE(auth_->CheckPassword("alice", "correct horse").has_value());
@@ -419,8 +407,7 @@ TEST_F(AuthTest, NamespaceAccessFollowsOwnershipRolesAndTokenCap) {
   EXPECT_EQ(auth_->NamespaceAccess(Auth(dave_w), "acme"), Access::Admin);
   EXPECT_EQ(auth_->AddMember("nosuch", "dave", db::OrgRole::Read).error().code,
             ErrorCode::NotFound);
-  EXPECT_EQ(auth_->AddMember("acme", "ghost", db::OrgRole::Read).error().code,
-            ErrorCode::NotFound);
+  EXPECT_EQ(auth_->AddMember("acme", "ghost", db::OrgRole::Read).error().code, ErrorCode::NotFound);
 }
 
 TEST_F(AuthTest, MembershipLookupsAreCached) {
@@ -435,9 +422,9 @@ TEST_F(AuthTest, MembershipLookupsAreCached) {
 }
 
 TEST_F(AuthTest, WhoAmIReportsUserOrgsAndToken) {
-  ASSERT_TRUE(auth_->CreateUser("alice", "alice@example.org", false, "correct horse",
-                                "Alice Example")
-                  .has_value());
+  ASSERT_TRUE(
+      auth_->CreateUser("alice", "alice@example.org", false, "correct horse", "Alice Example")
+          .has_value());
   ASSERT_TRUE(auth_->CreateOrg("acme", "alice", "ACME").has_value());
   auto t = auth_->CreateToken("alice", "laptop", TokenRole::Write).value();
   auto info = auth_->WhoAmI(Auth(t.token));
@@ -499,8 +486,10 @@ TEST_F(AuthTest, ConcurrentAuthenticateFromManyThreads) {
       for (int i = 0; i < 2000; ++i) {
         int k = (t + i) % 4;
         auto p = auth_->Authenticate("Bearer " + tokens[k]);
-        if (p && p->name == "user" + std::to_string(k)) ++ok;
-        else ++wrong;
+        if (p && p->name == "user" + std::to_string(k))
+          ++ok;
+        else
+          ++wrong;
       }
     });
   }

@@ -39,11 +39,13 @@ class BrowseServiceTest : public ::testing::Test {
     ASSERT_TRUE(repos_->Create(alice_, public_, false).has_value());
     ASSERT_TRUE(repos_->Create(alice_, private_, true).has_value());
     // Two more commits on main: a.txt (two lines, each from its own commit), dir/b.txt.
-    Sh(dir_.string(), "git clone -q " + Quote(repos_->GitPath(public_)) + " work && cd work\n"
-                      "printf 'one\\n' > a.txt && git add a.txt && git commit -q -m 'add a'\n"
-                      "printf 'one\\ntwo\\n' > a.txt && mkdir dir && echo b > dir/b.txt\n"
-                      "git add -A && git commit -q -m 'two and b' && git push -q origin HEAD:main\n"
-                      "git tag -a v1 -m 'version one' HEAD~1 && git push -q origin v1\n");
+    Sh(dir_.string(),
+       "git clone -q " + Quote(repos_->GitPath(public_)) +
+           " work && cd work\n"
+           "printf 'one\\n' > a.txt && git add a.txt && git commit -q -m 'add a'\n"
+           "printf 'one\\ntwo\\n' > a.txt && mkdir dir && echo b > dir/b.txt\n"
+           "git add -A && git commit -q -m 'two and b' && git push -q origin HEAD:main\n"
+           "git tag -a v1 -m 'version one' HEAD~1 && git push -q origin v1\n");
     options_.gnupg_home = (dir_ / "gpg").string();
     browse_ = std::make_unique<BrowseService>(*repos_, reader_, options_);
   }
@@ -55,9 +57,7 @@ class BrowseServiceTest : public ::testing::Test {
     std::error_code ec;
     fs::remove_all(dir_, ec);
   }
-  std::string Head() {
-    return Sh(repos_->GitPath(public_), "git rev-parse main").substr(0, 40);
-  }
+  std::string Head() { return Sh(repos_->GitPath(public_), "git rev-parse main").substr(0, 40); }
 
   fs::path dir_;
   db::Stores stores_;
@@ -75,8 +75,7 @@ TEST_F(BrowseServiceTest, PrivateRepoIsHiddenFromAnonymous) {
   auto anon = browse_->Log(Principal::Anonymous(), private_, "main", "", 0, 10, false);
   ASSERT_FALSE(anon);
   EXPECT_EQ(anon.error().code, ErrorCode::RepoNotFound);
-  EXPECT_EQ(browse_->Refs(Principal::Anonymous(), private_).error().code,
-            ErrorCode::RepoNotFound);
+  EXPECT_EQ(browse_->Refs(Principal::Anonymous(), private_).error().code, ErrorCode::RepoNotFound);
   auto owner = browse_->Log(alice_, private_, "main", "", 0, 10, false);
   ASSERT_TRUE(owner) << owner.error().message;
   EXPECT_EQ(owner->value.entries.size(), 1u);
@@ -122,11 +121,9 @@ TEST_F(BrowseServiceTest, CachesAreBoundedInBytes) {
   BrowseService small(*repos_, reader_, one);
   auto first = small.Commit(Principal::Anonymous(), public_, "main");
   ASSERT_TRUE(first);
-  EXPECT_EQ(small.Commit(Principal::Anonymous(), public_, "main")->value.get(),
-            first->value.get());
+  EXPECT_EQ(small.Commit(Principal::Anonymous(), public_, "main")->value.get(), first->value.get());
   ASSERT_TRUE(small.Commit(Principal::Anonymous(), public_, "v1"));  // evicts main's
-  EXPECT_NE(small.Commit(Principal::Anonymous(), public_, "main")->value.get(),
-            first->value.get());
+  EXPECT_NE(small.Commit(Principal::Anonymous(), public_, "main")->value.get(), first->value.get());
 }
 
 TEST_F(BrowseServiceTest, LogPagesAndCountsFollowNewCommits) {
@@ -143,7 +140,8 @@ TEST_F(BrowseServiceTest, LogPagesAndCountsFollowNewCommits) {
   auto count = browse_->CommitCount(Principal::Anonymous(), public_, "main");
   ASSERT_TRUE(count) << count.error().message;
   EXPECT_EQ(count->value, 3u);
-  Sh(dir_.string(), "cd work && git commit -q --allow-empty -m more && git push -q origin HEAD:main");
+  Sh(dir_.string(),
+     "cd work && git commit -q --allow-empty -m more && git push -q origin HEAD:main");
   auto after = browse_->CommitCount(Principal::Anonymous(), public_, "main");
   ASSERT_TRUE(after);
   EXPECT_EQ(after->value, 4u);

@@ -20,19 +20,19 @@ json::object Card(std::string_view yaml) {
 }
 
 TEST(CardMeta, ModelCardTagsAsTheHubDerivesThem) {
-  CardMeta meta = ExtractCardMeta(Card(
-      "library_name: transformers\n"
-      "pipeline_tag: fill-mask\n"
-      "tags: [bert, exbert]\n"
-      "language: [en, fr]\n"
-      "datasets:\n  - bookcorpus\n  - wikipedia\n"
-      "base_model: google/bert-base\n"
-      "license: apache-2.0\n"));
+  CardMeta meta =
+      ExtractCardMeta(Card("library_name: transformers\n"
+                           "pipeline_tag: fill-mask\n"
+                           "tags: [bert, exbert]\n"
+                           "language: [en, fr]\n"
+                           "datasets:\n  - bookcorpus\n  - wikipedia\n"
+                           "base_model: google/bert-base\n"
+                           "license: apache-2.0\n"));
   EXPECT_EQ(meta.library, "transformers");
   EXPECT_EQ(meta.pipeline, "fill-mask");
-  EXPECT_EQ(meta.tags, (Tags{"transformers", "bert", "exbert", "fill-mask", "en", "fr",
-                             "dataset:bookcorpus", "dataset:wikipedia",
-                             "base_model:google/bert-base", "license:apache-2.0"}));
+  EXPECT_EQ(meta.tags,
+            (Tags{"transformers", "bert", "exbert", "fill-mask", "en", "fr", "dataset:bookcorpus",
+                  "dataset:wikipedia", "base_model:google/bert-base", "license:apache-2.0"}));
 }
 
 TEST(CardMeta, DatasetCardTagsArePrefixed) {
@@ -65,7 +65,9 @@ TEST(CardMeta, BoundedCleanedAndDeduplicated) {
   many.insert(many.begin(), json::string("  bad\x01\nname\x7f  "));
   many.insert(many.begin(), json::string("\t\n"));
   CardMeta meta = ExtractCardMeta(json::object{{"tags", many},
-                                               {"library_name", "li\x02" "b"},
+                                               {"library_name",
+                                                "li\x02"
+                                                "b"},
                                                {"license", std::string(300, 'l')}});
   ASSERT_EQ(meta.tags.size(), kMaxCardTags);
   EXPECT_EQ(meta.library, "lib");
@@ -77,8 +79,8 @@ TEST(CardMeta, BoundedCleanedAndDeduplicated) {
     for (char c : t) EXPECT_GE(static_cast<unsigned char>(c), 0x20) << t;
   }
   // A prefixed tag that goes over the bound is skipped, not cut.
-  CardMeta long_license = ExtractCardMeta(
-      json::object{{"license", std::string(kMaxCardTagBytes - 2, 'l')}});
+  CardMeta long_license =
+      ExtractCardMeta(json::object{{"license", std::string(kMaxCardTagBytes - 2, 'l')}});
   EXPECT_TRUE(long_license.tags.empty());
 }
 

@@ -17,12 +17,12 @@
 
 #include "core/util.h"
 #include "db/sqlite/sqlite_stores.h"
+#include "fixtures.h"
 #include "git/repo_reader.h"
 #include "services/auth_service.h"
 #include "services/repo_service.h"
 #include "services/upload_service.h"
 #include "storage/local/local_blob_store.h"
-#include "fixtures.h"
 
 namespace hangar::services {
 namespace {
@@ -111,8 +111,8 @@ class GcServiceTest : public ::testing::Test {
                                   static_cast<int64_t>(data.size()), std::nullopt);
     EXPECT_TRUE(start.has_value()) << start.error().message;
     StringSource body(data);
-    auto part = uploads_->PutPart(alice_, start->upload.record.id, 1, body, data.size(),
-                                  std::nullopt);
+    auto part =
+        uploads_->PutPart(alice_, start->upload.record.id, 1, body, data.size(), std::nullopt);
     EXPECT_TRUE(part.has_value()) << part.error().message;
     upload_clock_ = now_;
     return start->upload.record;

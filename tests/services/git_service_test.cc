@@ -56,7 +56,8 @@ TEST(GitAdmission, GlobalBoundQueuesUntilASlotIsReleased) {
   auto a = adm.Acquire(GitRpc::UploadPack, "user:1");
   auto b = adm.Acquire(GitRpc::UploadPack, "user:2");
   ASSERT_TRUE(a && b);
-  auto c = std::async(std::launch::async, [&] { return adm.Acquire(GitRpc::UploadPack, "user:3"); });
+  auto c =
+      std::async(std::launch::async, [&] { return adm.Acquire(GitRpc::UploadPack, "user:3"); });
   ASSERT_TRUE(watch.WaitEntered(1));
   EXPECT_EQ(adm.Snapshot().fetches, 2);
   EXPECT_EQ(adm.Snapshot().queued, 1);
@@ -90,8 +91,8 @@ TEST(GitAdmission, FullQueueIsUnavailableAtOnce) {
   GitAdmission adm(Limits(1, 1, 1, 20s), watch.Hook());
   auto held = adm.Acquire(GitRpc::UploadPack, "user:1");
   ASSERT_TRUE(held);
-  auto waiting = std::async(std::launch::async,
-                            [&] { return adm.Acquire(GitRpc::UploadPack, "user:2"); });
+  auto waiting =
+      std::async(std::launch::async, [&] { return adm.Acquire(GitRpc::UploadPack, "user:2"); });
   ASSERT_TRUE(watch.WaitEntered(1));
   // The queue (1) is full: refused without waiting for the 20 s deadline.
   auto refused = adm.Acquire(GitRpc::UploadPack, "user:3");
@@ -139,7 +140,8 @@ TEST(GitAdmission, SlotsReleaseOnDestructionAndMove) {
 
 TEST(GitProtocolHeader, SanitizeAndVersion) {
   EXPECT_EQ(SanitizeGitProtocol("version=2"), "version=2");
-  EXPECT_EQ(SanitizeGitProtocol("version=2:object-format=sha256"), "version=2:object-format=sha256");
+  EXPECT_EQ(SanitizeGitProtocol("version=2:object-format=sha256"),
+            "version=2:object-format=sha256");
   EXPECT_EQ(SanitizeGitProtocol("version=2\nX=1"), "");
   EXPECT_EQ(SanitizeGitProtocol("version=2 ; rm"), "");
   EXPECT_EQ(SanitizeGitProtocol(std::string(257, 'a')), "");
@@ -288,7 +290,7 @@ TEST_F(GitServiceTest, UploadPackV2LsRefs) {
   auto out = RunRpc(GitRpc::UploadPack, req, "version=2");
   ASSERT_TRUE(out) << out.error().message;
   EXPECT_NE(out->find("HEAD symref-target:refs/heads/main"), std::string::npos) << *out;
-  EXPECT_NE(out->find(Head() .substr(0, 40) + " refs/heads/main"), std::string::npos);
+  EXPECT_NE(out->find(Head().substr(0, 40) + " refs/heads/main"), std::string::npos);
 }
 
 TEST_F(GitServiceTest, ReceivePackPushUpdatesTheRefAndCallsAfterPush) {
@@ -298,8 +300,8 @@ TEST_F(GitServiceTest, ReceivePackPushUpdatesTheRefAndCallsAfterPush) {
       Sh(dir_.path() + "/work",
          "echo more > b.txt && git add b.txt && git commit -q -m second\n"
          "git rev-parse HEAD\n"
-         "printf '%s\\n^%s\\n' $(git rev-parse HEAD) " + old_head +
-             " | git pack-objects --revs --stdout -q > ../push.pack\n")
+         "printf '%s\\n^%s\\n' $(git rev-parse HEAD) " +
+             old_head + " | git pack-objects --revs --stdout -q > ../push.pack\n")
           .substr(0, 40);
   std::string pack = Sh(dir_.path(), "cat push.pack");
   std::string req = git::PktLine(old_head + " " + new_head + " refs/heads/main" +
@@ -336,10 +338,9 @@ TEST_F(GitServiceTest, BusyServiceIsUnavailable) {
   GitLimits limits;
   limits.pack_concurrency = 1;
   limits.pack_queue = 0;
-  GitRepoAccess access{[this](const Principal&, const RepoId&, Access) -> Result<RepoHandle> {
-                         return handle_;
-                       },
-                       [](const RepoHandle&) {}};
+  GitRepoAccess access{
+      [this](const Principal&, const RepoId&, Access) -> Result<RepoHandle> { return handle_; },
+      [](const RepoHandle&) {}};
   GitService busy(std::move(access), limits);
   auto held = busy.admission().Acquire(GitRpc::UploadPack, "user:99");
   ASSERT_TRUE(held);

@@ -75,8 +75,8 @@ class ImportServiceTest : public ::testing::Test {
                                            fs::path(dir_.path()) / "repos");
     ImportOptions opts;
     opts.tmp_dir = fs::path(dir_.path()) / "tmp";
-    imports_ = std::make_unique<ImportService>(*stores_.repos, *stores_.users, *auth_, *repos_,
-                                               opts);
+    imports_ =
+        std::make_unique<ImportService>(*stores_.repos, *stores_.users, *auth_, *repos_, opts);
     alice_ = testing::MakeUser(*auth_, "alice");
     bob_ = testing::MakeUser(*auth_, "bob");
     admin_.anonymous = false;
@@ -94,7 +94,9 @@ class ImportServiceTest : public ::testing::Test {
     r.allow_local = true;
     return r;
   }
-  std::string RepoPath(const std::string& name) { return repos_->GitPath({RepoType::Model, "alice", name}); }
+  std::string RepoPath(const std::string& name) {
+    return repos_->GitPath({RepoType::Model, "alice", name});
+  }
   bool TmpIsEmpty() {
     std::error_code ec;
     return !fs::exists(fs::path(dir_.path()) / "tmp", ec) ||
@@ -152,8 +154,9 @@ TEST_F(ImportServiceTest, CopiesEveryRefAndFollowsTheSourceHead) {
 }
 
 TEST_F(ImportServiceTest, BareSourceWithADanglingHeadGetsMain) {
-  Sh(dir_.path(), "git clone -q --bare src bare.git && cd bare.git && git branch -q main trunk"
-                  " && git symbolic-ref HEAD refs/heads/gone");
+  Sh(dir_.path(),
+     "git clone -q --bare src bare.git && cd bare.git && git branch -q main trunk"
+     " && git symbolic-ref HEAD refs/heads/gone");
   auto rec = imports_->Import(bob_, [&] {
     auto r = Request(dir_.path() + "/bare.git", "from-bare");
     r.ns = "bob";
@@ -206,16 +209,14 @@ TEST_F(ImportServiceTest, MissingSourceIsBadRequestAndLeavesNothing) {
   ASSERT_FALSE(rec.has_value());
   EXPECT_EQ(rec.error().code, ErrorCode::BadRequest);
   EXPECT_NE(rec.error().message.find("cannot read"), std::string::npos) << rec.error().message;
-  EXPECT_NE(rec.error().message.find("does not exist"), std::string::npos)
-      << rec.error().message;
+  EXPECT_NE(rec.error().message.find("does not exist"), std::string::npos) << rec.error().message;
   EXPECT_EQ(rec.error().message.find(dir_.path() + "/tmp"), std::string::npos)
       << rec.error().message;
   Sh(dir_.path(), "mkdir not-a-repo");
   auto plain = imports_->Import(alice_, Request(dir_.path() + "/not-a-repo"));
   ASSERT_FALSE(plain.has_value());
   EXPECT_EQ(plain.error().code, ErrorCode::BadRequest);
-  EXPECT_NE(plain.error().message.find("fatal: "), std::string::npos)
-      << plain.error().message;
+  EXPECT_NE(plain.error().message.find("fatal: "), std::string::npos) << plain.error().message;
   ExpectNothingLeft("imported");
 }
 
@@ -227,8 +228,9 @@ TEST_F(ImportServiceTest, UnreachableUrlIsBadRequestAndLeavesNothing) {
 }
 
 TEST_F(ImportServiceTest, ShallowOrBranchlessSourcesAreRefused) {
-  Sh(dir_.path(), "git clone -q --bare --depth 1 file://$PWD/src shallow.git"
-                  " && git init -q --bare empty.git");
+  Sh(dir_.path(),
+     "git clone -q --bare --depth 1 file://$PWD/src shallow.git"
+     " && git init -q --bare empty.git");
   auto shallow = imports_->Import(alice_, Request(dir_.path() + "/shallow.git"));
   ASSERT_FALSE(shallow.has_value());
   EXPECT_EQ(shallow.error().code, ErrorCode::BadRequest);
@@ -266,8 +268,9 @@ TEST_F(ImportServiceTest, NamespaceRulesAreThoseOfRepoCreation) {
 }
 
 TEST_F(ImportServiceTest, WebRequestsMayNameOnlyUrlsOfAllowedTransports) {
-  const std::vector<std::string> sources = {source_, "file://" + source_, "ext::sh -c touch% /tmp/pwned",
-                                            "fd::3", "ftp://example.com/x.git", "localhost:src"};
+  const std::vector<std::string> sources = {
+      source_, "file://" + source_,       "ext::sh -c touch% /tmp/pwned",
+      "fd::3", "ftp://example.com/x.git", "localhost:src"};
   for (const std::string& source : sources) {
     auto r = Request(source);
     r.allow_local = false;
@@ -360,8 +363,8 @@ TEST_F(ImportServiceTest, LeftoversOfAnInterruptedImportAreSwept) {
 }
 
 TEST(CheckImportSource, AllowsOnlyTheListedTransports) {
-  for (const char* ok : {"http://h/r.git", "https://h/r", "HTTPS://h/r", "git://h/r",
-                         "ssh://git@h/r.git"}) {
+  for (const char* ok :
+       {"http://h/r.git", "https://h/r", "HTTPS://h/r", "git://h/r", "ssh://git@h/r.git"}) {
     auto s = CheckImportSource(ok, false);
     ASSERT_TRUE(s.has_value()) << ok << ": " << s.error().message;
     EXPECT_EQ(s->kind, ImportSource::Kind::Url);
@@ -379,8 +382,7 @@ TEST(CheckImportSource, AllowsOnlyTheListedTransports) {
   EXPECT_EQ(CheckImportSource("/dir/with:colon", true)->kind, ImportSource::Kind::Local);
   EXPECT_FALSE(CheckImportSource("rel/path", true).has_value());
   EXPECT_FALSE(CheckImportSource("ext::sh -c id", true).has_value());
-  EXPECT_NE(CheckImportSource("ext::sh", true).error().message.find("'ext::'"),
-            std::string::npos);
+  EXPECT_NE(CheckImportSource("ext::sh", true).error().message.find("'ext::'"), std::string::npos);
   EXPECT_NE(CheckImportSource("/abs", false).error().message.find("local paths are not allowed"),
             std::string::npos);
 }

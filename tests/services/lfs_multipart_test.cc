@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "db/sqlite/sqlite_stores.h"
+#include "fixtures.h"
 #include "git/repo_reader.h"
 #include "services/auth_service.h"
 #include "services/lfs_service.h"
 #include "services/repo_service.h"
 #include "storage/memory/memory_blob_store.h"
-#include "fixtures.h"
 
 namespace hangar::services {
 namespace {

@@ -8,11 +8,11 @@
 #include <string>
 
 #include "db/sqlite/sqlite_stores.h"
+#include "fixtures.h"
 #include "git/repo_reader.h"
 #include "services/auth_service.h"
 #include "services/repo_service.h"
 #include "storage/memory/memory_blob_store.h"
-#include "fixtures.h"
 
 namespace hangar::services {
 namespace {
@@ -124,8 +124,8 @@ class LfsServiceTest : public ::testing::Test {
 };
 
 TEST_F(LfsServiceTest, UploadBatchHandsOutTicketAndUploadLinksTheObject) {
-  auto b = lfs_->Batch(alice_, Id("alice", "private-model"),
-                       Req(LfsOperation::Upload, {Obj(kData)}));
+  auto b =
+      lfs_->Batch(alice_, Id("alice", "private-model"), Req(LfsOperation::Upload, {Obj(kData)}));
   ASSERT_TRUE(b.has_value()) << b.error().message;
   EXPECT_EQ(b->transfer, "basic");
   EXPECT_EQ(b->expires_in, 600);
@@ -147,18 +147,17 @@ TEST_F(LfsServiceTest, UploadBatchHandsOutTicketAndUploadLinksTheObject) {
   ASSERT_TRUE(size.has_value());
   EXPECT_EQ(size->value_or(0), strlen(kData));
 
-  EXPECT_TRUE(lfs_->VerifyWithTicket(*b->objects[0].ticket, Sha256::Of(kData), strlen(kData))
-                  .has_value());
-  EXPECT_TRUE(lfs_->Verify(alice_, Id("alice", "private-model"), Sha256::Of(kData),
-                           strlen(kData))
+  EXPECT_TRUE(
+      lfs_->VerifyWithTicket(*b->objects[0].ticket, Sha256::Of(kData), strlen(kData)).has_value());
+  EXPECT_TRUE(lfs_->Verify(alice_, Id("alice", "private-model"), Sha256::Of(kData), strlen(kData))
                   .has_value());
   auto wrong_size = lfs_->Verify(alice_, Id("alice", "private-model"), Sha256::Of(kData), 3);
   ASSERT_FALSE(wrong_size.has_value());
   EXPECT_EQ(wrong_size.error().code, ErrorCode::Unprocessable);
 
   // Asked again: already present, so no ticket (no actions) and no error.
-  auto again = lfs_->Batch(alice_, Id("alice", "private-model"),
-                           Req(LfsOperation::Upload, {Obj(kData)}));
+  auto again =
+      lfs_->Batch(alice_, Id("alice", "private-model"), Req(LfsOperation::Upload, {Obj(kData)}));
   ASSERT_TRUE(again.has_value());
   EXPECT_FALSE(again->objects[0].ticket.has_value());
   EXPECT_FALSE(again->objects[0].error.has_value());
@@ -275,10 +274,10 @@ TEST_F(LfsServiceTest, ObjectsOfOtherReposAreNeitherRevealedNorServed) {
 }
 
 TEST_F(LfsServiceTest, PerObjectValidation) {
-  auto b = lfs_->Batch(alice_, Id("alice", "private-model"),
-                       Req(LfsOperation::Upload, {{"ABCDEF", 1},
-                                                  {Sha256::Of("a").Hex(), -1},
-                                                  {Sha256::Of("b").Hex(), 1001}}));
+  auto b =
+      lfs_->Batch(alice_, Id("alice", "private-model"),
+                  Req(LfsOperation::Upload,
+                      {{"ABCDEF", 1}, {Sha256::Of("a").Hex(), -1}, {Sha256::Of("b").Hex(), 1001}}));
   ASSERT_TRUE(b.has_value()) << b.error().message;
   ASSERT_EQ(b->objects.size(), 3u);
   for (const auto& o : b->objects) {

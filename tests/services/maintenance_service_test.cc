@@ -33,10 +33,12 @@ using git::testing::TempDir;
 // first commit of the first call.
 void FastImport(const std::string& repo, int commits, int files = 3, int start = 0) {
   fs::create_directories(fs::path(repo).parent_path());
-  Sh(fs::path(repo).parent_path().string(), "test -d " + Quote(repo) +
-      " || git init -q --bare -b main " + Quote(repo) + "\ncd " + Quote(repo) + R"SH(
-python3 - )SH" + std::to_string(commits) + " " + std::to_string(files) + " " +
-      std::to_string(start) + R"SH( <<'PY' | git -c fastimport.unpackLimit=1 fast-import --quiet
+  Sh(fs::path(repo).parent_path().string(),
+     "test -d " + Quote(repo) + " || git init -q --bare -b main " + Quote(repo) + "\ncd " +
+         Quote(repo) + R"SH(
+python3 - )SH" +
+         std::to_string(commits) + " " + std::to_string(files) + " " + std::to_string(start) +
+         R"SH( <<'PY' | git -c fastimport.unpackLimit=1 fast-import --quiet
 import sys
 n, files, start = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 w = sys.stdout.buffer.write
@@ -321,10 +323,11 @@ TEST_F(MaintenanceServiceTest, PushesDuringARepackLoseNothing) {
   int pushes = 0;
   while (!done || pushes < 3) {
     ++pushes;
-    Sh(client, "echo push " + std::to_string(pushes) + " > p.txt && git add p.txt && "
-               "git -c user.name=P -c user.email=p@example.com commit -q -m 'push " +
-               std::to_string(pushes) + "' && git push -q origin HEAD:main HEAD:refs/heads/p" +
-               std::to_string(pushes) + " 2>&1");
+    Sh(client, "echo push " + std::to_string(pushes) +
+                   " > p.txt && git add p.txt && "
+                   "git -c user.name=P -c user.email=p@example.com commit -q -m 'push " +
+                   std::to_string(pushes) + "' && git push -q origin HEAD:main HEAD:refs/heads/p" +
+                   std::to_string(pushes) + " 2>&1");
   }
   runner.join();
   ASSERT_TRUE(report.has_value()) << report.error().message;

@@ -17,9 +17,8 @@ std::string Descriptor(std::string_view media_type, const std::string& digest) {
 
 TEST(OciManifestDoc, ImageManifestListsConfigThenLayers) {
   std::string m = "{\"schemaVersion\":2,\"config\":" +
-                  Descriptor("application/vnd.oci.image.config.v1+json", kA) +
-                  ",\"layers\":[" + Descriptor("application/x-layer", kB) +
-                  "],\"annotations\":{\"k\":\"v\"}}";
+                  Descriptor("application/vnd.oci.image.config.v1+json", kA) + ",\"layers\":[" +
+                  Descriptor("application/x-layer", kB) + "],\"annotations\":{\"k\":\"v\"}}";
   auto doc = ParseOciManifest(m, "application/vnd.oci.image.manifest.v1+json").value();
   EXPECT_EQ(doc.media_type, "application/vnd.oci.image.manifest.v1+json");
   EXPECT_FALSE(doc.is_index);
@@ -61,9 +60,10 @@ TEST(OciManifestDoc, RefusesWhatIsNotAManifest) {
     EXPECT_EQ(r.error().code, ErrorCode::ManifestInvalid) << bad;
     EXPECT_TRUE(r.error().message.starts_with("manifest invalid: ")) << r.error().message;
   }
-  std::string m = "{\"schemaVersion\":2,\"mediaType\":"
-                  "\"application/vnd.oci.image.manifest.v1+json\",\"config\":" + config +
-                  ",\"layers\":[]}";
+  std::string m =
+      "{\"schemaVersion\":2,\"mediaType\":"
+      "\"application/vnd.oci.image.manifest.v1+json\",\"config\":" +
+      config + ",\"layers\":[]}";
   EXPECT_TRUE(ParseOciManifest(m, "application/vnd.oci.image.manifest.v1+json; q=1"));
   auto mismatch = ParseOciManifest(m, "application/vnd.oci.image.index.v1+json");
   ASSERT_FALSE(mismatch.has_value());

@@ -76,9 +76,10 @@ TEST(OciNames, Digests) {
 TEST(OciNames, DigestOfMatchesKnownValues) {
   EXPECT_EQ(DigestOf("sha256", "").String(),
             "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-  EXPECT_EQ(DigestOf("sha512", "").String(),
-            "sha512:cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0"
-            "ff8318d2877eec2f63b931bd47417a81a538327af927da3e");
+  EXPECT_EQ(
+      DigestOf("sha512", "").String(),
+      "sha512:cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0"
+      "ff8318d2877eec2f63b931bd47417a81a538327af927da3e");
   OciHasher h("sha256");
   h.Update("{");
   h.Update("}");

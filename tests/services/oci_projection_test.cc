@@ -46,8 +46,7 @@ class CountingOciStore final : public db::OciStore {
   Result<bool> DeleteManifest(int64_t repo, std::string_view d) override {
     return real_.DeleteManifest(repo, d);
   }
-  Result<void> PutTag(int64_t repo, std::string_view t, std::string_view d,
-                      int64_t now) override {
+  Result<void> PutTag(int64_t repo, std::string_view t, std::string_view d, int64_t now) override {
     return real_.PutTag(repo, t, d, now);
   }
   Result<std::optional<std::string>> GetTag(int64_t repo, std::string_view t) override {
@@ -61,8 +60,7 @@ class CountingOciStore final : public db::OciStore {
     return real_.DeleteTag(repo, t);
   }
   Result<std::vector<db::OciReferrer>> ListReferrers(int64_t repo, std::string_view subject,
-                                                     std::string_view type,
-                                                     std::string_view after,
+                                                     std::string_view type, std::string_view after,
                                                      int limit) override {
     return real_.ListReferrers(repo, subject, type, after, limit);
   }
@@ -131,8 +129,8 @@ GIT_COMMITTER_DATE='@1700000200 +0000' git tag -a v1 -m 'version one'
 git tag rel/2 HEAD~1
 cd .. && git clone -q --mirror work repo.git
 )SH";
-  Sh(dir, "export README=" + Quote(kReadme) + " CONFIG=" + Quote(kConfigJson) +
-              " OID=" + kLfsOid + "\n" + script);
+  Sh(dir, "export README=" + Quote(kReadme) + " CONFIG=" + Quote(kConfigJson) + " OID=" + kLfsOid +
+              "\n" + script);
   return dir + "/repo.git";
 }
 
@@ -227,7 +225,8 @@ TEST_F(OciProjectionTest, BranchManifestIsModelPackWithOneLayerPerFileSortedByPa
   EXPECT_EQ(weight["digest"].as_string(), std::string("sha256:") + kLfsOid);
   EXPECT_EQ(weight["size"].to_number<uint64_t>(), 12345u);
   EXPECT_EQ(weight["mediaType"].as_string(), "application/vnd.cncf.model.weight.v1.raw");
-  EXPECT_FALSE(weight["annotations"].as_object().contains("org.cncf.model.file.mediatype.untested"));
+  EXPECT_FALSE(
+      weight["annotations"].as_object().contains("org.cncf.model.file.mediatype.untested"));
   std::string big = Git("git cat-file blob main:big.txt") + "\n";
   EXPECT_EQ(big.size(), 8000u);
   EXPECT_EQ(by_path["big.txt"]["digest"].as_string(), "sha256:" + Sha256::Of(big).Hex());
@@ -241,12 +240,15 @@ TEST_F(OciProjectionTest, BranchManifestIsModelPackWithOneLayerPerFileSortedByPa
             "application/vnd.cncf.model.code.v1.raw");
   // A guess is marked.
   EXPECT_EQ(by_path["nested/deeper/notes.txt"]["annotations"]
-                .at("org.cncf.model.file.mediatype.untested").as_string(), "true");
+                .at("org.cncf.model.file.mediatype.untested")
+                .as_string(),
+            "true");
 
   const auto& ann = doc["annotations"].as_object();
   EXPECT_EQ(ann.at("org.opencontainers.image.created").as_string(), "2023-11-14T22:15:00Z");
   EXPECT_EQ(ann.at("org.opencontainers.image.revision").as_string(), m.commit);
-  EXPECT_EQ(ann.at("org.opencontainers.image.source").as_string(), "http://hub.test/acme/tiny-bert");
+  EXPECT_EQ(ann.at("org.opencontainers.image.source").as_string(),
+            "http://hub.test/acme/tiny-bert");
 }
 
 TEST_F(OciProjectionTest, ConfigBlobDescribesTheRepoAndIsStoredAndLinked) {
@@ -289,7 +291,8 @@ TEST_F(OciProjectionTest, ManifestIsStoredAsARowWithItsReferences) {
   EXPECT_NE((*row)->annotations_json.find("org.opencontainers.image.revision"), std::string::npos);
   json::object doc = json::parse(m.body).as_object();
   std::set<std::string> want{std::string(doc["config"].at("digest").as_string())};
-  for (const auto& l : doc["layers"].as_array()) want.insert(std::string(l.at("digest").as_string()));
+  for (const auto& l : doc["layers"].as_array())
+    want.insert(std::string(l.at("digest").as_string()));
   for (const auto& d : want) EXPECT_EQ(oci_->CountReferences(Id(), d).value(), 1) << d;
   EXPECT_EQ(oci_->CountReferences(Id(), "sha256:" + std::string(64, '0')).value(), 0);
 
@@ -301,9 +304,9 @@ TEST_F(OciProjectionTest, ManifestIsStoredAsARowWithItsReferences) {
 
 TEST_F(OciProjectionTest, SameRevisionSameDigestByBranchTagShaAndAfterRestart) {
   ProjectedManifest by_branch = Get("main");
-  EXPECT_EQ(Get("v1").body, by_branch.body);                // annotated tag on main
-  EXPECT_EQ(Get(by_branch.commit).body, by_branch.body);    // the commit sha
-  EXPECT_EQ(Get("main").digest, by_branch.digest);          // served twice
+  EXPECT_EQ(Get("v1").body, by_branch.body);              // annotated tag on main
+  EXPECT_EQ(Get(by_branch.commit).body, by_branch.body);  // the commit sha
+  EXPECT_EQ(Get("main").digest, by_branch.digest);        // served twice
   ProjectedManifest dev = Get("dev");
   EXPECT_NE(dev.digest, by_branch.digest);
   EXPECT_EQ(dev.commit, Git("git rev-parse dev"));
@@ -353,8 +356,8 @@ TEST_F(OciProjectionTest, OnlyBranchesTagsAndFullCommitShasAreReferences) {
   std::string head = Git("git rev-parse main");
   std::string tree = Git("git rev-parse main^{tree}");
   std::string blob = Git("git rev-parse main:config.json");
-  for (std::string ref : {std::string("nope"), std::string("HEAD"), head.substr(0, 12),
-                          tree, blob, std::string(40, 'a'), std::string("rel-2")}) {
+  for (std::string ref : {std::string("nope"), std::string("HEAD"), head.substr(0, 12), tree, blob,
+                          std::string(40, 'a'), std::string("rel-2")}) {
     auto m = projection_->Manifest(repo_, ref);
     ASSERT_TRUE(m.has_value()) << ref << ": " << m.error().message;
     EXPECT_FALSE(m->has_value()) << ref;
@@ -390,8 +393,9 @@ TEST_F(OciProjectionTest, OpenBlobServesSmallGitFilesOfThisRepoOnly) {
 
   // A file only another repo holds is not served through this one, whatever the range.
   TempDir other_dir;
-  Sh(other_dir.path(), "git init -q -b main w && cd w && printf 'secret\\n' > s.txt && "
-                       "git add -A && git commit -q -m s && cd .. && git clone -q --bare w o.git");
+  Sh(other_dir.path(),
+     "git init -q -b main w && cd w && printf 'secret\\n' > s.txt && "
+     "git add -A && git commit -q -m s && cd .. && git clone -q --bare w o.git");
   RepoHandle other = Repo(RepoType::Model, "other", other_dir.path() + "/o.git");
   auto om = projection_->Manifest(other, "main");
   ASSERT_TRUE(om.has_value() && om->has_value());
@@ -429,9 +433,10 @@ git commit -q -m huge
 }
 
 TEST_F(OciProjectionTest, DatasetsAndSpacesAreOrasStyleWithTheEmptyConfig) {
-  Sh(tmp_.path(), "git init -q -b main ds && cd ds && printf 'a,b\\n1,2\\n' > train.csv && "
-                  "printf '# Data\\n' > README.md && printf '{}\\n' > extra.json && "
-                  "git add -A && git commit -q -m d");
+  Sh(tmp_.path(),
+     "git init -q -b main ds && cd ds && printf 'a,b\\n1,2\\n' > train.csv && "
+     "printf '# Data\\n' > README.md && printf '{}\\n' > extra.json && "
+     "git add -A && git commit -q -m d");
   RepoHandle ds = Repo(RepoType::Dataset, "data", tmp_.path() + "/ds/.git");
   auto m = projection_->Manifest(ds, "main");
   ASSERT_TRUE(m.has_value() && m->has_value());
@@ -445,10 +450,12 @@ TEST_F(OciProjectionTest, DatasetsAndSpacesAreOrasStyleWithTheEmptyConfig) {
   EXPECT_TRUE(oci_->BlobLinked(ds.record.id, Sha256::Of("{}")).value().has_value());
   const auto& layers = doc["layers"].as_array();
   ASSERT_EQ(layers.size(), 3u);
-  EXPECT_EQ(layers[2].at("annotations").at("org.opencontainers.image.title").as_string(), "train.csv");
+  EXPECT_EQ(layers[2].at("annotations").at("org.opencontainers.image.title").as_string(),
+            "train.csv");
   EXPECT_EQ(layers[2].at("mediaType").as_string(), "application/vnd.cncf.model.dataset.v1.raw");
   EXPECT_EQ(layers[1].at("mediaType").as_string(), "application/vnd.cncf.model.dataset.v1.raw");
-  EXPECT_TRUE(layers[1].at("annotations").as_object().contains("org.cncf.model.file.mediatype.untested"));
+  EXPECT_TRUE(
+      layers[1].at("annotations").as_object().contains("org.cncf.model.file.mediatype.untested"));
   EXPECT_EQ(doc["annotations"].at("org.opencontainers.image.source").as_string(),
             "http://hub.test/datasets/acme/data");
 
@@ -457,7 +464,8 @@ TEST_F(OciProjectionTest, DatasetsAndSpacesAreOrasStyleWithTheEmptyConfig) {
   ASSERT_TRUE(s.has_value() && s->has_value());
   json::object sdoc = json::parse((*s)->body).as_object();
   EXPECT_EQ(sdoc["artifactType"].as_string(), "application/vnd.hangar.space.v1");
-  EXPECT_EQ(sdoc["layers"].at(0).at("mediaType").as_string(), "application/vnd.oci.image.layer.v1.tar");
+  EXPECT_EQ(sdoc["layers"].at(0).at("mediaType").as_string(),
+            "application/vnd.oci.image.layer.v1.tar");
 }
 
 TEST(OciModelConfig, ClassifiesByNameThenExtension) {
@@ -495,12 +503,11 @@ TEST(OciModelConfig, MalformedInputsContributeNothingAndListLicensesAreKept) {
   in.weight_paths = {"pytorch_model.bin", "model.safetensors"};
   in.diff_ids = {"sha256:" + std::string(64, 'b')};
   std::string out = BuildModelConfig(in);
-  EXPECT_EQ(out,
-            R"({"descriptor":{"createdAt":"2023-11-14T22:13:20Z","name":"m","revision":")" +
-                std::string(40, 'a') +
-                R"(","licenses":["mit","apache-2.0"]},"config":{"format":"safetensors"},)"
-                R"("modelfs":{"type":"layers","diffIds":["sha256:)" + std::string(64, 'b') +
-                R"("]}})");
+  EXPECT_EQ(out, R"({"descriptor":{"createdAt":"2023-11-14T22:13:20Z","name":"m","revision":")" +
+                     std::string(40, 'a') +
+                     R"(","licenses":["mit","apache-2.0"]},"config":{"format":"safetensors"},)"
+                     R"("modelfs":{"type":"layers","diffIds":["sha256:)" +
+                     std::string(64, 'b') + R"("]}})");
   in.readme = "---\nlicense: [unclosed\n---\n";
   in.config_json = R"({"model_type":7,"torch_dtype":"auto","dtype":"x",)"
                    R"("quantization_config":{"quant_method":"gptq"}})";

@@ -1,8 +1,8 @@
 // OciService (services/oci_service.h): uploads, blobs, manifests, tags, referrers, deletes,
 // mounts, names and permissions, over SQLite, a memory blob store and real git repos.
 
-#include <boost/json.hpp>
 #include "services/oci_service.h"
+#include <boost/json.hpp>
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -49,8 +49,7 @@ class OciServiceTest : public ::testing::Test {
   void Make(OciOptions options = {}) {
     options.now = [this] { return now_; };
     oci_ = std::make_unique<OciService>(*repos_, *auth_, *stores_.repos, *stores_.users,
-                                        *stores_.oci, *stores_.lfs, blobs_, *projection_,
-                                        options);
+                                        *stores_.oci, *stores_.lfs, blobs_, *projection_, options);
   }
 
   // Pushes `bytes` as a blob of `name` (POST + PUT); returns its digest.
@@ -58,28 +57,27 @@ class OciServiceTest : public ::testing::Test {
     auto up = oci_->StartUpload(alice_, name);
     EXPECT_TRUE(up.has_value()) << up.error().message;
     StringSource body(bytes);
-    auto d = oci_->FinishUpload(alice_, name, up->id, D(bytes), std::nullopt, body,
-                                bytes.size());
+    auto d = oci_->FinishUpload(alice_, name, up->id, D(bytes), std::nullopt, body, bytes.size());
     EXPECT_TRUE(d.has_value()) << d.error().message;
     return D(bytes);
   }
 
   // An image manifest over config `config` and layer digests.
   static std::string ImageManifest(const std::string& config,
-                                   const std::vector<std::string>& layers,
-                                   std::string extra = "") {
+                                   const std::vector<std::string>& layers, std::string extra = "") {
     std::string s = R"({"schemaVersion":2,"mediaType":")" + std::string(kManifestType) +
                     R"(","config":{"mediaType":"application/vnd.oci.empty.v1+json","digest":")" +
                     config + R"(","size":2},"layers":[)";
     for (size_t i = 0; i < layers.size(); ++i) {
-      s += (i ? "," : "") + std::string(R"({"mediaType":"application/vnd.oci.image.layer.v1.tar","digest":")") +
+      s += (i ? "," : "") +
+           std::string(R"({"mediaType":"application/vnd.oci.image.layer.v1.tar","digest":")") +
            layers[i] + R"(","size":1})";
     }
     return s + "]" + extra + "}";
   }
 
-  Result<OciManifestPut> PutManifest(std::string_view name, std::string_view ref,
-                                     std::string body, std::string_view ct = kManifestType,
+  Result<OciManifestPut> PutManifest(std::string_view name, std::string_view ref, std::string body,
+                                     std::string_view ct = kManifestType,
                                      std::vector<std::string> tags = {}) {
     StringSource src(std::move(body));
     return oci_->PutManifest(alice_, name, ref, ct, src, tags);
@@ -87,9 +85,8 @@ class OciServiceTest : public ::testing::Test {
 
   std::string ReadBlob(std::string_view name, std::string_view digest,
                        storage::ByteRange range = {}) {
-    auto b = oci_->OpenBlob(alice_, name, digest, [&](uint64_t) -> Result<storage::ByteRange> {
-      return range;
-    });
+    auto b = oci_->OpenBlob(alice_, name, digest,
+                            [&](uint64_t) -> Result<storage::ByteRange> { return range; });
     if (!b) return "error:" + std::string(Describe(b.error().code).name);
     return ReadAll(*b->body, 1 << 20).value();
   }
@@ -122,8 +119,7 @@ TEST_F(OciServiceTest, MonolithicPushCreatesTheRepoAndServesRanges) {
 
 TEST_F(OciServiceTest, ChunksMustComeInOrderWithoutGapOrOverlap) {
   auto up = oci_->StartUpload(alice_, "alice/chunks").value();
-  auto patch = [&](std::optional<OciChunkRange> r, std::string bytes,
-                   std::optional<uint64_t> len) {
+  auto patch = [&](std::optional<OciChunkRange> r, std::string bytes, std::optional<uint64_t> len) {
     StringSource src(std::move(bytes));
     return oci_->AppendUpload(alice_, "alice/chunks", up.id, r, src, len);
   };
@@ -145,8 +141,8 @@ TEST_F(OciServiceTest, ChunksMustComeInOrderWithoutGapOrOverlap) {
   ASSERT_TRUE(patch(std::nullopt, " world", std::nullopt).has_value());
   EXPECT_EQ(oci_->UploadStatus(alice_, "alice/chunks", up.id)->offset, 11u);
   StringSource none("");
-  auto d = oci_->FinishUpload(alice_, "alice/chunks", up.id, D("hello world"), std::nullopt,
-                              none, 0);
+  auto d =
+      oci_->FinishUpload(alice_, "alice/chunks", up.id, D("hello world"), std::nullopt, none, 0);
   ASSERT_TRUE(d.has_value()) << d.error().message;
   EXPECT_EQ(ReadBlob("alice/chunks", *d), "hello world");
   EXPECT_EQ(oci_->UploadStatus(alice_, "alice/chunks", up.id).error().code,
@@ -167,7 +163,8 @@ TEST_F(OciServiceTest, WrongDigestStoresNothingAndEndsTheUpload) {
   auto up2 = oci_->StartUpload(alice_, "alice/m").value();
   StringSource b2("x");
   EXPECT_EQ(oci_->FinishUpload(alice_, "alice/m", up2.id, "sha256:nothex", std::nullopt, b2, 1)
-                .error().code,
+                .error()
+                .code,
             ErrorCode::DigestInvalid);
   EXPECT_TRUE(oci_->UploadStatus(alice_, "alice/m", up2.id).has_value());
 }
@@ -192,9 +189,9 @@ TEST_F(OciServiceTest, Sha512IsAcceptedAnnouncedOrNot) {
   // Announced: hashed as it arrives.
   auto up = oci_->StartUpload(alice_, "alice/m", "sha512").value();
   StringSource b1(bytes);
-  ASSERT_EQ(oci_->FinishUpload(alice_, "alice/m", up.id, d512, std::nullopt, b1, bytes.size())
-                .value(),
-            d512);
+  ASSERT_EQ(
+      oci_->FinishUpload(alice_, "alice/m", up.id, d512, std::nullopt, b1, bytes.size()).value(),
+      d512);
   EXPECT_EQ(ReadBlob("alice/m", d512), bytes);
   EXPECT_EQ(stores_.oci->FindAlias(d512).value()->first, Sha256::Of(bytes));
   // Not announced: re-read at the end; a wrong one is refused and not readable.
@@ -207,8 +204,7 @@ TEST_F(OciServiceTest, Sha512IsAcceptedAnnouncedOrNot) {
   EXPECT_EQ(ReadBlob("alice/n", DigestOf("sha512", other).String()), other);
   auto up3 = oci_->StartUpload(alice_, "alice/n", "sha512").value();
   StringSource b3("tampered");
-  EXPECT_EQ(oci_->FinishUpload(alice_, "alice/n", up3.id, d512, std::nullopt, b3, 8)
-                .error().code,
+  EXPECT_EQ(oci_->FinishUpload(alice_, "alice/n", up3.id, d512, std::nullopt, b3, 8).error().code,
             ErrorCode::DigestInvalid);
   EXPECT_EQ(ReadBlob("alice/n", d512), "error:BlobUnknown");
   EXPECT_EQ(oci_->StartUpload(alice_, "alice/n", "md5").error().code, ErrorCode::DigestInvalid);
@@ -223,8 +219,7 @@ TEST_F(OciServiceTest, UploadsAreCappedAndExpire) {
   ASSERT_TRUE(oci_->StartUpload(alice_, "alice/m").has_value());
   EXPECT_EQ(oci_->StartUpload(alice_, "alice/m").error().code, ErrorCode::TooManyRequests);
   now_ += 61;
-  EXPECT_EQ(oci_->UploadStatus(alice_, "alice/m", a.id).error().code,
-            ErrorCode::BlobUploadUnknown);
+  EXPECT_EQ(oci_->UploadStatus(alice_, "alice/m", a.id).error().code, ErrorCode::BlobUploadUnknown);
   ASSERT_TRUE(oci_->StartUpload(alice_, "alice/m").has_value());  // the idle one went
   EXPECT_EQ(oci_->OpenUploads(), 1u);
   EXPECT_EQ(oci_->UploadStatus(alice_, "alice/m", "nope").error().code,
@@ -278,8 +273,8 @@ TEST_F(OciServiceTest, AnUploadBelongsToTheUserWhoBeganIt) {
             "blob upload 00000000-0000-4000-8000-000000000000 is unknown or expired");
   EXPECT_TRUE(unknown(oci_->UploadStatus(bob_, "acme/m", up.id)));
   StringSource tail("tail");
-  EXPECT_TRUE(unknown(oci_->FinishUpload(bob_, "acme/m", up.id, D("alice's tail"),
-                                         std::nullopt, tail, std::nullopt)));
+  EXPECT_TRUE(unknown(oci_->FinishUpload(bob_, "acme/m", up.id, D("alice's tail"), std::nullopt,
+                                         tail, std::nullopt)));
   EXPECT_TRUE(unknown(oci_->CancelUpload(bob_, "acme/m", up.id)));
   // Another token of alice's is still alice; her upload is untouched by bob's attempts.
   Principal alice_again = alice_;
@@ -315,8 +310,7 @@ TEST_F(OciServiceTest, PermissionsAndNames) {
   EXPECT_EQ(oci_->AccessFor(bob_, "X/y").error().code, ErrorCode::NameInvalid);
   EXPECT_EQ(oci_->AccessFor(bob_, "x").value(), Access::Read);  // can never be a repo
   // A well-formed name that is no hub repo's: reads find nothing (404), writes are told why.
-  EXPECT_EQ(oci_->GetManifest(alice_, "conformance", "v1").error().code,
-            ErrorCode::RepoNotFound);
+  EXPECT_EQ(oci_->GetManifest(alice_, "conformance", "v1").error().code, ErrorCode::RepoNotFound);
   EXPECT_EQ(oci_->StartUpload(alice_, "conformance").error().code, ErrorCode::NameInvalid);
   EXPECT_EQ(oci_->GetManifest(alice_, "a/B", "v1").error().code, ErrorCode::NameInvalid);
 }
@@ -395,8 +389,7 @@ TEST_F(OciServiceTest, ManifestRoundTripTagsAndDeletes) {
   EXPECT_EQ(got->body, body);
   EXPECT_EQ(got->media_type, kManifestType);
   EXPECT_EQ(oci_->GetManifest(alice_, "alice/m", D(body))->body, body);
-  EXPECT_EQ(oci_->GetManifest(alice_, "alice/m", "nope").error().code,
-            ErrorCode::ManifestUnknown);
+  EXPECT_EQ(oci_->GetManifest(alice_, "alice/m", "nope").error().code, ErrorCode::ManifestUnknown);
   EXPECT_EQ(oci_->GetManifest(alice_, "alice/m", ".INVALID_MANIFEST_NAME").error().code,
             ErrorCode::ManifestUnknown);
   // By digest reference, which must match.
@@ -404,16 +397,14 @@ TEST_F(OciServiceTest, ManifestRoundTripTagsAndDeletes) {
   EXPECT_EQ(PutManifest("alice/m", D("other"), body).error().code, ErrorCode::DigestInvalid);
   // Delete a tag, then the manifest with its remaining tag.
   ASSERT_TRUE(oci_->DeleteManifest(alice_, "alice/m", "v1").has_value());
-  EXPECT_EQ(oci_->DeleteManifest(alice_, "alice/m", "v1").error().code,
-            ErrorCode::ManifestUnknown);
+  EXPECT_EQ(oci_->DeleteManifest(alice_, "alice/m", "v1").error().code, ErrorCode::ManifestUnknown);
   // The repo's branch "main" is listed too (the projection's revision tags).
   EXPECT_EQ(oci_->ListTags(alice_, "alice/m", std::nullopt, "")->names,
             (std::vector<std::string>{"extra", "main"}));
   ASSERT_TRUE(oci_->DeleteManifest(alice_, "alice/m", D(body)).has_value());
   EXPECT_EQ(oci_->ListTags(alice_, "alice/m", std::nullopt, "")->names,
             std::vector<std::string>{"main"});
-  EXPECT_EQ(oci_->GetManifest(alice_, "alice/m", D(body)).error().code,
-            ErrorCode::ManifestUnknown);
+  EXPECT_EQ(oci_->GetManifest(alice_, "alice/m", D(body)).error().code, ErrorCode::ManifestUnknown);
   // Blob delete: unlinked from the repo.
   ASSERT_TRUE(oci_->DeleteBlob(alice_, "alice/m", layer).has_value());
   EXPECT_EQ(ReadBlob("alice/m", layer), "error:BlobUnknown");
@@ -434,19 +425,21 @@ TEST_F(OciServiceTest, BadManifestsAreRefusedAndStoreNothing) {
   EXPECT_EQ(code(R"({"schemaVersion":2,"mediaType":"application/x-unknown","layers":[]})",
                  "application/x-unknown"),
             ErrorCode::ManifestInvalid);
-  EXPECT_EQ(code(R"({"schemaVersion":2,"config":{"mediaType":"a","digest":"sha256:xyz","size":1},"layers":[]})"),
-            ErrorCode::ManifestInvalid);
+  EXPECT_EQ(
+      code(
+          R"({"schemaVersion":2,"config":{"mediaType":"a","digest":"sha256:xyz","size":1},"layers":[]})"),
+      ErrorCode::ManifestInvalid);
   EXPECT_EQ(code(R"({"schemaVersion":2,"config":{"mediaType":"a","digest":")" + cfg +
                  R"(","size":-1},"layers":[]})"),
             ErrorCode::ManifestInvalid);
   EXPECT_EQ(code(ImageManifest(cfg, {D("never pushed")})), ErrorCode::ManifestBlobUnknown);
   EXPECT_EQ(code(ImageManifest(D("no config"), {})), ErrorCode::ManifestBlobUnknown);
   EXPECT_EQ(code(ImageManifest(cfg, {}), kManifestType, "bad/tag"), ErrorCode::TagInvalid);
-  EXPECT_EQ(code(R"({"schemaVersion":2,"mediaType":")" + std::string(kIndexType) +
-                     R"(","manifests":[{"mediaType":"x","digest":")" + D("child") +
-                     R"(","size":3}]})",
-                 kIndexType),
-            ErrorCode::ManifestBlobUnknown);
+  EXPECT_EQ(
+      code(R"({"schemaVersion":2,"mediaType":")" + std::string(kIndexType) +
+               R"(","manifests":[{"mediaType":"x","digest":")" + D("child") + R"(","size":3}]})",
+           kIndexType),
+      ErrorCode::ManifestBlobUnknown);
   OciOptions small;
   small.max_manifest_bytes = 64;
   Make(small);
@@ -455,9 +448,10 @@ TEST_F(OciServiceTest, BadManifestsAreRefusedAndStoreNothing) {
             std::vector<std::string>{"main"});  // the branch only: no pushed tag
   Make();
   // Non-distributable layers are never uploaded: exempt.
-  std::string nd = R"({"schemaVersion":2,"config":{"mediaType":"a","digest":")" + cfg +
-                   R"(","size":2},"layers":[{"mediaType":"application/vnd.oci.image.layer.nondistributable.v1.tar","digest":")" +
-                   D("foreign") + R"(","size":7}]})";
+  std::string nd =
+      R"({"schemaVersion":2,"config":{"mediaType":"a","digest":")" + cfg +
+      R"(","size":2},"layers":[{"mediaType":"application/vnd.oci.image.layer.nondistributable.v1.tar","digest":")" +
+      D("foreign") + R"(","size":7}]})";
   auto ok = PutManifest("alice/m", "nd", nd, "");
   ASSERT_TRUE(ok.has_value()) << ok.error().message;
   EXPECT_EQ(oci_->GetManifest(alice_, "alice/m", "nd")->media_type, kManifestType);
@@ -467,9 +461,10 @@ TEST_F(OciServiceTest, ReferrersFilterAndTagSchemaFallback) {
   std::string cfg = Push("alice/m", "{}");
   std::string subject = D("subject manifest, not pushed yet");
   auto referrer = [&](std::string type, std::string note) {
-    return ImageManifest(cfg, {}, R"(,"artifactType":")" + type +
-                                      R"(","subject":{"mediaType":"x","digest":")" + subject +
-                                      R"(","size":1},"annotations":{"n":")" + note + "\"}");
+    return ImageManifest(cfg, {},
+                         R"(,"artifactType":")" + type +
+                             R"(","subject":{"mediaType":"x","digest":")" + subject +
+                             R"(","size":1},"annotations":{"n":")" + note + "\"}");
   };
   auto r1 = PutManifest("alice/m", D(referrer("sig", "1")), referrer("sig", "1"));
   ASSERT_TRUE(r1.has_value()) << r1.error().message;
@@ -481,10 +476,10 @@ TEST_F(OciServiceTest, ReferrersFilterAndTagSchemaFallback) {
                        R"(","size":5,"artifactType":"sig"},{"mediaType":"m","digest":")" +
                        D(referrer("sig", "1")) + R"(","size":1}]})";
   // Its children must exist: store them first under digests.
-  ASSERT_TRUE(stores_.oci->PutManifest(
-      {stores_.repos->Find(RepoId{RepoType::Model, "alice", "m"})->id, D("legacy"),
-       kManifestType, "legacy", "", "", "", 1},
-      {}));
+  ASSERT_TRUE(
+      stores_.oci->PutManifest({stores_.repos->Find(RepoId{RepoType::Model, "alice", "m"})->id,
+                                D("legacy"), kManifestType, "legacy", "", "", "", 1},
+                               {}));
   auto tag = "sha256-" + subject.substr(7);
   auto li = PutManifest("alice/m", tag, legacy, kIndexType);
   ASSERT_TRUE(li.has_value()) << li.error().message;
@@ -503,8 +498,7 @@ TEST_F(OciServiceTest, ReferrersFilterAndTagSchemaFallback) {
   auto idx = [&](std::string child) {
     return R"({"schemaVersion":2,"mediaType":")" + std::string(kIndexType) +
            R"(","manifests":[{"mediaType":"m","digest":")" + child +
-           R"(","size":1}],"subject":{"mediaType":"m","digest":")" + subject +
-           R"(","size":1}})";
+           R"(","size":1}],"subject":{"mediaType":"m","digest":")" + subject + R"(","size":1}})";
   };
   EXPECT_TRUE(PutManifest("alice/m", "idx", idx(subject), kIndexType).has_value());
   EXPECT_EQ(PutManifest("alice/m", "idx2", idx(D("gone")), kIndexType).error().code,

@@ -45,8 +45,7 @@ TEST(OciScope, MalformedScopesAreBadRequestsNamingTheScope) {
     auto s = ParseOciScope(bad);
     ASSERT_FALSE(s.has_value()) << bad;
     EXPECT_EQ(s.error().code, ErrorCode::BadRequest) << bad;
-    EXPECT_NE(s.error().message.find("invalid scope '" + std::string(bad) + "'"),
-              std::string::npos)
+    EXPECT_NE(s.error().message.find("invalid scope '" + std::string(bad) + "'"), std::string::npos)
         << s.error().message;
   }
 }
@@ -74,8 +73,7 @@ TEST(OciScopes, SpaceSeparatedAndRepeatedParamsMergePerResource) {
 }
 
 TEST(OciAccess, CoversExactResourceAndActionOrStar) {
-  std::vector<OciResourceAccess> a{{"repository", "ns/a", {"pull"}},
-                                   {"repository", "ns/b", {"*"}}};
+  std::vector<OciResourceAccess> a{{"repository", "ns/a", {"pull"}}, {"repository", "ns/b", {"*"}}};
   EXPECT_TRUE(OciAccessCovers(a, "repository", "ns/a", "pull"));
   EXPECT_FALSE(OciAccessCovers(a, "repository", "ns/a", "push"));
   EXPECT_TRUE(OciAccessCovers(a, "repository", "ns/b", "delete"));
@@ -135,8 +133,7 @@ TEST(RegistryToken, RoundTripsWithPrefixAndToken68Characters) {
   EXPECT_TRUE(IsRegistryToken(*t));
   EXPECT_FALSE(IsRegistryToken("hf_abcdefghijklmnopqrstuvwxyz01234567"));
   for (char c : *t) {
-    EXPECT_TRUE(isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')
-        << *t;
+    EXPECT_TRUE(isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') << *t;
   }
   auto v = VerifyRegistryToken(kKey, *t, "127.0.0.1:5000", 1'000'299);
   ASSERT_TRUE(v.has_value()) << v.error().message;
@@ -171,9 +168,9 @@ TEST(RegistryToken, EveryTamperedCharacterIsRejected) {
     EXPECT_EQ(v.error().code, ErrorCode::Unauthorized);
   }
   // Truncated, extended, or with the MAC cut off.
-  for (std::string bad : {t.substr(0, t.size() - 1), t + "A", t.substr(0, t.rfind('.')),
-                          t.substr(0, t.rfind('.') + 1), std::string("hgroci1."),
-                          std::string("hgroci1..")}) {
+  for (std::string bad :
+       {t.substr(0, t.size() - 1), t + "A", t.substr(0, t.rfind('.')),
+        t.substr(0, t.rfind('.') + 1), std::string("hgroci1."), std::string("hgroci1..")}) {
     auto v = VerifyRegistryToken(kKey, bad, "127.0.0.1:5000", 1'000'000);
     ASSERT_FALSE(v.has_value()) << bad;
     EXPECT_EQ(v.error().code, ErrorCode::Unauthorized);
@@ -250,11 +247,11 @@ std::map<std::string, std::vector<std::string>> Granted(const IssuedRegistryToke
 }
 
 TEST(OciTokenService, GrantsTheIntersectionPerRepositoryAndSignsIt) {
-  auto scopes = ParseOciScopes({"repository:alice/img:pull,push",
-                                "repository:pub/img:pull,push repository:sec/img:pull",
-                                "repository:org/img:* registry:catalog:* repository:Bad//name:pull",
-                                "thing:x:pull"})
-                    .value();
+  auto scopes =
+      ParseOciScopes(
+          {"repository:alice/img:pull,push", "repository:pub/img:pull,push repository:sec/img:pull",
+           "repository:org/img:* registry:catalog:* repository:Bad//name:pull", "thing:x:pull"})
+          .value();
   auto t = Service().Issue(User(TokenRole::Write), "hangar.test", scopes, 5000);
   ASSERT_TRUE(t.has_value()) << t.error().message;
   auto g = Granted(*t);
@@ -275,8 +272,8 @@ TEST(OciTokenService, GrantsTheIntersectionPerRepositoryAndSignsIt) {
 }
 
 TEST(OciTokenService, AnonymousGetsPullOnPublicOnly) {
-  auto scopes = ParseOciScopes({"repository:pub/img:pull,push,delete repository:alice/img:pull"})
-                    .value();
+  auto scopes =
+      ParseOciScopes({"repository:pub/img:pull,push,delete repository:alice/img:pull"}).value();
   auto t = Service().Issue(Principal::Anonymous(), "hangar.test", scopes, 0);
   ASSERT_TRUE(t.has_value());
   auto g = Granted(*t);

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -43,7 +43,8 @@ StoreFactory LocalFactory() {
 }
 
 StoreFactory MemoryFactory() {
-  return {"Memory", [](const std::filesystem::path&) { return std::make_unique<MemoryBlobStore>(); },
+  return {"Memory",
+          [](const std::filesystem::path&) { return std::make_unique<MemoryBlobStore>(); },
           [](BlobStore& store, const std::filesystem::path&) {
             return static_cast<MemoryBlobStore&>(store).PendingWriters() +
                    store.ListStaleParts(std::chrono::hours(-1)).value().size();
@@ -577,10 +578,12 @@ TEST_P(PartsConformance, WritingAnExistingBlobAgainRefreshesItsModifiedTime) {
   Sha256 id = Put(content);
   auto modified = [&] {
     int64_t m = 0;
-    EXPECT_TRUE(store_->ForEachBlob([&](const BlobListing& b) -> Result<void> {
-      if (b.id == id) m = b.modified;
-      return {};
-    }).has_value());
+    EXPECT_TRUE(store_
+                    ->ForEachBlob([&](const BlobListing& b) -> Result<void> {
+                      if (b.id == id) m = b.modified;
+                      return {};
+                    })
+                    .has_value());
     return m;
   };
   int64_t first = modified();
@@ -603,27 +606,28 @@ TEST_P(PartsConformance, ForEachBlobListsCommittedBlobsOnly) {
   ASSERT_TRUE(pending->Append(AsBytes("never committed")).has_value());
   std::map<Sha256, uint64_t> seen;
   int64_t now = NowUnix();
-  ASSERT_TRUE(store_->ForEachBlob([&](const BlobListing& blob) -> Result<void> {
-    seen[blob.id] = blob.size;
-    EXPECT_LE(std::llabs(blob.modified - now), 600) << blob.modified;
-    return {};
-  }).has_value());
+  ASSERT_TRUE(store_
+                  ->ForEachBlob([&](const BlobListing& blob) -> Result<void> {
+                    seen[blob.id] = blob.size;
+                    EXPECT_LE(std::llabs(blob.modified - now), 600) << blob.modified;
+                    return {};
+                  })
+                  .has_value());
   EXPECT_EQ(seen, (std::map<Sha256, uint64_t>{{a, 10}, {b, 19}}));
-  auto stop = store_->ForEachBlob([](const BlobListing&) -> Result<void> {
-    return MakeError(ErrorCode::Conflict, "stop");
-  });
+  auto stop = store_->ForEachBlob(
+      [](const BlobListing&) -> Result<void> { return MakeError(ErrorCode::Conflict, "stop"); });
   ASSERT_FALSE(stop.has_value());
   EXPECT_EQ(stop.error().code, ErrorCode::Conflict);
   pending->Abort();
 }
 
 #ifdef HANGAR_CONFORMANCE_S3
-// Built a second time as storage_s3_test: the same suites on S3BlobStore over the RADOS gateway (tests/testing/s3_server.h).
+// Built a second time as storage_s3_test: the same suites on S3BlobStore over the RADOS gateway
+// (tests/testing/s3_server.h).
 StoreFactory S3Factory() {
-  return {"S3", [](const std::filesystem::path&) { return s3_testing::MakeStore(); },
-          [](BlobStore& store, const std::filesystem::path&) {
-            return s3_testing::Leftovers(store);
-          }};
+  return {
+      "S3", [](const std::filesystem::path&) { return s3_testing::MakeStore(); },
+      [](BlobStore& store, const std::filesystem::path&) { return s3_testing::Leftovers(store); }};
 }
 #endif
 

@@ -155,7 +155,8 @@ TEST(LocalBlobStore, CompletionWaitsForPartsInFlightAndVerifiesWhatTheyWrote) {
     return store.PutPart(key, 1, 0, good.size(), late, std::nullopt);
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the writer holds its lock
-  auto completion = std::async(std::launch::async, [&] { return store.CompleteParts(key, id, good.size()); });
+  auto completion =
+      std::async(std::launch::async, [&] { return store.CompleteParts(key, id, good.size()); });
   EXPECT_EQ(completion.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout)
       << "the completion must wait for the part being written";
   go.set_value();

@@ -93,8 +93,8 @@ class S3Server {
       return nullptr;
     }
     ChildProcess start;
-    if (!start.Start({HANGAR_S3_SERVER_SCRIPT, "start", tmpl, "--watch",
-                      std::to_string(::getpid())})) {
+    if (!start.Start(
+            {HANGAR_S3_SERVER_SCRIPT, "start", tmpl, "--watch", std::to_string(::getpid())})) {
       *error = "cannot run " HANGAR_S3_SERVER_SCRIPT;
       return nullptr;
     }

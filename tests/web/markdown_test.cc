@@ -34,15 +34,17 @@ TEST(Markdown, GfmTablesTaskListsAutolinksStrikethrough) {
     std::string html = RenderMarkdown(
         "| a | b |\n|:-:|---|\n| 1 | 2 |\n\n"
         "- [x] done\n- [ ] todo\n\n"
-        "see https://example.com/x and ~~old~~ text\n" + suffix);
+        "see https://example.com/x and ~~old~~ text\n" +
+        suffix);
     EXPECT_TRUE(Has(html, "<table>")) << html;
     EXPECT_TRUE(Has(html, "<th align=\"center\">a</th>")) << html;
     EXPECT_TRUE(Has(html, "<td>2</td>")) << html;
     EXPECT_EQ(Count(html, "<input type=\"checkbox\""), 2u) << html;
     EXPECT_EQ(Count(html, "disabled=\"\""), 2u) << html;
     EXPECT_EQ(Count(html, "checked=\"\""), 1u) << html;
-    EXPECT_TRUE(Has(html, "<a href=\"https://example.com/x\" rel=\"nofollow noopener\">"
-                          "https://example.com/x</a>"))
+    EXPECT_TRUE(Has(html,
+                    "<a href=\"https://example.com/x\" rel=\"nofollow noopener\">"
+                    "https://example.com/x</a>"))
         << html;
     EXPECT_TRUE(Has(html, "<del>old</del>")) << html;
   }
@@ -62,7 +64,8 @@ TEST(Markdown, CodeBlocksKeepTheirLanguageClassAndText) {
 }
 
 TEST(Markdown, ScriptElementGoesWithItsContent) {
-  std::string html = RenderMarkdown("hello <script>alert(1)</script> world\n\n<script>\nalert(2)\n</script>\n");
+  std::string html =
+      RenderMarkdown("hello <script>alert(1)</script> world\n\n<script>\nalert(2)\n</script>\n");
   EXPECT_FALSE(Has(Lower(html), "<script")) << html;
   EXPECT_FALSE(Has(html, "alert")) << html;
   EXPECT_TRUE(Has(html, "hello")) << html;
@@ -70,7 +73,8 @@ TEST(Markdown, ScriptElementGoesWithItsContent) {
 }
 
 TEST(Markdown, EventHandlerAttributesAreDropped) {
-  std::string html = RenderMarkdown("<img src=x onerror=alert(1)> <p onclick=\"steal()\">kept</p>\n");
+  std::string html =
+      RenderMarkdown("<img src=x onerror=alert(1)> <p onclick=\"steal()\">kept</p>\n");
   EXPECT_FALSE(Has(Lower(html), "onerror")) << html;
   EXPECT_FALSE(Has(html, "alert")) << html;
   EXPECT_FALSE(Has(Lower(html), "onclick")) << html;
@@ -86,9 +90,9 @@ TEST(Markdown, JavascriptHrefIsDroppedTextKept) {
 }
 
 TEST(Markdown, EncodedAndMixedCaseSchemesAreCaught) {
-  for (const char* href : {"JaVaScRiPt&#58;alert(1)", "&#106;avascript:alert(1)",
-                           "java&#x09;script:alert(1)", " \x01javascript:alert(1)",
-                           "vbscript:msgbox(1)", "data:text/html;base64,PHNjcmlwdD4="}) {
+  for (const char* href :
+       {"JaVaScRiPt&#58;alert(1)", "&#106;avascript:alert(1)", "java&#x09;script:alert(1)",
+        " \x01javascript:alert(1)", "vbscript:msgbox(1)", "data:text/html;base64,PHNjcmlwdD4="}) {
     std::string html = RenderMarkdown(std::string("<a href=\"") + href + "\">go</a>\n");
     EXPECT_FALSE(Has(Lower(html), "href")) << href << " -> " << html;
     EXPECT_FALSE(Has(html, "alert")) << html;
@@ -171,7 +175,8 @@ TEST(Markdown, RelativeUrlsGoThroughTheCallback) {
   for (std::string suffix : {"", kRawHtmlSuffix}) {
     std::string html = RenderMarkdown(
         "![logo](images/x.png) [doc](docs/a.md) [abs](https://e.example/) [top](#usage) "
-        "[root](/other) <img src=\"images/y.png\">\n" + suffix,
+        "[root](/other) <img src=\"images/y.png\">\n" +
+            suffix,
         options);
     EXPECT_TRUE(Has(html, "<img src=\"/acme/bert/resolve/main/images/x.png\" alt=\"logo\""))
         << html;
@@ -202,7 +207,8 @@ TEST(Markdown, MarkdownLinksWithUnsafeSchemesWithoutRawHtml) {
   EXPECT_FALSE(Has(html, "alert")) << html;
   EXPECT_FALSE(Has(html, "base64")) << html;
   EXPECT_FALSE(Has(html, "<img")) << html;
-  EXPECT_TRUE(Has(html, "<p>x y z  <a href=\"mailto:a@b.example\" rel=\"nofollow noopener\">ok</a>"))
+  EXPECT_TRUE(
+      Has(html, "<p>x y z  <a href=\"mailto:a@b.example\" rel=\"nofollow noopener\">ok</a>"))
       << html;
 }
 

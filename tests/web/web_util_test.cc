@@ -59,8 +59,8 @@ TEST(WebUtil, OnlyFieldsNamesAFieldThePageDoesNotOffer) {
 }
 
 TEST(WebUtil, FormsWithoutTheRightTokenAreForbidden) {
-  for (std::string body : {std::string("name=x"), std::string("_csrf=&name=x"), "_csrf=" + std::string(64, 'd'),
-                           "_csrf=" + std::string(63, 'c')}) {
+  for (std::string body : {std::string("name=x"), std::string("_csrf=&name=x"),
+                           "_csrf=" + std::string(64, 'd'), "_csrf=" + std::string(63, 'c')}) {
     auto req = FormPost(body);
     auto form = ReadForm(req, SignedIn());
     ASSERT_FALSE(form.has_value()) << body;

@@ -85,8 +85,8 @@ Result<http::Response> Rpc(services::GitService& git, RepoType type, GitRpc rpc,
   auto out = git.Rpc(req.principal, *id, rpc, std::move(call));
   if (!out) return std::move(out).error();
   // Size unknown: chunked (§4.2).
-  http::Response res = http::Response::Stream(200, std::move(*out),
-                                               "application/x-" + name + "-result");
+  http::Response res =
+      http::Response::Stream(200, std::move(*out), "application/x-" + name + "-result");
   SetNoCache(res);
   return res;
 }
@@ -101,14 +101,10 @@ void AddFor(http::Router& router, services::GitService& git, RepoType type) {
   // Both RPCs may wait for a pack slot (GitAdmission).
   router.Add(http::Method::Post, base + "git-upload-pack", http::ApiFamily::Git,
              Requirement::RepoChallenge(type, Access::Read, true).Waits(),
-             [&git, type](http::Request& req) {
-               return Rpc(git, type, GitRpc::UploadPack, req);
-             });
+             [&git, type](http::Request& req) { return Rpc(git, type, GitRpc::UploadPack, req); });
   router.Add(http::Method::Post, base + "git-receive-pack", http::ApiFamily::Git,
              Requirement::RepoChallenge(type, Access::Write, true).Waits(),
-             [&git, type](http::Request& req) {
-               return Rpc(git, type, GitRpc::ReceivePack, req);
-             });
+             [&git, type](http::Request& req) { return Rpc(git, type, GitRpc::ReceivePack, req); });
 }
 
 }  // namespace

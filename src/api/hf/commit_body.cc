@@ -90,17 +90,17 @@ struct LineHandler {
   static constexpr std::size_t max_key_size = -1;
 
   // The state of one line.
-  int depth = 0;                  // nesting of objects and arrays, 1 = the line's object
+  int depth = 0;  // nesting of objects and arrays, 1 = the line's object
   bool top_is_object = false;
-  std::string member;             // key of the member whose value is being read
-  std::string top_member;         // ... at depth 1
-  std::optional<Value> key;       // the line's "key"
-  std::optional<Value> value;     // the line's "value" (kind only, members below)
+  std::string member;                   // key of the member whose value is being read
+  std::string top_member;               // ... at depth 1
+  std::optional<Value> key;             // the line's "key"
+  std::optional<Value> value;           // the line's "value" (kind only, members below)
   std::map<std::string, Value> fields;  // the members of "value", "content" aside
   std::optional<Value::Kind> content_kind;
   Base64Stream content;
-  std::string text;               // a string being read (not "content")
-  size_t body_left = 0;           // bytes of the body from the current part on, when known
+  std::string text;      // a string being read (not "content")
+  size_t body_left = 0;  // bytes of the body from the current part on, when known
 
   void Reset() {
     size_t left = body_left;
@@ -225,10 +225,10 @@ struct CommitBodyParser::Impl {
 
   json::basic_parser<LineHandler> parser;
   std::optional<uint64_t> body_size;
-  uint64_t fed = 0;  // bytes of the body before the part being written
+  uint64_t fed = 0;           // bytes of the body before the part being written
   bool line_started = false;  // a byte other than JSON whitespace came on this line
   bool have_header = false;
-  size_t line_no = 0;         // lines with content, from 1
+  size_t line_no = 0;  // lines with content, from 1
   services::CommitInput input;
 
   Result<void> Write(std::string_view part) {
@@ -239,7 +239,8 @@ struct CommitBodyParser::Impl {
       line_started = true;
       ++line_no;
     }
-    if (body_size) parser.handler().body_left = static_cast<size_t>(*body_size - std::min(*body_size, fed));
+    if (body_size)
+      parser.handler().body_left = static_cast<size_t>(*body_size - std::min(*body_size, fed));
     json::error_code ec;
     parser.write_some(true, part.data(), part.size(), ec);
     if (ec) return Bad(Where(), "malformed JSON");
@@ -277,7 +278,8 @@ struct CommitBodyParser::Impl {
       if (!AbsentOr(h, "encoding", "base64")) return Bad(where, "'encoding' must be \"base64\"");
       if (h.content_kind != Value::Kind::String) return Bad(where, "'content' must be a string");
       auto bytes = std::move(h.content).Finish();
-      if (!bytes) return MakeError(ErrorCode::BadRequest, "invalid base64 in " + where + " content");
+      if (!bytes)
+        return MakeError(ErrorCode::BadRequest, "invalid base64 in " + where + " content");
       op.content = std::move(*bytes);
     } else if (key == "lfsFile") {
       op.kind = Kind::LfsFile;
@@ -297,7 +299,8 @@ struct CommitBodyParser::Impl {
       HANGAR_ASSIGN_OR_RETURN(op.src_path, StringField(h, "srcPath", where));
       if (auto it = h.fields.find("srcRevision");
           it != h.fields.end() && it->second.kind != Value::Kind::Null) {
-        if (it->second.kind != Value::Kind::String) return Bad(where, "'srcRevision' must be a string");
+        if (it->second.kind != Value::Kind::String)
+          return Bad(where, "'srcRevision' must be a string");
         op.src_revision = std::move(it->second.text);
       }
     } else if (key == "deletedFile") {

@@ -110,9 +110,8 @@ Result<http::Response> HandlePreupload(HfDeps& d, http::Request& req, RepoType t
   if (!answers) return std::move(answers).error();
   json::array out;
   for (const auto& a : *answers) {
-    json::object o{{"path", a.path},
-                   {"uploadMode", a.lfs ? "lfs" : "regular"},
-                   {"shouldIgnore", false}};
+    json::object o{
+        {"path", a.path}, {"uploadMode", a.lfs ? "lfs" : "regular"}, {"shouldIgnore", false}};
     if (a.oid) o["oid"] = a.oid->Hex();
     out.push_back(std::move(o));
   }

@@ -44,7 +44,8 @@ size_t PageSize(const http::Request& req, size_t def, size_t max) {
 }
 
 json::object CommitBrief(const git::CommitInfo& c) {
-  return json::object{{"id", c.id.Hex()}, {"title", c.summary}, {"date", Iso8601(c.committer_time)}};
+  return json::object{
+      {"id", c.id.Hex()}, {"title", c.summary}, {"date", Iso8601(c.committer_time)}};
 }
 
 // A tree entry as §4.1 shapes it.
@@ -54,8 +55,8 @@ json::object EntryJson(const services::Entry& e) {
   o["oid"] = e.git.oid.Hex();
   o["size"] = e.git.is_dir ? 0 : e.Size();
   if (e.lfs) {
-    o["lfs"] = json::object{
-        {"oid", e.lfs->oid.Hex()}, {"size", e.lfs->size}, {"pointerSize", e.git.size}};
+    o["lfs"] =
+        json::object{{"oid", e.lfs->oid.Hex()}, {"size", e.lfs->size}, {"pointerSize", e.git.size}};
   }
   o["path"] = e.git.path;
   return o;
@@ -205,7 +206,8 @@ Result<http::Response> HandlePathsInfo(HfDeps& d, http::Request& req, RepoType t
       if (!p.is_string()) return MakeError(ErrorCode::BadRequest, "'paths' must hold strings");
       paths.emplace_back(p.as_string());
     }
-    if (const auto* e = v.as_object().if_contains("expand"); e && e->is_bool()) expand = e->as_bool();
+    if (const auto* e = v.as_object().if_contains("expand"); e && e->is_bool())
+      expand = e->as_bool();
   } else {
     // Python sends a form body: paths=a&paths=b&expand=false (hf-api.md §4.2).
     http::Request form;
@@ -245,12 +247,17 @@ Result<http::Response> HandleRefs(HfDeps& d, http::Request& req, RepoType type) 
                           {"targetCommit", r.target.Hex()}};
     };
     std::string_view n = r.name;
-    if (n.starts_with("refs/heads/")) branches.push_back(item("refs/heads/"));
-    else if (n.starts_with("refs/tags/")) tags.push_back(item("refs/tags/"));
-    else if (n.starts_with("refs/convert/")) converts.push_back(item("refs/convert/"));
-    else if (n.starts_with("refs/pr/")) pulls.push_back(item(""));
+    if (n.starts_with("refs/heads/"))
+      branches.push_back(item("refs/heads/"));
+    else if (n.starts_with("refs/tags/"))
+      tags.push_back(item("refs/tags/"));
+    else if (n.starts_with("refs/convert/"))
+      converts.push_back(item("refs/convert/"));
+    else if (n.starts_with("refs/pr/"))
+      pulls.push_back(item(""));
   }
-  json::object o{{"branches", std::move(branches)}, {"tags", std::move(tags)},
+  json::object o{{"branches", std::move(branches)},
+                 {"tags", std::move(tags)},
                  {"converts", std::move(converts)}};
   if (prs) o["pullRequests"] = std::move(pulls);
   return JsonResponse(o);
@@ -269,16 +276,17 @@ Result<http::Response> HandleCommits(HfDeps& d, http::Request& req, RepoType typ
   json::array out;
   for (const auto& c : *log) {
     // The body after the title; a one-line commit has none.
-    std::string message = c.message.size() > c.summary.size() ? c.message.substr(c.summary.size())
-                                                               : std::string();
+    std::string message =
+        c.message.size() > c.summary.size() ? c.message.substr(c.summary.size()) : std::string();
     if (message.find_first_not_of(" \t\r\n") == std::string::npos) message.clear();
     out.push_back(json::object{
         {"id", c.id.Hex()},
         {"title", c.summary},
         {"message", message},
-        {"authors", json::array{json::object{
-                        {"user", c.author_name},
-                        {"avatar", req.base_url + "/avatars/" + PercentEncode(c.author_name) + ".svg"}}}},
+        {"authors",
+         json::array{json::object{
+             {"user", c.author_name},
+             {"avatar", req.base_url + "/avatars/" + PercentEncode(c.author_name) + ".svg"}}}},
         {"date", Iso8601(c.author_time)}});
   }
   http::Response res = JsonResponse(out);

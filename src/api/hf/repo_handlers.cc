@@ -63,8 +63,8 @@ Result<std::optional<bool>> PrivacyFromBody(const json::object& body) {
     if (!v->is_string()) return MakeError(ErrorCode::BadRequest, "'visibility' must be a string");
     const auto& vis = v->as_string();
     if (vis != "public" && vis != "private" && vis != "protected") {
-      return MakeError(ErrorCode::BadRequest,
-                       "unknown visibility '" + std::string(vis) + "' (public, private, protected)");
+      return MakeError(ErrorCode::BadRequest, "unknown visibility '" + std::string(vis) +
+                                                  "' (public, private, protected)");
     }
     out = vis != "public";
   }
@@ -149,8 +149,8 @@ Result<http::Response> HandleCreateRepo(HfDeps& d, http::Request& req) {
   if (!created) {
     if (created.error().code == ErrorCode::Conflict) {
       // Python's exist_ok path reads `url` from the 409 body (hf-api.md §6.1).
-      std::string msg = "You already created this " + std::string(RepoTypeName(id->type)) +
-                        " repo: " + id->Id();
+      std::string msg =
+          "You already created this " + std::string(RepoTypeName(id->type)) + " repo: " + id->Id();
       http::Response res = JsonResponse(json::object{{"error", msg}, {"url", url}}, 409);
       res.SetHeader("X-Error-Code", "Conflict");
       res.SetHeader("X-Error-Message", msg);
@@ -158,8 +158,8 @@ Result<http::Response> HandleCreateRepo(HfDeps& d, http::Request& req) {
     }
     return std::move(created).error();
   }
-  return JsonResponse(json::object{
-      {"url", url}, {"name", id->Id()}, {"id", ObjectId(created->id, '6')}});
+  return JsonResponse(
+      json::object{{"url", url}, {"name", id->Id()}, {"id", ObjectId(created->id, '6')}});
 }
 
 Result<http::Response> HandleDeleteRepo(HfDeps& d, http::Request& req) {

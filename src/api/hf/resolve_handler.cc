@@ -20,8 +20,9 @@ http::Response FileHead(const services::Entry& file, bool serve_lfs, const std::
   res.SetHeader("X-Repo-Commit", commit_hex);
   res.SetHeader("Accept-Ranges", "bytes");
   size_t slash = path.rfind('/');
-  res.SetHeader("Content-Disposition",
-                http::ContentDisposition(slash == std::string_view::npos ? path : path.substr(slash + 1)));
+  res.SetHeader(
+      "Content-Disposition",
+      http::ContentDisposition(slash == std::string_view::npos ? path : path.substr(slash + 1)));
   std::string blob_etag = "\"" + file.git.oid.Hex() + "\"";
   if (file.lfs) {
     std::string sha = "\"" + file.lfs->oid.Hex() + "\"";
@@ -90,8 +91,8 @@ Result<http::Response> HandleResolve(HfDeps& deps, http::Request& req, RepoType 
   // an absolute 302 carrying the metadata headers above (hf-api.md §2.5); the target
   // honours Range. A store without presigned URLs (local) gives "": serve as usual.
   if (serve_lfs && deps.config.storage.download_mode == config::DownloadMode::Redirect) {
-    auto url = deps.content.RedirectUrl(
-        *repo, *file, std::chrono::seconds(deps.config.storage.s3_url_ttl_s));
+    auto url = deps.content.RedirectUrl(*repo, *file,
+                                        std::chrono::seconds(deps.config.storage.s3_url_ttl_s));
     if (!url) return with_commit(url.error());
     if (!url->empty()) {
       res.status = 302;
@@ -102,8 +103,8 @@ Result<http::Response> HandleResolve(HfDeps& deps, http::Request& req, RepoType 
   }
   if (auto status = http::EvaluatePreconditions(req, res.GetHeader("ETag"))) {
     if (*status == 412) {
-      return with_commit(MakeError(ErrorCode::PreconditionFailed,
-                                   "the file's ETag is not one If-Match names"));
+      return with_commit(
+          MakeError(ErrorCode::PreconditionFailed, "the file's ETag is not one If-Match names"));
     }
     res.status = 304;
     res.content_length = 0;
@@ -128,10 +129,10 @@ Result<http::Response> HandleResolve(HfDeps& deps, http::Request& req, RepoType 
         res.content_length = 0;
         return res;
       }
-      http::Response err = with_commit(MakeError(
-          ErrorCode::RangeNotSatisfiable, "range '" + std::string(range_header) +
-                                              "' not satisfiable for " +
-                                              std::to_string(size) + " bytes"));
+      http::Response err =
+          with_commit(MakeError(ErrorCode::RangeNotSatisfiable,
+                                "range '" + std::string(range_header) + "' not satisfiable for " +
+                                    std::to_string(size) + " bytes"));
       err.SetHeader("Content-Range", http::ContentRange(range, size));
       return err;
   }

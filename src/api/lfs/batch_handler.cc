@@ -42,13 +42,12 @@ std::optional<int64_t> AsInt64(const json::value& v) {
 json::object Action(std::string href, int64_t expires_in, std::string_view ticket = {}) {
   json::object header;
   if (!ticket.empty()) header["Authorization"] = "Bearer " + std::string(ticket);
-  return json::object{{"href", std::move(href)}, {"header", std::move(header)},
-                      {"expires_in", expires_in}};
+  return json::object{
+      {"href", std::move(href)}, {"header", std::move(header)}, {"expires_in", expires_in}};
 }
 
-json::object RenderObject(const services::LfsBatchObjectResult& r,
-                          services::LfsOperation op, const http::Request& req,
-                          const RepoId& repo, int64_t expires_in) {
+json::object RenderObject(const services::LfsBatchObjectResult& r, services::LfsOperation op,
+                          const http::Request& req, const RepoId& repo, int64_t expires_in) {
   json::object o{{"oid", r.oid}, {"size", r.size}};
   if (r.error) {
     o["error"] = json::object{{"code", r.error->code}, {"message", r.error->message}};
@@ -69,23 +68,22 @@ json::object RenderObject(const services::LfsBatchObjectResult& r,
     }
     actions["upload"] = json::object{
         {"href", base + "/complete"}, {"header", std::move(header)}, {"expires_in", expires_in}};
-    actions["verify"] = Action(req.base_url + "/" + repo.UrlPath() +
-                                   ".git/info/lfs/objects/verify?ticket=" + *r.ticket,
-                               expires_in);
+    actions["verify"] = Action(
+        req.base_url + "/" + repo.UrlPath() + ".git/info/lfs/objects/verify?ticket=" + *r.ticket,
+        expires_in);
   } else if (op == services::LfsOperation::Upload) {
-    actions["upload"] = Action(
-        req.base_url + std::string(kUploadPath) + *r.ticket + "/" + r.oid, expires_in, *r.ticket);
-    actions["verify"] = Action(req.base_url + "/" + repo.UrlPath() +
-                                   ".git/info/lfs/objects/verify?ticket=" + *r.ticket,
-                               expires_in);
+    actions["upload"] = Action(req.base_url + std::string(kUploadPath) + *r.ticket + "/" + r.oid,
+                               expires_in, *r.ticket);
+    actions["verify"] = Action(
+        req.base_url + "/" + repo.UrlPath() + ".git/info/lfs/objects/verify?ticket=" + *r.ticket,
+        expires_in);
   } else if (r.download_url) {
     // Presigned object store URL (storage.download_mode = "redirect"): self-authorising,
     // so no Authorization header, which the store would reject next to a signature.
     actions["download"] = Action(*r.download_url, expires_in);
   } else {
     actions["download"] = Action(
-        req.base_url + std::string(kDownloadPath) + *r.ticket + "/" + r.oid, expires_in,
-        *r.ticket);
+        req.base_url + std::string(kDownloadPath) + *r.ticket + "/" + r.oid, expires_in, *r.ticket);
   }
   o["actions"] = std::move(actions);
   return o;
@@ -149,8 +147,8 @@ Result<RepoId> RepoFromParams(const http::Request& req, RepoType type) {
   return RepoId::Parse(type, req.Param("ns"), name);
 }
 
-Result<http::Response> HandleBatch(services::LfsService& lfs, http::Request& req,
-                                   RepoType type, int64_t max_body_bytes) {
+Result<http::Response> HandleBatch(services::LfsService& lfs, http::Request& req, RepoType type,
+                                   int64_t max_body_bytes) {
   auto repo = RepoFromParams(req, type);
   if (!repo) return std::move(repo).error();
   auto body = ReadJsonObject(req, static_cast<size_t>(std::max<int64_t>(0, max_body_bytes)),
@@ -170,8 +168,8 @@ Result<http::Response> HandleBatch(services::LfsService& lfs, http::Request& req
       {"transfer", result->transfer}, {"objects", std::move(objects)}, {"hash_algo", "sha256"}});
 }
 
-Result<http::Response> HandleVerify(services::LfsService& lfs, http::Request& req,
-                                    RepoType type, int64_t max_body_bytes) {
+Result<http::Response> HandleVerify(services::LfsService& lfs, http::Request& req, RepoType type,
+                                    int64_t max_body_bytes) {
   auto repo = RepoFromParams(req, type);
   if (!repo) return std::move(repo).error();
   auto body = ReadJsonObject(req, static_cast<size_t>(std::max<int64_t>(0, max_body_bytes)),

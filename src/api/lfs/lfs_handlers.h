@@ -38,16 +38,15 @@ Result<RepoId> RepoFromParams(const http::Request& req, RepoType type);
 Result<services::LfsBatchRequest> ParseBatch(const boost::json::object& body);
 // POST .../info/lfs/objects/batch. Errors: PayloadTooLarge,
 // Unprocessable (malformed JSON or fields), and LfsService::Batch's.
-Result<http::Response> HandleBatch(services::LfsService& lfs, http::Request& req,
-                                   RepoType type, int64_t max_body_bytes);
+Result<http::Response> HandleBatch(services::LfsService& lfs, http::Request& req, RepoType type,
+                                   int64_t max_body_bytes);
 // POST .../info/lfs/objects/verify with {"oid","size"}; authorised by ?ticket= when present,
 // else by the caller's credentials. 200 {} when linked with that size.
-Result<http::Response> HandleVerify(services::LfsService& lfs, http::Request& req,
-                                    RepoType type, int64_t max_body_bytes);
+Result<http::Response> HandleVerify(services::LfsService& lfs, http::Request& req, RepoType type,
+                                    int64_t max_body_bytes);
 // Any .../info/lfs/locks route: NotFound "locking not supported" so git-lfs carries on
 // (git-lfs.md §11.6).
 Result<http::Response> HandleLocks(http::Request& req);
-
 
 // PUT /lfs-objects/upload/{ticket}/{oid}: 200 {} once the object is stored and linked.
 Result<http::Response> HandleUpload(services::LfsService& lfs, http::Request& req);

@@ -19,7 +19,7 @@ namespace {
 
 // {"oid": "...", "parts": [{"partNumber": n, "etag": "..."}, ...]}.
 Result<std::vector<services::LfsPartRef>> ParseCompletion(const json::object& body,
-                                                           const Sha256& oid) {
+                                                          const Sha256& oid) {
   auto invalid = [](std::string m) { return MakeError(ErrorCode::Unprocessable, std::move(m)); };
   if (const json::value* o = body.if_contains("oid"); o && !o->is_null()) {
     if (!o->is_string() || o->get_string() != oid.Hex()) {

@@ -6,8 +6,8 @@
 
 #include "api/lfs/lfs_handlers.h"
 #include "api/range_util.h"
-#include "http/preconditions.h"
 #include "core/util.h"
+#include "http/preconditions.h"
 
 namespace hangar::api::lfs {
 
@@ -31,7 +31,8 @@ Result<http::Response> HandleDownload(services::LfsService& lfs, http::Request& 
   if (!oid) return std::move(oid).error();
   const std::string etag = "\"" + oid->Hex() + "\"";
   if (auto status = http::EvaluatePreconditions(req, etag)) {
-    http::Response res = http::Response::Text(*status, *status == 304 ? "" : "precondition failed\n");
+    http::Response res =
+        http::Response::Text(*status, *status == 304 ? "" : "precondition failed\n");
     res.SetHeader("ETag", etag);
     return res;
   }

@@ -7,8 +7,8 @@
 #include "api/error_render.h"
 #include "api/oci/oci_handlers.h"
 #include "api/range_util.h"
-#include "http/preconditions.h"
 #include "core/util.h"
+#include "http/preconditions.h"
 
 namespace hangar::api::oci {
 
@@ -23,8 +23,7 @@ std::string ProgressRange(uint64_t offset) {
   return "0-" + std::to_string(offset == 0 ? 0 : offset - 1);
 }
 
-http::Response UploadAccepted(int status, const OciPath& p,
-                              const services::OciUploadState& state) {
+http::Response UploadAccepted(int status, const OciPath& p, const services::OciUploadState& state) {
   http::Response res = Empty(status);
   res.SetHeader("Location", UploadLocation(p, state.id));
   res.SetHeader("Range", ProgressRange(state.offset));
@@ -56,9 +55,8 @@ Result<services::OciChunkRange> ParseChunkRange(std::string_view value) {
   auto last = dash == std::string_view::npos ? std::nullopt : ParseUint64(v.substr(dash + 1));
   // 0-18446744073709551615 would be a chunk of 2^64 bytes, whose size wraps to 0.
   if (!first || !last || (*first == 0 && *last == UINT64_MAX)) {
-    return MakeError(ErrorCode::BlobUploadInvalid,
-                     "Content-Range must be <first>-<last>, got \"" +
-                         std::string(v.substr(0, 100)) + "\"");
+    return MakeError(ErrorCode::BlobUploadInvalid, "Content-Range must be <first>-<last>, got \"" +
+                                                       std::string(v.substr(0, 100)) + "\"");
   }
   return services::OciChunkRange{*first, *last};
 }
@@ -85,9 +83,8 @@ http::Response HandleUploadStart(OciDeps& d, http::Request& req, const OciPath& 
                               reg.PutBlob(who, p.name, *digest, *req.body, req.ContentLength()));
       return BlobCreated(p, stored);
     }
-    HANGAR_ASSIGN_OR_RETURN(auto state, reg.StartUpload(who, p.name,
-                                                        req.Query("digest-algorithm")
-                                                            .value_or("")));
+    HANGAR_ASSIGN_OR_RETURN(
+        auto state, reg.StartUpload(who, p.name, req.Query("digest-algorithm").value_or("")));
     return UploadAccepted(202, p, state);
   });
 }
@@ -103,8 +100,8 @@ http::Response HandleUpload(OciDeps& d, http::Request& req, const OciPath& p) {
       }
       case http::Method::Patch: {
         HANGAR_ASSIGN_OR_RETURN(auto range, ChunkRange(req));
-        HANGAR_ASSIGN_OR_RETURN(auto state, reg.AppendUpload(who, p.name, p.ref, range,
-                                                             *req.body, req.ContentLength()));
+        HANGAR_ASSIGN_OR_RETURN(auto state, reg.AppendUpload(who, p.name, p.ref, range, *req.body,
+                                                             req.ContentLength()));
         return UploadAccepted(202, p, state);
       }
       case http::Method::Put: {
@@ -114,9 +111,8 @@ http::Response HandleUpload(OciDeps& d, http::Request& req, const OciPath& p) {
                            "the final PUT of an upload needs ?digest=<algorithm>:<hex>");
         }
         HANGAR_ASSIGN_OR_RETURN(auto range, ChunkRange(req));
-        HANGAR_ASSIGN_OR_RETURN(auto stored,
-                                reg.FinishUpload(who, p.name, p.ref, *digest, range, *req.body,
-                                                 req.ContentLength()));
+        HANGAR_ASSIGN_OR_RETURN(auto stored, reg.FinishUpload(who, p.name, p.ref, *digest, range,
+                                                              *req.body, req.ContentLength()));
         return BlobCreated(p, stored);
       }
       case http::Method::Delete:
@@ -175,10 +171,9 @@ http::Response HandleBlob(OciDeps& d, http::Request& req, const OciPath& p) {
     res.SetHeader("Accept-Ranges", "bytes");
     res.SetHeader("Etag", "\"" + blob->digest + "\"");
     if (partial) {
-      res.SetHeader("Content-Range",
-                    http::ContentRange({http::RangeAnswer::Kind::Partial, blob->offset,
-                                        blob->length},
-                                       blob->size));
+      res.SetHeader("Content-Range", http::ContentRange({http::RangeAnswer::Kind::Partial,
+                                                         blob->offset, blob->length},
+                                                        blob->size));
     }
     return res;
   });

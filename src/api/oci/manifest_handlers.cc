@@ -81,10 +81,9 @@ http::Response ManifestResponse(const http::Request& req, services::OciManifestR
   if (!status && TrimBlanks(req.Header("if-none-match")) == m.digest) status = 304;
   http::Response res;
   if (status == 412) {
-    res = RenderError(http::ApiFamily::Oci,
-                      MakeError(ErrorCode::PreconditionFailed,
-                                "the manifest is not one If-Match names"),
-                      req);
+    res = RenderError(
+        http::ApiFamily::Oci,
+        MakeError(ErrorCode::PreconditionFailed, "the manifest is not one If-Match names"), req);
   } else if (status == 304) {
     res = Empty(304);
   } else {
@@ -106,9 +105,9 @@ http::Response HandleManifest(OciDeps& d, http::Request& req, const OciPath& p) 
     }
     if (req.method == http::Method::Put) {
       std::vector<std::string> tags = req.QueryAll("tag");
-      HANGAR_ASSIGN_OR_RETURN(auto put, reg.PutManifest(who, p.name, p.ref,
-                                                        req.Header("content-type"), *req.body,
-                                                        tags));
+      HANGAR_ASSIGN_OR_RETURN(
+          auto put,
+          reg.PutManifest(who, p.name, p.ref, req.Header("content-type"), *req.body, tags));
       http::Response res = Empty(201);
       res.SetHeader("Location", "/v2/" + p.name + "/manifests/" + put.digest);
       res.SetHeader("Docker-Content-Digest", put.digest);
@@ -133,20 +132,20 @@ http::Response HandleManifest(OciDeps& d, http::Request& req, const OciPath& p) 
 http::Response HandleTags(OciDeps& d, http::Request& req, const OciPath& p) {
   return WithCaller(d, req, p.name, [&](const Principal& who) -> Result<http::Response> {
     HANGAR_ASSIGN_OR_RETURN(auto n, PageSize(req));
-    HANGAR_ASSIGN_OR_RETURN(auto page, d.registry.ListTags(who, p.name, n,
-                                                           req.Query("last").value_or("")));
-    return NamePage("/v2/" + p.name + "/tags/list", "tags", json::object{{"name", p.name}},
-                    page, n);
+    HANGAR_ASSIGN_OR_RETURN(auto page,
+                            d.registry.ListTags(who, p.name, n, req.Query("last").value_or("")));
+    return NamePage("/v2/" + p.name + "/tags/list", "tags", json::object{{"name", p.name}}, page,
+                    n);
   });
 }
 
 http::Response HandleReferrers(OciDeps& d, http::Request& req, const OciPath& p) {
   return WithCaller(d, req, p.name, [&](const Principal& who) -> Result<http::Response> {
-    HANGAR_ASSIGN_OR_RETURN(auto refs, d.registry.ListReferrers(
-                                           who, p.name, p.ref,
-                                           req.Query("artifactType").value_or("")));
-    http::Response res = http::Response::Json(200, std::move(refs.body),
-                                              "application/vnd.oci.image.index.v1+json");
+    HANGAR_ASSIGN_OR_RETURN(
+        auto refs,
+        d.registry.ListReferrers(who, p.name, p.ref, req.Query("artifactType").value_or("")));
+    http::Response res =
+        http::Response::Json(200, std::move(refs.body), "application/vnd.oci.image.index.v1+json");
     if (refs.filter_applied) res.SetHeader("OCI-Filters-Applied", "artifactType");
     return res;
   });
@@ -155,8 +154,7 @@ http::Response HandleReferrers(OciDeps& d, http::Request& req, const OciPath& p)
 http::Response HandleCatalog(OciDeps& d, http::Request& req) {
   return WithCaller(d, req, "", [&](const Principal& who) -> Result<http::Response> {
     HANGAR_ASSIGN_OR_RETURN(auto n, PageSize(req));
-    HANGAR_ASSIGN_OR_RETURN(auto page,
-                            d.registry.Catalog(who, n, req.Query("last").value_or("")));
+    HANGAR_ASSIGN_OR_RETURN(auto page, d.registry.Catalog(who, n, req.Query("last").value_or("")));
     return NamePage("/v2/_catalog", "repositories", json::object{}, page, n);
   });
 }

@@ -111,15 +111,14 @@ Result<Principal> OciAuth::Caller(const http::Request& req, std::string_view nam
   std::string_view bearer = BearerCredentials(req.Header("authorization"));
   if (!services::IsRegistryToken(bearer)) return HubCaller(req);
   HANGAR_ASSIGN_OR_RETURN(
-      auto claims,
-      services::VerifyRegistryToken(options_.secret, bearer, Service(req), NowUnix()));
+      auto claims, services::VerifyRegistryToken(options_.secret, bearer, Service(req), NowUnix()));
   // /v2/ and the catalog take any valid token: what the catalog lists is filtered per caller.
   if (!name.empty() &&
       !services::OciAccessCovers(claims.access, "repository", name, OciActionName(action))) {
-    return MakeError(ErrorCode::Unauthorized,
-                     "registry token does not grant " + std::string(OciActionName(action)) +
-                         " on " + std::string(name) + "; fetch a token for scope " +
-                         ChallengeScope(name, action));
+    return MakeError(ErrorCode::Unauthorized, "registry token does not grant " +
+                                                  std::string(OciActionName(action)) + " on " +
+                                                  std::string(name) + "; fetch a token for scope " +
+                                                  ChallengeScope(name, action));
   }
   return claims.ToPrincipal();
 }

@@ -56,13 +56,12 @@ class OciAuth {
   // `action`. Anonymous when no Authorization was sent. Errors: Unauthorized for bad
   // credentials, or a registry token that does not cover `name`/`action` (expired, other
   // repo, fewer actions); answer it with Unauthorized() below.
-  Result<Principal> Caller(const http::Request& req, std::string_view name,
-                           OciAction action) const;
+  Result<Principal> Caller(const http::Request& req, std::string_view name, OciAction action) const;
 
   // A 401 UNAUTHORIZED answer for `req` with `message` and the challenge for
   // `name`/`action` (Bearer with realm, service and scope; or Basic).
-  http::Response Unauthorized(const http::Request& req, std::string_view name,
-                              OciAction action, std::string_view message) const;
+  http::Response Unauthorized(const http::Request& req, std::string_view name, OciAction action,
+                              std::string_view message) const;
 
   // The hub credentials of `req` through the hub authenticator; no header, or Basic with an
   // empty password (what containers/image sends without credentials), is anonymous.
@@ -89,7 +88,6 @@ class OciAuth {
 // Registers the token endpoint `GET /v2/token` (and `POST` for the OAuth2 form) that
 // exchanges hub credentials for a scoped registry token (oci.md §9.2). Call before the
 // /v2/ routes. `registry` decides what a principal may do to a repository.
-void AddOciTokenRoute(http::Router& router, const OciAuth& auth,
-                      services::OciService& registry);
+void AddOciTokenRoute(http::Router& router, const OciAuth& auth, services::OciService& registry);
 
 }  // namespace hangar::api

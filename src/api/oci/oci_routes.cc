@@ -69,10 +69,9 @@ http::Response Empty(int status) {
 namespace {
 
 http::Response NotFound(http::Request& req) {
-  return RenderError(http::ApiFamily::Oci,
-                     MakeError(ErrorCode::NotFound, "no registry endpoint at " +
-                                                        req.path.substr(0, 300)),
-                     req);
+  return RenderError(
+      http::ApiFamily::Oci,
+      MakeError(ErrorCode::NotFound, "no registry endpoint at " + req.path.substr(0, 300)), req);
 }
 
 // The answer to a refusal `e` of `who`'s request on `name`: a challenge where credentials
@@ -113,9 +112,9 @@ std::optional<http::Response> AdmitCaller(OciDeps& d, http::Request& req) {
     auto declared = req.ContentLength();
     if (ok && p.kind == OciResource::Manifest && declared &&
         *declared > d.registry.MaxManifestBytes()) {
-      ok = MakeError(ErrorCode::PayloadTooLarge,
-                     "manifest larger than " + std::to_string(d.registry.MaxManifestBytes()) +
-                         " bytes");
+      ok = MakeError(
+          ErrorCode::PayloadTooLarge,
+          "manifest larger than " + std::to_string(d.registry.MaxManifestBytes()) + " bytes");
     }
   } else if (auto access = d.registry.AccessFor(req.principal, p.name); !access) {
     ok = std::move(access).error();
@@ -132,8 +131,7 @@ namespace {
 http::Response Unsupported(http::Request& req) {
   return RenderError(http::ApiFamily::Oci,
                      MakeError(ErrorCode::MethodNotAllowed,
-                               req.method_name + " is not supported on " +
-                                   req.path.substr(0, 300)),
+                               req.method_name + " is not supported on " + req.path.substr(0, 300)),
                      req);
 }
 

@@ -73,8 +73,7 @@ Result<http::Response> GetToken(const OciAuth& auth, const services::OciTokenSer
 
 http::Response OAuthError(int status, std::string_view error, std::string_view description) {
   auto res = http::Response::Json(
-      status, json::serialize(json::object{{"error", error},
-                                           {"error_description", description}}));
+      status, json::serialize(json::object{{"error", error}, {"error_description", description}}));
   res.SetHeader("Cache-Control", "no-store");
   return res;
 }
@@ -83,8 +82,7 @@ http::Response OAuthError(int status, std::string_view error, std::string_view d
 Result<http::Response> PostToken(const OciAuth& auth, const services::OciTokenService& tokens,
                                  http::Request& req) {
   if (!req.Header("content-type").starts_with("application/x-www-form-urlencoded")) {
-    return OAuthError(400, "invalid_request",
-                      "expected an application/x-www-form-urlencoded body");
+    return OAuthError(400, "invalid_request", "expected an application/x-www-form-urlencoded body");
   }
   auto body = req.ReadBody(kMaxFormBytes);
   if (!body) return OAuthError(400, "invalid_request", body.error().message);
@@ -127,8 +125,7 @@ Result<http::Response> PostToken(const OciAuth& auth, const services::OciTokenSe
 
 }  // namespace
 
-void AddOciTokenRoute(http::Router& router, const OciAuth& auth,
-                      services::OciService& registry) {
+void AddOciTokenRoute(http::Router& router, const OciAuth& auth, services::OciService& registry) {
   services::OciTokenOptions options;
   options.key = auth.options().secret;
   options.ttl_seconds = auth.options().token_ttl.count();

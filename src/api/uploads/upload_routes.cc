@@ -47,7 +47,8 @@ json::object UploadJson(const http::Request& req, const services::UploadView& v)
     for (const auto& url : v.part_urls) urls.push_back(json::string(url));
   } else {
     std::string base = req.base_url + "/api/uploads/" + u.id + "/parts/";
-    for (uint64_t n = 1; n <= u.PartCount(); ++n) urls.push_back(json::string(base + std::to_string(n)));
+    for (uint64_t n = 1; n <= u.PartCount(); ++n)
+      urls.push_back(json::string(base + std::to_string(n)));
   }
   o["partUrls"] = std::move(urls);
   return o;
@@ -111,7 +112,8 @@ Result<http::Response> HandleGet(UploadService& uploads, http::Request& req) {
 Result<std::pair<std::string, uint64_t>> PartParams(const http::Request& req) {
   HANGAR_ASSIGN_OR_RETURN(std::string id, UploadId(req));
   auto number = ParsePositive(req.Param("n"));
-  if (!number) return MakeError(ErrorCode::NotFound, "no such part: " + std::string(req.Param("n")));
+  if (!number)
+    return MakeError(ErrorCode::NotFound, "no such part: " + std::string(req.Param("n")));
   return std::make_pair(std::move(id), *number);
 }
 
@@ -144,9 +146,8 @@ Result<http::Response> HandlePutPart(UploadService& uploads, http::Request& req)
 Result<http::Response> HandleComplete(UploadService& uploads, http::Request& req) {
   HANGAR_ASSIGN_OR_RETURN(std::string id, UploadId(req));
   HANGAR_ASSIGN_OR_RETURN(auto view, uploads.Complete(req.principal, id));
-  return JsonResponse(json::object{{"state", "complete"},
-                                   {"sha256", view.record.sha256.Hex()},
-                                   {"size", view.record.size}});
+  return JsonResponse(json::object{
+      {"state", "complete"}, {"sha256", view.record.sha256.Hex()}, {"size", view.record.size}});
 }
 
 Result<http::Response> HandleAbort(UploadService& uploads, http::Request& req) {
@@ -166,9 +167,7 @@ void AddUploadRoutes(http::Router& r, UploadService& uploads, const config::Limi
   for (RepoType t : {RepoType::Model, RepoType::Dataset, RepoType::Space}) {
     r.Add(Method::Post, "/api/" + std::string(RepoCollection(t)) + "/{ns}/{name}/uploads",
           ApiFamily::Hf, Requirement::Repo(t, Access::Write),
-          [&uploads, &limits, t](http::Request& q) {
-            return HandleCreate(uploads, limits, q, t);
-          });
+          [&uploads, &limits, t](http::Request& q) { return HandleCreate(uploads, limits, q, t); });
   }
   // An upload belongs to the writer who began it; UploadService checks who that was. Its
   // state may be read with any of their tokens, changed only with one that may write.

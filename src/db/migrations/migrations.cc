@@ -175,11 +175,7 @@ CREATE INDEX oci_git_blobs_sha256 ON oci_git_blobs(sha256);
 )sql";
 
 constexpr Migration kMigrations[] = {
-    {1, kV1},
-    {2, kV2},
-    {3, kV3},
-    {4, kV4},
-    {5, kV5},
+    {1, kV1}, {2, kV2}, {3, kV3}, {4, kV4}, {5, kV5},
 };
 
 void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {

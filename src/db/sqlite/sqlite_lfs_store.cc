@@ -7,13 +7,15 @@ namespace hangar::db {
 Result<void> SqliteLfsStore::Link(int64_t repo_id, const Sha256& oid, uint64_t size) {
   HANGAR_DB_ASSIGN(c, pool_->Write());
   // INSERT ... SELECT from repos turns a missing repo into "0 rows" instead of an FK error.
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "INSERT INTO lfs_links (repo_id, sha256, size) SELECT id, ?, ? FROM repos WHERE id = ? "
-      "ON CONFLICT (repo_id, sha256) DO UPDATE SET size = excluded.size"));
+  HANGAR_DB_ASSIGN(
+      s,
+      c->Prepare(
+          "INSERT INTO lfs_links (repo_id, sha256, size) SELECT id, ?, ? FROM repos WHERE id = ? "
+          "ON CONFLICT (repo_id, sha256) DO UPDATE SET size = excluded.size"));
   HANGAR_TRY(s.Bind(1, oid.Hex()).Bind(2, static_cast<int64_t>(size)).Bind(3, repo_id).Run());
   if (c->Changes() == 0)
-    return MakeError(ErrorCode::RepoNotFound, "repository #" + std::to_string(repo_id) +
-                                                  " not found");
+    return MakeError(ErrorCode::RepoNotFound,
+                     "repository #" + std::to_string(repo_id) + " not found");
   return {};
 }
 
@@ -33,13 +35,12 @@ Result<void> SqliteLfsStore::Unlink(int64_t repo_id, const Sha256& oid) {
 }
 
 Result<std::vector<LfsLink>> SqliteLfsStore::ListForRepo(int64_t repo_id,
-                                                         std::optional<Sha256> after,
-                                                         int limit) {
+                                                         std::optional<Sha256> after, int limit) {
   limit = std::clamp(limit, 1, 100000);
   HANGAR_DB_ASSIGN(c, pool_->Read());
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "SELECT sha256, size FROM lfs_links WHERE repo_id = ? AND sha256 > ? "
-      "ORDER BY sha256 LIMIT ?"));
+  HANGAR_DB_ASSIGN(s,
+                   c->Prepare("SELECT sha256, size FROM lfs_links WHERE repo_id = ? AND sha256 > ? "
+                              "ORDER BY sha256 LIMIT ?"));
   s.Bind(1, repo_id).Bind(2, after ? after->Hex() : std::string()).Bind(3, int64_t{limit});
   std::vector<LfsLink> out;
   for (;;) {
@@ -55,9 +56,8 @@ Result<std::vector<LfsLink>> SqliteLfsStore::ListForRepo(int64_t repo_id,
 Result<int64_t> SqliteLfsStore::CountLinks(const Sha256& oid) {
   HANGAR_DB_ASSIGN(c, pool_->Read());
   // OCI blob links count too: LFS objects and OCI blobs share the store (DESIGN.md).
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "SELECT (SELECT COUNT(*) FROM lfs_links WHERE sha256 = ?) + "
-      "(SELECT COUNT(*) FROM oci_blob_links WHERE sha256 = ?)"));
+  HANGAR_DB_ASSIGN(s, c->Prepare("SELECT (SELECT COUNT(*) FROM lfs_links WHERE sha256 = ?) + "
+                                 "(SELECT COUNT(*) FROM oci_blob_links WHERE sha256 = ?)"));
   s.Bind(1, oid.Hex()).Bind(2, oid.Hex());
   HANGAR_DB_ASSIGN(row, s.Step());
   (void)row;

@@ -50,13 +50,20 @@ Result<void> SqliteOciStore::PutManifest(const OciManifestRecord& m,
   HANGAR_DB_ASSIGN(c, pool_->Write());
   return InTransaction(*c, [&]() -> Result<void> {
     // INSERT ... SELECT from repos: a missing repo inserts nothing instead of an FK error.
-    HANGAR_DB_ASSIGN(s, c->Prepare(
-        "INSERT INTO oci_manifests (repo_id, digest, media_type, body, size, subject, "
-        "artifact_type, annotations, created_at) SELECT id, ?, ?, ?, ?, ?, ?, ?, ? FROM repos "
-        "WHERE id = ? ON CONFLICT (repo_id, digest) DO NOTHING"));
-    s.Bind(1, m.digest).Bind(2, m.media_type).Bind(3, m.body)
-        .Bind(4, static_cast<int64_t>(m.body.size())).Bind(5, m.subject)
-        .Bind(6, m.artifact_type).Bind(7, m.annotations_json).Bind(8, m.created_at)
+    HANGAR_DB_ASSIGN(
+        s,
+        c->Prepare(
+            "INSERT INTO oci_manifests (repo_id, digest, media_type, body, size, subject, "
+            "artifact_type, annotations, created_at) SELECT id, ?, ?, ?, ?, ?, ?, ?, ? FROM repos "
+            "WHERE id = ? ON CONFLICT (repo_id, digest) DO NOTHING"));
+    s.Bind(1, m.digest)
+        .Bind(2, m.media_type)
+        .Bind(3, m.body)
+        .Bind(4, static_cast<int64_t>(m.body.size()))
+        .Bind(5, m.subject)
+        .Bind(6, m.artifact_type)
+        .Bind(7, m.annotations_json)
+        .Bind(8, m.created_at)
         .Bind(9, m.repo_id);
     HANGAR_TRY(s.Run());
     if (c->Changes() == 0) {
@@ -69,11 +76,15 @@ Result<void> SqliteOciStore::PutManifest(const OciManifestRecord& m,
     }
     for (const auto& ref : refs) {
       // A statement per row: SqliteStmt resets when destroyed, not after Run().
-      HANGAR_DB_ASSIGN(r, c->Prepare(
-          "INSERT INTO oci_refs (repo_id, manifest, ref, is_manifest) VALUES (?, ?, ?, ?) "
-          "ON CONFLICT (repo_id, manifest, ref) DO NOTHING"));
-      HANGAR_TRY(r.Bind(1, m.repo_id).Bind(2, m.digest).Bind(3, ref.digest)
-                     .Bind(4, int64_t{ref.is_manifest ? 1 : 0}).Run());
+      HANGAR_DB_ASSIGN(
+          r, c->Prepare(
+                 "INSERT INTO oci_refs (repo_id, manifest, ref, is_manifest) VALUES (?, ?, ?, ?) "
+                 "ON CONFLICT (repo_id, manifest, ref) DO NOTHING"));
+      HANGAR_TRY(r.Bind(1, m.repo_id)
+                     .Bind(2, m.digest)
+                     .Bind(3, ref.digest)
+                     .Bind(4, int64_t{ref.is_manifest ? 1 : 0})
+                     .Run());
     }
     return {};
   });
@@ -105,15 +116,16 @@ Result<bool> SqliteOciStore::DeleteManifest(int64_t repo_id, std::string_view di
   });
 }
 
-Result<void> SqliteOciStore::PutTag(int64_t repo_id, std::string_view tag,
-                                    std::string_view digest, int64_t now) {
+Result<void> SqliteOciStore::PutTag(int64_t repo_id, std::string_view tag, std::string_view digest,
+                                    int64_t now) {
   HANGAR_DB_ASSIGN(c, pool_->Write());
   // The SELECT makes a missing manifest insert nothing; one statement, so atomic.
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "INSERT INTO oci_tags (repo_id, tag, digest, updated_at) "
-      "SELECT repo_id, ?, digest, ? FROM oci_manifests WHERE repo_id = ? AND digest = ? "
-      "ON CONFLICT (repo_id, tag) DO UPDATE SET digest = excluded.digest, "
-      "updated_at = excluded.updated_at"));
+  HANGAR_DB_ASSIGN(
+      s,
+      c->Prepare("INSERT INTO oci_tags (repo_id, tag, digest, updated_at) "
+                 "SELECT repo_id, ?, digest, ? FROM oci_manifests WHERE repo_id = ? AND digest = ? "
+                 "ON CONFLICT (repo_id, tag) DO UPDATE SET digest = excluded.digest, "
+                 "updated_at = excluded.updated_at"));
   HANGAR_TRY(s.Bind(1, tag).Bind(2, now).Bind(3, repo_id).Bind(4, digest).Run());
   if (c->Changes() == 0) {
     return MakeError(ErrorCode::ManifestUnknown,
@@ -122,8 +134,7 @@ Result<void> SqliteOciStore::PutTag(int64_t repo_id, std::string_view tag,
   return {};
 }
 
-Result<std::optional<std::string>> SqliteOciStore::GetTag(int64_t repo_id,
-                                                          std::string_view tag) {
+Result<std::optional<std::string>> SqliteOciStore::GetTag(int64_t repo_id, std::string_view tag) {
   HANGAR_DB_ASSIGN(c, pool_->Read());
   HANGAR_DB_ASSIGN(s, c->Prepare("SELECT digest FROM oci_tags WHERE repo_id = ? AND tag = ?"));
   s.Bind(1, repo_id).Bind(2, tag);
@@ -132,15 +143,15 @@ Result<std::optional<std::string>> SqliteOciStore::GetTag(int64_t repo_id,
   return std::optional<std::string>(s.Text(0));
 }
 
-Result<std::vector<std::string>> SqliteOciStore::ListTags(int64_t repo_id,
-                                                          std::string_view after, int limit) {
+Result<std::vector<std::string>> SqliteOciStore::ListTags(int64_t repo_id, std::string_view after,
+                                                          int limit) {
   limit = std::clamp(limit, 0, 100000);
   std::vector<std::string> out;
   if (limit == 0) return out;
   HANGAR_DB_ASSIGN(c, pool_->Read());
   // Tags are ASCII, so SQLite's BINARY collation is byte order (oci.md §6.1).
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "SELECT tag FROM oci_tags WHERE repo_id = ? AND tag > ? ORDER BY tag LIMIT ?"));
+  HANGAR_DB_ASSIGN(
+      s, c->Prepare("SELECT tag FROM oci_tags WHERE repo_id = ? AND tag > ? ORDER BY tag LIMIT ?"));
   s.Bind(1, repo_id).Bind(2, after).Bind(3, int64_t{limit});
   for (;;) {
     HANGAR_DB_ASSIGN(row, s.Step());
@@ -160,23 +171,27 @@ Result<bool> SqliteOciStore::DeleteTag(int64_t repo_id, std::string_view tag) {
 Result<std::vector<OciReferrer>> SqliteOciStore::ListReferrers(int64_t repo_id,
                                                                std::string_view subject,
                                                                std::string_view artifact_type,
-                                                               std::string_view after,
-                                                               int limit) {
+                                                               std::string_view after, int limit) {
   limit = std::clamp(limit, 0, 100000);
   std::vector<OciReferrer> out;
   if (limit == 0 || subject.empty()) return out;
   HANGAR_DB_ASSIGN(c, pool_->Read());
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "SELECT digest, media_type, size, artifact_type, annotations FROM oci_manifests "
-      "WHERE repo_id = ? AND subject = ? AND digest > ? AND (? = '' OR artifact_type = ?) "
-      "ORDER BY digest LIMIT ?"));
-  s.Bind(1, repo_id).Bind(2, subject).Bind(3, after).Bind(4, artifact_type)
-      .Bind(5, artifact_type).Bind(6, int64_t{limit});
+  HANGAR_DB_ASSIGN(
+      s, c->Prepare(
+             "SELECT digest, media_type, size, artifact_type, annotations FROM oci_manifests "
+             "WHERE repo_id = ? AND subject = ? AND digest > ? AND (? = '' OR artifact_type = ?) "
+             "ORDER BY digest LIMIT ?"));
+  s.Bind(1, repo_id)
+      .Bind(2, subject)
+      .Bind(3, after)
+      .Bind(4, artifact_type)
+      .Bind(5, artifact_type)
+      .Bind(6, int64_t{limit});
   for (;;) {
     HANGAR_DB_ASSIGN(row, s.Step());
     if (!row) break;
-    out.push_back(OciReferrer{s.Text(0), s.Text(1), static_cast<uint64_t>(s.Int(2)), s.Text(3),
-                              s.Text(4)});
+    out.push_back(
+        OciReferrer{s.Text(0), s.Text(1), static_cast<uint64_t>(s.Int(2)), s.Text(3), s.Text(4)});
   }
   return out;
 }
@@ -193,21 +208,23 @@ Result<int64_t> SqliteOciStore::CountReferences(int64_t repo_id, std::string_vie
 Result<void> SqliteOciStore::LinkBlob(int64_t repo_id, const Sha256& sha256, uint64_t size,
                                       int64_t now) {
   HANGAR_DB_ASSIGN(c, pool_->Write());
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "INSERT INTO oci_blob_links (repo_id, sha256, size, linked_at) "
-      "SELECT id, ?, ?, ? FROM repos WHERE id = ? "
-      "ON CONFLICT (repo_id, sha256) DO UPDATE SET linked_at = excluded.linked_at"));
-  HANGAR_TRY(s.Bind(1, sha256.Hex()).Bind(2, static_cast<int64_t>(size)).Bind(3, now)
-                 .Bind(4, repo_id).Run());
+  HANGAR_DB_ASSIGN(
+      s, c->Prepare("INSERT INTO oci_blob_links (repo_id, sha256, size, linked_at) "
+                    "SELECT id, ?, ?, ? FROM repos WHERE id = ? "
+                    "ON CONFLICT (repo_id, sha256) DO UPDATE SET linked_at = excluded.linked_at"));
+  HANGAR_TRY(s.Bind(1, sha256.Hex())
+                 .Bind(2, static_cast<int64_t>(size))
+                 .Bind(3, now)
+                 .Bind(4, repo_id)
+                 .Run());
   if (c->Changes() == 0) return RepoMissing(repo_id);
   return {};
 }
 
-Result<std::optional<uint64_t>> SqliteOciStore::BlobLinked(int64_t repo_id,
-                                                           const Sha256& sha256) {
+Result<std::optional<uint64_t>> SqliteOciStore::BlobLinked(int64_t repo_id, const Sha256& sha256) {
   HANGAR_DB_ASSIGN(c, pool_->Read());
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "SELECT size FROM oci_blob_links WHERE repo_id = ? AND sha256 = ?"));
+  HANGAR_DB_ASSIGN(s,
+                   c->Prepare("SELECT size FROM oci_blob_links WHERE repo_id = ? AND sha256 = ?"));
   s.Bind(1, repo_id).Bind(2, sha256.Hex());
   HANGAR_DB_ASSIGN(row, s.Step());
   if (!row) return std::optional<uint64_t>();
@@ -225,12 +242,13 @@ Result<int64_t> SqliteOciStore::PruneUnreferencedLinks(int64_t linked_before) {
   HANGAR_DB_ASSIGN(c, pool_->Write());
   // A link stays while a manifest of its repo references the blob by its sha256 digest or
   // by an alias (a sha512 digest naming the same bytes).
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "DELETE FROM oci_blob_links WHERE linked_at < ? "
-      "AND NOT EXISTS (SELECT 1 FROM oci_refs r WHERE r.repo_id = oci_blob_links.repo_id "
-      "AND r.ref = 'sha256:' || oci_blob_links.sha256) "
-      "AND NOT EXISTS (SELECT 1 FROM oci_aliases a JOIN oci_refs r ON r.ref = a.digest "
-      "WHERE a.sha256 = oci_blob_links.sha256 AND r.repo_id = oci_blob_links.repo_id)"));
+  HANGAR_DB_ASSIGN(
+      s, c->Prepare(
+             "DELETE FROM oci_blob_links WHERE linked_at < ? "
+             "AND NOT EXISTS (SELECT 1 FROM oci_refs r WHERE r.repo_id = oci_blob_links.repo_id "
+             "AND r.ref = 'sha256:' || oci_blob_links.sha256) "
+             "AND NOT EXISTS (SELECT 1 FROM oci_aliases a JOIN oci_refs r ON r.ref = a.digest "
+             "WHERE a.sha256 = oci_blob_links.sha256 AND r.repo_id = oci_blob_links.repo_id)"));
   HANGAR_TRY(s.Bind(1, linked_before).Run());
   return static_cast<int64_t>(c->Changes());
 }
@@ -238,9 +256,8 @@ Result<int64_t> SqliteOciStore::PruneUnreferencedLinks(int64_t linked_before) {
 Result<void> SqliteOciStore::PutAlias(std::string_view digest, const Sha256& sha256,
                                       uint64_t size) {
   HANGAR_DB_ASSIGN(c, pool_->Write());
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "INSERT INTO oci_aliases (digest, sha256, size) VALUES (?, ?, ?) "
-      "ON CONFLICT (digest) DO NOTHING"));
+  HANGAR_DB_ASSIGN(s, c->Prepare("INSERT INTO oci_aliases (digest, sha256, size) VALUES (?, ?, ?) "
+                                 "ON CONFLICT (digest) DO NOTHING"));
   return s.Bind(1, digest).Bind(2, sha256.Hex()).Bind(3, static_cast<int64_t>(size)).Run();
 }
 
@@ -259,25 +276,27 @@ Result<std::optional<std::pair<Sha256, uint64_t>>> SqliteOciStore::FindAlias(
 
 Result<void> SqliteOciStore::PutGitBlob(const OciGitBlob& blob) {
   HANGAR_DB_ASSIGN(c, pool_->Write());
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "INSERT INTO oci_git_blobs (git_oid, sha256, size) VALUES (?, ?, ?) "
-      "ON CONFLICT (git_oid) DO NOTHING"));
-  return s.Bind(1, blob.git_oid).Bind(2, blob.sha256.Hex())
-      .Bind(3, static_cast<int64_t>(blob.size)).Run();
+  HANGAR_DB_ASSIGN(s,
+                   c->Prepare("INSERT INTO oci_git_blobs (git_oid, sha256, size) VALUES (?, ?, ?) "
+                              "ON CONFLICT (git_oid) DO NOTHING"));
+  return s.Bind(1, blob.git_oid)
+      .Bind(2, blob.sha256.Hex())
+      .Bind(3, static_cast<int64_t>(blob.size))
+      .Run();
 }
 
 Result<std::optional<OciGitBlob>> SqliteOciStore::FindGitBlobByOid(std::string_view git_oid) {
   HANGAR_DB_ASSIGN(c, pool_->Read());
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "SELECT git_oid, sha256, size FROM oci_git_blobs WHERE git_oid = ?"));
+  HANGAR_DB_ASSIGN(s,
+                   c->Prepare("SELECT git_oid, sha256, size FROM oci_git_blobs WHERE git_oid = ?"));
   s.Bind(1, git_oid);
   return ReadOptGitBlob(s);
 }
 
 Result<std::optional<OciGitBlob>> SqliteOciStore::FindGitBlobBySha256(const Sha256& sha256) {
   HANGAR_DB_ASSIGN(c, pool_->Read());
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "SELECT git_oid, sha256, size FROM oci_git_blobs WHERE sha256 = ? LIMIT 1"));
+  HANGAR_DB_ASSIGN(
+      s, c->Prepare("SELECT git_oid, sha256, size FROM oci_git_blobs WHERE sha256 = ? LIMIT 1"));
   s.Bind(1, sha256.Hex());
   return ReadOptGitBlob(s);
 }

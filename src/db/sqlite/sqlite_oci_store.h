@@ -28,8 +28,7 @@ class SqliteOciStore : public OciStore {
                                                  std::string_view after, int limit) override;
   Result<int64_t> CountReferences(int64_t repo_id, std::string_view digest) override;
 
-  Result<void> LinkBlob(int64_t repo_id, const Sha256& sha256, uint64_t size,
-                        int64_t now) override;
+  Result<void> LinkBlob(int64_t repo_id, const Sha256& sha256, uint64_t size, int64_t now) override;
   Result<std::optional<uint64_t>> BlobLinked(int64_t repo_id, const Sha256& sha256) override;
   Result<bool> UnlinkBlob(int64_t repo_id, const Sha256& sha256) override;
   Result<int64_t> PruneUnreferencedLinks(int64_t linked_before) override;

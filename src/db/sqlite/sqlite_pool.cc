@@ -24,8 +24,7 @@ SqliteStmt::SqliteStmt(sqlite3* db, sqlite3_stmt* stmt, bool owned, bool* busy_f
     : db_(db), stmt_(stmt), owned_(owned), busy_flag_(busy_flag) {}
 
 SqliteStmt::SqliteStmt(SqliteStmt&& o) noexcept
-    : db_(o.db_), stmt_(o.stmt_), owned_(o.owned_), busy_flag_(o.busy_flag_),
-      bind_rc_(o.bind_rc_) {
+    : db_(o.db_), stmt_(o.stmt_), owned_(o.owned_), busy_flag_(o.busy_flag_), bind_rc_(o.bind_rc_) {
   o.stmt_ = nullptr;
   o.busy_flag_ = nullptr;
 }
@@ -105,8 +104,8 @@ std::optional<std::string> SqliteStmt::OptText(int col) const {
 
 // ---- SqliteConnection ----
 
-Result<std::unique_ptr<SqliteConnection>> SqliteConnection::Open(
-    const std::filesystem::path& file, int busy_timeout_ms) {
+Result<std::unique_ptr<SqliteConnection>> SqliteConnection::Open(const std::filesystem::path& file,
+                                                                 int busy_timeout_ms) {
   sqlite3* db = nullptr;
   // NOMUTEX: each connection is used by one thread at a time (the pool guarantees it).
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
@@ -199,7 +198,7 @@ Result<void> Migrate(SqliteConnection& conn) {
 }  // namespace
 
 Result<std::shared_ptr<SqlitePool>> SqlitePool::Open(const std::filesystem::path& file,
-                                                      Options options) {
+                                                     Options options) {
   if (options.max_connections < 1) options.max_connections = 1;
   std::shared_ptr<SqlitePool> pool(new SqlitePool(file, options));
   auto conn = SqliteConnection::Open(file, options.busy_timeout_ms);

@@ -100,8 +100,8 @@ class SqliteConnection {
 class SqlitePool {
  public:
   struct Options {
-    int max_connections = 8;    // connections opened lazily up to this many
-    int busy_timeout_ms = 5000; // how long to wait for another process's write lock
+    int max_connections = 8;     // connections opened lazily up to this many
+    int busy_timeout_ms = 5000;  // how long to wait for another process's write lock
   };
 
   // A borrowed connection, returned to the pool on destruction. Move-only.
@@ -145,9 +145,9 @@ class SqlitePool {
 };
 
 // Declares `var` as a reference to the value of `expr` (a Result), or returns its error.
-#define HANGAR_DB_ASSIGN(var, expr)                             \
-  auto var##_result_ = (expr);                                  \
-  if (!var##_result_) return std::move(var##_result_).error();  \
+#define HANGAR_DB_ASSIGN(var, expr)                            \
+  auto var##_result_ = (expr);                                 \
+  if (!var##_result_) return std::move(var##_result_).error(); \
   auto& var = *var##_result_
 
 // Runs `fn` (returning Result<T>) inside BEGIN IMMEDIATE ... COMMIT on `conn`; rolls back

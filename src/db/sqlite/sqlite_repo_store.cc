@@ -46,22 +46,32 @@ Error NotFound(int64_t id) {
 // The column a sort key orders by (id is always the tie-breaker).
 const char* SortColumn(RepoSort s) {
   switch (s) {
-    case RepoSort::CreatedAt: return "created_at";
-    case RepoSort::Id: return "id";
-    case RepoSort::Downloads: return "downloads";
-    case RepoSort::Trending: return "trending";
-    case RepoSort::LastModified: break;
+    case RepoSort::CreatedAt:
+      return "created_at";
+    case RepoSort::Id:
+      return "id";
+    case RepoSort::Downloads:
+      return "downloads";
+    case RepoSort::Trending:
+      return "trending";
+    case RepoSort::LastModified:
+      break;
   }
   return "last_modified";
 }
 
 char SortTag(RepoSort s) {
   switch (s) {
-    case RepoSort::CreatedAt: return 'c';
-    case RepoSort::Id: return 'i';
-    case RepoSort::Downloads: return 'n';
-    case RepoSort::Trending: return 't';
-    case RepoSort::LastModified: break;
+    case RepoSort::CreatedAt:
+      return 'c';
+    case RepoSort::Id:
+      return 'i';
+    case RepoSort::Downloads:
+      return 'n';
+    case RepoSort::Trending:
+      return 't';
+    case RepoSort::LastModified:
+      break;
   }
   return 'm';
 }
@@ -75,8 +85,8 @@ std::string MakeCursor(const RepoQuery& q, const RepoRecord& last, int64_t offse
               : q.sort == RepoSort::Trending  ? offset
                                               : last.last_modified;
   int64_t id = q.sort == RepoSort::Trending ? 0 : last.id;
-  return std::string{SortTag(q.sort), q.descending ? 'd' : 'a'} + "." + std::to_string(v) +
-         "." + std::to_string(id);
+  return std::string{SortTag(q.sort), q.descending ? 'd' : 'a'} + "." + std::to_string(v) + "." +
+         std::to_string(id);
 }
 
 bool ParseInt(std::string_view s, int64_t& out) {
@@ -93,15 +103,13 @@ struct Cursor {
 Result<Cursor> ParseCursor(const RepoQuery& q) {
   Error bad = MakeError(ErrorCode::BadRequest, "invalid cursor");
   std::string_view c = q.cursor;
-  if (c.size() < 6 || c[0] != SortTag(q.sort) || c[1] != (q.descending ? 'd' : 'a') ||
-      c[2] != '.')
+  if (c.size() < 6 || c[0] != SortTag(q.sort) || c[1] != (q.descending ? 'd' : 'a') || c[2] != '.')
     return bad;
   c.remove_prefix(3);
   size_t dot = c.find('.');
   if (dot == std::string_view::npos) return bad;
   Cursor out;
-  if (!ParseInt(c.substr(0, dot), out.value) || !ParseInt(c.substr(dot + 1), out.id))
-    return bad;
+  if (!ParseInt(c.substr(0, dot), out.value) || !ParseInt(c.substr(dot + 1), out.id)) return bad;
   if (q.sort == RepoSort::Trending && out.value < 0) return bad;
   return out;
 }
@@ -161,18 +169,18 @@ Result<RepoRecord> SqliteRepoStore::Create(const RepoRecord& repo) {
   if (out.last_modified == 0) out.last_modified = out.created_at;
   if (out.default_branch.empty()) out.default_branch = "main";
   HANGAR_DB_ASSIGN(c, pool_->Write());
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "INSERT INTO repos (type, namespace, name, private, created_at, last_modified, "
-      "last_commit, default_branch) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
+  HANGAR_DB_ASSIGN(
+      s, c->Prepare("INSERT INTO repos (type, namespace, name, private, created_at, last_modified, "
+                    "last_commit, default_branch) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
   s.Bind(1, RepoTypeName(out.type)).Bind(2, out.ns).Bind(3, out.name);
   s.Bind(4, int64_t{out.is_private ? 1 : 0}).Bind(5, out.created_at).Bind(6, out.last_modified);
   s.Bind(7, out.last_commit).Bind(8, out.default_branch);
   auto r = s.Run();
   if (!r) {
     if (r.error().code == ErrorCode::Conflict)
-      return MakeError(ErrorCode::Conflict,
-                       "You already created this " + std::string(RepoTypeName(out.type)) +
-                           " repo: " + out.Id().Id());
+      return MakeError(ErrorCode::Conflict, "You already created this " +
+                                                std::string(RepoTypeName(out.type)) +
+                                                " repo: " + out.Id().Id());
     return std::move(r).error();
   }
   out.id = c->LastInsertId();
@@ -221,8 +229,8 @@ Result<std::vector<RepoRecord>> SqliteRepoStore::FindFolded(RepoType type, std::
 
 Result<void> SqliteRepoStore::Delete(const RepoId& id) {
   HANGAR_DB_ASSIGN(c, pool_->Write());
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "DELETE FROM repos WHERE type = ? AND namespace = ? AND name = ?"));
+  HANGAR_DB_ASSIGN(s,
+                   c->Prepare("DELETE FROM repos WHERE type = ? AND namespace = ? AND name = ?"));
   HANGAR_TRY(s.Bind(1, RepoTypeName(id.type)).Bind(2, id.ns).Bind(3, id.name).Run());
   if (c->Changes() == 0) return NotFound(id);
   return {};
@@ -233,9 +241,8 @@ Result<RepoRecord> SqliteRepoStore::Move(const RepoId& from, const RepoId& to) {
     return MakeError(ErrorCode::BadRequest, "a repository cannot change its type when moved");
   {
     HANGAR_DB_ASSIGN(c, pool_->Write());
-    HANGAR_DB_ASSIGN(s, c->Prepare(
-        "UPDATE repos SET namespace = ?, name = ? "
-        "WHERE type = ? AND namespace = ? AND name = ?"));
+    HANGAR_DB_ASSIGN(s, c->Prepare("UPDATE repos SET namespace = ?, name = ? "
+                                   "WHERE type = ? AND namespace = ? AND name = ?"));
     s.Bind(1, to.ns).Bind(2, to.name).Bind(3, RepoTypeName(from.type)).Bind(4, from.ns);
     auto r = s.Bind(5, from.name).Run();
     if (!r) {
@@ -259,8 +266,8 @@ Result<void> SqliteRepoStore::SetPrivate(int64_t id, bool is_private) {
 Result<void> SqliteRepoStore::UpdateHead(int64_t id, std::string_view last_commit,
                                          int64_t last_modified) {
   HANGAR_DB_ASSIGN(c, pool_->Write());
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "UPDATE repos SET last_commit = ?, last_modified = ? WHERE id = ?"));
+  HANGAR_DB_ASSIGN(s,
+                   c->Prepare("UPDATE repos SET last_commit = ?, last_modified = ? WHERE id = ?"));
   HANGAR_TRY(s.Bind(1, last_commit).Bind(2, last_modified).Bind(3, id).Run());
   if (c->Changes() == 0) return NotFound(id);
   return {};
@@ -282,9 +289,10 @@ Result<RepoPage> SqliteRepoStore::List(const RepoQuery& q) {
   std::string sql = std::string("SELECT ") + kRepoCols;
   if (trending) {
     // Sums only the window's rows (index repo_downloads_day), once per query.
-    sql += ", COALESCE(t.score, 0) AS trending FROM repos LEFT JOIN (SELECT repo_id, "
-           "SUM(count) AS score FROM repo_downloads WHERE day > ? GROUP BY repo_id) t "
-           "ON t.repo_id = repos.id WHERE 1 = 1";
+    sql +=
+        ", COALESCE(t.score, 0) AS trending FROM repos LEFT JOIN (SELECT repo_id, "
+        "SUM(count) AS score FROM repo_downloads WHERE day > ? GROUP BY repo_id) t "
+        "ON t.repo_id = repos.id WHERE 1 = 1";
   } else {
     sql += ", 0 FROM repos WHERE 1 = 1";
   }
@@ -366,8 +374,9 @@ Result<void> SqliteRepoStore::SetCardMeta(int64_t id, std::string_view library,
     HANGAR_DB_ASSIGN(clear, c->Prepare("DELETE FROM repo_tags WHERE repo_id = ?"));
     HANGAR_TRY(clear.Bind(1, id).Run());
     for (const auto& tag : tags) {
-      HANGAR_DB_ASSIGN(insert, c->Prepare(
-          "INSERT INTO repo_tags (repo_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING"));
+      HANGAR_DB_ASSIGN(
+          insert,
+          c->Prepare("INSERT INTO repo_tags (repo_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING"));
       HANGAR_TRY(insert.Bind(1, id).Bind(2, tag).Run());
     }
     return {};
@@ -381,9 +390,10 @@ Result<void> SqliteRepoStore::AddDownloads(int64_t id, int64_t day, int64_t n) {
     HANGAR_DB_ASSIGN(total, c->Prepare("UPDATE repos SET downloads = downloads + ? WHERE id = ?"));
     HANGAR_TRY(total.Bind(1, n).Bind(2, id).Run());
     if (c->Changes() == 0) return {};  // deleted since the downloads were counted
-    HANGAR_DB_ASSIGN(daily, c->Prepare(
-        "INSERT INTO repo_downloads (repo_id, day, count) VALUES (?, ?, ?) "
-        "ON CONFLICT (repo_id, day) DO UPDATE SET count = count + excluded.count"));
+    HANGAR_DB_ASSIGN(
+        daily,
+        c->Prepare("INSERT INTO repo_downloads (repo_id, day, count) VALUES (?, ?, ?) "
+                   "ON CONFLICT (repo_id, day) DO UPDATE SET count = count + excluded.count"));
     return daily.Bind(1, id).Bind(2, day).Bind(3, n).Run();
   });
 }

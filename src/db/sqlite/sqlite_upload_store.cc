@@ -41,12 +41,19 @@ Result<void> SqliteUploadStore::Create(const UploadRecord& u) {
   found.Bind(1, u.id);
   HANGAR_DB_ASSIGN(exists, found.Step());
   if (exists) return MakeError(ErrorCode::Conflict, "upload " + u.id + " exists");
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "INSERT INTO uploads (id, repo_id, user_id, sha256, size, part_size, store_handle, "
-      "created_at, expires_at) SELECT ?, id, ?, ?, ?, ?, ?, ?, ? FROM repos WHERE id = ?"));
-  s.Bind(1, u.id).Bind(2, u.user_id).Bind(3, u.sha256.Hex())
-      .Bind(4, static_cast<int64_t>(u.size)).Bind(5, static_cast<int64_t>(u.part_size))
-      .Bind(6, u.store_handle).Bind(7, u.created_at).Bind(8, u.expires_at).Bind(9, u.repo_id);
+  HANGAR_DB_ASSIGN(
+      s, c->Prepare(
+             "INSERT INTO uploads (id, repo_id, user_id, sha256, size, part_size, store_handle, "
+             "created_at, expires_at) SELECT ?, id, ?, ?, ?, ?, ?, ?, ? FROM repos WHERE id = ?"));
+  s.Bind(1, u.id)
+      .Bind(2, u.user_id)
+      .Bind(3, u.sha256.Hex())
+      .Bind(4, static_cast<int64_t>(u.size))
+      .Bind(5, static_cast<int64_t>(u.part_size))
+      .Bind(6, u.store_handle)
+      .Bind(7, u.created_at)
+      .Bind(8, u.expires_at)
+      .Bind(9, u.repo_id);
   HANGAR_TRY(s.Run());
   if (c->Changes() == 0) {
     return MakeError(ErrorCode::RepoNotFound,
@@ -57,22 +64,24 @@ Result<void> SqliteUploadStore::Create(const UploadRecord& u) {
 
 Result<std::optional<UploadRecord>> SqliteUploadStore::Get(const std::string& id) {
   HANGAR_DB_ASSIGN(c, pool_->Read());
-  HANGAR_DB_ASSIGN(s, c->Prepare(std::string("SELECT ") + kColumns +
-                                 " FROM uploads WHERE id = ?"));
+  HANGAR_DB_ASSIGN(s, c->Prepare(std::string("SELECT ") + kColumns + " FROM uploads WHERE id = ?"));
   s.Bind(1, id);
   return ReadOne(s);
 }
 
-Result<std::optional<UploadRecord>> SqliteUploadStore::FindOpen(int64_t repo_id,
-                                                                int64_t user_id,
-                                                                const Sha256& sha256,
-                                                                uint64_t size, int64_t now) {
+Result<std::optional<UploadRecord>> SqliteUploadStore::FindOpen(int64_t repo_id, int64_t user_id,
+                                                                const Sha256& sha256, uint64_t size,
+                                                                int64_t now) {
   HANGAR_DB_ASSIGN(c, pool_->Read());
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      std::string("SELECT ") + kColumns +
-      " FROM uploads WHERE repo_id = ? AND user_id = ? AND sha256 = ? AND size = ? "
-      "AND completed_at IS NULL AND expires_at > ? ORDER BY created_at DESC LIMIT 1"));
-  s.Bind(1, repo_id).Bind(2, user_id).Bind(3, sha256.Hex()).Bind(4, static_cast<int64_t>(size))
+  HANGAR_DB_ASSIGN(
+      s,
+      c->Prepare(std::string("SELECT ") + kColumns +
+                 " FROM uploads WHERE repo_id = ? AND user_id = ? AND sha256 = ? AND size = ? "
+                 "AND completed_at IS NULL AND expires_at > ? ORDER BY created_at DESC LIMIT 1"));
+  s.Bind(1, repo_id)
+      .Bind(2, user_id)
+      .Bind(3, sha256.Hex())
+      .Bind(4, static_cast<int64_t>(size))
       .Bind(5, now);
   return ReadOne(s);
 }
@@ -96,8 +105,8 @@ Result<void> SqliteUploadStore::SetExpiry(const std::string& id, int64_t expires
 Result<void> SqliteUploadStore::MarkCompleted(const std::string& id, int64_t when,
                                               int64_t expires_at) {
   HANGAR_DB_ASSIGN(c, pool_->Write());
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "UPDATE uploads SET completed_at = ?, expires_at = ? WHERE id = ?"));
+  HANGAR_DB_ASSIGN(s,
+                   c->Prepare("UPDATE uploads SET completed_at = ?, expires_at = ? WHERE id = ?"));
   return s.Bind(1, when).Bind(2, expires_at).Bind(3, id).Run();
 }
 

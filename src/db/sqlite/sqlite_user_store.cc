@@ -5,8 +5,7 @@
 namespace hangar::db {
 namespace {
 
-constexpr const char kUserCols[] =
-    "id, name, fullname, email, is_admin, password_hash, created_at";
+constexpr const char kUserCols[] = "id, name, fullname, email, is_admin, password_hash, created_at";
 constexpr const char kTokenCols[] =
     "id, user_id, name, role, token_sha256, created_at, last_used_at, expires_at, revoked";
 
@@ -56,9 +55,10 @@ Result<int64_t> InsertNamespaceRow(SqliteConnection& c, std::string_view kind,
                                    std::string_view email, bool is_admin,
                                    const std::optional<std::string>& password_hash,
                                    int64_t created_at) {
-  HANGAR_DB_ASSIGN(s, c.Prepare(
-      "INSERT INTO users (name, kind, fullname, email, is_admin, password_hash, created_at) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?)"));
+  HANGAR_DB_ASSIGN(
+      s, c.Prepare(
+             "INSERT INTO users (name, kind, fullname, email, is_admin, password_hash, created_at) "
+             "VALUES (?, ?, ?, ?, ?, ?, ?)"));
   s.Bind(1, name).Bind(2, kind).Bind(3, fullname).Bind(4, email);
   s.Bind(5, int64_t{is_admin ? 1 : 0}).Bind(6, password_hash).Bind(7, created_at);
   auto r = s.Run();
@@ -89,16 +89,16 @@ Result<UserRecord> SqliteUserStore::CreateUser(const UserRecord& user) {
 
 Result<UserRecord> SqliteUserStore::FindUserByName(std::string_view name) {
   HANGAR_DB_ASSIGN(c, pool_->Read());
-  HANGAR_DB_ASSIGN(s, c->Prepare(Sql("SELECT ", kUserCols,
-                                     " FROM users WHERE name = ? AND kind = 'user'")));
+  HANGAR_DB_ASSIGN(
+      s, c->Prepare(Sql("SELECT ", kUserCols, " FROM users WHERE name = ? AND kind = 'user'")));
   s.Bind(1, name);
   return OneUser(s, "user '" + std::string(name) + "' not found");
 }
 
 Result<UserRecord> SqliteUserStore::FindUserById(int64_t id) {
   HANGAR_DB_ASSIGN(c, pool_->Read());
-  HANGAR_DB_ASSIGN(s, c->Prepare(Sql("SELECT ", kUserCols,
-                                     " FROM users WHERE id = ? AND kind = 'user'")));
+  HANGAR_DB_ASSIGN(
+      s, c->Prepare(Sql("SELECT ", kUserCols, " FROM users WHERE id = ? AND kind = 'user'")));
   s.Bind(1, id);
   return OneUser(s, "user #" + std::to_string(id) + " not found");
 }
@@ -106,8 +106,8 @@ Result<UserRecord> SqliteUserStore::FindUserById(int64_t id) {
 Result<void> SqliteUserStore::SetPasswordHash(int64_t user_id,
                                               const std::optional<std::string>& hash) {
   HANGAR_DB_ASSIGN(c, pool_->Write());
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "UPDATE users SET password_hash = ? WHERE id = ? AND kind = 'user'"));
+  HANGAR_DB_ASSIGN(s,
+                   c->Prepare("UPDATE users SET password_hash = ? WHERE id = ? AND kind = 'user'"));
   HANGAR_TRY(s.Bind(1, hash).Bind(2, user_id).Run());
   return ExpectChanged(*c, "user #" + std::to_string(user_id) + " not found");
 }
@@ -128,9 +128,9 @@ Result<OrgRecord> SqliteUserStore::CreateOrg(const OrgRecord& org, int64_t owner
                                             std::nullopt, out.created_at));
     out.id = id;
     if (owner_user_id != 0) {
-      HANGAR_DB_ASSIGN(s, c->Prepare(
-          "INSERT INTO org_members (org_id, user_id, role) "
-          "SELECT ?, id, 'admin' FROM users WHERE id = ? AND kind = 'user'"));
+      HANGAR_DB_ASSIGN(
+          s, c->Prepare("INSERT INTO org_members (org_id, user_id, role) "
+                        "SELECT ?, id, 'admin' FROM users WHERE id = ? AND kind = 'user'"));
       HANGAR_TRY(s.Bind(1, out.id).Bind(2, owner_user_id).Run());
       HANGAR_TRY(ExpectChanged(*c, "user #" + std::to_string(owner_user_id) + " not found"));
     }
@@ -140,23 +140,24 @@ Result<OrgRecord> SqliteUserStore::CreateOrg(const OrgRecord& org, int64_t owner
 
 Result<OrgRecord> SqliteUserStore::FindOrgByName(std::string_view name) {
   HANGAR_DB_ASSIGN(c, pool_->Read());
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "SELECT id, name, fullname, created_at FROM users WHERE name = ? AND kind = 'org'"));
+  HANGAR_DB_ASSIGN(
+      s, c->Prepare(
+             "SELECT id, name, fullname, created_at FROM users WHERE name = ? AND kind = 'org'"));
   s.Bind(1, name);
   HANGAR_DB_ASSIGN(row, s.Step());
-  if (!row) return MakeError(ErrorCode::NotFound, "organization '" + std::string(name) +
-                                                      "' not found");
+  if (!row)
+    return MakeError(ErrorCode::NotFound, "organization '" + std::string(name) + "' not found");
   return OrgRecord{s.Int(0), s.Text(1), s.Text(2), s.Int(3)};
 }
 
 Result<void> SqliteUserStore::AddMember(int64_t org_id, int64_t user_id, OrgRole role) {
   HANGAR_DB_ASSIGN(c, pool_->Write());
   // The SELECT checks both kinds, so a user can't be "added" to another user.
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "INSERT INTO org_members (org_id, user_id, role) "
-      "SELECT o.id, u.id, ? FROM users o, users u "
-      "WHERE o.id = ? AND o.kind = 'org' AND u.id = ? AND u.kind = 'user' "
-      "ON CONFLICT (org_id, user_id) DO UPDATE SET role = excluded.role"));
+  HANGAR_DB_ASSIGN(s,
+                   c->Prepare("INSERT INTO org_members (org_id, user_id, role) "
+                              "SELECT o.id, u.id, ? FROM users o, users u "
+                              "WHERE o.id = ? AND o.kind = 'org' AND u.id = ? AND u.kind = 'user' "
+                              "ON CONFLICT (org_id, user_id) DO UPDATE SET role = excluded.role"));
   HANGAR_TRY(s.Bind(1, OrgRoleName(role)).Bind(2, org_id).Bind(3, user_id).Run());
   return ExpectChanged(*c, "organization or user not found");
 }
@@ -171,9 +172,8 @@ Result<void> SqliteUserStore::RemoveMember(int64_t org_id, int64_t user_id) {
 Result<std::optional<OrgRole>> SqliteUserStore::MemberRole(std::string_view org_name,
                                                            int64_t user_id) {
   HANGAR_DB_ASSIGN(c, pool_->Read());
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "SELECT m.role FROM org_members m JOIN users o ON o.id = m.org_id "
-      "WHERE o.name = ? AND o.kind = 'org' AND m.user_id = ?"));
+  HANGAR_DB_ASSIGN(s, c->Prepare("SELECT m.role FROM org_members m JOIN users o ON o.id = m.org_id "
+                                 "WHERE o.name = ? AND o.kind = 'org' AND m.user_id = ?"));
   s.Bind(1, org_name).Bind(2, user_id);
   HANGAR_DB_ASSIGN(row, s.Step());
   if (!row) return std::optional<OrgRole>();
@@ -182,9 +182,9 @@ Result<std::optional<OrgRole>> SqliteUserStore::MemberRole(std::string_view org_
 
 Result<std::vector<OrgMembership>> SqliteUserStore::ListOrgsOfUser(int64_t user_id) {
   HANGAR_DB_ASSIGN(c, pool_->Read());
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "SELECT o.id, o.name, o.fullname, o.created_at, m.role FROM org_members m "
-      "JOIN users o ON o.id = m.org_id WHERE m.user_id = ? ORDER BY o.name"));
+  HANGAR_DB_ASSIGN(
+      s, c->Prepare("SELECT o.id, o.name, o.fullname, o.created_at, m.role FROM org_members m "
+                    "JOIN users o ON o.id = m.org_id WHERE m.user_id = ? ORDER BY o.name"));
   s.Bind(1, user_id);
   std::vector<OrgMembership> out;
   for (;;) {
@@ -198,9 +198,10 @@ Result<std::vector<OrgMembership>> SqliteUserStore::ListOrgsOfUser(int64_t user_
 
 Result<std::vector<OrgMember>> SqliteUserStore::ListMembers(int64_t org_id) {
   HANGAR_DB_ASSIGN(c, pool_->Read());
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "SELECT u.id, u.name, m.role FROM org_members m JOIN users u ON u.id = m.user_id "
-      "WHERE m.org_id = ? ORDER BY u.name"));
+  HANGAR_DB_ASSIGN(
+      s,
+      c->Prepare("SELECT u.id, u.name, m.role FROM org_members m JOIN users u ON u.id = m.user_id "
+                 "WHERE m.org_id = ? ORDER BY u.name"));
   s.Bind(1, org_id);
   std::vector<OrgMember> out;
   for (;;) {
@@ -225,10 +226,11 @@ Result<TokenRecord> SqliteUserStore::CreateToken(const TokenRecord& token) {
   out.revoked = false;
   if (out.created_at == 0) out.created_at = NowUnix();
   HANGAR_DB_ASSIGN(c, pool_->Write());
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "INSERT INTO tokens (user_id, name, role, token_sha256, created_at, last_used_at, "
-      "expires_at, revoked) SELECT id, ?, ?, ?, ?, ?, ?, 0 FROM users "
-      "WHERE id = ? AND kind = 'user'"));
+  HANGAR_DB_ASSIGN(
+      s,
+      c->Prepare("INSERT INTO tokens (user_id, name, role, token_sha256, created_at, last_used_at, "
+                 "expires_at, revoked) SELECT id, ?, ?, ?, ?, ?, ?, 0 FROM users "
+                 "WHERE id = ? AND kind = 'user'"));
   s.Bind(1, out.name).Bind(2, TokenRoleName(out.role)).Bind(3, out.sha256_hex);
   s.Bind(4, out.created_at).Bind(5, out.last_used_at).Bind(6, out.expires_at);
   s.Bind(7, out.user_id);
@@ -245,8 +247,8 @@ Result<TokenRecord> SqliteUserStore::CreateToken(const TokenRecord& token) {
 
 Result<TokenRecord> SqliteUserStore::FindTokenByHash(std::string_view sha256_hex) {
   HANGAR_DB_ASSIGN(c, pool_->Read());
-  HANGAR_DB_ASSIGN(s, c->Prepare(Sql("SELECT ", kTokenCols,
-                                     " FROM tokens WHERE token_sha256 = ?")));
+  HANGAR_DB_ASSIGN(s,
+                   c->Prepare(Sql("SELECT ", kTokenCols, " FROM tokens WHERE token_sha256 = ?")));
   s.Bind(1, sha256_hex);
   HANGAR_DB_ASSIGN(row, s.Step());
   if (!row) return MakeError(ErrorCode::NotFound, "token not found");
@@ -264,12 +266,13 @@ Result<TokenRecord> SqliteUserStore::RevokeToken(int64_t user_id, int64_t token_
   return InTransaction(*c, [&]() -> Result<TokenRecord> {
     TokenRecord t;
     {
-      HANGAR_DB_ASSIGN(s, c->Prepare(Sql("SELECT ", kTokenCols,
-          " FROM tokens WHERE id = ? AND user_id = ? AND revoked = 0")));
+      HANGAR_DB_ASSIGN(
+          s, c->Prepare(Sql("SELECT ", kTokenCols,
+                            " FROM tokens WHERE id = ? AND user_id = ? AND revoked = 0")));
       s.Bind(1, token_id).Bind(2, user_id);
       HANGAR_DB_ASSIGN(row, s.Step());
-      if (!row) return MakeError(ErrorCode::NotFound,
-                                 "token #" + std::to_string(token_id) + " not found");
+      if (!row)
+        return MakeError(ErrorCode::NotFound, "token #" + std::to_string(token_id) + " not found");
       t = ReadToken(s);
     }
     HANGAR_DB_ASSIGN(u, c->Prepare("UPDATE tokens SET revoked = 1 WHERE id = ?"));
@@ -280,8 +283,9 @@ Result<TokenRecord> SqliteUserStore::RevokeToken(int64_t user_id, int64_t token_
 
 Result<std::vector<TokenRecord>> SqliteUserStore::ListTokens(int64_t user_id) {
   HANGAR_DB_ASSIGN(c, pool_->Read());
-  HANGAR_DB_ASSIGN(s, c->Prepare(Sql("SELECT ", kTokenCols,
-      " FROM tokens WHERE user_id = ? AND revoked = 0 ORDER BY id")));
+  HANGAR_DB_ASSIGN(s,
+                   c->Prepare(Sql("SELECT ", kTokenCols,
+                                  " FROM tokens WHERE user_id = ? AND revoked = 0 ORDER BY id")));
   s.Bind(1, user_id);
   std::vector<TokenRecord> out;
   for (;;) {
@@ -294,9 +298,9 @@ Result<std::vector<TokenRecord>> SqliteUserStore::ListTokens(int64_t user_id) {
 
 Result<void> SqliteUserStore::CreateSession(const SessionRecord& session) {
   HANGAR_DB_ASSIGN(c, pool_->Write());
-  HANGAR_DB_ASSIGN(s, c->Prepare(
-      "INSERT INTO sessions (id_sha256, user_id, csrf, created_at, expires_at) "
-      "VALUES (?, ?, ?, ?, ?)"));
+  HANGAR_DB_ASSIGN(
+      s, c->Prepare("INSERT INTO sessions (id_sha256, user_id, csrf, created_at, expires_at) "
+                    "VALUES (?, ?, ?, ?, ?)"));
   s.Bind(1, session.id_sha256).Bind(2, session.user_id).Bind(3, session.csrf);
   s.Bind(4, session.created_at).Bind(5, session.expires_at);
   return s.Run();

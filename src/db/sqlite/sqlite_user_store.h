@@ -15,15 +15,13 @@ class SqliteUserStore : public UserStore {
   Result<UserRecord> CreateUser(const UserRecord& user) override;
   Result<UserRecord> FindUserByName(std::string_view name) override;
   Result<UserRecord> FindUserById(int64_t id) override;
-  Result<void> SetPasswordHash(int64_t user_id,
-                               const std::optional<std::string>& hash) override;
+  Result<void> SetPasswordHash(int64_t user_id, const std::optional<std::string>& hash) override;
   Result<void> SetAdmin(int64_t user_id, bool is_admin) override;
   Result<OrgRecord> CreateOrg(const OrgRecord& org, int64_t owner_user_id) override;
   Result<OrgRecord> FindOrgByName(std::string_view name) override;
   Result<void> AddMember(int64_t org_id, int64_t user_id, OrgRole role) override;
   Result<void> RemoveMember(int64_t org_id, int64_t user_id) override;
-  Result<std::optional<OrgRole>> MemberRole(std::string_view org_name,
-                                            int64_t user_id) override;
+  Result<std::optional<OrgRole>> MemberRole(std::string_view org_name, int64_t user_id) override;
   Result<std::vector<OrgMembership>> ListOrgsOfUser(int64_t user_id) override;
   Result<std::vector<OrgMember>> ListMembers(int64_t org_id) override;
   Result<NamespaceKind> GetNamespaceKind(std::string_view name) override;

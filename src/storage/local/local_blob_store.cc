@@ -9,8 +9,8 @@
 #include <system_error>
 
 #include "core/util.h"
-#include "storage/local/local_fs.h"
 #include "storage/file_source.h"
+#include "storage/local/local_fs.h"
 
 namespace hangar::storage {
 namespace {
@@ -50,9 +50,8 @@ class LocalBlobWriter final : public BlobWriter {
     if (closed_) return MakeError(ErrorCode::Internal, "blob writer is already closed");
     if (expected_size_ && data.size() > *expected_size_ - written_) {
       Abort();
-      return MakeError(ErrorCode::SizeInvalid,
-                       "blob is larger than the expected " + std::to_string(*expected_size_) +
-                           " bytes");
+      return MakeError(ErrorCode::SizeInvalid, "blob is larger than the expected " +
+                                                   std::to_string(*expected_size_) + " bytes");
     }
     hasher_.Update(std::string_view(data.data(), data.size()));
     written_ += data.size();
@@ -195,8 +194,8 @@ Result<std::unique_ptr<ByteSource>> LocalBlobStore::Open(const Sha256& id, ByteR
   return std::unique_ptr<ByteSource>(std::move(*src));
 }
 
-Result<std::unique_ptr<BlobWriter>> LocalBlobStore::Create(
-    const Sha256& expected, std::optional<uint64_t> expected_size) {
+Result<std::unique_ptr<BlobWriter>> LocalBlobStore::Create(const Sha256& expected,
+                                                           std::optional<uint64_t> expected_size) {
   for (int attempt = 0;; ++attempt) {
     fs::path tmp_path = tmp_dir_ / (expected.Hex() + "." + RandomHex(8));
     int fd = ::open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

@@ -47,11 +47,9 @@ class LocalBlobStore final : public BlobStore {
   // fdatasynced before its <n>.part marker is renamed into place, so a crash leaves
   // each part either recorded or missing. CompleteParts hashes data and renames it into
   // blobs/ (one copy of the bytes, no reassembly).
-  Result<std::string> BeginParts(std::string_view key, uint64_t size,
-                                 uint64_t part_size) override;
-  Result<PartInfo> PutPart(std::string_view handle, uint64_t number, uint64_t offset,
-                           uint64_t size, ByteSource& body,
-                           std::optional<Sha256> sha256) override;
+  Result<std::string> BeginParts(std::string_view key, uint64_t size, uint64_t part_size) override;
+  Result<PartInfo> PutPart(std::string_view handle, uint64_t number, uint64_t offset, uint64_t size,
+                           ByteSource& body, std::optional<Sha256> sha256) override;
   // Always "": parts go through Hangar.
   Result<std::string> PartUrl(std::string_view handle, uint64_t number, uint64_t size,
                               std::chrono::seconds ttl) override;
@@ -78,8 +76,8 @@ class LocalBlobStore final : public BlobStore {
 
  private:
   std::filesystem::path root_;
-  std::filesystem::path blobs_dir_;  // <root>/blobs/sha256
-  std::filesystem::path tmp_dir_;    // <root>/tmp
+  std::filesystem::path blobs_dir_;    // <root>/blobs/sha256
+  std::filesystem::path tmp_dir_;      // <root>/tmp
   std::filesystem::path uploads_dir_;  // <root>/tmp/uploads
 
   // uploads/<handle>, or NotFound / BadRequest for a handle that is not a staging key.

@@ -27,8 +27,7 @@ constexpr size_t kIoChunk = 1 << 20;
 constexpr size_t kMaxMissingNamed = 20;  // a Conflict message names at most this many parts
 
 bool IsStagingKey(std::string_view key) {
-  return key.size() == 32 &&
-         std::all_of(key.begin(), key.end(), [](char c) {
+  return key.size() == 32 && std::all_of(key.begin(), key.end(), [](char c) {
            return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
          });
 }
@@ -78,8 +77,8 @@ Result<Meta> ReadMeta(const fs::path& dir) {
   if (!line || !ParseTwo(*line, m.size, part_size)) {
     return MakeError(ErrorCode::Internal, "unreadable upload metadata in " + dir.string());
   }
-  auto [p, ec] = std::from_chars(part_size.data(), part_size.data() + part_size.size(),
-                                 m.part_size);
+  auto [p, ec] =
+      std::from_chars(part_size.data(), part_size.data() + part_size.size(), m.part_size);
   if (ec != std::errc() || m.part_size == 0) {
     return MakeError(ErrorCode::Internal, "unreadable upload metadata in " + dir.string());
   }
@@ -124,8 +123,8 @@ Result<int> OpenLockedData(const fs::path& dir, int flags, int lock) {
     return IoError("lock", data, err);
   }
   struct stat held, named;
-  if (::fstat(fd, &held) != 0 || ::stat(data.c_str(), &named) != 0 ||
-      held.st_ino != named.st_ino || held.st_dev != named.st_dev) {
+  if (::fstat(fd, &held) != 0 || ::stat(data.c_str(), &named) != 0 || held.st_ino != named.st_ino ||
+      held.st_dev != named.st_dev) {
     ::close(fd);
     return -1;
   }
@@ -148,7 +147,8 @@ Result<std::string> LocalBlobStore::BeginParts(std::string_view key, uint64_t si
   std::error_code ec;
   fs::create_directories(uploads_dir_, ec);
   if (::mkdir(dir.c_str(), 0755) != 0) {
-    if (errno == EEXIST) return MakeError(ErrorCode::Conflict, "upload key " + std::string(key) + " is taken");
+    if (errno == EEXIST)
+      return MakeError(ErrorCode::Conflict, "upload key " + std::string(key) + " is taken");
     return IoError("mkdir", dir, errno);
   }
   fs::path data = dir / "data";
@@ -161,8 +161,8 @@ Result<std::string> LocalBlobStore::BeginParts(std::string_view key, uint64_t si
     fs::remove_all(dir, ec);
     return IoError("truncate", data, err);
   }
-  auto meta = WriteSmallFile(dir / "meta",
-                             std::to_string(size) + " " + std::to_string(part_size) + "\n");
+  auto meta =
+      WriteSmallFile(dir / "meta", std::to_string(size) + " " + std::to_string(part_size) + "\n");
   if (meta) meta = local_fs::SyncDir(dir);
   if (meta) meta = local_fs::SyncDir(uploads_dir_);
   if (!meta) {
@@ -172,8 +172,8 @@ Result<std::string> LocalBlobStore::BeginParts(std::string_view key, uint64_t si
   return std::string(key);
 }
 
-Result<PartInfo> LocalBlobStore::PutPart(std::string_view handle, uint64_t number,
-                                         uint64_t offset, uint64_t size, ByteSource& body,
+Result<PartInfo> LocalBlobStore::PutPart(std::string_view handle, uint64_t number, uint64_t offset,
+                                         uint64_t size, ByteSource& body,
                                          std::optional<Sha256> sha256) {
   HANGAR_ASSIGN_OR_RETURN(fs::path dir, StagingDir(handle));
   auto meta = ReadMeta(dir);
@@ -203,9 +203,9 @@ Result<PartInfo> LocalBlobStore::PutPart(std::string_view handle, uint64_t numbe
     }
     if (*n == 0) break;
     if (*n > size - written) {
-      status = MakeError(ErrorCode::SizeInvalid, "part " + std::to_string(number) +
-                                                     " is longer than " +
-                                                     std::to_string(size) + " bytes");
+      status =
+          MakeError(ErrorCode::SizeInvalid, "part " + std::to_string(number) + " is longer than " +
+                                                std::to_string(size) + " bytes");
       break;
     }
     hasher.Update(std::string_view(buf.data(), *n));
@@ -214,14 +214,13 @@ Result<PartInfo> LocalBlobStore::PutPart(std::string_view handle, uint64_t numbe
   }
   if (status && written != size) {
     status = MakeError(ErrorCode::SizeInvalid, "part " + std::to_string(number) + " has " +
-                                                   std::to_string(written) +
-                                                   " bytes, expected " + std::to_string(size));
+                                                   std::to_string(written) + " bytes, expected " +
+                                                   std::to_string(size));
   }
   Sha256 actual = hasher.Finish();
   if (status && sha256 && actual != *sha256) {
-    status = MakeError(ErrorCode::DigestInvalid, "part " + std::to_string(number) +
-                                                     " has sha256 " + actual.Hex() +
-                                                     ", expected " + sha256->Hex());
+    status = MakeError(ErrorCode::DigestInvalid, "part " + std::to_string(number) + " has sha256 " +
+                                                     actual.Hex() + ", expected " + sha256->Hex());
   }
   if (status && ::fdatasync(fd) != 0) status = IoError("fdatasync", data, errno);
   PartInfo part{number, size, actual.Hex()};
@@ -284,8 +283,8 @@ Result<void> LocalBlobStore::CompleteParts(std::string_view handle, const Sha256
     }
     if (missing.size() > kMaxMissingNamed) names += ", ...";
     ::close(fd);
-    return MakeError(ErrorCode::Conflict, std::to_string(missing.size()) +
-                                              " part(s) not uploaded yet: " + names);
+    return MakeError(ErrorCode::Conflict,
+                     std::to_string(missing.size()) + " part(s) not uploaded yet: " + names);
   }
 
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -328,8 +327,7 @@ Result<void> LocalBlobStore::AbortParts(std::string_view handle) {
   return {};
 }
 
-Result<std::vector<std::string>> LocalBlobStore::ListStaleParts(
-    std::chrono::seconds older_than) {
+Result<std::vector<std::string>> LocalBlobStore::ListStaleParts(std::chrono::seconds older_than) {
   std::vector<std::string> stale;
   std::error_code ec;
   fs::directory_iterator it(uploads_dir_, ec);

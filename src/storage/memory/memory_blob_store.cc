@@ -48,9 +48,8 @@ class MemoryBlobStore::Writer final : public BlobWriter {
     if (closed_) return MakeError(ErrorCode::Internal, "blob writer is already closed");
     if (expected_size_ && data.size() > *expected_size_ - data_.size()) {
       Abort();
-      return MakeError(ErrorCode::SizeInvalid,
-                       "blob is larger than the expected " + std::to_string(*expected_size_) +
-                           " bytes");
+      return MakeError(ErrorCode::SizeInvalid, "blob is larger than the expected " +
+                                                   std::to_string(*expected_size_) + " bytes");
     }
     data_.append(data.data(), data.size());
     return {};
@@ -122,8 +121,8 @@ Result<std::unique_ptr<ByteSource>> MemoryBlobStore::Open(const Sha256& id, Byte
       std::make_unique<SharedStringSource>(std::move(blob), window->offset, window->length));
 }
 
-Result<std::unique_ptr<BlobWriter>> MemoryBlobStore::Create(
-    const Sha256& expected, std::optional<uint64_t> expected_size) {
+Result<std::unique_ptr<BlobWriter>> MemoryBlobStore::Create(const Sha256& expected,
+                                                            std::optional<uint64_t> expected_size) {
   return std::unique_ptr<BlobWriter>(std::make_unique<Writer>(state_, expected, expected_size));
 }
 
@@ -163,21 +162,22 @@ Result<std::string> MemoryBlobStore::BeginParts(std::string_view key, uint64_t s
   if (part_size == 0) return MakeError(ErrorCode::BadRequest, "part size must be positive");
   std::lock_guard lock(state_->mu);
   auto [it, inserted] = state_->staging.try_emplace(std::string(key));
-  if (!inserted) return MakeError(ErrorCode::Conflict, "upload key " + std::string(key) + " is taken");
+  if (!inserted)
+    return MakeError(ErrorCode::Conflict, "upload key " + std::string(key) + " is taken");
   it->second = Staging{size, part_size, {}, NowUnix()};
   return std::string(key);
 }
 
-Result<PartInfo> MemoryBlobStore::PutPart(std::string_view handle, uint64_t number,
-                                          uint64_t offset, uint64_t size, ByteSource& body,
+Result<PartInfo> MemoryBlobStore::PutPart(std::string_view handle, uint64_t number, uint64_t offset,
+                                          uint64_t size, ByteSource& body,
                                           std::optional<Sha256> sha256) {
   {
     std::lock_guard lock(state_->mu);
     auto it = state_->staging.find(handle);
     if (it == state_->staging.end()) return NoStaging(handle);
     if (number == 0 || offset > it->second.size || size > it->second.size - offset) {
-      return MakeError(ErrorCode::BadRequest, "part " + std::to_string(number) +
-                                                  " lies outside the upload");
+      return MakeError(ErrorCode::BadRequest,
+                       "part " + std::to_string(number) + " lies outside the upload");
     }
     it->second.parts.erase(number);  // "missing" while it is being replaced
   }
@@ -187,9 +187,9 @@ Result<PartInfo> MemoryBlobStore::PutPart(std::string_view handle, uint64_t numb
     HANGAR_ASSIGN_OR_RETURN(size_t n, body.Read(std::span<char>(buf.data(), buf.size())));
     if (n == 0) break;
     if (n > size - bytes.size()) {
-      return MakeError(ErrorCode::SizeInvalid,
-                       "part " + std::to_string(number) + " is longer than " +
-                           std::to_string(size) + " bytes");
+      return MakeError(
+          ErrorCode::SizeInvalid,
+          "part " + std::to_string(number) + " is longer than " + std::to_string(size) + " bytes");
     }
     bytes.append(buf.data(), n);
   }
@@ -200,9 +200,8 @@ Result<PartInfo> MemoryBlobStore::PutPart(std::string_view handle, uint64_t numb
   }
   Sha256 actual = Sha256::Of(bytes);
   if (sha256 && actual != *sha256) {
-    return MakeError(ErrorCode::DigestInvalid, "part " + std::to_string(number) +
-                                                   " has sha256 " + actual.Hex() +
-                                                   ", expected " + sha256->Hex());
+    return MakeError(ErrorCode::DigestInvalid, "part " + std::to_string(number) + " has sha256 " +
+                                                   actual.Hex() + ", expected " + sha256->Hex());
   }
   std::lock_guard lock(state_->mu);
   auto it = state_->staging.find(handle);
@@ -274,8 +273,7 @@ Result<void> MemoryBlobStore::AbortParts(std::string_view handle) {
   return {};
 }
 
-Result<std::vector<std::string>> MemoryBlobStore::ListStaleParts(
-    std::chrono::seconds older_than) {
+Result<std::vector<std::string>> MemoryBlobStore::ListStaleParts(std::chrono::seconds older_than) {
   std::lock_guard lock(state_->mu);
   std::vector<std::string> out;
   int64_t cutoff = NowUnix() - older_than.count();

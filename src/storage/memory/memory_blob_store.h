@@ -29,11 +29,9 @@ class MemoryBlobStore final : public BlobStore {
   Result<void> CheckUsable() override;
 
   // Multipart: parts kept as strings; the handle is the key. Same rules as LocalBlobStore.
-  Result<std::string> BeginParts(std::string_view key, uint64_t size,
-                                 uint64_t part_size) override;
-  Result<PartInfo> PutPart(std::string_view handle, uint64_t number, uint64_t offset,
-                           uint64_t size, ByteSource& body,
-                           std::optional<Sha256> sha256) override;
+  Result<std::string> BeginParts(std::string_view key, uint64_t size, uint64_t part_size) override;
+  Result<PartInfo> PutPart(std::string_view handle, uint64_t number, uint64_t offset, uint64_t size,
+                           ByteSource& body, std::optional<Sha256> sha256) override;
   // Always "".
   Result<std::string> PartUrl(std::string_view handle, uint64_t number, uint64_t size,
                               std::chrono::seconds ttl) override;

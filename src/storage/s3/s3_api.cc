@@ -13,8 +13,8 @@
 namespace hangar::storage {
 namespace {
 
-constexpr uint64_t kMaxCopyObject = uint64_t{5} << 30;      // S3's CopyObject limit
-constexpr uint64_t kCopyPartBytes = uint64_t{1} << 30;      // UploadPartCopy range size
+constexpr uint64_t kMaxCopyObject = uint64_t{5} << 30;  // S3's CopyObject limit
+constexpr uint64_t kCopyPartBytes = uint64_t{1} << 30;  // UploadPartCopy range size
 constexpr size_t kMaxIdleClients = 16;
 
 std::string Unquote(std::string s) {
@@ -43,9 +43,7 @@ S3Api::S3Api(S3Options options) : options_(std::move(options)) {
   creds_ = net::AwsSigV4{options_.region, options_.access_key, options_.secret_key, "s3"};
 }
 
-std::string S3Api::Where() const {
-  return options_.endpoint + " bucket '" + options_.bucket + "'";
-}
+std::string S3Api::Where() const { return options_.endpoint + " bucket '" + options_.bucket + "'"; }
 
 std::pair<std::string, std::string> S3Api::Locate(std::string_view key) const {
   std::string path = "/" + AwsUriEncode(key, true);
@@ -136,18 +134,20 @@ Result<std::unique_ptr<net::HttpStream>> S3Api::Stream(
   return net::HttpStream::Open(req);
 }
 
-Error S3Api::Fail(std::string_view what, const net::HttpResponse& res,
-                  ErrorCode not_found) const {
+Error S3Api::Fail(std::string_view what, const net::HttpResponse& res, ErrorCode not_found) const {
   std::string code = s3xml::Text(res.body, "Code").value_or("");
   std::string message = s3xml::Text(res.body, "Message").value_or("");
-  std::string text = std::string(what) + ": S3 " + Where() + " answered " +
-                     std::to_string(res.status);
+  std::string text =
+      std::string(what) + ": S3 " + Where() + " answered " + std::to_string(res.status);
   if (!code.empty()) text += " " + code;
   if (!message.empty()) text += " (" + message + ")";
   ErrorCode ec = ErrorCode::Internal;
-  if (res.status == 404) ec = not_found;
-  else if (res.status == 416) ec = ErrorCode::RangeNotSatisfiable;
-  else if (res.status == 503 || res.status == 500 || res.status == 502) ec = ErrorCode::Unavailable;
+  if (res.status == 404)
+    ec = not_found;
+  else if (res.status == 416)
+    ec = ErrorCode::RangeNotSatisfiable;
+  else if (res.status == 503 || res.status == 500 || res.status == 502)
+    ec = ErrorCode::Unavailable;
   return MakeError(ec, text);
 }
 
@@ -183,11 +183,10 @@ Result<void> S3Api::Copy(std::string_view src, std::string_view dst, uint64_t si
   std::vector<std::pair<uint64_t, std::string>> parts;
   for (uint64_t off = 0, n = 1; off < size; off += kCopyPartBytes, ++n) {
     uint64_t last = std::min(size, off + kCopyPartBytes) - 1;
-    auto res = Call("PUT", dst,
-                    {{"partNumber", std::to_string(n)}, {"uploadId", *upload}},
-                    {{"x-amz-copy-source", source},
-                     {"x-amz-copy-source-range",
-                      "bytes=" + std::to_string(off) + "-" + std::to_string(last)}});
+    auto res = Call(
+        "PUT", dst, {{"partNumber", std::to_string(n)}, {"uploadId", *upload}},
+        {{"x-amz-copy-source", source},
+         {"x-amz-copy-source-range", "bytes=" + std::to_string(off) + "-" + std::to_string(last)}});
     if (!res || !Ok(*res) || res->body.find("<Error>") != std::string::npos) {
       Error e = res ? Fail("copy part to " + std::string(dst), *res, ErrorCode::Internal)
                     : std::move(res).error();
@@ -201,8 +200,8 @@ Result<void> S3Api::Copy(std::string_view src, std::string_view dst, uint64_t si
   return done;
 }
 
-Result<void> S3Api::ListObjects(
-    std::string_view prefix, const std::function<Result<void>(std::string_view contents)>& fn) {
+Result<void> S3Api::ListObjects(std::string_view prefix,
+                                const std::function<Result<void>(std::string_view contents)>& fn) {
   std::string token;
   for (;;) {
     Query q = {{"list-type", "2"}, {"prefix", std::string(prefix)}};
@@ -230,8 +229,8 @@ Result<void> S3Api::Touch(std::string_view key, uint64_t size) {
     }
     // Jittered: writers of one blob that collided must not retry in lockstep.
     thread_local std::minstd_rand jitter(std::random_device{}());
-    std::this_thread::sleep_for(std::chrono::milliseconds(
-        std::uniform_int_distribution<int>(20, 200)(jitter) * attempt));
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(std::uniform_int_distribution<int>(20, 200)(jitter) * attempt));
   }
 }
 
@@ -241,8 +240,8 @@ Result<std::string> S3Api::CreateMultipart(std::string_view key) {
   if (!Ok(*res)) return Fail("CreateMultipartUpload " + std::string(key), *res);
   auto id = s3xml::Text(res->body, "UploadId");
   if (!id || id->empty()) {
-    return MakeError(ErrorCode::Internal, "CreateMultipartUpload " + std::string(key) +
-                                              ": S3 " + Where() + " gave no UploadId");
+    return MakeError(ErrorCode::Internal, "CreateMultipartUpload " + std::string(key) + ": S3 " +
+                                              Where() + " gave no UploadId");
   }
   return *id;
 }
@@ -284,8 +283,7 @@ Result<void> S3Api::AbortMultipart(std::string_view key, std::string_view upload
   return {};
 }
 
-Result<std::vector<PartInfo>> S3Api::ListParts(std::string_view key,
-                                               std::string_view upload_id) {
+Result<std::vector<PartInfo>> S3Api::ListParts(std::string_view key, std::string_view upload_id) {
   std::vector<PartInfo> out;
   std::string marker;
   for (;;) {

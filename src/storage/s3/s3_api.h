@@ -72,8 +72,8 @@ class S3Api {
   // Multipart uploads. Upload ids are opaque strings.
   Result<std::string> CreateMultipart(std::string_view key);
   // UploadPart from `body` (Size() must be known); returns the part's ETag, unquoted.
-  Result<std::string> UploadPart(std::string_view key, std::string_view upload_id,
-                                 uint64_t number, ByteSource& body);
+  Result<std::string> UploadPart(std::string_view key, std::string_view upload_id, uint64_t number,
+                                 ByteSource& body);
   // `parts`: (number, etag) in ascending order.
   Result<void> CompleteMultipart(std::string_view key, std::string_view upload_id,
                                  const std::vector<std::pair<uint64_t, std::string>>& parts);

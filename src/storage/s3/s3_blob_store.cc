@@ -71,8 +71,8 @@ class VerifyingSource final : public ByteSource {
       if (*more > 0) return MakeError(ErrorCode::SizeInvalid, "part body is longer than its size");
       Sha256 actual = hasher_.Finish();
       if (sha256_ && actual != *sha256_) {
-        return MakeError(ErrorCode::DigestInvalid, "part has sha256 " + actual.Hex() +
-                                                       ", expected " + sha256_->Hex());
+        return MakeError(ErrorCode::DigestInvalid,
+                         "part has sha256 " + actual.Hex() + ", expected " + sha256_->Hex());
       }
     }
     return *n;
@@ -189,8 +189,8 @@ Result<PartInfo> S3BlobStore::PutPart(std::string_view handle, uint64_t number, 
   return PartInfo{number, size, *etag};
 }
 
-Result<std::string> S3BlobStore::PartUrl(std::string_view handle, uint64_t number,
-                                         uint64_t size, std::chrono::seconds ttl) {
+Result<std::string> S3BlobStore::PartUrl(std::string_view handle, uint64_t number, uint64_t size,
+                                         std::chrono::seconds ttl) {
   if (!api_->options().direct_parts) return std::string();
   auto h = ParseHandle(handle);
   if (!h) return MakeError(ErrorCode::Internal, h.error().message);
@@ -231,9 +231,9 @@ Result<void> S3BlobStore::CompleteParts(std::string_view handle, const Sha256& e
       if (it == parts->end() || it->number != n) {
         missing += (missing.empty() ? "" : ", ") + std::to_string(n);
       } else if (it->size != want) {
-        wrong += (wrong.empty() ? "" : "; ") + ("part " + std::to_string(n) + " has " +
-                                               std::to_string(it->size) + " bytes, expected " +
-                                               std::to_string(want));
+        wrong += (wrong.empty() ? "" : "; ") +
+                 ("part " + std::to_string(n) + " has " + std::to_string(it->size) +
+                  " bytes, expected " + std::to_string(want));
       } else {
         use.emplace_back(n, it->etag);
       }
@@ -314,8 +314,8 @@ Result<std::vector<std::string>> S3BlobStore::ListStaleParts(std::chrono::second
           key.substr(prefix.size()) + ":" + s3xml::Text(u, "UploadId").value_or("");
       // Our names carry their start time (some S3 doubles report no real Initiated).
       auto h = ParseHandle(handle);
-      int64_t begun = h && h->begun > 0 ? h->begun
-                                        : ParseS3Time(s3xml::Text(u, "Initiated").value_or(""));
+      int64_t begun =
+          h && h->begun > 0 ? h->begun : ParseS3Time(s3xml::Text(u, "Initiated").value_or(""));
       if (begun >= cutoff) continue;
       // Started long ago, but maybe still receiving parts: the last part's time decides.
       if (h) {
@@ -334,7 +334,8 @@ Result<std::vector<std::string>> S3BlobStore::ListStaleParts(std::chrono::second
   // Staging objects a completed-but-unfinished write left: handle "<name>:".
   HANGAR_TRY(api_->ListObjects(prefix, [&](std::string_view c) -> Result<void> {
     std::string key = s3xml::Text(c, "Key").value_or("");
-    if (key.starts_with(prefix) && ParseS3Time(s3xml::Text(c, "LastModified").value_or("")) < cutoff) {
+    if (key.starts_with(prefix) &&
+        ParseS3Time(s3xml::Text(c, "LastModified").value_or("")) < cutoff) {
       out.push_back(key.substr(prefix.size()) + ":");
     }
     return {};

@@ -14,15 +14,15 @@ class S3Api;
 
 // Where and how to reach the bucket ([storage] s3_* keys, docs/config.md).
 struct S3Options {
-  std::string endpoint;    // "https://s3.eu-west-1.amazonaws.com", "http://minio:9000";
-                           // "" = https://s3.<region>.amazonaws.com
-  std::string bucket;      // must exist; Hangar does not create it
+  std::string endpoint;  // "https://s3.eu-west-1.amazonaws.com", "http://minio:9000";
+                         // "" = https://s3.<region>.amazonaws.com
+  std::string bucket;    // must exist; Hangar does not create it
   std::string region = "us-east-1";
   std::string access_key;  // SigV4 credentials
   std::string secret_key;
-  bool path_style = false;  // <endpoint>/<bucket>/<key> (MinIO, moto) instead of
-                            // <bucket>.<endpoint host>/<key>
-  std::string prefix;       // prepended to every key, e.g. "hangar/"; "" = bucket root
+  bool path_style = false;    // <endpoint>/<bucket>/<key> (MinIO, moto) instead of
+                              // <bucket>.<endpoint host>/<key>
+  std::string prefix;         // prepended to every key, e.g. "hangar/"; "" = bucket root
   bool direct_parts = false;  // PartUrl gives presigned UploadPart URLs (upload_mode=direct)
   // Smallest part_size BeginParts accepts for a blob of more than one part: S3 refuses
   // parts (but the last) under 5 MiB. Lower it only for S3 doubles that accept less (tests).
@@ -61,13 +61,12 @@ class S3BlobStore final : public BlobStore {
   // caller knows from its link table; a missing object gives the client S3's 404).
   Result<std::string> RedirectUrl(const Sha256& id, std::chrono::seconds ttl) override;
 
-  Result<std::string> BeginParts(std::string_view key, uint64_t size,
-                                 uint64_t part_size) override;
+  Result<std::string> BeginParts(std::string_view key, uint64_t size, uint64_t part_size) override;
   // Streams the part to UploadPart while hashing it; a digest or size mismatch aborts the
   // transfer before its last byte, so S3 never stores that attempt (an earlier upload of the
   // same part number stays listed: S3 cannot delete one part).
-  Result<PartInfo> PutPart(std::string_view handle, uint64_t number, uint64_t offset,
-                           uint64_t size, ByteSource& body, std::optional<Sha256> sha256) override;
+  Result<PartInfo> PutPart(std::string_view handle, uint64_t number, uint64_t offset, uint64_t size,
+                           ByteSource& body, std::optional<Sha256> sha256) override;
   // A presigned UploadPart PUT when S3Options::direct_parts, else "".
   Result<std::string> PartUrl(std::string_view handle, uint64_t number, uint64_t size,
                               std::chrono::seconds ttl) override;

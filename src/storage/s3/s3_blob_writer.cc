@@ -154,9 +154,9 @@ class S3BlobWriter final : public BlobWriter {
   Sha256Hasher hasher_;
   std::string buffer_;  // bytes of the part being filled
   uint64_t written_ = 0;
-  std::string upload_id_;  // "" until the first part is sent
+  std::string upload_id_;                                // "" until the first part is sent
   std::vector<std::pair<uint64_t, std::string>> parts_;  // (number, etag)
-  bool completed_ = false;  // the staging object exists
+  bool completed_ = false;                               // the staging object exists
   bool closed_ = false;
 };
 

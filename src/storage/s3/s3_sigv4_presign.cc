@@ -44,8 +44,8 @@ std::string AwsUriEncode(std::string_view s, bool keep_slash) {
   std::string out;
   out.reserve(s.size());
   for (unsigned char c : s) {
-    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-        c == '-' || c == '_' || c == '.' || c == '~' || (keep_slash && c == '/')) {
+    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+        c == '_' || c == '.' || c == '~' || (keep_slash && c == '/')) {
       out.push_back(static_cast<char>(c));
     } else {
       out.push_back('%');
@@ -88,8 +88,8 @@ std::string PresignUrl(std::string_view method, std::string_view origin, std::st
   const std::string canonical_request = std::string(method) + "\n" + std::string(path) + "\n" +
                                         canonical_query + "\nhost:" + std::string(host) +
                                         "\n\nhost\nUNSIGNED-PAYLOAD";
-  const std::string string_to_sign = "AWS4-HMAC-SHA256\n" + amz_date + "\n" + scope + "\n" +
-                                     Sha256::Of(canonical_request).Hex();
+  const std::string string_to_sign =
+      "AWS4-HMAC-SHA256\n" + amz_date + "\n" + scope + "\n" + Sha256::Of(canonical_request).Hex();
   Mac key = Hmac("AWS4" + creds.secret_key, date);
   key = Hmac(key, creds.region);
   key = Hmac(key, creds.service);

@@ -54,11 +54,16 @@ std::string Unescape(std::string_view s) {
       break;
     }
     std::string_view ent = s.substr(i + 1, semi - i - 1);
-    if (ent == "amp") out.push_back('&');
-    else if (ent == "lt") out.push_back('<');
-    else if (ent == "gt") out.push_back('>');
-    else if (ent == "quot") out.push_back('"');
-    else if (ent == "apos") out.push_back('\'');
+    if (ent == "amp")
+      out.push_back('&');
+    else if (ent == "lt")
+      out.push_back('<');
+    else if (ent == "gt")
+      out.push_back('>');
+    else if (ent == "quot")
+      out.push_back('"');
+    else if (ent == "apos")
+      out.push_back('\'');
     else if (ent.size() > 1 && ent[0] == '#') {
       std::string num(ent.substr(1));
       long cp = num[0] == 'x' ? std::strtol(num.c_str() + 1, nullptr, 16)

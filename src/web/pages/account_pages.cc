@@ -29,8 +29,9 @@ std::string SafeNext(std::string_view next) {
 }
 
 std::string SessionCookie(const PageContext& ctx, std::string_view value, int64_t max_age) {
-  return std::string(kSessionCookie) + "=" + std::string(value) + "; Path=/; HttpOnly; SameSite=Lax; Max-Age=" +
-         std::to_string(max_age) + (ctx.secure_cookies ? "; Secure" : "");
+  return std::string(kSessionCookie) + "=" + std::string(value) +
+         "; Path=/; HttpOnly; SameSite=Lax; Max-Age=" + std::to_string(max_age) +
+         (ctx.secure_cookies ? "; Secure" : "");
 }
 
 Result<http::Response> LoginPage(PageContext& ctx, http::Request& req, std::string error = {},
@@ -53,8 +54,8 @@ Result<http::Response> Login(WebDeps& deps, PageContext& ctx, http::Request& req
     return LoginPage(ctx, req, session.error().message, form.Get("username"));
   }
   http::Response res = SeeOther(ctx, SafeNext(form.Get("next")));
-  res.AddHeader("Set-Cookie", SessionCookie(ctx, session->cookie,
-                                            session->session.expires_at - NowUnix()));
+  res.AddHeader("Set-Cookie",
+                SessionCookie(ctx, session->cookie, session->session.expires_at - NowUnix()));
   return res;
 }
 
@@ -96,7 +97,8 @@ Result<http::Response> CreateToken(WebDeps& deps, PageContext& ctx, http::Reques
   HANGAR_ASSIGN_OR_RETURN(Form form, ReadForm(req, ctx));
   auto role = db::ParseTokenRole(form.Get("role"));
   if (!role) return MakeError(ErrorCode::BadRequest, "role must be read or write");
-  HANGAR_ASSIGN_OR_RETURN(auto token, deps.auth.CreateToken(ctx.principal.name, form.Get("name"), *role));
+  HANGAR_ASSIGN_OR_RETURN(auto token,
+                          deps.auth.CreateToken(ctx.principal.name, form.Get("name"), *role));
   // The token is shown once, in this response; reloading does not show it again.
   return Tokens(deps, ctx, &token);
 }
@@ -169,7 +171,8 @@ Result<http::Response> Import(WebDeps& deps, PageContext& ctx, http::Request& re
   HANGAR_ASSIGN_OR_RETURN(Form form, ReadForm(req, ctx));
   auto id = RepoIdFromForm(form);
   // id.error() of a valid id would throw (std::get on the wrong alternative).
-  Result<db::RepoRecord> made = id ? MakeError(ErrorCode::Internal, "import did not run") : id.error();
+  Result<db::RepoRecord> made =
+      id ? MakeError(ErrorCode::Internal, "import did not run") : id.error();
   if (id) {
     services::ImportRequest in;
     in.source = form.Get("source");

@@ -16,10 +16,14 @@ constexpr size_t kMaxPage = 100000;
 
 std::string ChangeName(git::FileDiff::Change c) {
   switch (c) {
-    case git::FileDiff::Change::Added: return "added";
-    case git::FileDiff::Change::Deleted: return "deleted";
-    case git::FileDiff::Change::Renamed: return "renamed";
-    case git::FileDiff::Change::Modified: break;
+    case git::FileDiff::Change::Added:
+      return "added";
+    case git::FileDiff::Change::Deleted:
+      return "deleted";
+    case git::FileDiff::Change::Renamed:
+      return "renamed";
+    case git::FileDiff::Change::Modified:
+      break;
   }
   return "modified";
 }
@@ -32,17 +36,34 @@ void SetSignature(Data& d, const std::optional<git::SignatureInfo>& sig) {
   const char* label = "Unverified";
   const char* css = "warn";
   switch (sig->status) {
-    case S::Good: label = "Verified"; css = "ok"; break;
-    case S::UnknownKey: label = "Unverified: unknown key"; break;
-    case S::Bad: label = "Invalid signature"; css = "bad"; break;
-    case S::ExpiredKey: label = "Signed with an expired key"; break;
-    case S::RevokedKey: label = "Signed with a revoked key"; css = "bad"; break;
-    case S::Error: label = "Signature not checked"; break;
-    case S::None: break;
+    case S::Good:
+      label = "Verified";
+      css = "ok";
+      break;
+    case S::UnknownKey:
+      label = "Unverified: unknown key";
+      break;
+    case S::Bad:
+      label = "Invalid signature";
+      css = "bad";
+      break;
+    case S::ExpiredKey:
+      label = "Signed with an expired key";
+      break;
+    case S::RevokedKey:
+      label = "Signed with a revoked key";
+      css = "bad";
+      break;
+    case S::Error:
+      label = "Signature not checked";
+      break;
+    case S::None:
+      break;
   }
   o.set("label", label);
   o.set("css", css);
-  o.set("title", (sig->signer.empty() ? std::string() : sig->signer + " · ") + "key " + sig->key_id);
+  o.set("title",
+        (sig->signer.empty() ? std::string() : sig->signer + " · ") + "key " + sig->key_id);
   d.set("signature", o);
 }
 
@@ -54,7 +75,7 @@ std::string PatchHtml(std::string_view patch) {
     auto nl = patch.find('\n');
     std::string_view line = patch.substr(0, nl);
     patch = nl == std::string_view::npos ? std::string_view() : patch.substr(nl + 1);
-    const char* cls = line.starts_with("@@") ? "hunk"
+    const char* cls = line.starts_with("@@")  ? "hunk"
                       : line.starts_with('+') ? "add"
                       : line.starts_with('-') ? "del"
                                               : "ctx";
@@ -72,7 +93,8 @@ Result<size_t> PageNumber(const http::Request& req) {
   if (!p || p->empty()) return size_t{0};
   size_t n = 0;
   for (char c : *p) {
-    if (c < '0' || c > '9' || n > kMaxPage) return MakeError(ErrorCode::BadRequest, "p must be a page number");
+    if (c < '0' || c > '9' || n > kMaxPage)
+      return MakeError(ErrorCode::BadRequest, "p must be a page number");
     n = n * 10 + static_cast<size_t>(c - '0');
   }
   if (n > kMaxPage) return MakeError(ErrorCode::BadRequest, "p must be a page number");
@@ -103,7 +125,8 @@ Result<http::Response> Commits(WebDeps& deps, PageContext& ctx, http::Request& r
     commits.push_back(o);
   }
   data.set("commits", commits);
-  const std::string here = base + "/commits/" + EncodeSegment(rev) + (path.empty() ? "" : "/" + EncodePath(path));
+  const std::string here =
+      base + "/commits/" + EncodeSegment(rev) + (path.empty() ? "" : "/" + EncodePath(path));
   if (page > 0) data.set("prev_url", here + (page == 1 ? "" : "?p=" + std::to_string(page - 1)));
   if (log.value.has_more) data.set("next_url", here + "?p=" + std::to_string(page + 1));
   return Html(ctx, 200, "Commits · " + repo.record.name, "commits", data);
@@ -124,7 +147,8 @@ Result<http::Response> Commit(WebDeps& deps, PageContext& ctx, http::Request& re
   data.set("author", c.commit.author.name);
   data.set("author_email", c.commit.author.email);
   data.set("authored", Ago(c.commit.author.time));
-  if (c.commit.committer.name != c.commit.author.name || c.commit.committer.time != c.commit.author.time) {
+  if (c.commit.committer.name != c.commit.author.name ||
+      c.commit.committer.time != c.commit.author.time) {
     data.set("committer", c.commit.committer.name);
     data.set("committed", Ago(c.commit.committer.time));
   }
@@ -174,7 +198,8 @@ Result<http::Response> Blame(WebDeps& deps, PageContext& ctx, http::Request& req
   HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(deps, ctx, req, type));
   HANGAR_ASSIGN_OR_RETURN(std::string rev, DecodedParam(req, "rev"));
   HANGAR_ASSIGN_OR_RETURN(std::string path, DecodedParam(req, "path"));
-  HANGAR_ASSIGN_OR_RETURN(auto found, deps.browse.Blame(ctx.principal, repo.record.Id(), rev, path));
+  HANGAR_ASSIGN_OR_RETURN(auto found,
+                          deps.browse.Blame(ctx.principal, repo.record.Id(), rev, path));
   const git::BlameResult& b = *found.value;
   const std::string base = RepoPath(repo.record.Id());
   // Built here rather than in the template: a 7,000-line file is 7,000 rows.
@@ -195,8 +220,8 @@ Result<http::Response> Blame(WebDeps& deps, PageContext& ctx, http::Request& req
     prev = l.commit;
     table += start ? "<tr class=\"hunk-start\" id=\"L" : "<tr id=\"L";
     table += num + "\"><td class=\"blame\">" + (start ? cells[l.commit] : std::string()) +
-             "</td><td class=\"ln\"><a href=\"#L" + num + "\">" + num + "</a></td><td class=\"src\">" +
-             EscapeHtml(l.text) + "</td></tr>\n";
+             "</td><td class=\"ln\"><a href=\"#L" + num + "\">" + num +
+             "</a></td><td class=\"src\">" + EscapeHtml(l.text) + "</td></tr>\n";
   }
   table += "</table>\n";
   const std::string at = EncodeSegment(rev) + "/" + EncodePath(path);
@@ -216,8 +241,7 @@ Result<http::Response> Refs(WebDeps& deps, PageContext& ctx, http::Request& req,
   // Pages of kRefsPerPage refs in name order (branches, then other refs, then tags); only
   // the page's refs are read (DescribedRefs), not all of them.
   HANGAR_ASSIGN_OR_RETURN(auto refs, deps.browse.DescribedRefs(ctx.principal, repo.record.Id(),
-                                                               page * kRefsPerPage,
-                                                               kRefsPerPage));
+                                                               page * kRefsPerPage, kRefsPerPage));
   const std::string base = RepoPath(repo.record.Id());
   Data data = RepoHeader(repo, ctx, repo.record.default_branch, "refs");
   List branches, tags, others;
@@ -286,7 +310,8 @@ Result<http::Response> Search(WebDeps& deps, PageContext& ctx, http::Request& re
   data.set("regex", !options.fixed_string);
   data.set("ignore_case", options.ignore_case);
   if (!q.empty()) {
-    HANGAR_ASSIGN_OR_RETURN(auto found, deps.browse.Grep(ctx.principal, repo.record.Id(), rev, q, options));
+    HANGAR_ASSIGN_OR_RETURN(auto found,
+                            deps.browse.Grep(ctx.principal, repo.record.Id(), rev, q, options));
     const std::string base = RepoPath(repo.record.Id()) + "/blob/" + found.commit.Hex() + "/";
     List matches;
     for (const auto& m : found.value.matches) {
@@ -319,7 +344,8 @@ Result<http::Response> Archive(WebDeps& deps, PageContext& ctx, http::Request& r
   } else {
     return MakeError(ErrorCode::NotFound, "archives are REV.tar.gz or REV.zip");
   }
-  HANGAR_ASSIGN_OR_RETURN(auto archive, deps.browse.Archive(ctx.principal, repo.record.Id(), rev, format));
+  HANGAR_ASSIGN_OR_RETURN(auto archive,
+                          deps.browse.Archive(ctx.principal, repo.record.Id(), rev, format));
   http::Response res = http::Response::Stream(200, std::move(archive.body), archive.content_type);
   res.SetHeader("Content-Disposition", http::ContentDisposition(archive.filename, true));
   res.SetHeader("X-Repo-Commit", archive.commit.Hex());
@@ -329,10 +355,14 @@ Result<http::Response> Archive(WebDeps& deps, PageContext& ctx, http::Request& r
 }  // namespace
 
 void AddHistoryPages(http::Router& router, WebDeps& deps, RepoType type) {
-  const std::string prefix = type == RepoType::Dataset ? "/datasets" : type == RepoType::Space ? "/spaces" : "";
+  const std::string prefix = type == RepoType::Dataset ? "/datasets"
+                             : type == RepoType::Space ? "/spaces"
+                                                       : "";
   const std::string repo = prefix + "/{ns}/{name}";
   auto page = [&deps, type](auto fn) {
-    return [&deps, type, fn](PageContext& ctx, http::Request& req) { return fn(deps, ctx, req, type); };
+    return [&deps, type, fn](PageContext& ctx, http::Request& req) {
+      return fn(deps, ctx, req, type);
+    };
   };
   using M = http::Method;
   const auto read = http::Requirement::Repo(type, Access::Read);

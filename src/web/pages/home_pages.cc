@@ -59,8 +59,7 @@ std::string PageUrl(std::string_view base, const http::Request& req, std::string
   return url;
 }
 
-Result<http::Response> Listing(WebDeps& deps, PageContext& ctx, http::Request& req,
-                               RepoType type) {
+Result<http::Response> Listing(WebDeps& deps, PageContext& ctx, http::Request& req, RepoType type) {
   db::RepoQuery q;
   q.type = type;
   q.limit = kPageSize;

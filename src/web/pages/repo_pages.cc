@@ -16,8 +16,8 @@
 namespace hangar::web {
 namespace {
 
-constexpr uint64_t kMaxShownBytes = 1 << 20;   // larger text files are not rendered
-constexpr uint64_t kMaxCardBytes = 1 << 20;    // README.md rendered as the card
+constexpr uint64_t kMaxShownBytes = 1 << 20;  // larger text files are not rendered
+constexpr uint64_t kMaxCardBytes = 1 << 20;   // README.md rendered as the card
 constexpr size_t kBinarySniffBytes = 8000;
 constexpr size_t kCardCacheBytes = 32 << 20;  // rendered cards kept in memory
 constexpr size_t kCodeCacheBytes = 64 << 20;  // rendered file views kept in memory
@@ -39,13 +39,17 @@ bool IsImage(std::string_view path) {
 // highlight.js language names by file extension; "" = no highlighting.
 std::string_view LanguageOf(std::string_view path) {
   static const std::pair<const char*, const char*> kLangs[] = {
-      {"py", "python"}, {"js", "javascript"}, {"mjs", "javascript"}, {"ts", "typescript"},
-      {"json", "json"}, {"md", "markdown"}, {"yaml", "yaml"}, {"yml", "yaml"},
-      {"sh", "bash"}, {"c", "c"}, {"h", "cpp"}, {"cc", "cpp"}, {"cpp", "cpp"}, {"hpp", "cpp"},
-      {"rs", "rust"}, {"go", "go"}, {"java", "java"}, {"toml", "ini"}, {"cfg", "ini"},
-      {"ini", "ini"}, {"html", "xml"}, {"xml", "xml"}, {"css", "css"}, {"sql", "sql"},
-      {"rb", "ruby"}, {"ipynb", "json"}, {"r", "r"}, {"jl", "julia"}, {"lua", "lua"},
-      {"dockerfile", "dockerfile"}, {"txt", ""}};
+      {"py", "python"},     {"js", "javascript"}, {"mjs", "javascript"},
+      {"ts", "typescript"}, {"json", "json"},     {"md", "markdown"},
+      {"yaml", "yaml"},     {"yml", "yaml"},      {"sh", "bash"},
+      {"c", "c"},           {"h", "cpp"},         {"cc", "cpp"},
+      {"cpp", "cpp"},       {"hpp", "cpp"},       {"rs", "rust"},
+      {"go", "go"},         {"java", "java"},     {"toml", "ini"},
+      {"cfg", "ini"},       {"ini", "ini"},       {"html", "xml"},
+      {"xml", "xml"},       {"css", "css"},       {"sql", "sql"},
+      {"rb", "ruby"},       {"ipynb", "json"},    {"r", "r"},
+      {"jl", "julia"},      {"lua", "lua"},       {"dockerfile", "dockerfile"},
+      {"txt", ""}};
   std::string ext = AsciiLower(Extension(path));
   for (const auto& [e, l] : kLangs) {
     if (ext == e) return l;
@@ -140,12 +144,12 @@ Data FileTable(const services::RepoHandle& repo, std::string_view rev,
       Data o;
       o.set("label", BaseName(e.git.path));
       o.set("dir", e.git.is_dir);
-      o.set("url", base + (e.git.is_dir ? "/tree/" : "/blob/") + rev_url + "/" +
-                       EncodePath(e.git.path));
+      o.set("url",
+            base + (e.git.is_dir ? "/tree/" : "/blob/") + rev_url + "/" + EncodePath(e.git.path));
       if (!e.git.is_dir) {
         o.set("size", HumanSize(e.Size()));
-        o.set("download_url", base + "/resolve/" + rev_url + "/" + EncodePath(e.git.path) +
-                                  "?download=true");
+        o.set("download_url",
+              base + "/resolve/" + rev_url + "/" + EncodePath(e.git.path) + "?download=true");
       }
       if (e.lfs) {
         o.set("lfs", true);
@@ -158,7 +162,8 @@ Data FileTable(const services::RepoHandle& repo, std::string_view rev,
   d.set("entries", list);
   if (!dir.empty()) {
     std::string parent = ParentDir(dir);
-    d.set("parent_url", base + "/tree/" + rev_url + (parent.empty() ? "" : "/" + EncodePath(parent)));
+    d.set("parent_url",
+          base + "/tree/" + rev_url + (parent.empty() ? "" : "/" + EncodePath(parent)));
   }
   return d;
 }
@@ -185,7 +190,8 @@ std::vector<std::pair<std::string, std::string>> CardMeta(const boost::json::obj
       add(key, *v);
       continue;
     }
-    for (const auto& item : v->as_array()) add(key == std::string_view("tags") ? "tag" : "dataset", item);
+    for (const auto& item : v->as_array())
+      add(key == std::string_view("tags") ? "tag" : "dataset", item);
   }
   return meta;
 }
@@ -211,7 +217,8 @@ Result<std::shared_ptr<const RenderedCard>> Card(WebDeps& deps, const services::
   const std::string resolve = RepoPath(repo.record.Id()) + "/resolve/" + EncodeSegment(rev) + "/";
   const std::string key = file->git.oid.Hex() + " " + resolve;
   if (auto hit = cache.Get(key)) return *hit;
-  HANGAR_ASSIGN_OR_RETURN(auto text, deps.content.ReadText(repo, commit, "README.md", kMaxCardBytes));
+  HANGAR_ASSIGN_OR_RETURN(auto text,
+                          deps.content.ReadText(repo, commit, "README.md", kMaxCardBytes));
   if (!text) return std::shared_ptr<const RenderedCard>();
   auto card = std::make_shared<RenderedCard>();
   if (auto front = services::ParseCardData(*text); !front) {
@@ -228,7 +235,8 @@ Result<std::shared_ptr<const RenderedCard>> Card(WebDeps& deps, const services::
   return std::shared_ptr<const RenderedCard>(std::move(card));
 }
 
-Result<http::Response> RepoHome(WebDeps& deps, PageContext& ctx, http::Request& req, RepoType type) {
+Result<http::Response> RepoHome(WebDeps& deps, PageContext& ctx, http::Request& req,
+                                RepoType type) {
   HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(deps, ctx, req, type));
   const std::string rev = repo.record.default_branch;
   Data data = RepoHeader(repo, ctx, rev, "card");
@@ -323,7 +331,8 @@ Result<http::Response> Blob(WebDeps& deps, PageContext& ctx, http::Request& req,
   return Html(ctx, 200, path + " at " + rev, "blob", data, std::move(fragments));
 }
 
-Result<http::Response> Settings(WebDeps& deps, PageContext& ctx, http::Request& req, RepoType type) {
+Result<http::Response> Settings(WebDeps& deps, PageContext& ctx, http::Request& req,
+                                RepoType type) {
   HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(deps, ctx, req, type, services::Access::Admin));
   if (req.method == http::Method::Post) {
     HANGAR_ASSIGN_OR_RETURN(Form form, ReadForm(req, ctx));
@@ -355,8 +364,12 @@ Data RepoHeader(const services::RepoHandle& repo, const PageContext& ctx, std::s
   const auto& r = repo.record;
   d.set("ns", r.ns);
   d.set("name", r.name);
-  d.set("kind", r.type == RepoType::Model ? "Model" : r.type == RepoType::Dataset ? "Dataset" : "Space");
-  d.set("card_label", r.type == RepoType::Model ? "Model card" : r.type == RepoType::Dataset ? "Dataset card" : "App");
+  d.set("kind", r.type == RepoType::Model     ? "Model"
+                : r.type == RepoType::Dataset ? "Dataset"
+                                              : "Space");
+  d.set("card_label", r.type == RepoType::Model     ? "Model card"
+                      : r.type == RepoType::Dataset ? "Dataset card"
+                                                    : "App");
   d.set("private", r.is_private);
   d.set("repo_url", RepoPath(r.Id()));
   d.set("rev", std::string(rev));
@@ -386,11 +399,15 @@ List Crumbs(const services::RepoHandle& repo, std::string_view rev, std::string_
 }
 
 void AddRepoPages(http::Router& router, WebDeps& deps, RepoType type) {
-  const std::string prefix = type == RepoType::Dataset ? "/datasets" : type == RepoType::Space ? "/spaces" : "";
+  const std::string prefix = type == RepoType::Dataset ? "/datasets"
+                             : type == RepoType::Space ? "/spaces"
+                                                       : "";
   const std::string repo = prefix + "/{ns}/{name}";
   using M = http::Method;
   auto page = [&deps, type](auto fn) {
-    return [&deps, type, fn](PageContext& ctx, http::Request& req) { return fn(deps, ctx, req, type); };
+    return [&deps, type, fn](PageContext& ctx, http::Request& req) {
+      return fn(deps, ctx, req, type);
+    };
   };
   const auto read = http::Requirement::Repo(type, Access::Read);
   const auto admin = http::Requirement::Repo(type, Access::Admin);

@@ -140,10 +140,10 @@ TEST_F(GitRoutesTest, GzipRequestIsDecodedAndResultStreamed) {
 }
 
 TEST_F(GitRoutesTest, UnknownContentEncodingIsRefused) {
-  auto res = Call(http::Method::Post, "/acme/bert/git-upload-pack",
-                  {{"content-type", "application/x-git-upload-pack-request"},
-                   {"content-encoding", "br"}},
-                  LsRefs());
+  auto res =
+      Call(http::Method::Post, "/acme/bert/git-upload-pack",
+           {{"content-type", "application/x-git-upload-pack-request"}, {"content-encoding", "br"}},
+           LsRefs());
   EXPECT_EQ(res.status, 415);
 }
 

@@ -154,8 +154,8 @@ TEST(OciAuthCaller, ExpiredTamperedOrOtherServiceTokensAreUnauthorized) {
   EXPECT_EQ(expired.error().code, ErrorCode::Unauthorized);
   EXPECT_NE(expired.error().message.find("expired"), std::string::npos);
 
-  auto other_service = auth.Caller(Req("Bearer " + Token(access, "registry.example")), "ns/a",
-                                   OciAction::Pull);
+  auto other_service =
+      auth.Caller(Req("Bearer " + Token(access, "registry.example")), "ns/a", OciAction::Pull);
   ASSERT_FALSE(other_service.has_value());
   EXPECT_EQ(other_service.error().code, ErrorCode::Unauthorized);
 
@@ -178,8 +178,7 @@ TEST(OciAuthCaller, ConfiguredServiceIsTheAudienceWhateverTheHost) {
   OciAuth auth(hub.Fn(), Options(true, "hub.example"));
   EXPECT_EQ(auth.Service(Req()), "hub.example");
   const std::vector<services::OciResourceAccess> access{{"repository", "ns/a", {"pull"}}};
-  EXPECT_TRUE(auth.Caller(Req("Bearer " + Token(access, "hub.example")), "ns/a",
-                          OciAction::Pull));
+  EXPECT_TRUE(auth.Caller(Req("Bearer " + Token(access, "hub.example")), "ns/a", OciAction::Pull));
   EXPECT_FALSE(auth.Caller(Req("Bearer " + Token(access)), "ns/a", OciAction::Pull));
   OciAuth by_host(hub.Fn(), Options());
   EXPECT_EQ(by_host.Service(Req()), "127.0.0.1:5000");
