@@ -4,7 +4,7 @@
 // cache of sha256 per git blob used by the repo projection (oci.md §12). Interface only;
 // SqliteOciStore (db/sqlite/) implements it.
 //
-// Digests are strings "<algorithm>:<hex>" as services/oci_names.h parses them. Blob bytes
+// Digests are strings "<algorithm>:<hex>" as services/oci/oci_names.h parses them. Blob bytes
 // live in the BlobStore under their Sha256 whatever digest the client used.
 
 #include <cstdint>

@@ -23,7 +23,7 @@ struct RepoRecord {
   int64_t last_modified = 0;  // unix seconds
   std::string last_commit;    // 40-hex commit Oid of the default branch head, "" when empty
   std::string default_branch = "main";
-  // Model-card metadata of the default branch's README.md (services/card_index.h), kept
+  // Model-card metadata of the default branch's README.md (services/repo/card_index.h), kept
   // by SetCardMeta: HF's library_name and pipeline_tag ("" = none) and tags in card order.
   std::string library;
   std::string pipeline;

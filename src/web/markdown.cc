@@ -12,7 +12,7 @@
 #include <mutex>
 #include <vector>
 
-#include "services/model_card.h"
+#include "services/repo/model_card.h"
 
 namespace hangar::web {
 

@@ -17,12 +17,12 @@
 #include "core/result.h"
 #include "http/request.h"
 #include "http/response.h"
-#include "services/account_service.h"
-#include "services/auth_service.h"
-#include "services/browse_service.h"
-#include "services/content_service.h"
-#include "services/repo_service.h"
-#include "services/session_service.h"
+#include "services/auth/account_service.h"
+#include "services/auth/auth_service.h"
+#include "services/content/browse_service.h"
+#include "services/content/content_service.h"
+#include "services/repo/repo_service.h"
+#include "services/auth/session_service.h"
 #include "web/view.h"
 
 namespace hangar::services {

@@ -3,7 +3,7 @@
 // must give views that cover the README, and parsing must end in an object or an error.
 
 #include "fuzz_check.h"
-#include "services/model_card.h"
+#include "services/repo/model_card.h"
 
 using namespace hangar;
 

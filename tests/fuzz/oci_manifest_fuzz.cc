@@ -7,8 +7,8 @@
 #include <array>
 
 #include "fuzz_check.h"
-#include "services/oci_manifest_doc.h"
-#include "services/oci_names.h"
+#include "services/oci/oci_manifest_doc.h"
+#include "services/oci/oci_names.h"
 
 using namespace hangar;
 

@@ -8,7 +8,7 @@
 #include "core/repo_id.h"
 #include "core/repo_path.h"
 #include "fuzz_check.h"
-#include "services/oci_names.h"
+#include "services/oci/oci_names.h"
 
 using namespace hangar;
 

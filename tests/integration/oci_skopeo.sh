@@ -344,7 +344,7 @@ check_status "POST /v2/token that is not a form → 400" 400
 check_json "  OAuth2 error" .error invalid_request
 
 # Registry tokens minted here with the server's own secret ($DATA/secret): one expired,
-# one signed with another key. The format is services/oci_token.h's.
+# one signed with another key. The format is services/oci/oci_token.h's.
 mint() { # mint KEYFILE IAT EXP: a token for alice with push on alice/img-bearer
   python3 - "$@" "$SERVICE" "$ALICE_UID" <<'EOF'
 import base64, hashlib, hmac, json, sys

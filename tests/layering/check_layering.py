@@ -38,12 +38,24 @@ def read_table(doc: pathlib.Path) -> dict:
     return table
 
 
+def module_of(table: dict, parts) -> str:
+    """The longest table row that is a leading part of `parts` ("services/auth" before
+    "services"), or the first part when none is."""
+    for n in range(len(parts), 0, -1):
+        name = "/".join(parts[:n])
+        if name in table:
+            return name
+    return parts[0]
+
+
 def allowed(table: dict, module: str, target: str) -> bool:
     rule = table[module]
     if rule is None:
         return True
-    target_module = target.split("/", 1)[0]
-    return target_module == module or target_module in rule or target in rule
+    target_module = module_of(table, target.split("/")[:-1])
+    # "services" in a row allows every services/<domain>.
+    return (target_module == module or target in rule or
+            any(target_module == a or target_module.startswith(a + "/") for a in rule))
 
 
 def check(table: dict, src: pathlib.Path) -> list:
@@ -51,7 +63,7 @@ def check(table: dict, src: pathlib.Path) -> list:
     for path in sorted(src.rglob("*")):
         if path.suffix not in SOURCE_SUFFIXES or not path.is_file():
             continue
-        module = path.relative_to(src).parts[0]
+        module = module_of(table, path.relative_to(src).parts[:-1] or path.relative_to(src).parts)
         if module not in table:
             problems.append(f"{path}: module '{module}' is not in the layering table")
             continue
@@ -60,7 +72,7 @@ def check(table: dict, src: pathlib.Path) -> list:
             if not m or "/" not in m.group(1):
                 continue  # system headers, and same-directory includes
             target = m.group(1)
-            if target.split("/", 1)[0] not in table:
+            if not any(k.split("/")[0] == target.split("/", 1)[0] for k in table):
                 continue  # a third-party header with a path ("boost/…" is <…>, but be safe)
             if not allowed(table, module, target):
                 problems.append(f"{path}:{n}: {module} may not include {target}")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The layering of src/ (issue #14 point 4): every #include "…" in src/ is an edge the table
 # in docs/architecture.md allows, and the checker does catch a forbidden one (the planted
-# include in tests/layering/fixture/src/db/bad_store.cc).
+# includes in tests/layering/fixture/src: db → http, and services/auth → services/repo,
+# a domain above it).
 # usage: layering_test.sh REPO_ROOT
 set -uo pipefail
 root=${1:?usage: layering_test.sh REPO_ROOT}
@@ -19,9 +20,10 @@ else
 fi
 out=$(python3 "$check" "$doc" "$root/tests/layering/fixture/src")
 rc=$?
-want="$root/tests/layering/fixture/src/db/bad_store.cc:3: db may not include http/request.h"
+want="$root/tests/layering/fixture/src/db/bad_store.cc:3: db may not include http/request.h
+$root/tests/layering/fixture/src/services/auth/bad_rule.cc:3: services/auth may not include services/repo/repo_service.h"
 if [[ $rc -eq 1 && "$out" == "$want" ]]; then
-  echo "PASS  the planted db → http include is reported, and nothing else"
+  echo "PASS  the planted db → http and services/auth → services/repo includes are reported, and nothing else"
 else
   echo "FAIL  the checker on the fixture: exit $rc (want 1), output:"
   echo "$out"

@@ -1,4 +1,4 @@
-#include "services/auth_service.h"
+#include "services/auth/auth_service.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

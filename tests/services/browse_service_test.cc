@@ -1,7 +1,7 @@
 // BrowseService (issue #4): access through RepoService, revision resolution, the caches
 // of immutable results, and the history calls end to end on a repo made by RepoService.
 
-#include "services/browse_service.h"
+#include "services/content/browse_service.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -14,8 +14,8 @@
 #include "fixtures.h"
 #include "git/repo_reader.h"
 #include "git/test_repo.h"
-#include "services/auth_service.h"
-#include "services/repo_service.h"
+#include "services/auth/auth_service.h"
+#include "services/repo/repo_service.h"
 
 namespace hangar::services {
 namespace {

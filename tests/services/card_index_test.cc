@@ -1,11 +1,11 @@
-#include "services/card_index.h"
+#include "services/repo/card_index.h"
 
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
 
 #include "db/test_db.h"
-#include "services/model_card.h"
+#include "services/repo/model_card.h"
 
 namespace hangar::services {
 namespace {

@@ -1,4 +1,4 @@
-#include "services/commit_service.h"
+#include "services/content/commit_service.h"
 
 #include <gtest/gtest.h>
 

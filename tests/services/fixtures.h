@@ -7,7 +7,7 @@
 
 #include "core/principal.h"
 #include "db/repo_store.h"
-#include "services/auth_service.h"
+#include "services/auth/auth_service.h"
 
 namespace hangar::services::testing {
 

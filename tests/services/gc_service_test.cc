@@ -2,7 +2,7 @@
 // temporaries; only what is unreferenced and older than the grace goes. Ages are made
 // with utimensat, never by sleeping.
 
-#include "services/gc_service.h"
+#include "services/maintenance/gc_service.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -19,9 +19,9 @@
 #include "db/sqlite/sqlite_stores.h"
 #include "fixtures.h"
 #include "git/repo_reader.h"
-#include "services/auth_service.h"
-#include "services/repo_service.h"
-#include "services/upload_service.h"
+#include "services/auth/auth_service.h"
+#include "services/repo/repo_service.h"
+#include "services/uploads/upload_service.h"
 #include "storage/local/local_blob_store.h"
 
 namespace hangar::services {

@@ -1,4 +1,4 @@
-#include "services/git_service.h"
+#include "services/git/git_service.h"
 
 #include <gtest/gtest.h>
 

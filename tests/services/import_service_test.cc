@@ -1,4 +1,4 @@
-#include "services/import_service.h"
+#include "services/git/import_service.h"
 
 #include <gtest/gtest.h>
 

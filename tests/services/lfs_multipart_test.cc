@@ -12,9 +12,9 @@
 #include "db/sqlite/sqlite_stores.h"
 #include "fixtures.h"
 #include "git/repo_reader.h"
-#include "services/auth_service.h"
-#include "services/lfs_service.h"
-#include "services/repo_service.h"
+#include "services/auth/auth_service.h"
+#include "services/lfs/lfs_service.h"
+#include "services/repo/repo_service.h"
 #include "storage/memory/memory_blob_store.h"
 
 namespace hangar::services {

@@ -1,4 +1,4 @@
-#include "services/lfs_service.h"
+#include "services/lfs/lfs_service.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -10,8 +10,8 @@
 #include "db/sqlite/sqlite_stores.h"
 #include "fixtures.h"
 #include "git/repo_reader.h"
-#include "services/auth_service.h"
-#include "services/repo_service.h"
+#include "services/auth/auth_service.h"
+#include "services/repo/repo_service.h"
 #include "storage/memory/memory_blob_store.h"
 
 namespace hangar::services {

@@ -1,4 +1,4 @@
-#include "services/maintenance_service.h"
+#include "services/maintenance/maintenance_service.h"
 
 #include <fcntl.h>
 #include <sys/file.h>

@@ -1,6 +1,6 @@
-// services/model_card.h: the YAML front matter of a README as JSON (hf-api.md §3.3).
+// services/repo/model_card.h: the YAML front matter of a README as JSON (hf-api.md §3.3).
 
-#include "services/model_card.h"
+#include "services/repo/model_card.h"
 
 #include <gtest/gtest.h>
 

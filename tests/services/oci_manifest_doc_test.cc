@@ -1,6 +1,6 @@
-// services/oci_manifest_doc.h: what a pushed manifest or index declares (oci.md §5).
+// services/oci/oci_manifest_doc.h: what a pushed manifest or index declares (oci.md §5).
 
-#include "services/oci_manifest_doc.h"
+#include "services/oci/oci_manifest_doc.h"
 
 #include <gtest/gtest.h>
 

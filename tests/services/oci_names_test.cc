@@ -1,6 +1,6 @@
-// services/oci_names.h: registry names → hub repos, tags, digests (oci.md §1).
+// services/oci/oci_names.h: registry names → hub repos, tags, digests (oci.md §1).
 
-#include "services/oci_names.h"
+#include "services/oci/oci_names.h"
 
 #include <gtest/gtest.h>
 

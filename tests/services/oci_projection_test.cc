@@ -1,7 +1,7 @@
 // OciProjection (oci.md §11–12, issue #5 point 3): repo revisions as ModelPack/ORAS OCI
 // manifests, on real git repositories built with the git binary.
 
-#include "services/oci_projection.h"
+#include "services/oci/oci_projection.h"
 
 #include <gtest/gtest.h>
 
@@ -19,7 +19,7 @@
 
 #include "db/sqlite/sqlite_stores.h"
 #include "git/test_repo.h"
-#include "services/oci_model_config.h"
+#include "services/oci/oci_model_config.h"
 #include "storage/memory/memory_blob_store.h"
 
 namespace hangar::services {

@@ -1,7 +1,7 @@
-// OciService (services/oci_service.h): uploads, blobs, manifests, tags, referrers, deletes,
+// OciService (services/oci/oci_service.h): uploads, blobs, manifests, tags, referrers, deletes,
 // mounts, names and permissions, over SQLite, a memory blob store and real git repos.
 
-#include "services/oci_service.h"
+#include "services/oci/oci_service.h"
 #include <boost/json.hpp>
 
 #include <gtest/gtest.h>

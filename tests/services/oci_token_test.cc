@@ -1,4 +1,4 @@
-#include "services/oci_token.h"
+#include "services/oci/oci_token.h"
 
 #include <gtest/gtest.h>
 

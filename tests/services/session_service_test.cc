@@ -1,4 +1,4 @@
-#include "services/session_service.h"
+#include "services/auth/session_service.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "services/ticket.h"
+#include "services/auth/ticket.h"
 
 #include <gtest/gtest.h>
 

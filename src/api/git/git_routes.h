@@ -6,7 +6,7 @@
 //   POST /{prefix}{ns}/{name}/git-receive-pack
 
 #include "http/router.h"
-#include "services/git_service.h"
+#include "services/git/git_service.h"
 
 namespace hangar::api {
 

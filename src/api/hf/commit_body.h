@@ -11,7 +11,7 @@
 
 #include "core/byte_source.h"
 #include "core/result.h"
-#include "services/commit_service.h"
+#include "services/content/commit_service.h"
 
 namespace hangar::api {
 

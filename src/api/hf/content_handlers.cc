@@ -8,8 +8,8 @@
 #include "api/json_util.h"
 #include "core/repo_path.h"
 #include "core/util.h"
-#include "services/card_index.h"
-#include "services/model_card.h"
+#include "services/repo/card_index.h"
+#include "services/repo/model_card.h"
 
 namespace hangar::api {
 
@@ -95,7 +95,7 @@ Result<Opened> OpenAt(HfDeps& d, http::Request& req, RepoType type, bool revisio
 }
 
 // Adds cardData and the tags/pipeline/library fields derived from it, as the card index
-// derives them for listings (services/card_index.h).
+// derives them for listings (services/repo/card_index.h).
 void AddCard(const json::object& card, RepoType type, json::object& o) {
   o["cardData"] = card;
   services::CardMeta meta = services::ExtractCardMeta(card, type);

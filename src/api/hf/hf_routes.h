@@ -4,11 +4,11 @@
 
 #include "config/config.h"
 #include "http/router.h"
-#include "services/auth_service.h"
-#include "services/card_index.h"
-#include "services/commit_service.h"
-#include "services/content_service.h"
-#include "services/repo_service.h"
+#include "services/auth/auth_service.h"
+#include "services/repo/card_index.h"
+#include "services/content/commit_service.h"
+#include "services/content/content_service.h"
+#include "services/repo/repo_service.h"
 
 namespace hangar::api {
 

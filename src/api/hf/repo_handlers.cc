@@ -4,7 +4,7 @@
 #include "api/hf/hf_handlers.h"
 #include "api/json_util.h"
 #include "core/util.h"
-#include "services/model_card.h"
+#include "services/repo/model_card.h"
 
 namespace hangar::api {
 

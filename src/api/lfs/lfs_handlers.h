@@ -11,7 +11,7 @@
 #include "core/result.h"
 #include "http/request.h"
 #include "http/response.h"
-#include "services/lfs_service.h"
+#include "services/lfs/lfs_service.h"
 #include "storage/byte_range.h"
 
 namespace hangar::api::lfs {

@@ -5,7 +5,7 @@
 
 #include "config/config.h"
 #include "http/router.h"
-#include "services/lfs_service.h"
+#include "services/lfs/lfs_service.h"
 
 namespace hangar::api {
 

@@ -14,7 +14,7 @@
 #include "http/range.h"
 #include "http/request.h"
 #include "http/response.h"
-#include "services/oci_service.h"
+#include "services/oci/oci_service.h"
 
 namespace hangar::api::oci {
 

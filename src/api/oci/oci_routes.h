@@ -4,7 +4,7 @@
 
 #include "api/oci/oci_auth.h"
 #include "http/router.h"
-#include "services/oci_service.h"
+#include "services/oci/oci_service.h"
 
 namespace hangar::api {
 

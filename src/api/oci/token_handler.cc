@@ -11,8 +11,8 @@
 
 #include "api/oci/oci_auth.h"
 #include "core/util.h"
-#include "services/oci_service.h"
-#include "services/oci_token.h"
+#include "services/oci/oci_service.h"
+#include "services/oci/oci_token.h"
 
 namespace hangar::api {
 

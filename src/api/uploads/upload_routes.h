@@ -9,7 +9,7 @@
 
 #include "config/config.h"
 #include "http/router.h"
-#include "services/upload_service.h"
+#include "services/uploads/upload_service.h"
 
 namespace hangar::api {
 

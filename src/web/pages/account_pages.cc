@@ -6,7 +6,7 @@
 #include <charconv>
 
 #include "core/util.h"
-#include "services/import_service.h"
+#include "services/git/import_service.h"
 #include "web/pages/pages.h"
 
 namespace hangar::web {

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "services/browse_service.h"
+#include "services/content/browse_service.h"
 #include "web/pages/pages.h"
 
 namespace hangar::web {

@@ -9,7 +9,7 @@
 
 #include "core/lru.h"
 #include "core/util.h"
-#include "services/model_card.h"
+#include "services/repo/model_card.h"
 #include "web/markdown.h"
 #include "web/pages/pages.h"
 

@@ -6,7 +6,7 @@
 #include <boost/json.hpp>
 
 #include "core/util.h"
-#include "services/oci_token.h"
+#include "services/oci/oci_token.h"
 
 namespace hangar::api {
 namespace {

@@ -1,0 +1,102 @@
+#include "services/auth/ticket.h"
+
+#include "core/base64.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include <array>
+#include <cstring>
+
+namespace hangar::services {
+
+namespace {
+
+// Layout of the signed payload (all integers big-endian):
+//   version(1) op(1) repo_id(8) size(8) expires_at(8) oid(32)  = 58 bytes
+// followed by HMAC-SHA256(key, kContext || payload) (32 bytes). The context string keeps
+// these MACs distinct from anything else the server secret may ever sign.
+constexpr uint8_t kVersion = 1;
+constexpr size_t kPayloadSize = 1 + 1 + 8 + 8 + 8 + 32;
+constexpr size_t kMacSize = 32;
+constexpr size_t kTicketBytes = kPayloadSize + kMacSize;  // 90 → 120 base64url chars
+constexpr std::string_view kContext = "hangar-lfs-ticket-v1\n";
+
+void PutU64(uint8_t* p, uint64_t v) {
+  for (int i = 7; i >= 0; --i) {
+    p[i] = static_cast<uint8_t>(v);
+    v >>= 8;
+  }
+}
+
+uint64_t GetU64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v = (v << 8) | p[i];
+  return v;
+}
+
+// HMAC-SHA256(key, kContext || payload) into `mac`.
+bool ComputeMac(std::string_view key, const uint8_t* payload, std::array<uint8_t, kMacSize>& mac) {
+  std::array<uint8_t, kContext.size() + kPayloadSize> msg;
+  std::memcpy(msg.data(), kContext.data(), kContext.size());
+  std::memcpy(msg.data() + kContext.size(), payload, kPayloadSize);
+  unsigned int len = 0;
+  const uint8_t* r = HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), msg.data(),
+                          msg.size(), mac.data(), &len);
+  return r != nullptr && len == kMacSize;
+}
+
+Error Invalid() { return MakeError(ErrorCode::Unauthorized, "invalid or expired LFS ticket"); }
+
+}  // namespace
+
+std::string_view TicketOpName(TicketOp op) {
+  return op == TicketOp::Upload ? "upload" : "download";
+}
+
+std::string IssueTicket(std::string_view key, const TicketClaims& claims) {
+  std::array<uint8_t, kTicketBytes> buf{};
+  uint8_t* p = buf.data();
+  p[0] = kVersion;
+  p[1] = static_cast<uint8_t>(claims.op);
+  PutU64(p + 2, static_cast<uint64_t>(claims.repo_id));
+  PutU64(p + 10, claims.size);
+  PutU64(p + 18, static_cast<uint64_t>(claims.expires_at));
+  std::memcpy(p + 26, claims.oid.bytes.data(), 32);
+  std::array<uint8_t, kMacSize> mac{};
+  // HMAC only fails on allocation failure; an all-zero MAC then never verifies.
+  (void)ComputeMac(key, p, mac);
+  std::memcpy(p + kPayloadSize, mac.data(), kMacSize);
+  return Base64UrlEncode(std::string_view(reinterpret_cast<const char*>(buf.data()), buf.size()));
+}
+
+Result<TicketClaims> VerifyTicket(std::string_view key, std::string_view ticket, int64_t now) {
+  if (key.empty()) return Invalid();
+  std::array<uint8_t, kTicketBytes> buf{};
+  auto decoded = Base64UrlDecode(ticket);
+  if (!decoded || decoded->size() != buf.size()) return Invalid();
+  std::memcpy(buf.data(), decoded->data(), buf.size());
+  std::array<uint8_t, kMacSize> mac{};
+  if (!ComputeMac(key, buf.data(), mac)) return MakeError(ErrorCode::Internal, "HMAC failed");
+  if (CRYPTO_memcmp(mac.data(), buf.data() + kPayloadSize, kMacSize) != 0) return Invalid();
+  // Only now, with the MAC checked, is the payload trusted.
+  const uint8_t* p = buf.data();
+  if (p[0] != kVersion) return Invalid();
+  if (p[1] != static_cast<uint8_t>(TicketOp::Upload) &&
+      p[1] != static_cast<uint8_t>(TicketOp::Download)) {
+    return Invalid();
+  }
+  TicketClaims c;
+  c.op = static_cast<TicketOp>(p[1]);
+  c.repo_id = static_cast<int64_t>(GetU64(p + 2));
+  c.size = GetU64(p + 10);
+  c.expires_at = static_cast<int64_t>(GetU64(p + 18));
+  std::memcpy(c.oid.bytes.data(), p + 26, 32);
+  if (now >= c.expires_at) {
+    return MakeError(ErrorCode::Unauthorized, "LFS ticket expired; request a new batch");
+  }
+  return c;
+}
+
+}  // namespace hangar::services

@@ -1,0 +1,204 @@
+#include "services/content/content_service.h"
+
+#include <algorithm>
+
+#include "core/lru.h"
+#include "core/util.h"
+
+namespace hangar::services {
+
+namespace {
+
+// A pointer file is ~130 bytes and at most 1023 (git-lfs.md §11.7); blobs outside this
+// window are never read to look for one.
+constexpr uint64_t kMinPointerSize = 100;
+constexpr uint64_t kMaxPointerSize = 1023;
+// How long a positive "this repo links that LFS object" answer is trusted.
+constexpr int64_t kLinkCacheMs = 10000;
+
+std::string Key(const RepoHandle& repo, const Oid& commit, std::string_view rest) {
+  std::string k = repo.git_path;
+  k += '\0';
+  k += commit.Hex();
+  k += '\0';
+  k += rest;
+  return k;
+}
+
+}  // namespace
+
+struct ContentService::Caches {
+  // Trees are weighed by entry count (~150 bytes each): with the default 100,000 that is
+  // 500,000 entries, ~75 MB, enough for a 100,000-file repo's full listing and more.
+  explicit Caches(size_t n)
+      : entries(std::max<size_t>(1, n)),
+        pointers(std::max<size_t>(1, n)),
+        trees(std::max<size_t>(1, n) * 5),
+        links(std::max<size_t>(1, n)) {}
+  LruCache<Entry> entries;                         // (repo, commit, path) -> entry
+  LruCache<std::optional<git::Pointer>> pointers;  // blob oid -> pointer or not
+  LruCache<EntryList> trees;                       // (repo, commit, dir, recursive) -> listing
+  LruCache<int64_t> links;                         // (repo id, oid) linked -> until (unix ms)
+};
+
+ContentService::ContentService(git::RepoReader& reader, storage::BlobStore& blobs,
+                               db::LfsStore& links, size_t cache_entries)
+    : reader_(reader),
+      blobs_(blobs),
+      links_(links),
+      caches_(std::make_unique<Caches>(cache_entries)) {}
+
+ContentService::~ContentService() = default;
+
+Result<Oid> ContentService::ResolveRevision(const RepoHandle& repo, std::string_view revision) {
+  return reader_.ResolveRevision(repo.git_path, revision);
+}
+
+Result<std::optional<git::Pointer>> ContentService::PointerOf(const RepoHandle& repo,
+                                                              const Oid& oid, uint64_t size) {
+  if (size < kMinPointerSize || size > kMaxPointerSize) return std::optional<git::Pointer>{};
+  std::string key(reinterpret_cast<const char*>(oid.bytes.data()), oid.bytes.size());
+  if (auto hit = caches_->pointers.Get(key)) return *hit;
+  auto text = reader_.ReadBlob(repo.git_path, oid, kMaxPointerSize);
+  if (!text) return std::move(text).error();
+  std::optional<git::Pointer> p = git::ParsePointer(*text);
+  caches_->pointers.Put(key, p);
+  return p;
+}
+
+Result<Entry> ContentService::Stat(const RepoHandle& repo, const Oid& commit,
+                                   std::string_view path) {
+  std::string key = Key(repo, commit, path);
+  if (auto hit = caches_->entries.Get(key)) return *hit;
+  auto git_entry = reader_.Lookup(repo.git_path, commit, path);
+  if (!git_entry) return std::move(git_entry).error();
+  if (git_entry->is_dir) {
+    return MakeError(ErrorCode::EntryNotFound, "'" + std::string(path) + "' is a directory");
+  }
+  Entry e{std::move(*git_entry), std::nullopt};
+  auto p = PointerOf(repo, e.git.oid, e.git.size);
+  if (!p) return std::move(p).error();
+  e.lfs = *p;
+  caches_->entries.Put(key, e);
+  return e;
+}
+
+Result<std::string> ContentService::RedirectUrl(const RepoHandle& repo, const Entry& file,
+                                                std::chrono::seconds ttl) {
+  if (!file.lfs) return std::string();
+  HANGAR_TRY(CheckLinked(repo, file));
+  return blobs_.RedirectUrl(file.lfs->oid, ttl);
+}
+
+Result<void> ContentService::CheckLinked(const RepoHandle& repo, const Entry& file) {
+  if (!file.lfs) return {};
+  // Links only go away when a repo is deleted (its id is never reused) or collected; a
+  // positive answer is remembered briefly so a warm HEAD does no database work.
+  std::string key = std::to_string(repo.record.id) + ":" + file.lfs->oid.Hex();
+  int64_t now = NowUnixMillis();
+  if (auto until = caches_->links.Get(key); until && *until > now) return {};
+  auto linked = links_.IsLinked(repo.record.id, file.lfs->oid);
+  if (!linked) return std::move(linked).error();
+  if (!*linked) {
+    return MakeError(ErrorCode::EntryNotFound, "LFS object " + file.lfs->oid.Hex() + " of '" +
+                                                   file.git.path +
+                                                   "' has not been uploaded to this repo");
+  }
+  caches_->links.Put(key, now + kLinkCacheMs);
+  return {};
+}
+
+Result<std::unique_ptr<ByteSource>> ContentService::Open(const RepoHandle& repo, const Entry& file,
+                                                         bool raw, uint64_t offset,
+                                                         std::optional<uint64_t> length) {
+  if (!file.lfs || raw) return reader_.OpenBlob(repo.git_path, file.git.oid, offset, length);
+  HANGAR_TRY(CheckLinked(repo, file));
+  auto src = blobs_.Open(file.lfs->oid, storage::ByteRange{offset, length});
+  if (!src && src.error().code == ErrorCode::BlobUnknown) {
+    return MakeError(ErrorCode::EntryNotFound,
+                     "LFS object " + file.lfs->oid.Hex() + " is missing from storage");
+  }
+  return src;
+}
+
+Result<EntryList> ContentService::ListTree(const RepoHandle& repo, const Oid& commit,
+                                           std::string_view dir, bool recursive) {
+  std::string key = Key(repo, commit, std::string(dir) + (recursive ? "\1" : "\2"));
+  if (auto hit = caches_->trees.Get(key)) return *hit;
+  auto listing = reader_.ListTree(repo.git_path, commit, dir, recursive);
+  if (!listing) return std::move(listing).error();
+  auto out = std::make_shared<std::vector<Entry>>();
+  out->reserve(listing->size());
+  for (auto& g : *listing) {
+    Entry e{std::move(g), std::nullopt};
+    if (!e.git.is_dir) {
+      auto p = PointerOf(repo, e.git.oid, e.git.size);
+      if (!p) return std::move(p).error();
+      e.lfs = *p;
+    }
+    out->push_back(std::move(e));
+  }
+  EntryList list = std::move(out);
+  caches_->trees.Put(key, list, std::max<size_t>(1, list->size()));
+  return list;
+}
+
+Result<std::vector<Entry>> ContentService::PathsInfo(const RepoHandle& repo, const Oid& commit,
+                                                     const std::vector<std::string>& paths) {
+  std::vector<Entry> out;
+  for (const auto& path : paths) {
+    auto g = reader_.Lookup(repo.git_path, commit, path);
+    if (!g) {
+      if (g.error().code == ErrorCode::EntryNotFound) continue;
+      return std::move(g).error();
+    }
+    Entry e{std::move(*g), std::nullopt};
+    if (!e.git.is_dir) {
+      auto p = PointerOf(repo, e.git.oid, e.git.size);
+      if (!p) return std::move(p).error();
+      e.lfs = *p;
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+Result<std::optional<std::string>> ContentService::ReadText(const RepoHandle& repo,
+                                                            const Oid& commit,
+                                                            std::string_view path,
+                                                            uint64_t max_bytes) {
+  auto e = Stat(repo, commit, path);
+  if (!e) {
+    if (e.error().code == ErrorCode::EntryNotFound) return std::optional<std::string>{};
+    return std::move(e).error();
+  }
+  if (e->lfs || e->git.size > max_bytes) return std::optional<std::string>{};
+  auto text = reader_.ReadBlob(repo.git_path, e->git.oid, max_bytes);
+  if (!text) return std::move(text).error();
+  return std::optional<std::string>(std::move(*text));
+}
+
+Result<git::CommitInfo> ContentService::Commit(const RepoHandle& repo, const Oid& id) {
+  return reader_.ReadCommit(repo.git_path, id);
+}
+
+Result<std::optional<git::CommitInfo>> ContentService::LastCommit(const RepoHandle& repo,
+                                                                  const Oid& commit,
+                                                                  std::string_view path) {
+  return reader_.LastCommitTouching(repo.git_path, commit, path);
+}
+
+Result<std::vector<git::Ref>> ContentService::Refs(const RepoHandle& repo) {
+  return reader_.ListRefs(repo.git_path);
+}
+
+Result<std::vector<git::CommitInfo>> ContentService::Log(const RepoHandle& repo, const Oid& start,
+                                                         size_t skip, size_t limit) {
+  return reader_.Log(repo.git_path, start, skip, limit);
+}
+
+Result<uint64_t> ContentService::CountCommits(const RepoHandle& repo, const Oid& start) {
+  return reader_.CountCommits(repo.git_path, start);
+}
+
+}  // namespace hangar::services

@@ -1,0 +1,285 @@
+#include "services/lfs/lfs_service.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "core/log.h"
+#include "core/util.h"
+
+namespace hangar::services {
+
+namespace {
+
+constexpr size_t kUploadChunk = 256 * 1024;
+
+bool HashAlgoIsSha256(const std::optional<std::string>& algo) {
+  return !algo || *algo == "sha256" || *algo == "sha_256";
+}
+
+LfsBatchObjectResult::ObjectError ObjectError(int code, std::string message) {
+  return LfsBatchObjectResult::ObjectError{code, std::move(message)};
+}
+
+}  // namespace
+
+LfsService::LfsService(RepoService& repos, db::LfsStore& links, storage::BlobStore& blobs,
+                       std::string key, LfsServiceOptions options)
+    : repos_(repos),
+      links_(links),
+      blobs_(blobs),
+      key_(std::move(key)),
+      options_(std::move(options)) {
+  if (key_.empty()) Log("services")->error("LfsService: empty signing key; tickets will fail");
+}
+
+int64_t LfsService::Now() const { return options_.now ? options_.now() : NowUnix(); }
+
+Result<RepoHandle> LfsService::OpenRepo(const Principal& who, const RepoId& repo, Access needed) {
+  auto handle = repos_.Open(who, repo, needed);
+  if (!handle && who.anonymous && handle.error().code == ErrorCode::RepoNotFound) {
+    // git-lfs only sends credentials after a 401 (git-lfs.md §11.3); a 404 would end a
+    // clone of a private repo. Missing and private repos look the same to anonymous callers.
+    return MakeError(ErrorCode::Unauthorized, "Credentials needed for " + repo.UrlPath());
+  }
+  return handle;
+}
+
+Result<LfsBatchResult> LfsService::Batch(const Principal& who, const RepoId& repo,
+                                         const LfsBatchRequest& request) {
+  bool upload = request.operation == LfsOperation::Upload;
+  auto handle = OpenRepo(who, repo, upload ? Access::Write : Access::Read);
+  if (!handle) return std::move(handle).error();
+
+  if (!HashAlgoIsSha256(request.hash_algo)) {
+    return MakeError(ErrorCode::Unprocessable,
+                     "unsupported hash_algo '" + *request.hash_algo + "'; only sha256");
+  }
+  if (request.objects.empty()) {
+    return MakeError(ErrorCode::Unprocessable, "objects must list at least one object");
+  }
+  if (request.objects.size() > std::max<size_t>(options_.max_objects, 1)) {
+    return MakeError(ErrorCode::PayloadTooLarge,
+                     "too many objects in one batch: " + std::to_string(request.objects.size()) +
+                         " > " + std::to_string(options_.max_objects));
+  }
+
+  LfsBatchResult out;
+  out.operation = request.operation;
+  out.expires_in = options_.ticket_ttl.count();
+  int64_t expires_at = Now() + out.expires_in;
+  // git-lfs never lists "multipart" (hf-api.md §7.4): it keeps getting basic.
+  bool multipart_offered = upload && std::find(request.transfers.begin(), request.transfers.end(),
+                                               "multipart") != request.transfers.end();
+  out.objects.reserve(request.objects.size());
+  for (const auto& obj : request.objects) {
+    auto r = AnswerObject(*handle, request.operation, obj, expires_at, multipart_offered);
+    if (!r) return std::move(r).error();
+    if (r->chunk_size != 0) out.transfer = "multipart";
+    out.objects.push_back(std::move(*r));
+  }
+  return out;
+}
+
+Result<LfsBatchObjectResult> LfsService::AnswerObject(const RepoHandle& repo, LfsOperation op,
+                                                      const LfsBatchObject& obj, int64_t expires_at,
+                                                      bool multipart_offered) {
+  LfsBatchObjectResult r;
+  r.oid = obj.oid;
+  r.size = obj.size;
+  auto oid = Sha256::ParseHex(obj.oid);
+  if (!oid) {
+    r.error = ObjectError(422, "Invalid object id: must be 64 lower-case hex characters");
+    return r;
+  }
+  if (obj.size < 0) {
+    r.error = ObjectError(422, "Invalid size: must be a non-negative integer");
+    return r;
+  }
+  uint64_t size = static_cast<uint64_t>(obj.size);
+  if (op == LfsOperation::Upload && options_.max_object_bytes != 0 &&
+      size > options_.max_object_bytes) {
+    r.error = ObjectError(422, "Object is larger than the limit of " +
+                                   std::to_string(options_.max_object_bytes) + " bytes");
+    return r;
+  }
+
+  auto linked = links_.IsLinked(repo.record.id, *oid);
+  if (!linked) return std::move(linked).error();
+
+  TicketClaims claims;
+  claims.repo_id = repo.record.id;
+  claims.oid = *oid;
+  claims.expires_at = expires_at;
+
+  if (op == LfsOperation::Upload) {
+    // Linked and still stored: no actions, the client skips it. Linked but gone from the
+    // store (lost, or removed by a GC race): ask for the bytes again, so a push repairs it.
+    if (linked->has_value() && blobs_.Stat(*oid).has_value()) {
+      if (**linked == size) return r;
+      r.error = ObjectError(422, "Object " + obj.oid + " is stored with size " +
+                                     std::to_string(**linked) + ", not " + std::to_string(size));
+      return r;
+    }
+    // Not linked here. Even if the blob store holds it (another repo uploaded it), the
+    // client must send the bytes: linking on a hash alone would hand out others' data.
+    claims.op = TicketOp::Upload;
+    claims.size = size;
+    r.ticket = IssueTicket(key_, claims);
+    if (multipart_offered && options_.multipart_threshold != 0 && !options_.multipart_dir.empty() &&
+        size >= options_.multipart_threshold) {
+      r.chunk_size = ChunkSizeFor(size);
+    }
+    return r;
+  }
+
+  // Download: only objects this repo links, and that the store still has.
+  if (!linked->has_value()) {
+    r.error = ObjectError(404, "Object does not exist");
+    return r;
+  }
+  auto stored = blobs_.Stat(*oid);
+  if (!stored) {
+    if (stored.error().code != ErrorCode::BlobUnknown) return std::move(stored).error();
+    Log("services")
+        ->warn("LFS object {} linked to repo {} is missing from the blob store", obj.oid,
+               repo.record.id);
+    r.error = ObjectError(404, "Object does not exist");
+    return r;
+  }
+  if (*stored != size) {  // git-lfs.md §11.4: the size must match the object's
+    r.error = ObjectError(422, "Object " + obj.oid + " has size " + std::to_string(*stored) +
+                                   ", not " + std::to_string(size));
+    return r;
+  }
+  claims.op = TicketOp::Download;
+  claims.size = *stored;
+  r.ticket = IssueTicket(key_, claims);
+  if (options_.download_redirect) {
+    auto url = blobs_.RedirectUrl(*oid, options_.ticket_ttl);
+    if (!url) return std::move(url).error();
+    if (!url->empty()) r.download_url = std::move(*url);
+  }
+  return r;
+}
+
+Result<TicketClaims> LfsService::CheckTicket(std::string_view ticket, TicketOp op) const {
+  auto claims = VerifyTicket(key_, ticket, Now());
+  if (!claims) {
+    // 403, not 401: the credential is in the URL, and a 401 would make git-lfs retry with
+    // the user's password and then tell the credential helper to forget it. S3 answers an
+    // expired presigned URL the same way.
+    return MakeError(ErrorCode::Forbidden, std::move(claims).error().message);
+  }
+  if (claims->op != op) {
+    return MakeError(ErrorCode::Forbidden,
+                     std::string("this link is not valid for ") + std::string(TicketOpName(op)));
+  }
+  return claims;
+}
+
+Result<TicketClaims> LfsService::CheckTicket(std::string_view ticket, const Sha256& oid,
+                                             TicketOp op) const {
+  auto claims = CheckTicket(ticket, op);
+  if (!claims) return claims;
+  if (claims->oid != oid) {
+    return MakeError(ErrorCode::Forbidden, std::string("this link is not valid for ") +
+                                               std::string(TicketOpName(op)) + " of " + oid.Hex());
+  }
+  return claims;
+}
+
+Result<void> LfsService::Upload(std::string_view ticket, const Sha256& oid, ByteSource& body,
+                                std::optional<uint64_t> content_length) {
+  auto claims = CheckTicket(ticket, oid, TicketOp::Upload);
+  if (!claims) return std::move(claims).error();
+  if (content_length && *content_length != claims->size) {
+    return MakeError(ErrorCode::SizeInvalid, "Content-Length " + std::to_string(*content_length) +
+                                                 " differs from the object's size " +
+                                                 std::to_string(claims->size));
+  }
+  auto writer = blobs_.Create(oid, claims->size);
+  if (!writer) return std::move(writer).error();
+  std::vector<char> buf(kUploadChunk);
+  for (;;) {
+    auto n = body.Read(buf);
+    if (!n) {
+      (*writer)->Abort();
+      return std::move(n).error();
+    }
+    if (*n == 0) break;
+    auto appended = (*writer)->Append(std::span<const char>(buf.data(), *n));
+    if (!appended) return appended;  // the writer aborted itself
+  }
+  // Always verified, even when the store already has the blob: the bytes prove the client
+  // has the object, which is what entitles this repo to link it.
+  HANGAR_TRY((*writer)->Commit());
+  return links_.Link(claims->repo_id, oid, claims->size);
+}
+
+Result<void> LfsService::CheckLinked(int64_t repo_id, const Sha256& oid, int64_t size) {
+  auto linked = links_.IsLinked(repo_id, oid);
+  if (!linked) return std::move(linked).error();
+  if (!linked->has_value()) {
+    return MakeError(ErrorCode::NotFound, "Object " + oid.Hex() + " does not exist");
+  }
+  if (size < 0 || **linked != static_cast<uint64_t>(size)) {
+    return MakeError(ErrorCode::Unprocessable, "Object " + oid.Hex() + " has size " +
+                                                   std::to_string(**linked) + ", not " +
+                                                   std::to_string(size));
+  }
+  return {};
+}
+
+Result<void> LfsService::Verify(const Principal& who, const RepoId& repo, const Sha256& oid,
+                                int64_t size) {
+  auto handle = OpenRepo(who, repo, Access::Read);
+  if (!handle) return std::move(handle).error();
+  return CheckLinked(handle->record.id, oid, size);
+}
+
+Result<void> LfsService::VerifyWithTicket(std::string_view ticket, const Sha256& oid,
+                                          int64_t size) {
+  auto claims = CheckTicket(ticket, oid, TicketOp::Upload);
+  if (!claims) return std::move(claims).error();
+  return CheckLinked(claims->repo_id, oid, size);
+}
+
+Result<LfsDownload> LfsService::Download(std::string_view ticket, const Sha256& oid,
+                                         const LfsRangeChooser& choose) {
+  auto claims = CheckTicket(ticket, oid, TicketOp::Download);
+  if (!claims) return std::move(claims).error();
+  auto linked = links_.IsLinked(claims->repo_id, oid);
+  if (!linked) return std::move(linked).error();
+  if (!linked->has_value()) {
+    return MakeError(ErrorCode::NotFound, "Object " + oid.Hex() + " does not exist");
+  }
+  auto size = blobs_.Stat(oid);
+  if (!size) {
+    if (size.error().code == ErrorCode::BlobUnknown) {
+      return MakeError(ErrorCode::NotFound, "Object " + oid.Hex() + " does not exist");
+    }
+    return std::move(size).error();
+  }
+  storage::ByteRange range;
+  if (choose) {
+    auto chosen = choose(*size);
+    if (!chosen) return std::move(chosen).error();
+    range = *chosen;
+  }
+  auto window = storage::ResolveRange(range, *size);
+  if (!window) return std::move(window).error();
+  auto body = blobs_.Open(oid, storage::ByteRange::Window(window->offset, window->length));
+  if (!body) {
+    if (body.error().code == ErrorCode::BlobUnknown) {
+      return MakeError(ErrorCode::NotFound, "Object " + oid.Hex() + " does not exist");
+    }
+    return std::move(body).error();
+  }
+  return LfsDownload{std::move(*body), *size, window->offset, window->length};
+}
+
+Result<std::optional<uint64_t>> LfsService::LinkedSize(int64_t repo_id, const Sha256& oid) {
+  return links_.IsLinked(repo_id, oid);
+}
+
+}  // namespace hangar::services

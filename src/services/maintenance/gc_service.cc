@@ -1,0 +1,331 @@
+#include "services/maintenance/gc_service.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iterator>
+#include <optional>
+#include <system_error>
+
+#include "core/log.h"
+#include "core/util.h"
+
+namespace hangar::services {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A real run deletes expired uploads in batches of this many (UploadService's limit);
+// a dry run counts up to kDryRunUploads of them.
+constexpr int kUploadBatch = 1000;
+constexpr int kDryRunUploads = 100000;
+
+// "1.5 MiB", "812 B".
+std::string HumanBytes(uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes);
+  size_t unit = 0;
+  while (v >= 1024 && unit + 1 < std::size(kUnits)) {
+    v /= 1024;
+    ++unit;
+  }
+  char buf[32];
+  if (unit == 0) {
+    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[unit]);
+  }
+  return buf;
+}
+
+// Seconds of `path`'s mtime, or nullopt when it is gone.
+std::optional<int64_t> MtimeOf(const fs::path& path, uint64_t* size = nullptr) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) return std::nullopt;
+  if (size) *size = static_cast<uint64_t>(st.st_size);
+  return static_cast<int64_t>(st.st_mtim.tv_sec);
+}
+
+// ForEachBlob's callback returns this to end the walk when the stop token fires.
+Error Stopped() { return MakeError(ErrorCode::Unavailable, "gc stopped"); }
+
+}  // namespace
+
+std::string GcReport::Summary() const {
+  auto part = [](const GcCount& c, const char* what, bool with_bytes) {
+    std::string s = std::to_string(c.count) + " " + what;
+    if (with_bytes && c.count) s += " (" + HumanBytes(c.bytes) + ")";
+    return s;
+  };
+  std::string s = dry_run ? "gc (dry run, grace " : "gc (grace ";
+  s += std::to_string(grace.count()) + " s): ";
+  s += dry_run ? "would remove " : "removed ";
+  s += part(blobs, "unreferenced blobs", true) + ", ";
+  s += part(expired_uploads, "expired uploads", false) + ", ";
+  s += part(orphan_staging, "orphan staging areas", true) + ", ";
+  s += part(tmp_files, "temporary files", true) + ", ";
+  s += part(multipart_dirs, "multipart part dirs", true) + ", ";
+  s += part(oci_links, "unreferenced OCI links", false);
+  s += "; kept " + std::to_string(blobs_referenced) + " referenced and " +
+       std::to_string(blobs_in_grace) + " recent blobs";
+  s += "; " + std::to_string(millis) + " ms";
+  if (stopped) s += " (stopped early)";
+  return s;
+}
+
+GcService::GcService(storage::BlobStore& blobs, db::LfsStore& links, UploadService& uploads,
+                     GcOptions options)
+    : blobs_(blobs), links_(links), uploads_(uploads), options_(std::move(options)) {}
+
+int64_t GcService::Now() const { return options_.now ? options_.now() : NowUnix(); }
+
+void GcService::List(GcReport& report, std::string item) const {
+  if (report.items.size() < options_.max_listed) {
+    report.items.push_back(std::move(item));
+  } else {
+    ++report.unlisted;
+  }
+}
+
+Result<GcReport> GcService::Run(bool dry_run, std::optional<std::chrono::seconds> grace,
+                                std::stop_token stop) {
+  std::lock_guard lock(run_mu_);
+  const int64_t started = NowUnixMillis();
+  GcReport report;
+  report.dry_run = dry_run;
+  report.grace = grace.value_or(options_.grace);
+  auto done = [&]() -> Result<GcReport> {
+    report.stopped = stop.stop_requested();
+    report.millis = NowUnixMillis() - started;
+    Log("services")->info("{}", report.Summary());
+    return std::move(report);
+  };
+  // Uploads first: their staging areas then no longer count as known in step 2.
+  HANGAR_TRY(RemoveExpiredUploads(report, stop));
+  if (stop.stop_requested()) return done();
+  HANGAR_TRY(RemoveOrphanStaging(report, stop));
+  if (stop.stop_requested()) return done();
+  HANGAR_TRY(RemoveTmp(report));
+  HANGAR_TRY(RemoveMultipart(report, stop));
+  if (stop.stop_requested()) return done();
+  // Before the blob walk, so the blobs of pruned links can go in the same run.
+  HANGAR_TRY(PruneOciLinks(report));
+  HANGAR_TRY(RemoveBlobs(report, stop));
+  return done();
+}
+
+Result<void> GcService::PruneOciLinks(GcReport& report) {
+  if (!options_.oci || report.dry_run) return {};
+  HANGAR_ASSIGN_OR_RETURN(int64_t n,
+                          options_.oci->PruneUnreferencedLinks(Now() - report.grace.count()));
+  report.oci_links.count = static_cast<uint64_t>(n);
+  return {};
+}
+
+Result<void> GcService::RemoveExpiredUploads(GcReport& report, const std::stop_token& stop) {
+  if (report.dry_run) {
+    HANGAR_ASSIGN_OR_RETURN(size_t n, uploads_.RemoveExpired(true, kDryRunUploads));
+    report.expired_uploads.count = n;
+    if (n) List(report, "uploads " + std::to_string(n) + " expired");
+    return {};
+  }
+  for (;;) {
+    HANGAR_ASSIGN_OR_RETURN(size_t n, uploads_.RemoveExpired(false, kUploadBatch));
+    report.expired_uploads.count += n;
+    if (n < static_cast<size_t>(kUploadBatch) || stop.stop_requested()) return {};
+  }
+}
+
+Result<void> GcService::RemoveOrphanStaging(GcReport& report, const std::stop_token& stop) {
+  HANGAR_ASSIGN_OR_RETURN(auto stale, blobs_.ListStaleParts(report.grace));
+  for (const auto& handle : stale) {
+    if (stop.stop_requested()) return {};
+    HANGAR_ASSIGN_OR_RETURN(bool known, uploads_.IsKnownStaging(handle));
+    if (known) continue;  // its upload row decides (expiry, step 1)
+    uint64_t bytes = 0;
+    if (auto parts = blobs_.ListParts(handle)) {
+      for (const auto& p : *parts) bytes += p.size;
+    }
+    if (report.dry_run) {
+      List(report, "staging " + handle + " (" + std::to_string(bytes) + " bytes)");
+    } else {
+      HANGAR_TRY(blobs_.AbortParts(handle));
+      Log("services")
+          ->info("gc: removed staging area {} without an upload ({} bytes)", handle, bytes);
+    }
+    ++report.orphan_staging.count;
+    report.orphan_staging.bytes += bytes;
+  }
+  return {};
+}
+
+Result<void> GcService::RemoveTmp(GcReport& report) {
+  if (!options_.local) return {};
+  // Count (and in a dry run list) what CleanTmp will take: regular files directly in
+  // tmp/; uploads/ and multipart/ are directories with their own rules.
+  const fs::path& dir = options_.local->TmpDir();
+  const int64_t cutoff = Now() - report.grace.count();
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code entry_ec;
+    if (!it->is_regular_file(entry_ec)) continue;
+    uint64_t size = 0;
+    auto mtime = MtimeOf(it->path(), &size);
+    if (!mtime || *mtime > cutoff) continue;
+    if (report.dry_run) {
+      List(report,
+           "tmp " + it->path().filename().string() + " (" + std::to_string(size) + " bytes)");
+    }
+    ++report.tmp_files.count;
+    report.tmp_files.bytes += size;
+  }
+  if (ec) return MakeError(ErrorCode::Internal, "list " + dir.string() + ": " + ec.message());
+  if (!report.dry_run && report.tmp_files.count) {
+    HANGAR_ASSIGN_OR_RETURN(size_t removed, options_.local->CleanTmp(report.grace));
+    report.tmp_files.count = removed;
+  }
+  return {};
+}
+
+Result<void> GcService::RemoveMultipart(GcReport& report, const std::stop_token& stop) {
+  if (options_.multipart_dir.empty()) return {};
+  // <multipart_dir>/<sha256 of the ticket>/<part>: a directory is abandoned when neither
+  // it nor any part changed for the grace (at least the tickets' lifetime).
+  const auto grace = std::max(report.grace, options_.multipart_grace);
+  const int64_t cutoff = Now() - grace.count();
+  std::error_code ec;
+  fs::directory_iterator it(options_.multipart_dir, ec);
+  if (ec) {
+    if (ec == std::errc::no_such_file_or_directory) return {};  // no multipart upload yet
+    return MakeError(ErrorCode::Internal,
+                     "list " + options_.multipart_dir.string() + ": " + ec.message());
+  }
+  for (fs::directory_iterator end; it != end; it.increment(ec)) {
+    if (ec) break;
+    if (stop.stop_requested()) return {};
+    std::error_code entry_ec;
+    if (!it->is_directory(entry_ec)) continue;
+    auto newest = MtimeOf(it->path());
+    if (!newest) continue;
+    uint64_t bytes = 0;
+    for (fs::directory_iterator p(it->path(), entry_ec), pend; !entry_ec && p != pend;
+         p.increment(entry_ec)) {
+      uint64_t size = 0;
+      if (auto m = MtimeOf(p->path(), &size)) {
+        newest = std::max(*newest, *m);
+        bytes += size;
+      }
+    }
+    if (*newest > cutoff) continue;
+    std::string name = it->path().filename().string();
+    if (report.dry_run) {
+      List(report, "multipart " + name + " (" + std::to_string(bytes) + " bytes)");
+    } else {
+      fs::remove_all(it->path(), entry_ec);
+      if (entry_ec) {
+        return MakeError(ErrorCode::Internal,
+                         "remove " + it->path().string() + ": " + entry_ec.message());
+      }
+      Log("services")->info("gc: removed abandoned multipart upload {} ({} bytes)", name, bytes);
+    }
+    ++report.multipart_dirs.count;
+    report.multipart_dirs.bytes += bytes;
+  }
+  if (ec) {
+    return MakeError(ErrorCode::Internal,
+                     "list " + options_.multipart_dir.string() + ": " + ec.message());
+  }
+  return {};
+}
+
+Result<void> GcService::RemoveBlobs(GcReport& report, const std::stop_token& stop) {
+  const int64_t cutoff = Now() - report.grace.count();
+  bool stopped = false;
+  auto walked = blobs_.ForEachBlob([&](const storage::BlobListing& b) -> Result<void> {
+    if (stop.stop_requested()) {
+      stopped = true;
+      return Stopped();
+    }
+    // Inside the grace: perhaps published by an upload that has not linked it yet.
+    if (b.modified > cutoff) {
+      ++report.blobs_in_grace;
+      return {};
+    }
+    HANGAR_ASSIGN_OR_RETURN(int64_t links, links_.CountLinks(b.id));
+    if (links > 0) {
+      ++report.blobs_referenced;
+      return {};
+    }
+    if (report.dry_run) {
+      List(report, "blob " + b.id.Hex() + " (" + std::to_string(b.size) + " bytes)");
+    } else {
+      auto deleted = blobs_.Delete(b.id);
+      if (!deleted) {
+        if (deleted.error().code == ErrorCode::BlobUnknown) return {};  // another GC's
+        return std::move(deleted).error();
+      }
+      // See the header: an upload of these very bytes that linked them in the instant
+      // between the check above and the delete lost its blob. Say so loudly.
+      auto again = links_.CountLinks(b.id);
+      if (again && *again > 0) {
+        Log("services")
+            ->error(
+                "gc: blob {} was linked by an upload while being deleted; it is missing now: "
+                "push it again",
+                b.id.Hex());
+      }
+    }
+    ++report.blobs.count;
+    report.blobs.bytes += b.size;
+    return {};
+  });
+  if (!walked && !stopped) return std::move(walked).error();
+  if (!report.dry_run && report.blobs.count) {
+    Log("services")
+        ->info("gc: removed {} unreferenced blobs ({} bytes)", report.blobs.count,
+               report.blobs.bytes);
+  }
+  return {};
+}
+
+GcLoop::GcLoop(GcService& gc, std::chrono::seconds interval, std::chrono::seconds first_delay,
+               MaintenanceService* maintenance)
+    : gc_(gc),
+      maintenance_(maintenance),
+      interval_(interval),
+      first_delay_(std::min(interval, first_delay)),
+      thread_([this](std::stop_token stop) { Loop(stop); }) {}
+
+GcLoop::~GcLoop() {
+  thread_.request_stop();  // wakes the wait below and ends a running collection early
+  if (thread_.joinable()) thread_.join();
+}
+
+void GcLoop::Loop(std::stop_token stop) {
+  auto wait = first_delay_;
+  for (;;) {
+    {
+      std::unique_lock lock(mu_);
+      (void)cv_.wait_for(lock, stop, wait, [] { return false; });  // only `stop` wakes it
+      if (stop.stop_requested()) return;
+    }
+    auto report = gc_.Run(false, std::nullopt, stop);
+    if (!report) Log("services")->error("gc failed: {}", report.error().message);
+    if (maintenance_ && !stop.stop_requested()) {
+      auto sweep = maintenance_->MaintainDue(stop);
+      if (!sweep) {
+        Log("services")->error("maintenance failed: {}", sweep.error().message);
+      } else if (sweep->full || sweep->light || sweep->failed) {
+        Log("services")
+            ->info("maintenance: {} repos, {} full, {} light, {} failed{}", sweep->repos,
+                   sweep->full, sweep->light, sweep->failed,
+                   sweep->stopped ? " (stopped early)" : "");
+      }
+    }
+    wait = interval_;
+  }
+}
+
+}  // namespace hangar::services

@@ -1,0 +1,165 @@
+#pragma once
+// GcService: garbage collection of stored bytes no one needs any more (issue #3 point 8;
+// docs/gc.md): blobs no repo links, expired uploads, staging areas without an upload,
+// and temporaries a crash or an abandoned client left in <data>/tmp. `hangar admin gc`
+// runs it once; `hangar serve` runs it every gc.interval_s on a thread of its own
+// (GcLoop below).
+//
+// What is removed, in this order, each only when untouched for longer than the grace:
+//   0. OCI blob links (db::OciStore::PruneUnreferencedLinks) that no manifest of their
+//      repo references: a layer pushed whose manifest never came, or whose manifests were
+//      all deleted. The blob then counts as unreferenced in step 4 (CountLinks includes
+//      OCI links) once no other repo or LFS link keeps it. Skipped in a dry run.
+//   1. uploads whose expiry is past (UploadService::RemoveExpired: rows and staging),
+//   2. staging areas of the blob store that no upload row names (BlobStore::
+//      ListStaleParts, UploadService::IsKnownStaging): a crash between BeginParts and the
+//      row's insert, or a repo deleted with its uploads (rows cascade, staging does not),
+//   3. stray files in <data>/tmp (LocalBlobStore::CleanTmp) and HF multipart part
+//      directories under <data>/tmp/multipart (LfsService; at least `multipart_grace`),
+//   4. every blob whose last write is older than the grace and that no repo links
+//      (LfsStore::CountLinks == 0, asked again right before each delete).
+//
+// Why the grace protects blobs in flight: every write path publishes the blob first and
+// links it to its repo afterwards (LFS basic and multipart, native uploads, the commit
+// API). Between the two the blob is unreferenced, but its modification time is fresh: a
+// new blob was just renamed into place, and LocalBlobStore touches an existing blob when
+// the same bytes are committed again. So a blob is only a candidate after it sat
+// unreferenced for the whole grace, far longer than any publish→link gap. The grace
+// must also exceed the longest an upload may stall between two writes (tmp files,
+// staging areas) and the LFS ticket lifetime (multipart parts): hence a default of one
+// day, and `multipart_grace` ≥ auth.ticket_ttl_s.
+//
+// Remaining race (docs/gc.md): a client uploading the very bytes of a blob that has been
+// unreferenced for the whole grace, whose commit *and* link both land between GC's last
+// link check and its delete (microseconds), gets a link to a deleted blob. GC checks the
+// links again after the delete and logs an error naming the blob; pushing it again
+// restores it. A grace of 0 (`hangar admin gc --grace 0`) drops every protection of
+// in-flight writes: use it only on a hub nobody writes to.
+//
+// Thread-safe: Run calls are serialized. Several processes (admin gc beside a server,
+// replicas) may run it at once; each removal is idempotent.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/result.h"
+#include "db/lfs_store.h"
+#include "db/oci_store.h"
+#include "services/maintenance/maintenance_service.h"
+#include "services/uploads/upload_service.h"
+#include "storage/blob_store.h"
+#include "storage/local/local_blob_store.h"
+
+namespace hangar::services {
+
+struct GcOptions {
+  std::chrono::seconds grace{86400};  // config gc.grace_s
+  // HF multipart part directories are kept at least this long after their last write
+  // (their LFS tickets stay valid for auth.ticket_ttl_s); the larger of this and `grace`.
+  std::chrono::seconds multipart_grace{3600};
+  // The local store, for its tmp/ files; nullptr when blobs live elsewhere (S3).
+  storage::LocalBlobStore* local = nullptr;
+  std::filesystem::path multipart_dir;  // <data>/tmp/multipart; empty = none
+  db::OciStore* oci = nullptr;          // registry links to prune (step 0); null = none
+  std::function<int64_t()> now;         // unix seconds; empty = NowUnix
+  size_t max_listed = 1000;             // dry run: at most this many items listed
+};
+
+// How much of one kind GC removed (or, in a dry run, would remove).
+struct GcCount {
+  uint64_t count = 0;
+  uint64_t bytes = 0;  // 0 where the store cannot tell (expired uploads)
+};
+
+// The outcome of one run.
+struct GcReport {
+  bool dry_run = false;
+  std::chrono::seconds grace{0};
+  GcCount expired_uploads;  // rows and their staging areas
+  GcCount orphan_staging;   // staging areas without an upload row
+  GcCount tmp_files;        // stray files in <data>/tmp
+  GcCount multipart_dirs;   // abandoned HF multipart part directories
+  GcCount blobs;            // unreferenced blobs past the grace
+  GcCount oci_links;        // OCI blob links no manifest references (bytes: 0)
+  // Blobs kept: older than the grace and linked by some repo / inside the grace (perhaps
+  // in flight; their links are not asked for).
+  uint64_t blobs_referenced = 0;
+  uint64_t blobs_in_grace = 0;
+  // Dry run: what would go, as "<kind> <name> (<bytes> bytes)" lines, at most
+  // GcOptions::max_listed; `unlisted` counts the rest.
+  std::vector<std::string> items;
+  uint64_t unlisted = 0;
+  bool stopped = false;  // Run returned early because its stop token fired
+  int64_t millis = 0;    // duration
+
+  // One line: "gc: removed 3 blobs (12 MiB), 1 expired upload, ...".
+  std::string Summary() const;
+};
+
+class GcService {
+ public:
+  GcService(storage::BlobStore& blobs, db::LfsStore& links, UploadService& uploads,
+            GcOptions options);
+
+  // Runs one collection (see the file comment); with `dry_run` removes nothing and lists
+  // what would go. `grace` replaces GcOptions::grace for this run (`--grace`). Returns
+  // early, with report.stopped set, once `stop` fires. Logs the summary line.
+  // Errors: Internal (storage or database failure; what was removed up to then stays
+  // removed).
+  Result<GcReport> Run(bool dry_run, std::optional<std::chrono::seconds> grace = std::nullopt,
+                       std::stop_token stop = {});
+
+ private:
+  int64_t Now() const;
+  void List(GcReport& report, std::string item) const;
+  Result<void> RemoveExpiredUploads(GcReport& report, const std::stop_token& stop);
+  Result<void> RemoveOrphanStaging(GcReport& report, const std::stop_token& stop);
+  Result<void> RemoveTmp(GcReport& report);
+  Result<void> RemoveMultipart(GcReport& report, const std::stop_token& stop);
+  Result<void> RemoveBlobs(GcReport& report, const std::stop_token& stop);
+  Result<void> PruneOciLinks(GcReport& report);
+
+  storage::BlobStore& blobs_;
+  db::LfsStore& links_;
+  UploadService& uploads_;
+  GcOptions options_;
+  std::mutex run_mu_;  // one Run at a time
+};
+
+// Runs GcService::Run(false) every `interval` on its own thread, the first time after
+// min(interval, first_delay), each time followed by MaintenanceService::MaintainDue when
+// `maintenance` is given (docs/maintenance.md). Failures are logged, never fatal. Stops
+// promptly (at the next item of a running collection, killing a running repack) when
+// destroyed. Not copyable.
+class GcLoop {
+ public:
+  GcLoop(GcService& gc, std::chrono::seconds interval,
+         std::chrono::seconds first_delay = std::chrono::seconds(60),
+         MaintenanceService* maintenance = nullptr);
+  ~GcLoop();
+  GcLoop(const GcLoop&) = delete;
+  GcLoop& operator=(const GcLoop&) = delete;
+
+ private:
+  void Loop(std::stop_token stop);
+
+  GcService& gc_;
+  MaintenanceService* maintenance_;
+  std::chrono::seconds interval_;
+  std::chrono::seconds first_delay_;
+  std::mutex mu_;
+  std::condition_variable_any cv_;
+  std::jthread thread_;  // last: started after the members above exist
+};
+
+}  // namespace hangar::services

@@ -1,0 +1,248 @@
+#include "services/repo/repo_service.h"
+
+#include <mutex>
+#include <unordered_map>
+
+#include "core/log.h"
+#include "core/util.h"
+#include "git/repo_writer.h"
+#include "services/repo/card_index.h"
+#include "services/repo/model_card.h"
+
+namespace hangar::services {
+
+namespace {
+
+// README.md's bytes read for the card index; larger ones index as empty.
+constexpr uint64_t kMaxReadmeBytes = 16 << 20;
+
+// Repo rows are read on every request; they change only through this service (or another
+// replica), so a short TTL bounds staleness across replicas.
+constexpr int64_t kRepoCacheTtlMs = 2000;
+constexpr size_t kRepoCacheMax = 100000;
+
+std::string CacheKey(const RepoId& id) {
+  return std::string(RepoTypeName(id.type)) + "/" + id.ns + "/" + id.name;
+}
+
+}  // namespace
+
+struct RepoService::Cache {
+  struct Entry {
+    db::RepoRecord record;
+    int64_t expires_ms;
+  };
+  std::mutex mu;
+  std::unordered_map<std::string, Entry> entries;
+};
+
+RepoService::RepoService(db::RepoStore& repos, AuthService& auth, git::RepoReader& reader,
+                         std::filesystem::path repos_root)
+    : repos_(repos),
+      auth_(auth),
+      reader_(reader),
+      repos_root_(std::move(repos_root)),
+      cache_(std::make_unique<Cache>()) {}
+
+RepoService::~RepoService() = default;
+
+std::string RepoService::GitPath(const RepoId& id) const {
+  return (repos_root_ / RepoCollection(id.type) / id.ns / (id.name + ".git")).string();
+}
+
+Result<db::RepoRecord> RepoService::FindCached(const RepoId& id) {
+  std::string key = CacheKey(id);
+  int64_t now = NowUnixMillis();
+  {
+    std::lock_guard lock(cache_->mu);
+    auto it = cache_->entries.find(key);
+    if (it != cache_->entries.end() && it->second.expires_ms > now) return it->second.record;
+  }
+  auto rec = repos_.Find(id);
+  if (!rec) return rec;
+  std::lock_guard lock(cache_->mu);
+  if (cache_->entries.size() >= kRepoCacheMax) cache_->entries.clear();
+  cache_->entries[key] = Cache::Entry{*rec, now + kRepoCacheTtlMs};
+  return rec;
+}
+
+void RepoService::Invalidate(const RepoId& id) {
+  std::lock_guard lock(cache_->mu);
+  cache_->entries.erase(CacheKey(id));
+}
+
+void RepoService::InvalidateAll() {
+  std::lock_guard lock(cache_->mu);
+  cache_->entries.clear();
+}
+
+Result<RepoHandle> RepoService::Open(const Principal& who, const RepoId& id, Access needed) {
+  auto rec = FindCached(id);
+  if (!rec) {
+    if (rec.error().code == ErrorCode::RepoNotFound) {
+      return MakeError(ErrorCode::RepoNotFound, "Repository not found: " + id.UrlPath());
+    }
+    return std::move(rec).error();
+  }
+  Access access = auth_.NamespaceAccess(who, id.ns);
+  if (!rec->is_private && access < Access::Read) access = Access::Read;
+  if (access == Access::None) {
+    return MakeError(ErrorCode::RepoNotFound, "Repository not found: " + id.UrlPath());
+  }
+  if (access < needed) {
+    if (who.anonymous) {
+      return MakeError(ErrorCode::Unauthorized,
+                       "authentication required to write to " + id.UrlPath());
+    }
+    if (!who.CanWrite()) {
+      return MakeError(ErrorCode::Forbidden, "token '" + who.token_name + "' is read-only; " +
+                                                 id.UrlPath() + " needs a write token");
+    }
+    return MakeError(ErrorCode::Forbidden, "you do not have write access to " + id.UrlPath());
+  }
+  return RepoHandle{std::move(*rec), GitPath(id), access};
+}
+
+Result<db::RepoRecord> RepoService::Create(const Principal& who, const RepoId& id,
+                                           bool is_private) {
+  if (who.anonymous) {
+    return MakeError(ErrorCode::Unauthorized, "authentication required to create a repo");
+  }
+  if (!who.CanWrite()) {
+    return MakeError(ErrorCode::Forbidden, "token '" + who.token_name + "' is read-only");
+  }
+  if (auth_.NamespaceAccess(who, id.ns) < Access::Write) {
+    return MakeError(ErrorCode::Forbidden, "you cannot create repos in namespace '" + id.ns + "'");
+  }
+  db::RepoRecord rec;
+  rec.type = id.type;
+  rec.ns = id.ns;
+  rec.name = id.name;
+  rec.is_private = is_private;
+  auto created = repos_.Create(rec);
+  if (!created) return created;
+  // The row reserves the name; the git repository is built under a temporary name and
+  // renamed into place, so neither a crash nor a failure leaves a half repository.
+  std::string path = GitPath(id);
+  if (std::filesystem::exists(path)) {
+    // Left behind by a crash between an earlier delete's row removal and its rename.
+    (void)git::DeleteRepo(path);
+  }
+  git::Signature sig{who.name, who.name + "@users.noreply.hangar", NowUnix(), 0};
+  std::vector<std::pair<std::string, std::string>> files = {
+      {".gitattributes", std::string(git::InitialGitattributes())}};
+  auto head = git::InitBareRepo(path, files, sig, "initial commit");
+  if (!head) {
+    (void)repos_.Delete(id);
+    return std::move(head).error();
+  }
+  (void)repos_.UpdateHead(created->id, head->Hex(), created->created_at);
+  created->last_commit = head->Hex();
+  return created;
+}
+
+Result<void> RepoService::Delete(const Principal& who, const RepoId& id) {
+  auto repo = Open(who, id, Access::Admin);
+  if (!repo) return std::move(repo).error();
+  HANGAR_TRY(repos_.Delete(id));
+  Invalidate(id);
+  return git::DeleteRepo(repo->git_path);
+}
+
+Result<db::RepoRecord> RepoService::Move(const Principal& who, const RepoId& from,
+                                         const RepoId& to) {
+  if (from.type != to.type) {
+    return MakeError(ErrorCode::BadRequest, "a repo cannot change type when moved");
+  }
+  auto repo = Open(who, from, Access::Admin);
+  if (!repo) return std::move(repo).error();
+  if (auth_.NamespaceAccess(who, to.ns) < Access::Write) {
+    return MakeError(ErrorCode::Forbidden, "you cannot create repos in namespace '" + to.ns + "'");
+  }
+  auto moved = repos_.Move(from, to);
+  if (!moved) return moved;
+  Invalidate(from);
+  Invalidate(to);
+  auto git_moved = git::MoveRepo(repo->git_path, GitPath(to));
+  if (!git_moved) {
+    (void)repos_.Move(to, from);  // put the row back: the repository did not move
+    return std::move(git_moved).error();
+  }
+  return moved;
+}
+
+Result<void> RepoService::SetPrivate(const Principal& who, const RepoId& id, bool is_private) {
+  auto repo = Open(who, id, Access::Admin);
+  if (!repo) return std::move(repo).error();
+  HANGAR_TRY(repos_.SetPrivate(repo->record.id, is_private));
+  Invalidate(id);
+  return {};
+}
+
+Result<void> RepoService::UpdateSettings(const Principal& who, const RepoId& id,
+                                         const RepoSettings& settings) {
+  HANGAR_ASSIGN_OR_RETURN(auto repo, Open(who, id, Access::Admin));
+  // Refused before anything changes: an owner must never believe files are protected
+  // while anyone can download them.
+  if (settings.gated && !settings.gated->empty()) {
+    return MakeError(ErrorCode::BadRequest,
+                     "'gated': \"" + *settings.gated +
+                         "\" is not supported: Hangar has no gated repos yet (only false)");
+  }
+  if (settings.xet_enabled.value_or(false)) {
+    return MakeError(ErrorCode::BadRequest,
+                     "'xetEnabled': true is not supported: Hangar stores files with Git LFS "
+                     "(only false)");
+  }
+  if (settings.is_private) {
+    HANGAR_TRY(repos_.SetPrivate(repo.record.id, *settings.is_private));
+    Invalidate(id);
+  }
+  return {};
+}
+
+Result<db::RepoPage> RepoService::List(const Principal& who, db::RepoQuery query) {
+  HANGAR_TRY(auth_.ApplyVisibility(who, query));
+  return repos_.List(query);
+}
+
+void RepoService::IndexCard(const RepoHandle& repo, const Oid& head) {
+  const std::string where = repo.record.Id().UrlPath();
+  CardMeta meta;
+  auto readme = reader_.Lookup(repo.git_path, head, "README.md");
+  if (readme && !readme->is_dir) {
+    auto text = reader_.ReadBlob(repo.git_path, readme->oid, kMaxReadmeBytes);
+    auto card = text ? ParseCardData(*text)
+                     : Result<std::optional<boost::json::object>>(std::move(text).error());
+    if (!card) {
+      Log("services")->info("repo {}: README.md card not indexed: {}", where, card.error().message);
+    } else if (*card) {
+      meta = ExtractCardMeta(**card, repo.record.type);
+    }
+  }
+  auto stored = repos_.SetCardMeta(repo.record.id, meta.library, meta.pipeline, meta.tags);
+  if (!stored)
+    Log("services")->warn("repo {}: card index update failed: {}", where, stored.error().message);
+}
+
+void RepoService::AfterPush(const RepoHandle& repo) {
+  auto head = reader_.ResolveRevision(repo.git_path, "HEAD");
+  if (head) {
+    auto commit = reader_.ReadCommit(repo.git_path, *head);
+    int64_t when = commit ? commit->committer_time : NowUnix();
+    auto updated = repos_.UpdateHead(repo.record.id, head->Hex(), when);
+    if (!updated)
+      Log("services")
+          ->warn("repo {}: head update failed: {}", repo.record.Id().UrlPath(),
+                 updated.error().message);
+    IndexCard(repo, *head);
+  }
+  Invalidate(repo.record.Id());
+  auto graph = git::WriteCommitGraph(repo.git_path);
+  if (!graph)
+    Log("services")
+        ->warn("repo {}: commit-graph write failed: {}", repo.record.Id().UrlPath(),
+               graph.error().message);
+}
+
+}  // namespace hangar::services

@@ -1,0 +1,99 @@
+#pragma once
+// RepoService: the rules for repos — who may see or change one, creating, deleting,
+// moving, visibility, listing, and keeping metadata in step with git after pushes.
+// hf-api.md §6.1–6.4, §5; issue #2 point 4.
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/principal.h"
+#include "core/repo_id.h"
+#include "core/result.h"
+#include "db/lfs_store.h"
+#include "db/repo_store.h"
+#include "git/repo_reader.h"
+#include "services/auth/auth_service.h"
+
+namespace hangar::services {
+
+// A change of a repo's settings (PUT …/settings, hf-api.md §6.3); an unset field stays as
+// it is. Every field the API takes is here, so none is accepted and then ignored.
+struct RepoSettings {
+  std::optional<bool> is_private;  // visibility "private"/"protected" or private: true
+  // Access requests: "auto", "manual", or "" for off (`"gated": false`). Hangar has no
+  // gating yet, so only "" is taken (issue #13 point 3).
+  std::optional<std::string> gated;
+  // Xet storage (older Python's xet_enabled). Hangar stores files with LFS only, so only
+  // false is taken.
+  std::optional<bool> xet_enabled;
+};
+
+// A repo the caller may use, with what they may do to it.
+struct RepoHandle {
+  db::RepoRecord record;
+  std::string git_path;  // the bare repository's directory
+  Access access = Access::Read;
+};
+
+// Thread-safe; one per process. Calls block (database, git).
+class RepoService {
+ public:
+  // `repos_root` holds {models,datasets,spaces}/<ns>/<name>.git (DESIGN.md §Data dir).
+  RepoService(db::RepoStore& repos, AuthService& auth, git::RepoReader& reader,
+              std::filesystem::path repos_root);
+  ~RepoService();
+
+  // The repo if `who` may use it at level `needed` (Read or Write/Admin).
+  // Errors: RepoNotFound when it does not exist or `who` may not read it (never revealing
+  // a private repo); Unauthorized when an anonymous caller needs more than Read;
+  // Forbidden when a signed-in caller can read but not write. Served from a short-lived
+  // cache on the hot path.
+  Result<RepoHandle> Open(const Principal& who, const RepoId& id, Access needed);
+
+  // Creates the repo with an initial commit holding .gitattributes (hf-api.md §6.1).
+  // Errors: Unauthorized (anonymous), Forbidden (no write access to the namespace),
+  // Conflict (exists), BadRequest.
+  Result<db::RepoRecord> Create(const Principal& who, const RepoId& id, bool is_private);
+  // Errors: as Open with Admin, then Internal.
+  Result<void> Delete(const Principal& who, const RepoId& id);
+  // Renames; needs Admin on the source and Write on the target namespace.
+  // Errors: as Open, Forbidden, Conflict (target exists), BadRequest (type change).
+  Result<db::RepoRecord> Move(const Principal& who, const RepoId& from, const RepoId& to);
+  // Errors: as Open with Admin.
+  Result<void> SetPrivate(const Principal& who, const RepoId& id, bool is_private);
+  // Applies `settings`, all or nothing. Errors: as Open with Admin; BadRequest naming the
+  // field for a setting Hangar cannot honour (gated other than off, xet_enabled true).
+  Result<void> UpdateSettings(const Principal& who, const RepoId& id, const RepoSettings& settings);
+  // A page of repos `who` may see (private ones only where they can read).
+  // Errors: BadRequest (foreign cursor), Internal.
+  Result<db::RepoPage> List(const Principal& who, db::RepoQuery query);
+
+  // After git changed refs (a push): records the default branch's head and the time,
+  // indexes the model card of its README.md (services/repo/card_index.h; a malformed card
+  // indexes as empty), writes the commit-graph with changed-path filters, drops cached
+  // state. Never fails the push: problems are logged.
+  void AfterPush(const RepoHandle& repo);
+
+  // Directory of the bare repository of `id`.
+  std::string GitPath(const RepoId& id) const;
+  // Drops every cached record (after a bulk change such as a download-count flush).
+  void InvalidateAll();
+
+ private:
+  struct Cache;
+  Result<db::RepoRecord> FindCached(const RepoId& id);
+  void Invalidate(const RepoId& id);
+  // Stores the card metadata of README.md at `head` (empty without a readable card).
+  void IndexCard(const RepoHandle& repo, const Oid& head);
+
+  db::RepoStore& repos_;
+  AuthService& auth_;
+  git::RepoReader& reader_;
+  std::filesystem::path repos_root_;
+  std::unique_ptr<Cache> cache_;
+};
+
+}  // namespace hangar::services
