@@ -52,6 +52,51 @@ void CountDownload(HfDeps& deps, const http::Request& req, const services::RepoH
   }
 }
 
+// The part of a file of `size` bytes a request gets (§2.4), after its preconditions:
+// sets `res` to 200 or 206 (with Content-Range) and `range` to the window; or returns the
+// answer that ends the request (304, 412, 416, an empty file's bytes=0-0 probe).
+template <typename WithCommit>
+std::optional<http::Response> ChooseRange(const http::Request& req, http::Response& res,
+                                          uint64_t size, const WithCommit& with_commit,
+                                          http::RangeAnswer& range) {
+  if (auto status = http::EvaluatePreconditions(req, res.GetHeader("ETag"))) {
+    if (*status == 412) {
+      return with_commit(
+          MakeError(ErrorCode::PreconditionFailed, "the file's ETag is not one If-Match names"));
+    }
+    res.status = 304;
+    res.content_length = 0;
+    return std::move(res);
+  }
+  std::string_view range_header = req.Header("range");
+  range = http::RangeAnswer{http::RangeAnswer::Kind::Whole, 0, size};
+  if (http::RangeApplies(req, res.GetHeader("ETag"))) range = http::ParseRange(range_header, size);
+  res.status = 200;
+  switch (range.kind) {
+    case http::RangeAnswer::Kind::Whole:
+      range = {http::RangeAnswer::Kind::Whole, 0, size};
+      return std::nullopt;
+    case http::RangeAnswer::Kind::Partial:
+      res.status = 206;
+      res.SetHeader("Content-Range", http::ContentRange(range, size));
+      return std::nullopt;
+    case http::RangeAnswer::Kind::Unsatisfiable:
+      break;
+  }
+  if (size == 0) {
+    // The JS client's bytes=0-0 probe on an empty file (hf-api.md §2.6).
+    res.SetHeader("Content-Range", "bytes */0");
+    res.content_length = 0;
+    return std::move(res);
+  }
+  http::Response err =
+      with_commit(MakeError(ErrorCode::RangeNotSatisfiable, "range '" + std::string(range_header) +
+                                                                "' not satisfiable for " +
+                                                                std::to_string(size) + " bytes"));
+  err.SetHeader("Content-Range", http::ContentRange(range, size));
+  return err;
+}
+
 }  // namespace
 
 Result<http::Response> HandleResolve(HfDeps& deps, http::Request& req, RepoType type, bool raw) {
@@ -101,41 +146,8 @@ Result<http::Response> HandleResolve(HfDeps& deps, http::Request& req, RepoType 
       return res;
     }
   }
-  if (auto status = http::EvaluatePreconditions(req, res.GetHeader("ETag"))) {
-    if (*status == 412) {
-      return with_commit(
-          MakeError(ErrorCode::PreconditionFailed, "the file's ETag is not one If-Match names"));
-    }
-    res.status = 304;
-    res.content_length = 0;
-    return res;
-  }
-  std::string_view range_header = req.Header("range");
-  http::RangeAnswer range{http::RangeAnswer::Kind::Whole, 0, size};
-  if (http::RangeApplies(req, res.GetHeader("ETag"))) range = http::ParseRange(range_header, size);
-  res.status = 200;
-  switch (range.kind) {
-    case http::RangeAnswer::Kind::Whole:
-      range = {http::RangeAnswer::Kind::Whole, 0, size};
-      break;
-    case http::RangeAnswer::Kind::Partial:
-      res.status = 206;
-      res.SetHeader("Content-Range", http::ContentRange(range, size));
-      break;
-    case http::RangeAnswer::Kind::Unsatisfiable:
-      if (size == 0) {
-        // The JS client's bytes=0-0 probe on an empty file (hf-api.md §2.6).
-        res.SetHeader("Content-Range", "bytes */0");
-        res.content_length = 0;
-        return res;
-      }
-      http::Response err =
-          with_commit(MakeError(ErrorCode::RangeNotSatisfiable,
-                                "range '" + std::string(range_header) + "' not satisfiable for " +
-                                    std::to_string(size) + " bytes"));
-      err.SetHeader("Content-Range", http::ContentRange(range, size));
-      return err;
-  }
+  http::RangeAnswer range;
+  if (auto early = ChooseRange(req, res, size, with_commit, range)) return std::move(*early);
   res.content_length = range.length;
   if (req.method == http::Method::Head) {
     // A missing LFS object fails the HEAD too, so clients never start a download of it.

@@ -123,6 +123,58 @@ bool IsPullRequestRef(std::string_view ref) {
 
 }  // namespace
 
+Result<git::TreeChange> CommitService::Change(const RepoHandle& repo, const std::string& branch,
+                                              CommitOperation& op) {
+  HANGAR_TRY(ValidateRepoPath(op.path));
+  git::TreeChange c;
+  c.path = op.path;
+  switch (op.kind) {
+    case CommitOperation::Kind::File:
+      if (IsGitmodulesPath(op.path)) HANGAR_TRY(git::CheckGitmodules(op.content));
+      c.content = std::move(op.content);
+      break;
+    case CommitOperation::Kind::LfsFile: {
+      auto linked = lfs_.LinkedSize(repo.record.id, op.lfs_oid);
+      if (!linked) return std::move(linked).error();
+      if (!*linked || (op.lfs_size && **linked != *op.lfs_size)) {
+        std::string size = op.lfs_size ? " of size " + std::to_string(*op.lfs_size) : "";
+        return MakeError(ErrorCode::Unprocessable, "LFS object " + op.lfs_oid.Hex() + size +
+                                                       " was not uploaded to this repo");
+      }
+      c.content = git::FormatPointer(git::Pointer{op.lfs_oid, **linked});
+      break;
+    }
+    case CommitOperation::Kind::CopyFile: {
+      HANGAR_TRY(ValidateRepoPath(op.src_path));
+      HANGAR_ASSIGN_OR_RETURN(Oid from,
+                              content_.ResolveRevision(repo, op.src_revision.value_or(branch)));
+      auto source = content_.Stat(repo, from, op.src_path);
+      if (!source) {
+        return MakeError(ErrorCode::EntryNotFound,
+                         "copy source '" + op.src_path + "' not found: " + source.error().message);
+      }
+      if (IsGitmodulesPath(op.path)) {
+        HANGAR_ASSIGN_OR_RETURN(auto text,
+                                content_.ReadText(repo, from, op.src_path, kMaxGitmodules));
+        if (!text) {
+          return MakeError(ErrorCode::BadRequest,
+                           "a copy to .gitmodules needs a file of at most 1 MiB as its source");
+        }
+        HANGAR_TRY(git::CheckGitmodules(*text));
+      }
+      c.blob = source->git.oid;
+      break;
+    }
+    case CommitOperation::Kind::DeletedFile:
+      c.kind = git::TreeChange::Kind::DeleteFile;
+      break;
+    case CommitOperation::Kind::DeletedFolder:
+      c.kind = git::TreeChange::Kind::DeleteFolder;
+      break;
+  }
+  return c;
+}
+
 Result<CommitOutcome> CommitService::Commit(const Principal& who, const RepoId& id,
                                             std::string_view branch, CommitInput input) {
   auto repo = repos_.Open(who, id, Access::Write);
@@ -144,53 +196,7 @@ Result<CommitOutcome> CommitService::Commit(const Principal& who, const RepoId& 
   req.expected_parent = input.parent_commit;
   req.detached = input.create_pr;
   for (auto& op : input.operations) {
-    HANGAR_TRY(ValidateRepoPath(op.path));
-    git::TreeChange c;
-    c.path = op.path;
-    switch (op.kind) {
-      case CommitOperation::Kind::File:
-        if (IsGitmodulesPath(op.path)) HANGAR_TRY(git::CheckGitmodules(op.content));
-        c.content = std::move(op.content);
-        break;
-      case CommitOperation::Kind::LfsFile: {
-        auto linked = lfs_.LinkedSize(repo->record.id, op.lfs_oid);
-        if (!linked) return std::move(linked).error();
-        if (!*linked || (op.lfs_size && **linked != *op.lfs_size)) {
-          std::string size = op.lfs_size ? " of size " + std::to_string(*op.lfs_size) : "";
-          return MakeError(ErrorCode::Unprocessable, "LFS object " + op.lfs_oid.Hex() + size +
-                                                         " was not uploaded to this repo");
-        }
-        c.content = git::FormatPointer(git::Pointer{op.lfs_oid, **linked});
-        break;
-      }
-      case CommitOperation::Kind::CopyFile: {
-        HANGAR_TRY(ValidateRepoPath(op.src_path));
-        HANGAR_ASSIGN_OR_RETURN(
-            Oid from, content_.ResolveRevision(*repo, op.src_revision.value_or(req.branch)));
-        auto source = content_.Stat(*repo, from, op.src_path);
-        if (!source) {
-          return MakeError(ErrorCode::EntryNotFound, "copy source '" + op.src_path +
-                                                         "' not found: " + source.error().message);
-        }
-        if (IsGitmodulesPath(op.path)) {
-          HANGAR_ASSIGN_OR_RETURN(auto text,
-                                  content_.ReadText(*repo, from, op.src_path, kMaxGitmodules));
-          if (!text) {
-            return MakeError(ErrorCode::BadRequest,
-                             "a copy to .gitmodules needs a file of at most 1 MiB as its source");
-          }
-          HANGAR_TRY(git::CheckGitmodules(*text));
-        }
-        c.blob = source->git.oid;
-        break;
-      }
-      case CommitOperation::Kind::DeletedFile:
-        c.kind = git::TreeChange::Kind::DeleteFile;
-        break;
-      case CommitOperation::Kind::DeletedFolder:
-        c.kind = git::TreeChange::Kind::DeleteFolder;
-        break;
-    }
+    HANGAR_ASSIGN_OR_RETURN(git::TreeChange c, Change(*repo, req.branch, op));
     req.changes.push_back(std::move(c));
   }
   req.author = git::Signature{who.name, who.name + "@users.noreply.hangar",

@@ -15,6 +15,7 @@
 #include "core/repo_id.h"
 #include "core/result.h"
 #include "core/sha256.h"
+#include "git/commit_builder.h"
 #include "services/content/content_service.h"
 #include "services/lfs/lfs_service.h"
 #include "services/repo/repo_service.h"
@@ -126,6 +127,11 @@ class CommitService {
   Result<void> DeleteTag(const Principal& who, const RepoId& id, std::string_view tag);
 
  private:
+  // One operation of a commit on `branch` of `repo` as the tree change it makes (its path
+  // checked; a file's content moved out of `op`). Errors: as Commit.
+  Result<git::TreeChange> Change(const RepoHandle& repo, const std::string& branch,
+                                 CommitOperation& op);
+
   RepoService& repos_;
   ContentService& content_;
   LfsService& lfs_;
