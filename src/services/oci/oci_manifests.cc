@@ -28,7 +28,67 @@ std::string ReferrersTag(const OciDigest& d) {
   return d.algorithm.substr(0, 32) + "-" + d.encoded.substr(0, 64);
 }
 
+// The tags a manifest PUT sets: the reference when it is a tag, and `tags` (?tag=, oci.md
+// §5); `by_digest` is set when the reference is a digest. Errors: TagInvalid,
+// DigestInvalid (a malformed digest reference).
+Result<std::vector<std::string>> TagsToSet(std::string_view reference,
+                                           const std::vector<std::string>& tags,
+                                           std::optional<OciDigest>& by_digest) {
+  std::vector<std::string> out;
+  if (IsDigestReference(reference)) {
+    HANGAR_ASSIGN_OR_RETURN(by_digest, ParseDigest(reference));
+  } else {
+    out.emplace_back(reference);
+  }
+  for (const auto& t : tags) out.push_back(t);
+  for (const auto& t : out) {
+    if (!IsValidTag(t)) {
+      return MakeError(ErrorCode::TagInvalid, "invalid tag \"" + t.substr(0, 200) +
+                                                  "\" (tags match " +
+                                                  "[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127})");
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+Result<void> OciService::CheckReferences(const RepoHandle& repo, const OciManifestDoc& doc,
+                                         const std::string& subject,
+                                         std::vector<db::OciManifestRef>& refs) {
+  std::vector<std::string> missing;
+  for (const auto& d : doc.blobs) {
+    refs.push_back({d.digest.String(), false});
+    if (&d != &doc.blobs.front() && IsNondistributable(d.media_type)) continue;
+    HANGAR_ASSIGN_OR_RETURN(auto linked, LinkedBlob(repo, d.digest));
+    if (linked) continue;
+    // A small git file of the repo is a blob here too (HEAD and GET serve it, §12), so a
+    // manifest copied out of a projected revision pushes back without re-uploading it.
+    if (d.digest.algorithm == "sha256") {
+      HANGAR_ASSIGN_OR_RETURN(auto projected,
+                              projection_.OpenBlob(repo, *Sha256::ParseHex(d.digest.encoded),
+                                                   storage::ByteRange::Window(0, 0)));
+      if (projected) continue;
+    }
+    missing.push_back("blob " + d.digest.String());
+  }
+  for (const auto& d : doc.manifests) {
+    refs.push_back({d.digest.String(), true});
+    // An index referring to its subject (a referrer may be pushed before its subject,
+    // §5 step 4; the v1.1.1 conformance suite does this) may list it before it exists.
+    if (d.digest.String() == subject) continue;
+    HANGAR_ASSIGN_OR_RETURN(auto child, oci_.GetManifest(repo.record.id, d.digest.String()));
+    if (!child) missing.push_back("manifest " + d.digest.String());
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (size_t i = 0; i < missing.size() && i < 5; ++i) list += (i ? ", " : "") + missing[i];
+    if (missing.size() > 5) list += " and " + std::to_string(missing.size() - 5) + " more";
+    return MakeError(ErrorCode::ManifestBlobUnknown,
+                     "manifest references content the repository does not have: " + list);
+  }
+  return {};
+}
 
 Result<OciManifestPut> OciService::PutManifest(const Principal& who, std::string_view name,
                                                std::string_view reference,
@@ -41,20 +101,7 @@ Result<OciManifestPut> OciService::PutManifest(const Principal& who, std::string
     return std::move(existing).error();
   }
   std::optional<OciDigest> by_digest;
-  std::vector<std::string> new_tags;
-  if (IsDigestReference(reference)) {
-    HANGAR_ASSIGN_OR_RETURN(by_digest, ParseDigest(reference));
-  } else {
-    new_tags.emplace_back(reference);
-  }
-  for (const auto& t : tags) new_tags.push_back(t);
-  for (const auto& t : new_tags) {
-    if (!IsValidTag(t)) {
-      return MakeError(ErrorCode::TagInvalid, "invalid tag \"" + t.substr(0, 200) +
-                                                  "\" (tags match " +
-                                                  "[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127})");
-    }
-  }
+  HANGAR_ASSIGN_OR_RETURN(std::vector<std::string> new_tags, TagsToSet(reference, tags, by_digest));
   auto bytes = ReadAll(body, options_.max_manifest_bytes);
   if (!bytes) {
     if (bytes.error().code == ErrorCode::PayloadTooLarge) {
@@ -82,8 +129,6 @@ Result<OciManifestPut> OciService::PutManifest(const Principal& who, std::string
   if (doc.subject) rec.subject = doc.subject->digest.String();
   rec.annotations_json = doc.annotations_json;
   std::vector<db::OciManifestRef> refs;
-  const std::vector<OciDescriptor>& blobs = doc.blobs;
-  const std::vector<OciDescriptor>& children = doc.manifests;
 
   // ---- referenced content must be in the repo (§5 step 4) ----
   RepoHandle repo;
@@ -92,37 +137,7 @@ Result<OciManifestPut> OciService::PutManifest(const Principal& who, std::string
   } else {
     HANGAR_ASSIGN_OR_RETURN(repo, OpenRepo(who, name, Access::Write, IfMissing::Create));
   }
-  std::vector<std::string> missing;
-  for (const auto& d : blobs) {
-    refs.push_back({d.digest.String(), false});
-    if (&d != &blobs.front() && IsNondistributable(d.media_type)) continue;
-    HANGAR_ASSIGN_OR_RETURN(auto linked, LinkedBlob(repo, d.digest));
-    if (linked) continue;
-    // A small git file of the repo is a blob here too (HEAD and GET serve it, §12), so a
-    // manifest copied out of a projected revision pushes back without re-uploading it.
-    if (d.digest.algorithm == "sha256") {
-      HANGAR_ASSIGN_OR_RETURN(auto projected,
-                              projection_.OpenBlob(repo, *Sha256::ParseHex(d.digest.encoded),
-                                                   storage::ByteRange::Window(0, 0)));
-      if (projected) continue;
-    }
-    missing.push_back("blob " + d.digest.String());
-  }
-  for (const auto& d : children) {
-    refs.push_back({d.digest.String(), true});
-    // An index referring to its subject (a referrer may be pushed before its subject,
-    // §5 step 4; the v1.1.1 conformance suite does this) may list it before it exists.
-    if (d.digest.String() == rec.subject) continue;
-    HANGAR_ASSIGN_OR_RETURN(auto child, oci_.GetManifest(repo.record.id, d.digest.String()));
-    if (!child) missing.push_back("manifest " + d.digest.String());
-  }
-  if (!missing.empty()) {
-    std::string list;
-    for (size_t i = 0; i < missing.size() && i < 5; ++i) list += (i ? ", " : "") + missing[i];
-    if (missing.size() > 5) list += " and " + std::to_string(missing.size() - 5) + " more";
-    return MakeError(ErrorCode::ManifestBlobUnknown,
-                     "manifest references content the repository does not have: " + list);
-  }
+  HANGAR_TRY(CheckReferences(repo, doc, rec.subject, refs));
 
   rec.repo_id = repo.record.id;
   rec.body = std::move(*bytes);

@@ -36,6 +36,7 @@
 #include "db/repo_store.h"
 #include "db/user_store.h"
 #include "services/auth/auth_service.h"
+#include "services/oci/oci_manifest_doc.h"
 #include "services/oci/oci_names.h"
 #include "services/oci/oci_projection.h"
 #include "services/repo/repo_service.h"
@@ -228,6 +229,12 @@ class OciService {
                                              std::string_view id);
   Result<void> AppendLocked(Upload& up, std::optional<OciChunkRange> range, ByteSource& body,
                             std::optional<uint64_t> length);
+  // That `repo` holds what manifest `doc` references (oci.md §5 step 4): its blobs (a
+  // projected git file counts; non-distributable layers are exempt) and child manifests
+  // (its `subject` may come later); fills `refs` with them. Errors: ManifestBlobUnknown
+  // naming up to five, Internal.
+  Result<void> CheckReferences(const RepoHandle& repo, const OciManifestDoc& doc,
+                               const std::string& subject, std::vector<db::OciManifestRef>& refs);
   // Publishes what `up` received as `digest`, links it into `repo`.
   Result<void> Publish(const RepoHandle& repo, Upload& up, const OciDigest& digest);
   void DropUpload(std::string_view id);
