@@ -25,6 +25,39 @@ bool HasDotDot(std::string_view name) {
   return false;
 }
 
+// git's check_submodule_url (fsck.c gitmodulesUrl): a url a clone would act on wrongly.
+bool BadUrl(std::string_view url) {
+  if (url.starts_with('-')) return true;
+  if (PercentDecode(url).find('\n') != std::string::npos) return true;
+  if (url.starts_with("./") || url.starts_with("../")) {
+    // Relative: climbing out with "../" must not land on a ':' or '/' (a scheme or an
+    // absolute path in disguise).
+    std::string_view rest = url;
+    bool climbed = false;
+    while (rest.starts_with("./") || rest.starts_with("../")) {
+      climbed |= rest.starts_with("../");
+      rest.remove_prefix(rest.starts_with("./") ? 2 : 3);
+    }
+    return climbed && (rest.starts_with(':') || rest.starts_with('/'));
+  }
+  // "<transport>::<address>" (a remote helper): its address must be a URL with a host.
+  if (size_t helper = url.find("::"); helper != std::string_view::npos &&
+                                      url.substr(0, helper).find('/') == std::string_view::npos) {
+    url.remove_prefix(helper + 2);
+    if (url.find("://") == std::string_view::npos) return true;
+  }
+  // "scheme://host/...": the host may not be empty.
+  if (size_t scheme = url.find("://"); scheme != std::string_view::npos) {
+    std::string_view after = url.substr(scheme + 3);
+    std::string_view authority = after.substr(0, after.find_first_of("/?#"));
+    if (size_t at = authority.rfind('@'); at != std::string_view::npos) {
+      authority.remove_prefix(at + 1);
+    }
+    if (authority.empty() || authority.starts_with(':')) return true;
+  }
+  return false;
+}
+
 Result<void> CheckEntry(std::string_view key, std::string_view value, bool has_value) {
   // "submodule.<name>.<var>": the name is everything between the first and the last dot.
   if (!key.starts_with("submodule.")) return {};
@@ -41,6 +74,7 @@ Result<void> CheckEntry(std::string_view key, std::string_view value, bool has_v
     if (PercentDecode(value).find('\n') != std::string::npos) {
       return Refused(key, "is a url with a newline");
     }
+    if (BadUrl(value)) return Refused(key, "is a url git refuses (gitmodulesUrl)");
   } else if (var == "path" && value.starts_with('-')) {
     return Refused(key, "is a path that looks like an option");
   } else if (var == "update" && value.starts_with('!')) {
@@ -57,7 +91,12 @@ Result<void> CheckGitmodules(std::string_view content) {
   cmd.Arg("--file").Arg("-").Arg("--no-includes").Arg("--null").Arg("--list");
   cmd.Env("GIT_CONFIG_NOSYSTEM", "1");
   HANGAR_ASSIGN_OR_RETURN(Output out, cmd.Run(content));
-  if (!out.ok()) return {};  // not a config: git's fsck only notes it (gitmodulesParse)
+  // git's fsck notes an unparsable file but still checks every entry before the error;
+  // such a file is no use to anyone, so it is refused whole.
+  if (!out.ok()) {
+    return MakeError(ErrorCode::BadRequest,
+                     "invalid .gitmodules: git cannot read it as a config file");
+  }
   std::string_view all = out.stdout_data;
   while (!all.empty()) {
     size_t end = all.find('\0');

@@ -14,8 +14,10 @@ namespace hangar::git {
 // Checks `content`, a .gitmodules file: for each `submodule.<name>.*` key (parsed by `git
 // config --file -`), <name> may not be empty or hold a ".." component ('/' or '\\'
 // separated), `url` may not start with '-' or hold a newline (also percent-encoded),
-// `path` may not start with '-', and `update` may not be a "!command". Text git cannot
-// parse as a config passes, as it does in git (its fsck only notes it).
+// `path` may not start with '-', and `update` may not be a "!command"; a url also not as
+// git's check_submodule_url says (a relative one climbing onto ':' or '/', a helper's
+// address without "://", an empty host). Text git cannot parse as a config is refused
+// (git's fsck checks the entries before the error; nothing can use such a file).
 // Errors: BadRequest naming the key and the rule; Internal when git cannot run.
 Result<void> CheckGitmodules(std::string_view content);
 

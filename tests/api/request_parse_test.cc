@@ -15,6 +15,8 @@
 namespace hangar::api {
 namespace {
 
+using namespace std::string_literals;
+
 const std::string kOid(64, 'a');
 
 TEST(ParseCommitBody, ReadsEveryOperationKind) {
@@ -148,6 +150,45 @@ TEST(CommitBodyParser, RefusesWhatTheWholeParseRefuses) {
         << c.line << ": " << r.error().message;
     EXPECT_NE(r.error().message.find("line 2"), std::string::npos) << r.error().message;
   }
+}
+
+TEST(CommitBodyParser, RefusesTwiceGivenMembersAndBadHeaders) {
+  const std::string header = "{\"key\":\"header\",\"value\":{\"summary\":\"s\"}}\n";
+  for (const std::string& line :
+       {"{\"key\":\"file\",\"value\":{\"path\":\"a\",\"content\":\"YQ==\",\"content\":\"Yg==\"}}"s,
+        "{\"key\":\"file\",\"value\":{\"path\":\"a\",\"path\":\"b\",\"content\":\"\"}}"s,
+        "{\"key\":\"file\",\"value\":{\"path\":\"a\",\"content\":\"\"},\"value\":{}}"s,
+        "{\"key\":\"file\",\"key\":\"file\",\"value\":{\"path\":\"a\",\"content\":\"\"}}"s}) {
+    auto r = ParseCommitBody(header + line);
+    ASSERT_FALSE(r.has_value()) << line;
+    EXPECT_NE(r.error().message.find("given twice"), std::string::npos) << r.error().message;
+  }
+  for (const std::string& h :
+       {"{\"key\":\"header\",\"value\":{\"summary\":\"a\\u0000b\"}}"s,
+        "{\"key\":\"header\",\"value\":{\"summary\":\"" + std::string(65537, 's') + "\"}}",
+        "{\"key\":\"header\",\"value\":{\"summary\":\"s\",\"description\":\"" +
+            std::string((1 << 20) + 1, 'd') + "\"}}"}) {
+    auto r = ParseCommitBody(h);
+    ASSERT_FALSE(r.has_value()) << h.substr(0, 80);
+    EXPECT_EQ(r.error().code, ErrorCode::BadRequest);
+  }
+}
+
+TEST(CommitBodyParser, RefusesWhatFollowsALinesObjectInAnotherPiece) {
+  // The object ends exactly where a piece ends; the next piece carries more on that line.
+  const std::string header = "{\"key\":\"header\",\"value\":{\"summary\":\"s\"}}\n";
+  CommitBodyParser p;
+  ASSERT_TRUE(p.Feed(header + "{\"key\":\"file\",\"value\":{\"path\":\"x1\",\"content\":\"YWJj\"}}")
+                  .has_value());
+  auto r = p.Feed("GARBAGE{\"key\":\"file\",\"value\":{\"path\":\"x2\",\"content\":\"ZGVm\"}}\n");
+  if (r)
+    r = std::move(p).Finish().has_value() ? Result<void>{} : MakeError(ErrorCode::BadRequest, "x");
+  ASSERT_FALSE(r.has_value());
+  CommitBodyParser blank;  // blanks after the object are fine
+  ASSERT_TRUE(
+      blank.Feed(header + "{\"key\":\"deletedFile\",\"value\":{\"path\":\"a\"}}").has_value());
+  ASSERT_TRUE(blank.Feed("  \r\n").has_value());
+  EXPECT_TRUE(std::move(blank).Finish().has_value());
 }
 
 TEST(ParseBatch, KeepsObjectsInOrderAndNamesBadFields) {

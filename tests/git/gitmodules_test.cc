@@ -12,10 +12,13 @@ namespace {
 
 TEST(CheckGitmodules, AcceptsOrdinarySubmodules) {
   for (std::string ok : {
-           "", "[submodule \"lib\"]\n\tpath = lib\n\turl = https://example.com/lib.git\n",
+           "",
+           "[submodule \"lib\"]\n\tpath = lib\n\turl = https://example.com/lib.git\n",
            "[submodule \"a/b\"]\n\tpath = vendor/b\n\turl = ../b.git\n\tupdate = rebase\n",
            "[core]\n\tbare\n[submodule \"x\"]\n\tpath = x\n\tshallow\n",
-           "not a config at all [",  // git's fsck only notes it
+           "[submodule \"r\"]\n\turl = ../sibling.git\n",
+           "[submodule \"s\"]\n\turl = git@example.com:org/s.git\n",
+           "[submodule \"h\"]\n\turl = https::https://example.com/h.git\n",
        }) {
     auto r = CheckGitmodules(ok);
     EXPECT_TRUE(r.has_value()) << ok << ": " << r.error().message;
@@ -38,6 +41,15 @@ TEST(CheckGitmodules, RefusesWhatGitsFsckRefuses) {
            Case{"[submodule \"x\"]\n\tupdate = !sh -c id\n", "runs a command"},
            Case{"[submodule \"ok\"]\n\tpath = ok\n[submodule \"x\"]\n\tpath = --x\n",
                 "'submodule.x.path'"},
+           Case{"[submodule \"x\"]\n\turl = ../../:example.com/x\n", "gitmodulesUrl"},
+           Case{"[submodule \"x\"]\n\turl = ..//etc/x\n", "gitmodulesUrl"},
+           Case{"[submodule \"x\"]\n\turl = https:///example.com/x\n", "gitmodulesUrl"},
+           Case{"[submodule \"x\"]\n\turl = http::example.com/x\n", "gitmodulesUrl"},
+           // git checks the entries before a parse error; the file is refused whole.
+           Case{"[submodule \"x\"]\n\turl = --evil\n[broken\n", "cannot read it"},
+           Case{"not a config at all [", "cannot read it"},
+           Case{std::string("[submodule \"x\"]\n\tupdate = !cmd\n\0garbage\n", 38),
+                "cannot read it"},
        }) {
     auto r = CheckGitmodules(c.text);
     ASSERT_FALSE(r.has_value()) << c.text;

@@ -46,6 +46,25 @@ info "server peak RSS (VmHWM): $((PEAK_KB / 1024)) MiB"
 # 200 MiB (before the fix: 796 MiB for four 61 MB bodies).
 check_true "  peak RSS $((PEAK_KB / 1024)) MiB < 128 MiB" test "$PEAK_KB" -lt $((128 * 1024))
 
+section "200,000 one-byte files in one commit: charged per line, memory bounded"
+# Each file's line is charged besides its bytes; decoded files keep no room beyond their
+# size (a file's buffer once reserved the rest of the body: 1 GB for this commit).
+stop_server
+start_server "$DATA" || die "hangar serve did not restart"
+python3 - "$T/many.ndjson" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write('{"key":"header","value":{"summary":"many"}}\n')
+    for i in range(200000):
+        f.write('{"key":"file","value":{"path":"m/%06x","content":"YQ==","encoding":"base64"}}\n' % i)
+PY
+req POST "$BASE/api/models/alice/big/commit/main" -H "Authorization: Bearer $ALICE" \
+  -H 'Content-Type: application/x-ndjson' --data-binary @"$T/many.ndjson" --max-time 120
+check_status "a commit of 200,000 files ($(($(stat -c %s "$T/many.ndjson") >> 20)) MiB) → 200" 200
+PEAK_KB="$(awk '/^VmHWM/ {print $2}' "/proc/$SERVER_PID/status")"
+info "server peak RSS (VmHWM): $((PEAK_KB / 1024)) MiB"
+check_true "  peak RSS $((PEAK_KB / 1024)) MiB < 300 MiB" test "$PEAK_KB" -lt $((300 * 1024))
+
 section "a commit larger than the whole budget is 413, not a wait"
 stop_server
 HANGAR_LIMITS_HANDLER_MEMORY_BYTES=32MiB start_server "$DATA" || die "hangar serve did not restart"

@@ -136,6 +136,9 @@ EVIL_MODULES=(
   $'[submodule "x"]\n\tpath = -x\n\turl = https://example.com/x.git\n'
   $'[submodule "x"]\n\tpath = x\n\turl = https://example.com/x.git\n\tupdate = !sh -c id\n'
   $'[submodule "x"]\n\tpath = x\n\turl = https://a%0ahost=evil.example/x.git\n'
+  $'[submodule "x"]\n\turl = --evil\n[broken\n'
+  $'[submodule "x"]\n\tpath = x\n\turl = ../../:example.com/x\n'
+  $'[submodule "x"]\n\tpath = x\n\turl = https:///example.com/x\n'
 )
 GOOD_MODULES=$'[submodule "lib"]\n\tpath = lib\n\turl = https://example.com/lib.git\n'
 (cd "$W" && printf '%s' "${EVIL_MODULES[2]}" >evil.txt &&
@@ -156,6 +159,12 @@ done
 printf '%s\n{"key":"copyFile","value":{"path":".gitmodules","srcPath":"evil.txt"}}\n' "$HDR" >"$T/gm.ndjson"
 req POST "$API/commit/main" "${AUTH[@]}" -H 'Content-Type: application/x-ndjson' --data-binary @"$T/gm.ndjson"
 check_hf_error "copyFile of a bad .gitmodules from evil.txt → 400" 400 BadRequest
+for name in .gitmodules x/GITMOD~1; do
+  printf '%s\n{"key":"lfsFile","value":{"path":"%s","algo":"sha256","oid":"%s","size":4096}}\n' \
+    "$HDR" "$name" "$LFS_SHA" >"$T/gm.ndjson"
+  req POST "$API/commit/main" "${AUTH[@]}" -H 'Content-Type: application/x-ndjson' --data-binary @"$T/gm.ndjson"
+  check_hf_error "an LFS file as '$name' → 400" 400 BadRequest
+done
 printf '%s\n{"key":"file","value":{"path":".gitmodules/x","content":"eA==","encoding":"base64"}}\n' "$HDR" >"$T/gm.ndjson"
 req POST "$API/commit/main" "${AUTH[@]}" -H 'Content-Type: application/x-ndjson' --data-binary @"$T/gm.ndjson"
 check_hf_error "a folder named .gitmodules → 400" 400 BadRequest

@@ -4,7 +4,9 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/base64.h"
@@ -14,6 +16,9 @@ namespace hangar::api {
 namespace json = boost::json;
 
 namespace {
+
+constexpr size_t kMaxSummary = 64 * 1024;    // a commit's summary line, bytes
+constexpr size_t kMaxDescription = 1 << 20;  // its description, bytes
 
 Error Bad(std::string_view where, std::string_view what) {
   return MakeError(ErrorCode::BadRequest, std::string(where) + ": " + std::string(what));
@@ -46,6 +51,9 @@ class Base64Stream {
   // The decoded bytes, or nullopt when the text was not base64 (or ended mid-quantum).
   std::optional<std::string> Finish() && {
     if (bad_ || !held_.empty()) return std::nullopt;
+    // Room reserved past the content (it was the rest of the body) goes back now, so that
+    // a commit's many files do not each keep a mapping of that size.
+    if (out_.capacity() > out_.size() + (1 << 20)) out_.shrink_to_fit();
     return std::move(out_);
   }
 
@@ -101,6 +109,8 @@ struct LineHandler {
   Base64Stream content;
   std::string text;      // a string being read (not "content")
   size_t body_left = 0;  // bytes of the body from the current part on, when known
+  std::set<std::string> top_seen, value_seen;  // member names met, at depth 1 and in "value"
+  std::string duplicate;                       // the first member name met twice
 
   void Reset() {
     size_t left = body_left;
@@ -155,24 +165,37 @@ struct LineHandler {
   bool on_key(json::string_view s, std::size_t, json::error_code&) {
     if (depth > 2) return true;
     text.append(s.data(), s.size());
+    // A member twice is refused: readers that keep the first, the last or both would each
+    // see another commit in the same bytes.
+    bool in_value = depth == 2 && top_member == "value";
+    if (depth == 1 || in_value) {
+      auto& seen = depth == 1 ? top_seen : value_seen;
+      if (!seen.insert(text).second && duplicate.empty()) duplicate = text;
+    }
     (depth == 1 ? top_member : member) = std::move(text);
     text.clear();
     return true;
   }
-  bool on_string_part(json::string_view s, std::size_t, json::error_code&) {
+  // A piece of a string; `more`: the string goes on past this chunk of input.
+  void StringPiece(json::string_view s, bool more) {
     if (InValue() && member == "content") {
-      if (content_kind != Value::Kind::String) {  // its first part: at most the rest of the body
+      if (content_kind != Value::Kind::String) {
         content_kind = Value::Kind::String;
-        content.Reserve(body_left / 4 * 3);
+        // A content that runs past its chunk may be large: room for the rest of the body
+        // at once, rather than growth by doubling (up to three times it held at a time).
+        if (more) content.Reserve(body_left / 4 * 3);
       }
       content.Append({s.data(), s.size()});
     } else if (depth <= 2) {
       text.append(s.data(), s.size());
     }
+  }
+  bool on_string_part(json::string_view s, std::size_t, json::error_code&) {
+    StringPiece(s, true);
     return true;
   }
-  bool on_string(json::string_view s, std::size_t n, json::error_code& ec) {
-    on_string_part(s, n, ec);
+  bool on_string(json::string_view s, std::size_t, json::error_code&) {
+    StringPiece(s, false);
     if (!(InValue() && member == "content")) Put(Value{Value::Kind::String, std::move(text)});
     text.clear();
     return true;
@@ -242,8 +265,12 @@ struct CommitBodyParser::Impl {
     if (body_size)
       parser.handler().body_left = static_cast<size_t>(*body_size - std::min(*body_size, fed));
     json::error_code ec;
-    parser.write_some(true, part.data(), part.size(), ec);
-    if (ec) return Bad(Where(), "malformed JSON");
+    size_t used = parser.write_some(true, part.data(), part.size(), ec);
+    // The line's object may end before the part does: what follows must be blank.
+    if (ec || (used < part.size() &&
+               part.substr(used).find_first_not_of(" \t\r") != std::string_view::npos)) {
+      return Bad(Where(), "malformed JSON");
+    }
     return {};
   }
   // The line has ended ('\n' or the end of the body).
@@ -263,6 +290,7 @@ struct CommitBodyParser::Impl {
   Result<void> TakeLine(LineHandler& h) {
     const std::string where = Where();
     if (!h.top_is_object) return Bad(where, "malformed JSON");
+    if (!h.duplicate.empty()) return Bad(where, "member '" + h.duplicate + "' given twice");
     if (!h.key || h.key->kind != Value::Kind::String) return Bad(where, "'key' must be a string");
     if (!h.value || h.value->kind != Value::Kind::Object) {
       return Bad(where, "'value' must be an object");
@@ -323,6 +351,18 @@ struct CommitBodyParser::Impl {
     if (auto it = h.fields.find("description");
         it != h.fields.end() && it->second.kind == Value::Kind::String) {
       input.description = std::move(it->second.text);
+    }
+    // Every page and listing shows commit messages: bounded, and git cannot hold a NUL.
+    for (const auto& [name, text, max] :
+         {std::tuple{"summary", &input.summary, kMaxSummary},
+          std::tuple{"description", &input.description, kMaxDescription}}) {
+      if (text->size() > max) {
+        return Bad(where,
+                   "'" + std::string(name) + "' is longer than " + std::to_string(max) + " bytes");
+      }
+      if (text->find('\0') != std::string::npos) {
+        return Bad(where, "'" + std::string(name) + "' contains a NUL character");
+      }
     }
     if (auto it = h.fields.find("parentCommit");
         it != h.fields.end() && it->second.kind != Value::Kind::Null) {

@@ -45,6 +45,9 @@ RangeResult ParseRange(std::string_view h, uint64_t size, RangeSpec& out);
 // stores the commit under a new refs/pr/<n>.
 Result<http::Response> HandlePreupload(HfDeps& d, http::Request& req, RepoType type);
 Result<http::Response> HandleCommit(HfDeps& d, http::Request& req, RepoType type);
+// The commit route's head check (Requirement::Also): a Content-Length over the 64 MiB a
+// commit body may have is 413 before a byte of it is read.
+Result<void> CheckCommitLength(const http::Request& req);
 
 // §6.5 branches and §6.6 tags (ref_handlers.cc).
 Result<http::Response> HandleCreateBranch(HfDeps& d, http::Request& req, RepoType type);

@@ -44,7 +44,8 @@ void AddHfApiRoutes(http::Router& r, HfDeps& d) {
         [&d, t](auto& q) { return HandleCommits(d, q, t); });
     add(Method::Post, repo + "/preupload/{rest*}", write,
         [&d, t](auto& q) { return HandlePreupload(d, q, t); });
-    add(Method::Post, repo + "/commit/{rest*}", write,
+    add(Method::Post, repo + "/commit/{rest*}",
+        write.Also([](http::Request& q) { return CheckCommitLength(q); }),
         [&d, t](auto& q) { return HandleCommit(d, q, t); });
     add(Method::Post, repo + "/branch/{rest*}", write,
         [&d, t](auto& q) { return HandleCreateBranch(d, q, t); });

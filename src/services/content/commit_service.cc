@@ -134,6 +134,10 @@ Result<git::TreeChange> CommitService::Change(const RepoHandle& repo, const std:
       c.content = std::move(op.content);
       break;
     case CommitOperation::Kind::LfsFile: {
+      // A .gitmodules is read by git, never smudged: it is a file, checked, or nothing.
+      if (IsGitmodulesPath(op.path)) {
+        return MakeError(ErrorCode::BadRequest, "invalid .gitmodules: it cannot be an LFS file");
+      }
       auto linked = lfs_.LinkedSize(repo.record.id, op.lfs_oid);
       if (!linked) return std::move(linked).error();
       if (!*linked || (op.lfs_size && **linked != *op.lfs_size)) {

@@ -133,7 +133,14 @@ Result<void> PinToCheckedHost(const std::vector<std::string>& private_hosts, Imp
                  "import.allow_private_hosts)");
     }
   }
-  if (where.scheme == "http" || where.scheme == "https") {
+  // An IPv6 literal is never looked up (and curl's resolve list cannot name one): only
+  // redirects need turning off.
+  const bool literal_v6 = where.host.find(':') != std::string::npos;
+  if ((where.scheme == "http" || where.scheme == "https") && literal_v6) {
+    clone.Env("GIT_CONFIG_COUNT", "1");
+    clone.Env("GIT_CONFIG_KEY_0", "http.followRedirects");
+    clone.Env("GIT_CONFIG_VALUE_0", "false");
+  } else if (where.scheme == "http" || where.scheme == "https") {
     std::string resolve = where.host + ":" + std::to_string(where.port) + ":";
     for (size_t i = 0; i < addrs.size(); ++i) {
       bool v6 = addrs[i].find(':') != std::string::npos;
