@@ -58,4 +58,14 @@ inline Oid FromGit(const git_oid* g) {
 // Errors: RepoNotFound, Internal.
 Result<git_repository*> OpenCached(const std::string& path);
 
+// At most this much of a commit or tag message is read into what Hangar shows: a pushed
+// commit may carry a message of any size, and every page and listing shows messages.
+inline constexpr size_t kMaxShownMessage = 64 * 1024;
+
+// The first kMaxShownMessage bytes of `message` (null: empty).
+inline std::string_view BoundedMessage(const char* message) {
+  std::string_view m = message ? message : "";
+  return m.substr(0, kMaxShownMessage);
+}
+
 }  // namespace hangar::git::internal

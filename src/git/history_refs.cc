@@ -18,7 +18,7 @@ using namespace internal;
 // line ("\n\n" or "\r\n\r\n"; a line of spaces does not end it), each line break
 // becomes one space, and nothing else is trimmed.
 std::string Subject(const char* message) {
-  std::string_view m = message ? message : "";
+  std::string_view m = internal::BoundedMessage(message);
   while (m.starts_with('\n') || m.starts_with("\r\n")) m.remove_prefix(m[0] == '\r' ? 2 : 1);
   m = m.substr(0, std::min(m.find("\n\n"), m.find("\r\n\r\n")));
   while (m.ends_with('\n')) m.remove_suffix(m.ends_with("\r\n") ? 2 : 1);

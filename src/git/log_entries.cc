@@ -85,7 +85,7 @@ std::optional<std::vector<LogEntry>> ReadLogEntries(const std::string& repo,
       return std::nullopt;
     const git_signature* a = git_commit_author(c.get());
     const git_signature* k = git_commit_committer(c.get());
-    const char* message = git_commit_message_raw(c.get());
+    const char* message = git_commit_message_raw(c.get());  // null-checked below
     const char* header = git_commit_raw_header(c.get());
     if (!a || !k || !message || !header) return std::nullopt;
     LogEntry e;
@@ -97,7 +97,7 @@ std::optional<std::vector<LogEntry>> ReadLogEntries(const std::string& repo,
       return std::nullopt;
     e.author.time = a->when.time;
     e.committer.time = k->when.time;
-    e.subject = LogSubject(message);
+    e.subject = LogSubject(internal::BoundedMessage(message));
     out.push_back(std::move(e));
   }
   return out;

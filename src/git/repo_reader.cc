@@ -119,8 +119,7 @@ CommitInfo ToCommitInfo(const git_commit* c) {
   info.committer_name = m->name ? m->name : "";
   info.committer_email = m->email ? m->email : "";
   info.committer_time = m->when.time;
-  const char* msg = git_commit_message(c);
-  info.message = msg ? msg : "";
+  info.message = std::string(BoundedMessage(git_commit_message(c)));
   info.summary = info.message.substr(0, info.message.find('\n'));
   info.tree = FromGit(git_commit_tree_id(c));
   return info;

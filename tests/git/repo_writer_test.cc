@@ -7,6 +7,7 @@
 #include <fstream>
 #include <thread>
 
+#include "git/git2_util.h"
 #include "git/repo_reader.h"
 #include "test_repo.h"
 
@@ -145,6 +146,18 @@ TEST(WriteCommitGraph, WaitsForAnotherWritersLock) {
   auto stuck = WriteCommitGraph(repo, std::chrono::milliseconds(300));
   ASSERT_FALSE(stuck.has_value());
   EXPECT_EQ(stuck.error().code, ErrorCode::Unavailable);
+}
+
+// A pushed commit may carry a message of any size; what Hangar reads of it is bounded.
+TEST(ReadCommit, ReadsAtMostTheShownPartOfAHugeMessage) {
+  TempDir tmp;
+  std::string repo = tmp.path() + "/r.git";
+  Oid commit = InitBareRepo(repo, {{"x", "1"}}, kAuthor, std::string(1 << 20, 'm')).value();
+  RepoReader reader;
+  auto info = reader.ReadCommit(repo, commit);
+  ASSERT_TRUE(info.has_value()) << info.error().message;
+  EXPECT_EQ(info->message.size(), internal::kMaxShownMessage);
+  EXPECT_EQ(info->summary.size(), internal::kMaxShownMessage);
 }
 
 TEST(MoveRepo, RenamesAndRefusesToOverwrite) {
