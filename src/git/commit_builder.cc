@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <functional>
+#include <mutex>
 #include <random>
 #include <string_view>
 #include <system_error>
@@ -228,6 +230,14 @@ void WaitOrBreakStaleLock(const std::filesystem::path& lock) {
   }
 }
 
+// The lock that queues this process's commits to one branch (striped by repo and ref):
+// they would otherwise race to move it and, many at once, run out of attempts (409). The
+// compare-and-swap below still guards against other processes.
+std::mutex& BranchLock(const std::string& repo_path, const std::string& refname) {
+  static std::mutex stripes[64];
+  return stripes[std::hash<std::string>{}(repo_path + '\0' + refname) % 64];
+}
+
 }  // namespace
 
 Result<Oid> CommitChanges(const std::string& repo_path, const CommitRequest& req) {
@@ -240,6 +250,8 @@ Result<Oid> CommitChanges(const std::string& repo_path, const CommitRequest& req
     return MakeError(ErrorCode::RevisionNotFound, "branch '" + req.branch + "' not found");
   }
   std::minstd_rand jitter(std::random_device{}());
+  std::unique_lock<std::mutex> queued;
+  if (!req.detached) queued = std::unique_lock(BranchLock(repo_path, refname));
   for (int attempt = 1;; ++attempt) {
     git_oid head;
     int rc = git_reference_name_to_id(&head, *repo, refname.c_str());

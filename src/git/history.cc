@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/sha256.h"
+#include "core/util.h"
 #include "git/history_internal.h"
 #include "git/path_log.h"
 
@@ -34,6 +35,30 @@ std::string_view SignatureStatusName(SignatureInfo::Status status) {
   return "error";
 }
 
+namespace {
+
+// Up to `count` commits of the history of `start` after the first `skip`, newest first, as
+// `git log` would list them.
+Result<std::vector<Oid>> RevList(const std::string& repo, const Oid& start, size_t skip,
+                                 size_t count) {
+  HANGAR_ASSIGN_OR_RETURN(Command cmd, Git(repo, "rev-list"));
+  cmd.Arg("--skip=" + std::to_string(skip)).Arg("--max-count=" + std::to_string(count));
+  cmd.Arg(start.Hex()).Dashes();
+  HANGAR_ASSIGN_OR_RETURN(Output out, cmd.Run());
+  if (!out.ok()) return Failed(cmd, out.exit_code, out.stderr_data);
+  std::vector<Oid> ids;
+  size_t pos = 0;
+  while (pos < out.stdout_data.size()) {
+    std::string_view line = NextLine(out.stdout_data, pos);
+    auto id = Oid::ParseHex(line);
+    if (!id) return Malformed("rev-list (not a commit id)");
+    ids.push_back(*id);
+  }
+  return ids;
+}
+
+}  // namespace
+
 Result<LogPage> Log(const std::string& repo, const Oid& start, std::string_view path, size_t skip,
                     size_t limit, const SignatureCheck& check) {
   HANGAR_ASSIGN_OR_RETURN(std::string pathspec, CleanPath(path));
@@ -47,6 +72,11 @@ Result<LogPage> Log(const std::string& repo, const Oid& start, std::string_view 
   // the Bloom filters too, but pays ~3 µs per commit of the whole history for a rare path).
   std::optional<std::vector<Oid>> found;
   if (!pathspec.empty()) found = PathLog(repo, start, pathspec, skip, limit + 1);
+  // The whole history too is read in process when it can: then a commit message is read
+  // only as far as Hangar shows it (git2_util.h BoundedMessage), whatever a push brought.
+  if (pathspec.empty() && !check.verify) {
+    HANGAR_ASSIGN_OR_RETURN(found, RevList(repo, start, skip, limit + 1));
+  }
   if (found && found->empty()) return page;
   if (found && !check.verify) {  // rendered in process when possible: no git child
     const size_t shown = std::min(found->size(), limit);

@@ -97,8 +97,20 @@ std::vector<std::string_view> Sections(std::string_view patch) {
 
 Result<CommitDetail> ShowCommit(const std::string& repo, const Oid& commit,
                                 const DiffLimits& limits, const SignatureCheck& check) {
+  // The commit and its message are read in process when they can be (a message only as
+  // far as Hangar shows it, whatever a push brought: git2_util.h); git then prints only
+  // the id, the signature check when asked, and the diff.
+  std::optional<std::vector<LogEntry>> entry;
+  std::optional<std::string> message;
+  entry = ReadLogEntries(repo, std::span<const Oid>(&commit, 1));
+  if (entry) message = ReadCommitMessage(repo, commit);
+  const bool in_process = entry && message;
   HANGAR_ASSIGN_OR_RETURN(Command cmd, Git(repo, "show"));
-  cmd.Arg("-z").Arg(EntryFormat(check.verify) + "%x00%B").Arg("--numstat").Arg("--patch");
+  cmd.Arg("-z")
+      .Arg(in_process ? "--format=%H" + std::string(check.verify ? kSignatureFormat : "") + "%x00"
+                      : EntryFormat(check.verify) + "%x00%B")
+      .Arg("--numstat")
+      .Arg("--patch");
   cmd.Arg("-M").Arg("--root").Arg("--diff-merges=first-parent").Arg("--no-color");
   cmd.Arg("--no-ext-diff").Arg("--no-textconv").Arg("--no-show-signature");
   cmd.Arg("--src-prefix=a/").Arg("--dst-prefix=b/").Arg(commit.Hex()).Dashes();
@@ -109,12 +121,19 @@ Result<CommitDetail> ShowCommit(const std::string& repo, const Oid& commit,
   if (!out.cut && out.exit_code != 0) return Failed(cmd, out.exit_code, out.err);
 
   Fields fields(out.out);
-  const size_t n = kEntryFields + (check.verify ? kSignatureFields : 0) + 1;
+  const size_t sig = check.verify ? kSignatureFields : 0;
+  const size_t n = (in_process ? 1 : kEntryFields) + sig + 1;
   std::vector<std::string_view> f(n);
   if (!fields.Next(f)) return Malformed("show (incomplete header)");
   CommitDetail detail;
-  HANGAR_ASSIGN_OR_RETURN(detail.commit, ParseEntry(f, check.verify));
-  detail.message = f.back();
+  if (in_process) {
+    detail.commit = std::move((*entry)[0]);
+    detail.message = std::move(*message);
+    if (check.verify) detail.commit.signature = FromLetter(f[1], f[2], f[3]);
+  } else {
+    HANGAR_ASSIGN_OR_RETURN(detail.commit, ParseEntry(f, check.verify));
+    detail.message = f.back();
+  }
   fields.Skip('\n');
   std::vector<FileDiff> files;
   while (auto d = NextNumstat(fields)) files.push_back(std::move(*d));

@@ -248,6 +248,10 @@ std::string LogSubject(std::string_view message);
 std::optional<std::vector<LogEntry>> ReadLogEntries(const std::string& repo,
                                                     std::span<const Oid> commits);
 
+// The message of `commit` as stored, its first kMaxShownMessage bytes (git2_util.h);
+// nullopt when it cannot be read in process. log_entries.cc.
+std::optional<std::string> ReadCommitMessage(const std::string& repo, const Oid& commit);
+
 inline std::string EntryFormat(bool with_signature) {
   std::string format = "--format=" + std::string(kEntryFormat);
   if (with_signature) format += kSignatureFormat;

@@ -103,4 +103,16 @@ std::optional<std::vector<LogEntry>> ReadLogEntries(const std::string& repo,
   return out;
 }
 
+std::optional<std::string> ReadCommitMessage(const std::string& repo, const Oid& commit) {
+  auto handle = OpenCached(repo);
+  if (!handle) return std::nullopt;
+  git_oid g = ToGit(commit);
+  git_commit* raw = nullptr;
+  if (git_commit_lookup(&raw, *handle, &g) != 0) return std::nullopt;
+  CommitPtr c(raw);
+  const char* message = git_commit_message_raw(c.get());
+  if (!message) return std::nullopt;
+  return std::string(internal::BoundedMessage(message));
+}
+
 }  // namespace hangar::git::history_internal
