@@ -186,6 +186,10 @@ P="$(probe "PUT /lfs-objects/upload/forged-ticket/$OID HTTP/1.1\r\nHost: x\r\nCo
 check_match "a 60 MiB LFS upload with a forged ticket → 403 with only the head sent" \
   '^HTTP/1.1 403' "$(jq -r .status_line <<<"$P")"
 check_eq "  without a 100 Continue first" false "$(jq -r .continue_first <<<"$P")"
+P="$(probe "POST /api/models/alice/m/commit/main HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer $ALICE\r\nContent-Type: application/x-ndjson\r\nContent-Length: 68157440\r\nExpect: 100-continue\r\n\r\n" --wait 5)"
+check_match "a writer's 65 MiB commit (over the 64 MiB a commit may have) → 413 with only the head sent" \
+  '^HTTP/1.1 413' "$(jq -r .status_line <<<"$P")"
+check_eq "  without a 100 Continue first" false "$(jq -r .continue_first <<<"$P")"
 # A native upload part is checked from its head too (Requirement::Also): a writer's body
 # for an upload that is not theirs, or of the wrong length, is never read.
 P="$(probe "PUT /api/uploads/0123456789abcdef0123456789abcdef/parts/1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer $ALICE\r\nContent-Length: 62914560\r\nExpect: 100-continue\r\n\r\n" --wait 5)"
