@@ -115,47 +115,13 @@ Error HttpError(const net::HttpResponse& res, std::string_view what) {
       }
     }
   }
-  ErrorCode code = res.status >= 500 ? ErrorCode::Internal : ErrorCode::BadRequest;
-  bool by_name = false;
+  // The code the answer names (X-Error-Code), else the one of its status.
+  ErrorCode code = ErrorCodeForStatus(res.status);
   for (uint16_t i = 0; i <= static_cast<uint16_t>(ErrorCode::Unavailable); ++i) {
     auto c = static_cast<ErrorCode>(i);
     if (!code_name.empty() && Describe(c).name == code_name) {
       code = c;
-      by_name = true;
       break;
-    }
-  }
-  if (!by_name) {
-    switch (res.status) {
-      case 401:
-        code = ErrorCode::Unauthorized;
-        break;
-      case 403:
-        code = ErrorCode::Forbidden;
-        break;
-      case 404:
-        code = ErrorCode::NotFound;
-        break;
-      case 409:
-        code = ErrorCode::Conflict;
-        break;
-      case 412:
-        code = ErrorCode::PreconditionFailed;
-        break;
-      case 413:
-        code = ErrorCode::PayloadTooLarge;
-        break;
-      case 416:
-        code = ErrorCode::RangeNotSatisfiable;
-        break;
-      case 429:
-        code = ErrorCode::TooManyRequests;
-        break;
-      case 503:
-        code = ErrorCode::Unavailable;
-        break;
-      default:
-        break;
     }
   }
   std::string text = std::string(what) + ": HTTP " + std::to_string(res.status);

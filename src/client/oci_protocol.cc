@@ -308,31 +308,7 @@ Error OciHttpError(const net::HttpResponse& res, std::string_view what) {
   if (auto it = by_code.find(oci_code); it != by_code.end()) {
     code = it->second;
   } else {
-    switch (res.status) {
-      case 401:
-        code = ErrorCode::Unauthorized;
-        break;
-      case 403:
-        code = ErrorCode::Forbidden;
-        break;
-      case 404:
-        code = ErrorCode::NotFound;
-        break;
-      case 413:
-        code = ErrorCode::PayloadTooLarge;
-        break;
-      case 416:
-        code = ErrorCode::RangeNotSatisfiable;
-        break;
-      case 429:
-        code = ErrorCode::TooManyRequests;
-        break;
-      case 503:
-        code = ErrorCode::Unavailable;
-        break;
-      default:
-        code = res.status >= 500 ? ErrorCode::Internal : ErrorCode::BadRequest;
-    }
+    code = ErrorCodeForStatus(res.status);
   }
   std::string text = std::string(what) + ": HTTP " + std::to_string(res.status);
   if (!oci_code.empty()) text += " " + oci_code;

@@ -11,4 +11,29 @@ const ErrorInfo& Describe(ErrorCode code) {
   return kInfos[static_cast<size_t>(code)];
 }
 
+ErrorCode ErrorCodeForStatus(int status) {
+  switch (status) {
+    case 401:
+      return ErrorCode::Unauthorized;
+    case 403:
+      return ErrorCode::Forbidden;
+    case 404:
+      return ErrorCode::NotFound;
+    case 409:
+      return ErrorCode::Conflict;
+    case 412:
+      return ErrorCode::PreconditionFailed;
+    case 413:
+      return ErrorCode::PayloadTooLarge;
+    case 416:
+      return ErrorCode::RangeNotSatisfiable;
+    case 429:
+      return ErrorCode::TooManyRequests;
+    case 503:
+      return ErrorCode::Unavailable;
+    default:
+      return status >= 500 ? ErrorCode::Internal : ErrorCode::BadRequest;
+  }
+}
+
 }  // namespace hangar

@@ -23,6 +23,11 @@ struct ErrorInfo {
 // The catalog row for `code`. Never fails.
 const ErrorInfo& Describe(ErrorCode code);
 
+// The code a client gives an HTTP error status whose answer names no code of its own: the
+// generic one of that status (401 Unauthorized, 404 NotFound, 429 TooManyRequests, ...),
+// else Internal for 5xx and BadRequest for the rest. Never fails.
+ErrorCode ErrorCodeForStatus(int status);
+
 // A catalog code and a client-facing message naming the problem:
 // "revision 'v9' not found in acme/bert".
 struct Error {
