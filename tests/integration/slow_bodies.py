@@ -23,6 +23,7 @@ Every connection goes to 127.0.0.1 and every run is bounded in time and in count
 import argparse
 import asyncio
 import json
+import os
 import sys
 import time
 
@@ -248,6 +249,17 @@ async def probe(a):
                       "headers": final.split("\r\n\r\n", 1)[0]}))
 
 
+async def feed_until(writer, stop_file, room):
+    """Sends 4 KiB every half second (8 KiB/s, above any rate rule the tests set) while
+    stop_file does not exist, at most room bytes, so the body is held but never ends."""
+    while not os.path.exists(stop_file) and room > 0:
+        n = min(4096, room)
+        writer.write(b"x" * n)
+        await writer.drain()
+        room -= n
+        await asyncio.sleep(0.5)
+
+
 async def hold(a):
     reader, writer = await asyncio.open_connection("127.0.0.1", a.port)
     writer.write(unescape(a.head))
@@ -255,6 +267,8 @@ async def hold(a):
     await writer.drain()
     with open(a.ready, "w") as f:
         f.write("ready\n")
+    if a.feed_until:
+        await feed_until(writer, a.feed_until, a.feed_room)
     data = b""
     deadline = time.monotonic() + a.seconds
     try:
@@ -291,6 +305,10 @@ def main():
     ho.add_argument("body_bytes", type=int)
     ho.add_argument("--seconds", type=float, default=10)
     ho.add_argument("--ready", required=True)
+    ho.add_argument("--feed-until", metavar="FILE",
+                    help="keep the body going at 8 KiB/s until FILE exists; --seconds counts from then")
+    ho.add_argument("--feed-room", type=int, default=0,
+                    help="at most this many bytes fed (keep it under what the head declares)")
     a = p.parse_args()
     if a.cmd == "probe" and a.body_after:
         a.body_after = (float(a.body_after[0]), a.body_after[1])

@@ -44,13 +44,14 @@ OID="$(printf 'lfs object' | sha256sum | cut -c1-64)"
 BATCH="{\"operation\":\"upload\",\"transfers\":[\"basic\"],\"objects\":[{\"oid\":\"$OID\",\"size\":10}]}"
 HELPER="$(cred_helper alice "$ALICE")"
 
-# hold_many N NAME HEAD BYTES SECONDS: N background holders (slow_bodies.py hold), each
-# sending HEAD and BYTES body bytes, then waiting up to SECONDS for the answer; their ready
-# marks are $T/NAME<i>, their answers $T/NAME<i>.json. They join HOLDERS.
+# hold_many N NAME HEAD BYTES SECONDS [HOLD_ARGS...]: N background holders (slow_bodies.py
+# hold), each sending HEAD and BYTES body bytes, then waiting up to SECONDS for the answer;
+# their ready marks are $T/NAME<i>, their answers $T/NAME<i>.json. They join HOLDERS.
 hold_many() {
   local i
   for i in $(seq 1 "$1"); do
-    python3 "$GEN" hold "$PORT" "$3" "$4" --seconds "$5" --ready "$T/$2$i" >"$T/$2$i.json" &
+    python3 "$GEN" hold "$PORT" "$3" "$4" --seconds "$5" --ready "$T/$2$i" "${@:6}" \
+      >"$T/$2$i.json" &
     EXTRA_PIDS+=("$!")
     HOLDERS+=("$!")
   done
@@ -252,7 +253,10 @@ HOLD_HEAD='POST /api/models/alice/m/commit/main HTTP/1.1\r\nHost: x\r\nAuthoriza
     "$(head -c $((1536 << 10)) /dev/urandom | base64 -w0)"
 } >"$T/large.ndjson"
 HOLDERS=()
-hold_many 16 park "$HOLD_HEAD" 1572864 12
+# The holders keep their bodies going above the rate rule until $T/stall exists, so how
+# long the checks below take under load cannot let the 6 s window close them early.
+FEED=(--feed-until "$T/stall" --feed-room 400000)
+hold_many 16 park "$HOLD_HEAD" 1572864 12 "${FEED[@]}"
 # The same limit holds for the anonymous uploads of one repo's LFS tickets: 16 stalled
 # 2 MiB PUTs to an upload href of alice/m, then a 17th.
 BIG_OID="$(head -c 2097152 /dev/zero | sha256sum | cut -c1-64)"
@@ -260,11 +264,10 @@ req POST "$BASE/alice/m.git/info/lfs/objects/batch" "${AUTH[@]}" "${LFSJ[@]}" --
   --data-binary "{\"operation\":\"upload\",\"transfers\":[\"basic\"],\"objects\":[{\"oid\":\"$BIG_OID\",\"size\":2097152}]}"
 BIG_PATH="$(jbody '.objects[0].actions.upload.href' | sed -E 's|^https?://[^/]+||')"
 TICKET_HEAD="PUT $BIG_PATH HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: 2097152\\r\\n\\r\\n"
-hold_many 16 tpark "$TICKET_HEAD" 1572864 12
+hold_many 16 tpark "$TICKET_HEAD" 1572864 12 "${FEED[@]}"
 wait_until 10 all_ready 32 park tpark || die "the 32 holders did not connect"
 sleep 1  # their last bytes reach the handlers' reads
-# The holders go at the 6 s rate window: what needs them held comes first. Polled: under
-# load their heads may still be on their way to admission.
+# Polled: under load their heads may still be on their way to admission.
 refused_429() {
   P="$(probe "$1" --wait 1)"
   [[ "$(jq -r .status_line <<<"$P")" == "HTTP/1.1 429"* ]]
@@ -289,6 +292,7 @@ t0="$(date +%s%N)"
 commit 2
 check_status "alice's small commit meanwhile (read-ahead, shared pool)" 200
 check_true "  in under 1 s ($(ms_since "$t0") ms)" test "$(ms_since "$t0")" -lt 1000
+touch "$T/stall"
 wait "${HOLDERS[@]}"
 check_eq "the 16 stalled bodies answered 408 by the rate rule" 16 \
   "$(cat "$T"/park*.json | jq -r '.answer | startswith("HTTP/1.1 408") and contains("too slow")' | grep -c true)"
