@@ -17,6 +17,28 @@ Method ParseMethod(std::string_view name) {
   return Method::Other;
 }
 
+std::string_view MethodName(Method m) {
+  switch (m) {
+    case Method::Get:
+      return "GET";
+    case Method::Head:
+      return "HEAD";
+    case Method::Post:
+      return "POST";
+    case Method::Put:
+      return "PUT";
+    case Method::Patch:
+      return "PATCH";
+    case Method::Delete:
+      return "DELETE";
+    case Method::Options:
+      return "OPTIONS";
+    case Method::Other:
+      break;
+  }
+  return "OTHER";
+}
+
 std::string_view Request::Header(std::string_view lower_name) const {
   for (const auto& [k, v] : headers) {
     if (k == lower_name) return v;

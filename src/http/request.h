@@ -21,6 +21,8 @@ enum class Method { Get, Head, Post, Put, Patch, Delete, Options, Other };
 
 // "GET" -> Method::Get; anything unknown -> Method::Other.
 Method ParseMethod(std::string_view name);
+// Method::Get -> "GET"; Method::Other -> "OTHER" (its real name is in method_name).
+std::string_view MethodName(Method m);
 
 // Not thread-safe; owned by one connection for one exchange, handed to one handler.
 class Request {

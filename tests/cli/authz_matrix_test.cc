@@ -25,6 +25,7 @@ namespace hangar::cli {
 namespace {
 
 using http::Method;
+using http::MethodName;
 
 constexpr const char* kPrincipals[] = {"anonymous", "session", "read",     "write",
                                        "admin",     "other",   "org-read", "org-write"};
@@ -32,27 +33,6 @@ constexpr const char* kPassword = "alice-Passw0rd-long";
 // A double-submit CSRF cookie value (32 alphanumerics) for forms without a session.
 constexpr const char* kCsrfCookie = "abcdefghijklmnopqrstuvwxyz012345";
 
-std::string MethodName(Method m) {
-  switch (m) {
-    case Method::Get:
-      return "GET";
-    case Method::Head:
-      return "HEAD";
-    case Method::Post:
-      return "POST";
-    case Method::Put:
-      return "PUT";
-    case Method::Patch:
-      return "PATCH";
-    case Method::Delete:
-      return "DELETE";
-    case Method::Options:
-      return "OPTIONS";
-    case Method::Other:
-      break;
-  }
-  return "OTHER";
-}
 
 // A concrete path for `pattern` naming repo `name` of namespace acme.
 std::string PathFor(const std::string& pattern, const std::string& name) {
@@ -136,7 +116,7 @@ class AuthzHub {
   http::Request Make(Method m, std::string path, const std::string& who, std::string body = "") {
     http::Request req;
     req.method = m;
-    req.method_name = MethodName(m);
+    req.method_name = std::string(MethodName(m));
     size_t q = path.find('?');
     req.target = path;
     req.path = path.substr(0, q);
@@ -256,7 +236,7 @@ TEST(AuthzMatrix, EveryRouteEveryPrincipalBothRepos) {
   std::set<std::string> seen;
   size_t cells = 0;
   for (const http::Route& route : hub.router().Routes()) {
-    const std::string key = MethodName(route.method) + " " + route.pattern;
+    const std::string key = std::string(MethodName(route.method)) + " " + route.pattern;
     EXPECT_TRUE(seen.insert(key).second) << "route registered twice: " << key;
     // The path built for the route must reach that route, not an earlier one.
     for (const char* repo : {"pub", "priv"}) {
