@@ -1,0 +1,116 @@
+// api/lfs (batch_handler.cc, transfer_handler.cc) in process (TestHub): a batch upload,
+// the upload href it gives, the download href, Range on it, and the bad-input answers.
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include "core/sha256.h"
+#include "testing/test_hub.h"
+
+namespace hangar::api {
+namespace {
+
+namespace json = boost::json;
+using hangar::testing::Answer;
+using hangar::testing::TestHub;
+using http::Method;
+
+constexpr const char* kLfsJson = "application/vnd.git-lfs+json";
+const std::string kContent = "lfs object bytes";
+
+class LfsTest : public ::testing::Test {
+ protected:
+  void SetUp() override { hub_.CreateRepo("alice", "alice", "m"); }
+
+  Answer Batch(const std::string& operation, const std::string& oid, uint64_t size,
+               const std::string& as) {
+    json::object req{{"operation", operation},
+                     {"transfers", json::array{"basic"}},
+                     {"objects", json::array{json::object{{"oid", oid}, {"size", size}}}}};
+    return hub_.Send({Method::Post,
+                      "/alice/m.git/info/lfs/objects/batch",
+                      as,
+                      {{"Content-Type", kLfsJson}, {"Accept", kLfsJson}},
+                      json::serialize(req)});
+  }
+
+  // The path part of the first object's `action` href in a batch answer.
+  static std::string Href(const Answer& batch, const char* action) {
+    json::value v = json::parse(batch.body);
+    std::string href(v.at("objects").at(0).at("actions").at(action).at("href").as_string());
+    return href.substr(href.find('/', href.find("://") + 3));
+  }
+
+  TestHub hub_;
+  const std::string oid_ = Sha256::Of(kContent).Hex();
+};
+
+TEST_F(LfsTest, UploadThenDownloadWithRange) {
+  Answer a = Batch("upload", oid_, kContent.size(), "alice");
+  ASSERT_EQ(a.status, 200) << a.body;
+  EXPECT_EQ(a.Header("Content-Type"), kLfsJson);
+  Answer put = hub_.Send({Method::Put, Href(a, "upload"), "", {}, kContent});
+  ASSERT_EQ(put.status, 200) << put.body;
+
+  Answer d = Batch("download", oid_, kContent.size(), "alice");
+  ASSERT_EQ(d.status, 200) << d.body;
+  std::string href = Href(d, "download");
+  Answer got = hub_.Get(href);
+  EXPECT_EQ(got.status, 200);
+  EXPECT_EQ(got.body, kContent);
+  Answer part = hub_.Send({Method::Get, href, "", {{"Range", "bytes=4-9"}}, {}});
+  EXPECT_EQ(part.status, 206);
+  EXPECT_EQ(part.body, kContent.substr(4, 6));
+  part = hub_.Send({Method::Get, href, "", {{"Range", "bytes=5-3"}}, {}});
+  EXPECT_EQ(part.status, 200);  // an invalid range is ignored
+  EXPECT_EQ(part.body, kContent);
+}
+
+TEST_F(LfsTest, AnUploadWhoseBytesAreNotTheOidIsRefused) {
+  std::string wrong = Sha256::Of("something else").Hex();
+  Answer a = Batch("upload", wrong, kContent.size(), "alice");
+  ASSERT_EQ(a.status, 200) << a.body;
+  Answer put = hub_.Send({Method::Put, Href(a, "upload"), "", {}, kContent});
+  EXPECT_GE(put.status, 400);
+  EXPECT_LT(put.status, 500);
+  // Nothing was kept: a download batch finds no such object.
+  Answer d = Batch("download", wrong, kContent.size(), "alice");
+  ASSERT_EQ(d.status, 200) << d.body;
+  EXPECT_TRUE(json::parse(d.body).at("objects").at(0).as_object().contains("error")) << d.body;
+}
+
+TEST_F(LfsTest, BadBatchBodies) {
+  auto send = [&](const std::string& body, const std::string& as) {
+    return hub_.Send({Method::Post,
+                      "/alice/m.git/info/lfs/objects/batch",
+                      as,
+                      {{"Content-Type", kLfsJson}, {"Accept", kLfsJson}},
+                      body});
+  };
+  // The LFS API answers a body it cannot use with 422 and a message (git-lfs.md §batch).
+  for (const char* body : {"{not json", R"({"operation":"delete","objects":[]})"}) {
+    Answer bad = send(body, "alice");
+    EXPECT_EQ(bad.status, 422) << body;
+    EXPECT_TRUE(json::parse(bad.body).as_object().contains("message")) << bad.body;
+  }
+  Answer a = Batch("upload", "not-an-oid", 1, "alice");
+  ASSERT_EQ(a.status, 200) << a.body;  // per-object error, as the LFS API says
+  EXPECT_EQ(json::parse(a.body).at("objects").at(0).at("error").at("code").as_int64(), 422);
+}
+
+TEST_F(LfsTest, UploadNeedsWriteAccess) {
+  for (const char* who : {"", "bob", "alice:read"}) {
+    Answer a = Batch("upload", oid_, kContent.size(), who);
+    EXPECT_TRUE(a.status == 401 || a.status == 403) << who << ": " << a.status << " " << a.body;
+  }
+}
+
+TEST_F(LfsTest, AForgedTicketIsRefused) {
+  Answer put = hub_.Send(
+      {Method::Put, "/lfs-objects/upload/not-a-ticket/" + oid_, "", {}, kContent});
+  EXPECT_EQ(put.status, 403) << put.body;
+}
+
+}  // namespace
+}  // namespace hangar::api
