@@ -112,5 +112,60 @@ TEST_F(LfsTest, AForgedTicketIsRefused) {
   EXPECT_EQ(put.status, 403) << put.body;
 }
 
+// multipart_handler.cc: an object over the threshold goes in parts (hf-api.md §7.4).
+TEST(LfsMultipartTest, PartsThenCompleteThenDownload) {
+  TestHub hub("[limits]\nmultipart_threshold_bytes = 2048\nmultipart_chunk_bytes = 1024\n");
+  hub.CreateRepo("alice", "alice", "m");
+  std::string bytes;
+  for (int i = 0; i < 3000; ++i) bytes += static_cast<char>('a' + i % 26);
+  const std::string oid = Sha256::Of(bytes).Hex();
+  json::object req{{"operation", "upload"},
+                   {"transfers", json::array{"basic", "multipart"}},
+                   {"objects", json::array{json::object{{"oid", oid}, {"size", 3000}}}}};
+  Answer batch = hub.Send({Method::Post,
+                           "/alice/m.git/info/lfs/objects/batch",
+                           "alice",
+                           {{"Content-Type", kLfsJson}, {"Accept", kLfsJson}},
+                           json::serialize(req)});
+  ASSERT_EQ(batch.status, 200) << batch.body;
+  json::object upload = json::parse(batch.body)
+                            .at("objects").at(0).at("actions").at("upload").as_object();
+  const json::object& header = upload.at("header").as_object();
+  ASSERT_EQ(header.at("chunk_size").as_string(), "1024");
+  auto path = [](const json::value& href) {
+    std::string s(href.as_string());
+    return s.substr(s.find('/', s.find("://") + 3));
+  };
+  json::array parts;
+  for (int n = 1; n <= 3; ++n) {
+    Answer put = hub.Send({Method::Put, path(header.at(std::to_string(n))), "", {},
+                           bytes.substr((n - 1) * 1024, 1024)});
+    ASSERT_EQ(put.status, 200) << put.body;
+    parts.push_back(json::object{{"partNumber", n}, {"etag", put.Header("ETag")}});
+  }
+  // A completion naming a part that was never sent is refused, and the upload stays open.
+  json::array wrong = parts;
+  wrong.push_back(json::object{{"partNumber", 4}, {"etag", "\"x\""}});
+  Answer bad = hub.Send({Method::Post, path(upload.at("href")), "",
+                         {{"Content-Type", "application/json"}},
+                         json::serialize(json::object{{"oid", oid}, {"parts", wrong}})});
+  EXPECT_EQ(bad.status, 400) << bad.body;
+  Answer done = hub.Send({Method::Post, path(upload.at("href")), "",
+                          {{"Content-Type", "application/json"}},
+                          json::serialize(json::object{{"oid", oid}, {"parts", parts}})});
+  ASSERT_EQ(done.status, 200) << done.body;
+  req["operation"] = "download";
+  Answer down = hub.Send({Method::Post,
+                          "/alice/m.git/info/lfs/objects/batch",
+                          "alice",
+                          {{"Content-Type", kLfsJson}, {"Accept", kLfsJson}},
+                          json::serialize(req)});
+  ASSERT_EQ(down.status, 200) << down.body;
+  EXPECT_EQ(hub.Get(path(json::parse(down.body)
+                             .at("objects").at(0).at("actions").at("download").at("href")))
+                .body,
+            bytes);
+}
+
 }  // namespace
 }  // namespace hangar::api
