@@ -1,0 +1,95 @@
+// api/json_util.cc and api/range_util.cc: the helpers every JSON API and every streaming
+// handler share.
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "api/json_util.h"
+#include "api/range_util.h"
+#include "core/byte_source.h"
+
+namespace hangar::api {
+namespace {
+
+http::Request WithBody(std::string body) {
+  http::Request req;
+  req.headers.emplace_back("content-length", std::to_string(body.size()));
+  req.body = std::make_shared<StringSource>(std::move(body));
+  return req;
+}
+
+TEST(ReadJsonObject, ObjectsOnlyWithinTheLimit) {
+  http::Request ok = WithBody(R"({"a":1})");
+  auto o = ReadJsonObject(ok, 100);
+  ASSERT_TRUE(o.has_value());
+  EXPECT_EQ(o->at("a").as_int64(), 1);
+  http::Request arr = WithBody("[1]");
+  EXPECT_EQ(ReadJsonObject(arr, 100).error().code, ErrorCode::BadRequest);
+  http::Request bad = WithBody("{");
+  EXPECT_EQ(ReadJsonObject(bad, 100, ErrorCode::Unprocessable).error().code,
+            ErrorCode::Unprocessable);
+  http::Request big = WithBody(R"({"a":"0123456789"})");
+  EXPECT_EQ(ReadJsonObject(big, 5).error().code, ErrorCode::PayloadTooLarge);
+}
+
+TEST(JsonUtil, ResponsesFieldsIdsAndNextLinks) {
+  http::Response r = JsonResponse(boost::json::object{{"x", true}}, 201);
+  EXPECT_EQ(r.status, 201);
+  EXPECT_EQ(r.body, R"({"x":true})");
+  EXPECT_EQ(r.GetHeader("content-type"), "application/json");
+  boost::json::object o{{"s", "v"}, {"n", 3}, {"z", nullptr}};
+  EXPECT_EQ(*StringField(o, "s"), "v");
+  EXPECT_EQ(*StringField(o, "absent"), "");
+  EXPECT_EQ(*StringField(o, "z"), "");
+  EXPECT_EQ(StringField(o, "n").error().code, ErrorCode::BadRequest);
+  EXPECT_EQ(ObjectId(255, 'r').size(), 24u);
+  EXPECT_NE(ObjectId(1, 'r'), ObjectId(1, 'u'));
+  http::Request req;
+  req.base_url = "http://hub";
+  req.path = "/api/models";
+  req.query = "limit=2&cursor=old&author=a";
+  std::string next = NextPageUrl(req, "new");
+  EXPECT_NE(next.find("http://hub/api/models?"), std::string::npos) << next;
+  EXPECT_NE(next.find("cursor=new"), std::string::npos) << next;
+  EXPECT_EQ(next.find("cursor=old"), std::string::npos) << next;
+  EXPECT_NE(next.find("author=a"), std::string::npos) << next;
+  http::Response page;
+  SetNextLink(page, req, "new");
+  EXPECT_EQ(page.GetHeader("Link"), "<" + next + ">; rel=\"next\"");
+}
+
+TEST(ChosenRange, WholeRangeIfRangeAndPolicies) {
+  auto ask = [](std::string range, std::string if_range = "") {
+    http::Request req;
+    if (!range.empty()) req.headers.emplace_back("range", range);
+    if (!if_range.empty()) req.headers.emplace_back("if-range", if_range);
+    return req;
+  };
+  bool partial = true;
+  http::Request none = ask("");
+  auto all = ChosenRange(none, "\"e\"", 10, {}, partial);
+  ASSERT_TRUE(all.has_value());
+  EXPECT_FALSE(partial);
+  EXPECT_EQ(all->offset, 0u);
+  http::Request part = ask("bytes=2-4");
+  auto r = ChosenRange(part, "\"e\"", 10, {}, partial);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_TRUE(partial);
+  EXPECT_EQ(r->offset, 2u);
+  EXPECT_EQ(r->length, 3u);
+  http::Request stale = ask("bytes=2-4", "\"other\"");  // If-Range names another tag
+  ASSERT_TRUE(ChosenRange(stale, "\"e\"", 10, {}, partial).has_value());
+  EXPECT_FALSE(partial);
+  http::Request backwards = ask("bytes=5-3");
+  ASSERT_TRUE(ChosenRange(backwards, "\"e\"", 10, {}, partial).has_value());
+  EXPECT_FALSE(partial);
+  EXPECT_EQ(ChosenRange(backwards, "\"e\"", 10, {.refuse_backwards = true}, partial).error().code,
+            ErrorCode::RangeNotSatisfiable);
+  http::Request past = ask("bytes=10-");
+  EXPECT_EQ(ChosenRange(past, "\"e\"", 10, {}, partial).error().code,
+            ErrorCode::RangeNotSatisfiable);
+}
+
+}  // namespace
+}  // namespace hangar::api
