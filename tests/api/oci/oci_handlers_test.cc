@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
+
 #include "core/base64.h"
 #include "core/sha256.h"
 #include "testing/test_hub.h"
@@ -43,6 +45,34 @@ TEST_F(OciTest, AnonymousGetsTheChallenge) {
   Answer a = hub_.Get("/v2/");
   EXPECT_EQ(a.status, 401);
   EXPECT_FALSE(a.Header("WWW-Authenticate").empty());
+}
+
+// token_handler.cc: the challenge's realm gives a registry token for Basic hub credentials,
+// scoped to what the user may do; the token then opens the registry without Basic.
+TEST_F(OciTest, TokenRealmIssuesScopedTokens) {
+  Answer challenge = hub_.Get("/v2/");  // anonymous: the challenge
+  std::string www = challenge.Header("WWW-Authenticate");
+  ASSERT_TRUE(www.starts_with("Bearer realm=")) << www;  // the default: token auth
+  // The service the challenge names, as a client sends it back.
+  size_t at = www.find("service=\"");
+  ASSERT_NE(at, std::string::npos) << www;
+  std::string service = www.substr(at + 9, www.find('"', at + 9) - at - 9);
+  Answer t = Send(Method::Get,
+                  "/v2/token?service=" + service + "&scope=repository:alice/m:pull,push");
+  ASSERT_EQ(t.status, 200) << t.body;
+  auto body = boost::json::parse(t.body).as_object();
+  std::string token(body.at("token").as_string());
+  EXPECT_EQ(body.at("access_token").as_string(), token);
+  EXPECT_GT(body.at("expires_in").as_int64(), 0);
+  Answer listed = hub_.Send({Method::Get, "/v2/alice/m/tags/list", "",
+                             {{"Authorization", "Bearer " + token}}, {}});
+  EXPECT_NE(listed.status, 401) << listed.body;
+  Answer wrong = hub_.Send({Method::Get, "/v2/token?service=" + service + "&scope=repository:alice/m:pull",
+                            "", {{"Authorization", "Basic " + Base64Encode("alice:wrong")}}, {}});
+  EXPECT_EQ(wrong.status, 401) << wrong.body;
+  Answer forged = hub_.Send({Method::Get, "/v2/alice/m/tags/list", "",
+                             {{"Authorization", "Bearer not.a.token"}}, {}});
+  EXPECT_EQ(forged.status, 401) << forged.body;
 }
 
 TEST_F(OciTest, PushHeadGetAndRanges) {
