@@ -53,6 +53,113 @@ Result<std::string> LoadOrCreateSecret(const fs::path& path) {
   return std::string((std::istreambuf_iterator<char>(again)), {});
 }
 
+// Makes the config's paths absolute (git subprocesses run with the repository as their
+// working directory) and creates <data>/repos and <data>/tmp. Errors: Internal.
+Result<void> PrepareDataDir(config::Config& c) {
+  std::error_code ec;
+  c.storage.data_dir = fs::absolute(c.storage.data_dir, ec).lexically_normal().string();
+  c.database.sqlite_path = fs::absolute(c.database.sqlite_path, ec).string();
+  c.auth.secret_file = fs::absolute(c.auth.secret_file, ec).string();
+  fs::path data(c.storage.data_dir);
+  fs::create_directories(data / "repos", ec);
+  if (!ec) fs::create_directories(data / "tmp", ec);
+  if (ec) {
+    return MakeError(ErrorCode::Internal,
+                     "cannot create data dir " + data.string() + ": " + ec.message());
+  }
+  return {};
+}
+
+// The blob store storage.blobs names. Errors: BadRequest (S3 without a bucket).
+Result<std::unique_ptr<storage::BlobStore>> OpenBlobStore(const config::StorageConfig& c) {
+  if (c.blobs != config::BlobsKind::S3) {
+    return std::unique_ptr<storage::BlobStore>(
+        std::make_unique<storage::LocalBlobStore>(fs::path(c.data_dir)));
+  }
+  if (c.s3_bucket.empty()) {
+    return MakeError(ErrorCode::BadRequest,
+                     "config: storage.s3_bucket must be set when storage.blobs = \"s3\"");
+  }
+  storage::S3Options s3;
+  s3.endpoint = c.s3_endpoint;
+  s3.bucket = c.s3_bucket;
+  s3.region = c.s3_region;
+  s3.access_key = c.s3_access_key;
+  s3.secret_key = c.s3_secret_key;
+  s3.path_style = c.s3_path_style;
+  s3.prefix = c.s3_prefix;
+  s3.direct_parts = c.upload_mode == config::UploadMode::Direct;
+  return std::unique_ptr<storage::BlobStore>(std::make_unique<storage::S3BlobStore>(std::move(s3)));
+}
+
+services::LfsServiceOptions LfsOptionsFrom(const config::Config& c) {
+  services::LfsServiceOptions o;
+  o.ticket_ttl = std::chrono::seconds(c.auth.ticket_ttl_s);
+  o.download_redirect = c.storage.download_mode == config::DownloadMode::Redirect;
+  o.max_objects = static_cast<size_t>(c.limits.max_lfs_batch_objects);
+  o.max_object_bytes = static_cast<uint64_t>(c.limits.max_upload_bytes);
+  o.multipart_threshold = static_cast<uint64_t>(c.limits.multipart_threshold_bytes);
+  o.multipart_chunk_bytes = static_cast<uint64_t>(c.limits.multipart_chunk_bytes);
+  o.multipart_dir = fs::path(c.storage.data_dir) / "tmp" / "multipart";
+  return o;
+}
+
+services::UploadServiceOptions UploadOptionsFrom(const config::Config& c) {
+  services::UploadServiceOptions o;
+  o.default_part_bytes = static_cast<uint64_t>(c.limits.upload_part_bytes);
+  o.max_object_bytes = static_cast<uint64_t>(c.limits.max_upload_bytes);
+  o.expiry = std::chrono::seconds(c.limits.upload_expiry_s);
+  o.direct_parts = c.storage.upload_mode == config::UploadMode::Direct;
+  o.max_open_per_user = c.limits.max_open_uploads;
+  return o;
+}
+
+services::GitLimits GitLimitsFrom(const config::LimitsConfig& c) {
+  services::GitLimits o;
+  o.pack_concurrency = c.pack_concurrency;
+  o.pack_per_principal = c.pack_per_principal;
+  o.pack_queue = c.pack_queue;
+  o.pack_queue_wait = std::chrono::seconds(c.pack_queue_wait_s);
+  o.push_concurrency = c.push_concurrency;
+  return o;
+}
+
+services::BrowseOptions BrowseOptionsFrom(const fs::path& data) {
+  services::BrowseOptions o;
+  // The keyring signatures are verified against (docs/web.md): gpg wants it private.
+  o.gnupg_home = (data / "gpg").string();
+  std::error_code ec;
+  fs::create_directories(o.gnupg_home, ec);
+  fs::permissions(o.gnupg_home, fs::perms::owner_all, ec);
+  return o;
+}
+
+services::MaintenanceOptions MaintenanceOptionsFrom(const config::Config& c) {
+  services::MaintenanceOptions o;
+  o.timeout = std::chrono::seconds(c.maintenance.timeout_s);
+  o.threads = c.maintenance.threads;
+  o.unreachable_grace = std::chrono::seconds(c.gc.grace_s);
+  o.policy.full_growth_percent = c.maintenance.full_growth_percent;
+  o.policy.light_packs = c.maintenance.light_packs;
+  return o;
+}
+
+// Web imports' options; after_import is the caller's (it needs the maintenance queue).
+services::ImportOptions ImportOptionsFrom(const config::Config& c) {
+  services::ImportOptions o;
+  o.tmp_dir = fs::path(c.storage.data_dir) / "tmp";
+  // Web imports run inside the request: bounded well below the CLI's hour.
+  o.timeout = std::chrono::minutes(10);
+  const std::string& hosts = c.import.allow_private_hosts;
+  for (size_t pos = 0; pos < hosts.size();) {
+    size_t end = hosts.find_first_of(" ,", pos);
+    if (end == std::string::npos) end = hosts.size();
+    if (end > pos) o.private_hosts.push_back(AsciiLower(hosts.substr(pos, end - pos)));
+    pos = end + 1;
+  }
+  return o;
+}
+
 }  // namespace
 
 struct App::Routes {
@@ -79,42 +186,13 @@ Result<std::unique_ptr<App>> App::OpenFor(const std::string& config_file,
 
 Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   std::unique_ptr<App> app(new App(config));
-  // Absolute paths: git subprocesses run with the repository as their working directory.
-  std::error_code ec;
-  auto& mc = app->config_;
-  mc.storage.data_dir = fs::absolute(mc.storage.data_dir, ec).lexically_normal().string();
-  mc.database.sqlite_path = fs::absolute(mc.database.sqlite_path, ec).string();
-  mc.auth.secret_file = fs::absolute(mc.auth.secret_file, ec).string();
+  HANGAR_TRY(PrepareDataDir(app->config_));
   const auto& c = app->config_;
-  fs::path data(c.storage.data_dir);
-  fs::create_directories(data / "repos", ec);
-  if (!ec) fs::create_directories(data / "tmp", ec);
-  if (ec) {
-    return MakeError(ErrorCode::Internal,
-                     "cannot create data dir " + data.string() + ": " + ec.message());
-  }
-  auto stores = db::OpenSqliteStores(c.database.sqlite_path);
-  if (!stores) return std::move(stores).error();
-  app->stores_ = std::move(*stores);
-  if (c.storage.blobs == config::BlobsKind::S3) {
-    if (c.storage.s3_bucket.empty()) {
-      return MakeError(ErrorCode::BadRequest,
-                       "config: storage.s3_bucket must be set when storage.blobs = \"s3\"");
-    }
-    storage::S3Options s3;
-    s3.endpoint = c.storage.s3_endpoint;
-    s3.bucket = c.storage.s3_bucket;
-    s3.region = c.storage.s3_region;
-    s3.access_key = c.storage.s3_access_key;
-    s3.secret_key = c.storage.s3_secret_key;
-    s3.path_style = c.storage.s3_path_style;
-    s3.prefix = c.storage.s3_prefix;
-    s3.direct_parts = c.storage.upload_mode == config::UploadMode::Direct;
-    app->blobs_ = std::make_unique<storage::S3BlobStore>(std::move(s3));
-  } else {
-    app->blobs_ = std::make_unique<storage::LocalBlobStore>(data);
-  }
+  const fs::path data(c.storage.data_dir);
+  HANGAR_ASSIGN_OR_RETURN(app->stores_, db::OpenSqliteStores(c.database.sqlite_path));
+  HANGAR_ASSIGN_OR_RETURN(app->blobs_, OpenBlobStore(c.storage));
   HANGAR_TRY(app->blobs_->CheckUsable());
+  HANGAR_ASSIGN_OR_RETURN(std::string secret, LoadOrCreateSecret(c.auth.secret_file));
   app->reader_ = std::make_unique<git::RepoReader>();
   services::AuthOptions auth_options;
   auth_options.password_hash_concurrency = c.limits.password_hash_concurrency;
@@ -123,29 +201,14 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
                                                         *app->reader_, data / "repos");
   app->content_ = std::make_unique<services::ContentService>(
       *app->reader_, *app->blobs_, *app->stores_.lfs, static_cast<size_t>(c.cache.entries));
-  auto secret = LoadOrCreateSecret(c.auth.secret_file);
-  if (!secret) return std::move(secret).error();
-  services::LfsServiceOptions lfs_options;
-  lfs_options.ticket_ttl = std::chrono::seconds(c.auth.ticket_ttl_s);
-  lfs_options.download_redirect = c.storage.download_mode == config::DownloadMode::Redirect;
-  lfs_options.max_objects = static_cast<size_t>(c.limits.max_lfs_batch_objects);
-  lfs_options.max_object_bytes = static_cast<uint64_t>(c.limits.max_upload_bytes);
-  lfs_options.multipart_threshold = static_cast<uint64_t>(c.limits.multipart_threshold_bytes);
-  lfs_options.multipart_chunk_bytes = static_cast<uint64_t>(c.limits.multipart_chunk_bytes);
-  lfs_options.multipart_dir = data / "tmp" / "multipart";
+  const services::LfsServiceOptions lfs_options = LfsOptionsFrom(c);
   app->lfs_ = std::make_unique<services::LfsService>(*app->repos_, *app->stores_.lfs, *app->blobs_,
-                                                     *secret, lfs_options);
+                                                     secret, lfs_options);
   app->commits_ =
       std::make_unique<services::CommitService>(*app->repos_, *app->content_, *app->lfs_);
-  services::UploadServiceOptions upload_options;
-  upload_options.default_part_bytes = static_cast<uint64_t>(c.limits.upload_part_bytes);
-  upload_options.max_object_bytes = static_cast<uint64_t>(c.limits.max_upload_bytes);
-  upload_options.expiry = std::chrono::seconds(c.limits.upload_expiry_s);
-  upload_options.direct_parts = c.storage.upload_mode == config::UploadMode::Direct;
-  upload_options.max_open_per_user = c.limits.max_open_uploads;
   app->uploads_ = std::make_unique<services::UploadService>(
       *app->repos_, *app->stores_.repos, *app->stores_.uploads, *app->stores_.lfs, *app->blobs_,
-      upload_options);
+      UploadOptionsFrom(c));
   services::GcOptions gc_options;
   gc_options.grace = std::chrono::seconds(c.gc.grace_s);
   // Parts wait for their completion at most as long as the LFS ticket lives, plus an hour
@@ -156,42 +219,13 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   gc_options.oci = app->stores_.oci.get();
   app->gc_ = std::make_unique<services::GcService>(*app->blobs_, *app->stores_.lfs, *app->uploads_,
                                                    gc_options);
-  services::GitLimits limits;
-  limits.pack_concurrency = c.limits.pack_concurrency;
-  limits.pack_per_principal = c.limits.pack_per_principal;
-  limits.pack_queue = c.limits.pack_queue;
-  limits.pack_queue_wait = std::chrono::seconds(c.limits.pack_queue_wait_s);
-  limits.push_concurrency = c.limits.push_concurrency;
-  app->git_ = std::make_unique<services::GitService>(*app->repos_, limits);
+  app->git_ = std::make_unique<services::GitService>(*app->repos_, GitLimitsFrom(c.limits));
   app->sessions_ = std::make_unique<services::SessionService>(*app->stores_.users, *app->auth_);
-  services::BrowseOptions browse_options;
-  // The keyring signatures are verified against (docs/web.md): gpg wants it private.
-  browse_options.gnupg_home = (data / "gpg").string();
-  fs::create_directories(browse_options.gnupg_home, ec);
-  fs::permissions(browse_options.gnupg_home, fs::perms::owner_all, ec);
-  app->browse_ =
-      std::make_unique<services::BrowseService>(*app->repos_, *app->reader_, browse_options);
-  services::MaintenanceOptions maintenance_options;
-  maintenance_options.timeout = std::chrono::seconds(c.maintenance.timeout_s);
-  maintenance_options.threads = c.maintenance.threads;
-  maintenance_options.unreachable_grace = std::chrono::seconds(c.gc.grace_s);
-  maintenance_options.policy.full_growth_percent = c.maintenance.full_growth_percent;
-  maintenance_options.policy.light_packs = c.maintenance.light_packs;
+  app->browse_ = std::make_unique<services::BrowseService>(*app->repos_, *app->reader_,
+                                                           BrowseOptionsFrom(data));
   app->maintenance_ = std::make_unique<services::MaintenanceService>(
-      *app->stores_.repos, *app->repos_, maintenance_options);
-  services::ImportOptions import_options;
-  import_options.tmp_dir = data / "tmp";
-  // Web imports run inside the request: bounded well below the CLI's hour.
-  import_options.timeout = std::chrono::minutes(10);
-  for (size_t pos = 0; pos < c.import.allow_private_hosts.size();) {
-    size_t end = c.import.allow_private_hosts.find_first_of(" ,", pos);
-    if (end == std::string::npos) end = c.import.allow_private_hosts.size();
-    if (end > pos) {
-      import_options.private_hosts.push_back(
-          AsciiLower(c.import.allow_private_hosts.substr(pos, end - pos)));
-    }
-    pos = end + 1;
-  }
+      *app->stores_.repos, *app->repos_, MaintenanceOptionsFrom(c));
+  services::ImportOptions import_options = ImportOptionsFrom(c);
   if (c.maintenance.after_import) {
     // The request returns once the repo is in place; its repack runs on the queue's worker.
     services::MaintenanceService* maintenance = app->maintenance_.get();
@@ -201,26 +235,30 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   }
   app->imports_ = std::make_unique<services::ImportService>(
       *app->stores_.repos, *app->stores_.users, *app->auth_, *app->repos_, import_options);
-  // The registry (docs/oci.md).
-  app->oci_projection_ = std::make_unique<services::OciProjection>(
-      *app->reader_, *app->blobs_, *app->stores_.oci, *app->stores_.lfs, c.server.public_url);
+  app->OpenRegistry(secret);
+  return app;
+}
+
+void App::OpenRegistry(const std::string& secret) {
+  const auto& c = config_;
+  oci_projection_ = std::make_unique<services::OciProjection>(
+      *reader_, *blobs_, *stores_.oci, *stores_.lfs, c.server.public_url);
   services::OciOptions oci_options;
   oci_options.max_manifest_bytes = static_cast<uint64_t>(c.oci.max_manifest_bytes);
   oci_options.max_open_uploads = static_cast<size_t>(c.oci.max_open_uploads);
   oci_options.upload_idle = std::chrono::seconds(c.oci.upload_idle_s);
-  app->oci_ = std::make_unique<services::OciService>(
-      *app->repos_, *app->auth_, *app->stores_.repos, *app->stores_.users, *app->stores_.oci,
-      *app->stores_.lfs, *app->blobs_, *app->oci_projection_, oci_options);
+  oci_ = std::make_unique<services::OciService>(*repos_, *auth_, *stores_.repos, *stores_.users,
+                                                *stores_.oci, *stores_.lfs, *blobs_,
+                                                *oci_projection_, oci_options);
   api::OciAuthOptions oci_auth;
   oci_auth.service = c.oci.service;
   oci_auth.bearer_challenge = c.oci.challenge == "bearer";
-  oci_auth.secret = *secret;
+  oci_auth.secret = secret;
   oci_auth.token_ttl = std::chrono::seconds(c.oci.token_ttl_s);
-  services::AuthService* auth = app->auth_.get();
-  app->oci_auth_ = std::make_unique<api::OciAuth>(
+  services::AuthService* auth = auth_.get();
+  oci_auth_ = std::make_unique<api::OciAuth>(
       [auth](const http::Request& req) { return auth->Authenticate(req.Header("authorization")); },
       std::move(oci_auth));
-  return app;
 }
 
 http::Router& App::Router() {

@@ -57,6 +57,8 @@ class App {
 
  private:
   explicit App(config::Config config);
+  // The registry's services and its credentials (docs/oci.md), signing with `secret`.
+  void OpenRegistry(const std::string& secret);
 
   config::Config config_;
   db::Stores stores_;
