@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "cli/cli_util.h"
 #include "cli/app.h"
 #include "cli/maintain_command.h"
 #include "cli/stop_on_signal.h"
@@ -33,11 +34,6 @@ struct ImportFlags {
   std::string config_file;
   std::string data_dir;
 };
-
-int Fail(const Error& e) {
-  std::fprintf(stderr, "hangar: %s\n", e.message.c_str());
-  return Describe(e.code).http_status >= 500 ? 1 : 2;
-}
 
 // A local source as git must see it: absolute (git runs elsewhere). Anything that is not
 // an existing path goes through as typed, for the service to judge.

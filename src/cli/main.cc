@@ -5,11 +5,12 @@
 
 #include <csignal>
 #include <cstdio>
-#include <iostream>
 #include <optional>
 #include <string_view>
 
+#include "cli/admin_commands.h"
 #include "cli/app.h"
+#include "cli/cli_util.h"
 #include "cli/client_commands.h"
 #include "cli/import_command.h"
 #include "cli/maintain_command.h"
@@ -32,11 +33,6 @@ Result<config::Config> Load(const CommonFlags& f,
   if (!f.data_dir.empty()) overrides.insert(overrides.begin(), {"storage.data_dir", f.data_dir});
   opts.overrides = std::move(overrides);
   return config::LoadConfig(opts);
-}
-
-int Fail(const Error& e) {
-  std::fprintf(stderr, "hangar: %s\n", e.message.c_str());
-  return Describe(e.code).http_status >= 500 ? 1 : 2;
 }
 
 int Serve(const CommonFlags& f, const std::string& listen, const std::string& public_url,
@@ -102,70 +98,6 @@ int Serve(const CommonFlags& f, const std::string& listen, const std::string& pu
   return 0;
 }
 
-// A JSON string literal for `s` (GC items are hex names and file names).
-std::string JsonString(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-// `hangar admin gc`: runs one collection and prints its report (docs/gc.md).
-int Gc(App& hub, bool dry_run, std::optional<int64_t> grace_s, bool json) {
-  std::optional<std::chrono::seconds> grace;
-  if (grace_s) grace = std::chrono::seconds(*grace_s);
-  auto r = hub.gc().Run(dry_run, grace);
-  if (!r) return Fail(r.error());
-  if (json) {
-    auto count = [](const services::GcCount& c) {
-      return "{\"count\":" + std::to_string(c.count) + ",\"bytes\":" + std::to_string(c.bytes) +
-             "}";
-    };
-    std::string out = "{\"dry_run\":" + std::string(r->dry_run ? "true" : "false") +
-                      ",\"grace_s\":" + std::to_string(r->grace.count()) +
-                      ",\"blobs\":" + count(r->blobs) +
-                      ",\"expired_uploads\":" + count(r->expired_uploads) +
-                      ",\"orphan_staging\":" + count(r->orphan_staging) +
-                      ",\"tmp_files\":" + count(r->tmp_files) +
-                      ",\"multipart_dirs\":" + count(r->multipart_dirs) +
-                      ",\"blobs_referenced\":" + std::to_string(r->blobs_referenced) +
-                      ",\"blobs_in_grace\":" + std::to_string(r->blobs_in_grace) + ",\"items\":[";
-    for (size_t i = 0; i < r->items.size(); ++i) {
-      out += (i ? "," : "") + JsonString(r->items[i]);
-    }
-    out += "],\"unlisted\":" + std::to_string(r->unlisted) + "}";
-    std::printf("%s\n", out.c_str());
-    return 0;
-  }
-  if (r->dry_run) {
-    std::printf("dry run: nothing was removed; these would go:\n");
-    for (const auto& item : r->items) std::printf("  %s\n", item.c_str());
-    if (r->unlisted) {
-      std::printf("  … and %llu more\n", static_cast<unsigned long long>(r->unlisted));
-    }
-    if (r->items.empty()) std::printf("  (nothing)\n");
-  }
-  std::printf("%s\n", r->Summary().c_str());
-  return 0;
-}
-
-std::optional<std::string> ReadPasswordStdin() {
-  std::string line;
-  if (!std::getline(std::cin, line)) return std::nullopt;
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  return line;
-}
-
 }  // namespace
 }  // namespace hangar::cli
 
@@ -193,117 +125,16 @@ int main(int argc, char** argv) {
   auto* admin =
       app.add_subcommand("admin", "manage users, tokens and orgs; collect garbage; maintain repos");
   admin->require_subcommand(1);
-  auto* user = admin->add_subcommand("user", "users")->require_subcommand(1);
-  auto* user_create = user->add_subcommand("create", "create a user");
-  std::string name, email, token_name = "cli", role = "write", owner, org, member;
-  bool is_admin = false, password_stdin = false;
-  add_common(user_create);
-  user_create->add_option("NAME", name)->required();
-  user_create->add_option("--email", email);
-  user_create->add_flag("--admin", is_admin, "site administrator");
-  user_create->add_flag("--password-stdin", password_stdin, "read a password from stdin");
-
-  auto* token = admin->add_subcommand("token", "access tokens")->require_subcommand(1);
-  auto* token_create = token->add_subcommand("create", "issue a token; prints only the token");
-  add_common(token_create);
-  token_create->add_option("USER", name)->required();
-  token_create->add_option("--name", token_name);
-  token_create->add_option("--role", role)->check(CLI::IsMember({"read", "write"}));
-  auto* token_revoke = token->add_subcommand("revoke", "revoke a token by id");
-  int64_t token_id = 0;
-  add_common(token_revoke);
-  token_revoke->add_option("USER", name)->required();
-  token_revoke->add_option("ID", token_id)->required();
-  auto* token_list = token->add_subcommand("list", "list a user's tokens");
-  add_common(token_list);
-  token_list->add_option("USER", name)->required();
-
-  auto* orgc = admin->add_subcommand("org", "organizations")->require_subcommand(1);
-  auto* org_create = orgc->add_subcommand("create", "create an org");
-  add_common(org_create);
-  org_create->add_option("NAME", org)->required();
-  org_create->add_option("--owner", owner)->required();
-  auto* org_add = orgc->add_subcommand("add-member", "add a member or change their role");
-  add_common(org_add);
-  org_add->add_option("ORG", org)->required();
-  org_add->add_option("USER", member)->required();
-  org_add->add_option("--role", role)->required()->check(CLI::IsMember({"read", "write", "admin"}));
-
   std::optional<int> client_rc;  // upload / download run inside the parse (client_commands.h)
   AddClientCommands(app, &client_rc);
   AddImportCommand(app, &client_rc);       // runs inside the parse too
   AddOciCommands(app, &client_rc);         // `hangar oci push/pull`, likewise
+  AddAdminCommands(*admin, &client_rc);    // user, token, org, gc: likewise
   AddMaintainCommand(*admin, &client_rc);  // `hangar admin maintain`, likewise
-
-  auto* gc = admin->add_subcommand(
-      "gc", "remove unreferenced blobs, expired uploads and stray temporaries (docs/gc.md)");
-  add_common(gc);
-  bool gc_dry_run = false, gc_json = false;
-  std::optional<int64_t> gc_grace;
-  gc->add_flag("--dry-run", gc_dry_run, "list what would be removed; remove nothing");
-  gc->add_option("--grace", gc_grace,
-                 "seconds things must sit untouched before they go (default gc.grace_s); "
-                 "0 is only safe on a hub nobody writes to")
-      ->check(CLI::Range(int64_t{0}, int64_t{2147483647}));
-  gc->add_flag("--json", gc_json, "print the report as JSON");
 
   CLI11_PARSE(app, argc, argv);
 
   if (client_rc) return *client_rc;
   if (serve->parsed()) return Serve(common, listen, public_url, sets);
-
-  SetLogLevel("warn");
-  auto hub = App::OpenFor(common.config_file, common.data_dir);
-  if (!hub) return Fail(hub.error());
-  auto& auth = (*hub)->auth();
-
-  if (user_create->parsed()) {
-    std::optional<std::string> password;
-    if (password_stdin) {
-      password = ReadPasswordStdin();
-      if (!password) return Fail(MakeError(ErrorCode::BadRequest, "no password on stdin"));
-    }
-    auto u = password ? auth.CreateUser(name, email, is_admin, std::string_view(*password))
-                      : auth.CreateUser(name, email, is_admin);
-    if (!u) return Fail(u.error());
-    std::fprintf(stderr, "created user %s\n", u->name.c_str());
-    return 0;
-  }
-  if (token_create->parsed()) {
-    auto t =
-        auth.CreateToken(name, token_name, role == "read" ? TokenRole::Read : TokenRole::Write);
-    if (!t) return Fail(t.error());
-    std::printf("%s\n", t->token.c_str());
-    return 0;
-  }
-  if (token_revoke->parsed()) {
-    auto r = auth.RevokeToken(name, token_id);
-    if (!r) return Fail(r.error());
-    std::fprintf(stderr, "revoked token %lld of %s\n", static_cast<long long>(token_id),
-                 name.c_str());
-    return 0;
-  }
-  if (token_list->parsed()) {
-    auto list = auth.ListTokens(name);
-    if (!list) return Fail(list.error());
-    for (const auto& t : *list) {
-      std::printf("%lld\t%s\t%s\n", static_cast<long long>(t.id), t.name.c_str(),
-                  std::string(db::TokenRoleName(t.role)).c_str());
-    }
-    return 0;
-  }
-  if (org_create->parsed()) {
-    auto o = auth.CreateOrg(org, owner);
-    if (!o) return Fail(o.error());
-    std::fprintf(stderr, "created org %s (admin: %s)\n", org.c_str(), owner.c_str());
-    return 0;
-  }
-  if (gc->parsed()) return Gc(**hub, gc_dry_run, gc_grace, gc_json);
-  if (org_add->parsed()) {
-    auto r = auth.AddMember(org, member, *db::ParseOrgRole(role));
-    if (!r) return Fail(r.error());
-    std::fprintf(stderr, "%s is now %s of %s\n", member.c_str(), role.c_str(), org.c_str());
-    return 0;
-  }
   return 2;
 }

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "cli/cli_util.h"
 #include "cli/stop_on_signal.h"
 #include "core/log.h"
 
@@ -18,11 +19,6 @@ struct MaintainFlags {
   std::string config_file;
   std::string data_dir;
 };
-
-int Fail(const Error& e) {
-  std::fprintf(stderr, "hangar: %s\n", e.message.c_str());
-  return Describe(e.code).http_status >= 500 ? 1 : 2;
-}
 
 Principal Operator() {
   Principal p;  // the server's operator: a site admin

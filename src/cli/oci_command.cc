@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli_util.h"
 #include "client/oci_client.h"
 #include "client/oci_transfer.h"
 #include "client/progress.h"
@@ -39,11 +40,6 @@ struct PushFlags {
 std::string Env(const char* name) {
   const char* v = std::getenv(name);
   return v != nullptr ? v : "";
-}
-
-int Fail(const Error& e) {
-  std::fprintf(stderr, "hangar: %s\n", e.message.c_str());
-  return Describe(e.code).http_status >= 500 ? 1 : 2;
 }
 
 // The credentials for `registry`: --username/--password, else --token / $HANGAR_TOKEN
