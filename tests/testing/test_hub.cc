@@ -3,39 +3,19 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
-#include <array>
-#include <span>
 
 #include "core/base64.h"
 #include "core/byte_source.h"
 #include "core/log.h"
+#include "core/util.h"
 
 namespace hangar::testing {
-namespace {
 
 namespace json = boost::json;
 
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  }
-  return true;
-}
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-}  // namespace
-
 std::string Answer::Header(std::string_view name) const {
   for (const auto& [k, v] : headers) {
-    if (EqualsIgnoreCase(k, name)) return v;
+    if (AsciiLower(k) == AsciiLower(name)) return v;
   }
   return {};
 }
@@ -101,7 +81,7 @@ const std::string& TestHub::Session(const std::string& user) {
   EXPECT_EQ(a.status, 303) << a.body;
   std::string session;
   for (const auto& [k, v] : a.headers) {
-    if (EqualsIgnoreCase(k, "Set-Cookie") && v.starts_with("hangar_session="))
+    if (AsciiLower(k) == "set-cookie" && v.starts_with("hangar_session="))
       session = v.substr(15, v.find(';') - 15);
   }
   EXPECT_FALSE(session.empty()) << "no session cookie for " << user;
@@ -142,7 +122,7 @@ Answer TestHub::Send(Call call) {
     req.headers.emplace_back("authorization", "Bearer " + Token(call.as));
   }
   for (auto& [k, v] : call.headers) {
-    std::string name = Lower(k);
+    std::string name = AsciiLower(k);
     // One Cookie header, as a browser sends it.
     auto cookie = std::find_if(req.headers.begin(), req.headers.end(),
                                [](const auto& h) { return h.first == "cookie"; });
