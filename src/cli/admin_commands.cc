@@ -105,7 +105,6 @@ int Gc(App& hub, const AdminFlags& f) {
                      {"expired_uploads", count(r->expired_uploads)},
                      {"orphan_staging", count(r->orphan_staging)},
                      {"tmp_files", count(r->tmp_files)},
-                     {"multipart_dirs", count(r->multipart_dirs)},
                      {"blobs_referenced", r->blobs_referenced},
                      {"blobs_in_grace", r->blobs_in_grace},
                      {"items", std::move(items)},

@@ -100,7 +100,6 @@ services::LfsServiceOptions LfsOptionsFrom(const config::Config& c) {
   o.max_object_bytes = static_cast<uint64_t>(c.limits.max_upload_bytes);
   o.multipart_threshold = static_cast<uint64_t>(c.limits.multipart_threshold_bytes);
   o.multipart_chunk_bytes = static_cast<uint64_t>(c.limits.multipart_chunk_bytes);
-  o.multipart_dir = fs::path(c.storage.data_dir) / "tmp" / "multipart";
   return o;
 }
 
@@ -201,21 +200,15 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
                                                         *app->reader_, data / "repos");
   app->content_ = std::make_unique<services::ContentService>(
       *app->reader_, *app->blobs_, *app->stores_.lfs, static_cast<size_t>(c.cache.entries));
-  const services::LfsServiceOptions lfs_options = LfsOptionsFrom(c);
-  app->lfs_ = std::make_unique<services::LfsService>(*app->repos_, *app->stores_.lfs, *app->blobs_,
-                                                     secret, lfs_options);
-  app->commits_ =
-      std::make_unique<services::CommitService>(*app->repos_, *app->content_, *app->lfs_);
   app->uploads_ = std::make_unique<services::UploadService>(
       *app->repos_, *app->stores_.repos, *app->stores_.uploads, *app->stores_.lfs, *app->blobs_,
       UploadOptionsFrom(c));
+  app->lfs_ = std::make_unique<services::LfsService>(*app->repos_, *app->stores_.lfs, *app->blobs_,
+                                                     *app->uploads_, secret, LfsOptionsFrom(c));
+  app->commits_ =
+      std::make_unique<services::CommitService>(*app->repos_, *app->content_, *app->lfs_);
   services::GcOptions gc_options;
   gc_options.grace = std::chrono::seconds(c.gc.grace_s);
-  // Parts wait for their completion at most as long as the LFS ticket lives, plus an hour
-  // for completing a large object.
-  gc_options.multipart_grace = std::chrono::seconds(c.auth.ticket_ttl_s + 3600);
-  gc_options.local = dynamic_cast<storage::LocalBlobStore*>(app->blobs_.get());
-  gc_options.multipart_dir = lfs_options.multipart_dir;
   gc_options.oci = app->stores_.oci.get();
   app->gc_ = std::make_unique<services::GcService>(*app->blobs_, *app->stores_.lfs, *app->uploads_,
                                                    gc_options);

@@ -182,6 +182,14 @@ Result<void> Finalize(Config& c) {
                std::to_string(c.limits.body_buffer_bytes) + ")");
   }
 
+  if (c.storage.blobs == BlobsKind::S3 && c.limits.multipart_threshold_bytes != 0 &&
+      c.limits.multipart_chunk_bytes < (int64_t{5} << 20)) {
+    // LFS multipart parts are S3 parts there, and S3 refuses to join smaller ones.
+    return Bad(
+        "limits.multipart_chunk_bytes: must be at least 5242880 (5 MiB, S3's smallest "
+        "part) with storage.blobs = \"s3\"");
+  }
+
   const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   if (c.server.threads == 0) c.server.threads = cores;
   if (c.server.worker_threads == 0) c.server.worker_threads = std::max(8, 4 * cores);

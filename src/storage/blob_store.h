@@ -71,6 +71,12 @@ struct BlobListing {
   int64_t modified = 0;  // last write or dedup touch, unix seconds
 };
 
+// A temporary an unfinished write left behind (BlobStore::SweepTemporaries).
+struct TmpListing {
+  std::string name;   // the store's name for it (a file name in the local store's tmp/)
+  uint64_t size = 0;  // bytes
+};
+
 // BlobWriter::Commit's verdict on what was written: SizeInvalid when `written` differs
 // from `expected_size` (when one was given), else DigestInvalid when `actual` is not
 // `expected`; the messages give both values. Shared by every store's writer.
@@ -149,6 +155,13 @@ class BlobStore {
   virtual Result<std::vector<std::string>> ListStaleParts(std::chrono::seconds older_than) = 0;
 
   // ---- Garbage collection ----
+  // Removes the temporaries of BlobWriters (not staging areas: ListStaleParts) last
+  // written more than `older_than` ago, which only a crash or a killed process leaves,
+  // and returns them; with `dry_run` only lists them. Do not pass less than the longest a
+  // write may stall, or a live write loses its temporary. Errors: Internal.
+  virtual Result<std::vector<TmpListing>> SweepTemporaries(std::chrono::seconds older_than,
+                                                           bool dry_run) = 0;
+
   // Calls `fn` for every committed blob, in no particular order; stops at the first error
   // `fn` returns and passes it on. Blobs added or deleted meanwhile may or may not be seen.
   // Errors: Internal, or fn's.

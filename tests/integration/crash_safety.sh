@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Issue #3, crash safety: `kill -9` of the server during a burst of HTTP commits and
-# during an LFS upload, then a restart. Afterwards: `git fsck` is clean, every ref points
-# at a commit that exists, no commit that was acknowledged is lost, nothing partial sits
-# under blobs/, and the same writes succeed again. (A SIGKILL in the middle of a part of
-# the native upload API is in uploads_api.sh.)
+# Issue #3, crash safety: `kill -9` of the server during a burst of HTTP commits, during an
+# LFS upload and during an HF multipart LFS upload (issue #14), then a restart. Afterwards:
+# `git fsck` is clean, every ref points at a commit that exists, no commit that was
+# acknowledged is lost, nothing partial sits under blobs/, the multipart upload resumes
+# with the parts it had, and the same writes succeed again. (A SIGKILL in the middle of a
+# part of the native upload API is in uploads_api.sh.)
 # Usage: crash_safety.sh PATH_TO_HANGAR
 source "$(dirname "$0")/lib.sh" "$@"
 
@@ -12,7 +13,9 @@ DATA="$T/data"
 mkdir -p "$DATA"
 new_user kit
 KIT="$(new_token kit --role write)"
-start_server "$DATA" || die "hangar serve did not start"
+# Objects of 8 MiB and more go in 8 MiB parts when the client offers multipart.
+SETS=(--set limits.multipart_threshold_bytes=$((8 << 20)) --set limits.multipart_chunk_bytes=$((8 << 20)))
+start_server "$DATA" "${SETS[@]}" || die "hangar serve did not start"
 AUTH=(-H "Authorization: Bearer $KIT")
 ND=(-H 'Content-Type: application/x-ndjson')
 must_create "$KIT" crash kit model false
@@ -21,7 +24,7 @@ restart() {
   kill -KILL "$SERVER_PID" 2>/dev/null
   wait "$SERVER_PID" 2>/dev/null
   SERVER_PID=""
-  start_server "$DATA" || die "restart after SIGKILL"
+  start_server "$DATA" "${SETS[@]}" || die "restart after SIGKILL"
 }
 # commit_file FILE PATH SIZE_BYTES: an NDJSON commit adding PATH with SIZE random bytes.
 commit_file() {
@@ -110,6 +113,66 @@ req POST "$BASE/api/models/kit/crash/commit/main" "${AUTH[@]}" "${ND[@]}" --data
 check_status "  and commits" 200
 curl -sS -o "$T/back.bin" "$BASE/kit/crash/resolve/main/big.bin"
 check_true "  and reads back byte for byte" cmp -s "$T/big.bin" "$T/back.bin"
+section "SIGKILL during an HF multipart LFS upload"
+MB=$((8 << 20))
+head -c $((4 * MB)) /dev/urandom >"$T/mp.bin"
+MP_OID="$(sha256_of "$T/mp.bin")"
+for n in 1 2 3 4; do tail -c +$(((n - 1) * MB + 1)) "$T/mp.bin" | head -c $MB >"$T/mp$n"; done
+# mp_batch: an upload batch offering multipart; sets MP_COMPLETE, MP_UPLOAD and MP_URL[n].
+declare -A MP_URL=()
+mp_batch() {
+  req POST "$BASE/kit/crash.git/info/lfs/objects/batch" "${AUTH[@]}" \
+    -H 'Content-Type: application/vnd.git-lfs+json' \
+    --data-binary "{\"operation\":\"upload\",\"transfers\":[\"basic\",\"multipart\"],\"objects\":[{\"oid\":\"$MP_OID\",\"size\":$((4 * MB))}]}"
+  MP_COMPLETE="$(jbody '.objects[0].actions.upload.href')"
+  for n in 1 2 3 4; do MP_URL[$n]="$(jbody ".objects[0].actions.upload.header[\"$n\"]")"; done
+  MP_UPLOAD="$(sed -E 's#.*/([0-9a-f]{32})/complete$#\1#' <<<"$MP_COMPLETE")"
+}
+# put_part N: PUTs part N to its URL; prints its ETag.
+put_part() {
+  curl -sS -X PUT --data-binary @"$T/mp$1" -D "$T/mp$1.hdrs" -o /dev/null "${MP_URL[$1]}"
+  awk 'tolower($1) == "etag:" { sub(/\r$/, ""); print $2 }' "$T/mp$1.hdrs"
+}
+mp_batch
+check_json "the batch answers multipart" .transfer multipart
+check_match "  its upload id is in the part URLs" '^[0-9a-f]{32}$' "$MP_UPLOAD"
+STAGING="$DATA/tmp/uploads/$MP_UPLOAD"
+ETAG1="$(put_part 1)"
+check_match "part 1 is stored" '^".+"$' "$ETAG1"
+check_true "  in the blob store's staging area (not a multipart dir of its own)" test -e "$STAGING/1.part"
+check_false "  there is no tmp/multipart" test -e "$DATA/tmp/multipart"
+curl -sS -o /dev/null --limit-rate 2M -X PUT --data-binary @"$T/mp2" "${MP_URL[2]}" 2>/dev/null &
+CURL_PID=$!
+sleep 1.5
+restart
+wait "$CURL_PID" 2>/dev/null
+check_eq "no blob under blobs/ for the half-sent object" 0 "$(find "$DATA/blobs" -name "$MP_OID" | wc -l)"
+check_false "  part 2, cut by the kill, is not recorded" test -e "$STAGING/2.part"
+check_true "  part 1 still is" test -e "$STAGING/1.part"
+req POST "$BASE/kit/crash.git/info/lfs/objects/batch" "${AUTH[@]}" \
+  -H 'Content-Type: application/vnd.git-lfs+json' \
+  --data-binary "{\"operation\":\"download\",\"objects\":[{\"oid\":\"$MP_OID\",\"size\":$((4 * MB))}]}"
+check_json "  a download batch does not offer it" '.objects[0].error.code' 404
+mp_batch
+check_eq "after the restart a new batch resumes the same upload" "$MP_UPLOAD" \
+  "$(sed -E 's#.*/([0-9a-f]{32})/complete$#\1#' <<<"$MP_COMPLETE")"
+parts="[{\"partNumber\":1,\"etag\":$(jq -Rn --arg e "$ETAG1" '$e')}]"
+for n in 2 3 4; do
+  e="$(put_part $n)"
+  parts="$(jq -c --argjson n $n --arg e "$e" '. + [{partNumber: $n, etag: $e}]' <<<"$parts")"
+done
+req POST "$MP_COMPLETE" -H 'Content-Type: application/vnd.git-lfs+json' \
+  --data-binary "$(jq -cn --arg oid "$MP_OID" --argjson p "$parts" '{oid: $oid, parts: $p}')"
+check_status "  the remaining parts and the completion (with part 1 from before the kill) → 200" 200
+check_eq "  the stored blob hashes to its oid" "$MP_OID" "$(sha256_of "$(find "$DATA/blobs" -name "$MP_OID")")"
+check_false "  the staging area is gone" test -e "$STAGING"
+printf '%s\n' '{"key":"header","value":{"summary":"multipart"}}' \
+  "{\"key\":\"lfsFile\",\"value\":{\"path\":\"mp.bin\",\"algo\":\"sha256\",\"oid\":\"$MP_OID\",\"size\":$((4 * MB))}}" >"$T/mp.ndjson"
+req POST "$BASE/api/models/kit/crash/commit/main" "${AUTH[@]}" "${ND[@]}" --data-binary @"$T/mp.ndjson"
+check_status "  and commits" 200
+curl -sS -o "$T/mp.back" "$BASE/kit/crash/resolve/main/mp.bin"
+check_true "  and reads back byte for byte" cmp -s "$T/mp.bin" "$T/mp.back"
+
 git --git-dir="$GD" fsck --full --strict --no-dangling >"$T/fsck2.out" 2>&1
 check_true "git fsck still clean at the end" test $? -eq 0
 

@@ -50,6 +50,7 @@ declare -A ETAG=()
 pids=()
 for n in 3 2 1; do
   url="$(jbody ".objects[0].actions.upload.header[\"$n\"]")"
+  ((n == 1)) && PART1_URL="$url"
   tail -c +$(((n - 1) * MIB + 1)) "$F" | head -c $MIB >"$T/part$n"
   # No Authorization: the URL authorises itself (hf-api.md §7.3).
   curl -sS -X PUT --data-binary @"$T/part$n" -D "$T/part$n.hdrs" -o /dev/null \
@@ -64,9 +65,18 @@ for n in 1 2 3; do
   check_match "  part $n has an ETag" '^".+"$' "${ETAG[$n]}"
   parts="$(jq -c --argjson n $n --arg e "${ETAG[$n]}" '. + [{partNumber: $n, etag: $e}]' <<<"$parts")"
 done
+UPLOAD="$(sed -E 's#.*/([0-9a-f]{32})/complete$#\1#' <<<"$COMPLETE")"
+check_eq "  the 3 parts wait in the blob store's staging area of upload $UPLOAD" 3 \
+  "$(find "$DATA/tmp/uploads/$UPLOAD" -name '*.part' 2>/dev/null | wc -l)"
+check_false "  not in a multipart directory of their own" test -e "$DATA/tmp/multipart"
 before="$(blob_count)"
 req POST "$COMPLETE" "${LFS[@]}" --data-binary "$(jq -cn --arg oid "$OID" --argjson p "$parts" '{oid: $oid, parts: $p}')"
 check_status "completion → 200" 200
+check_false "  the staging area is gone" test -e "$DATA/tmp/uploads/$UPLOAD"
+req POST "$COMPLETE" "${LFS[@]}" --data-binary "$(jq -cn --arg oid "$OID" --argjson p "$parts" '{oid: $oid, parts: $p}')"
+check_status "  a completion sent again → 200" 200
+req PUT "$PART1_URL" --data-binary @"$T/part1"
+check_status "  a part PUT after the completion → 404" 404
 check_eq "  one new blob" $((before + 1)) "$(blob_count)"
 batch "$F" '["basic","multipart"]'
 check_json "  a second batch: already stored, no actions" '.objects[0].actions' null
@@ -96,7 +106,8 @@ before="$(blob_count)"
 req POST "$COMPLETE" "${LFS[@]}" --data-binary "$(jq -cn --arg oid "$FAKE" --argjson p "$parts" '{oid: $oid, parts: $p}')"
 check_match "completion → 4xx" '^4[0-9][0-9]$' "$ST"
 check_eq "  nothing new under blobs/" "$before" "$(blob_count)"
-check_eq "  no part files left" 0 "$(find "$DATA/tmp/multipart" -type f 2>/dev/null | wc -l)"
+check_eq "  no staging area left (the upload and its parts are gone)" 0 \
+  "$(find "$DATA/tmp/uploads" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)"
 
 section "git-lfs (no \"multipart\" in transfers) keeps basic"
 batch "$G" '["basic"]'

@@ -40,6 +40,12 @@ s3_size() {
   s3 HEAD "$BUCKET/$1" -I 2>/dev/null | tr -d '\r' |
     awk 'NR == 1 && $2 != 200 { exit } tolower($1) == "content-length:" { print $2 }'
 }
+# check_no_staging DESC: nothing is left under hub/uploads/, neither objects nor open
+# multipart uploads.
+check_no_staging() {
+  check_eq "$1" "0 0" "$(s3 GET "$BUCKET?list-type=2&prefix=hub%2Fuploads%2F" | grep -o '<Key>' | wc -l) $(
+    s3 GET "$BUCKET?prefix=hub%2Fuploads%2F&uploads=" | grep -o '<Upload>' | wc -l)"
+}
 s3 PUT "$BUCKET" -o "$T/bucket.out" -w '%{http_code}' >"$T/st" 2>&1 || true
 [[ "$(cat "$T/st")" == 200 ]] || die "create bucket $BUCKET" "$(cat "$T/st" "$T/bucket.out")"
 pass "bucket $BUCKET created"
@@ -66,7 +72,9 @@ fi
 
 # ---------------------------------------------------------------------------------------
 section "proxy mode: push LFS files with git-lfs"
-start_server "$DATA" "${S3_ARGS[@]}" --set storage.download_mode=proxy ||
+# HF multipart LFS uploads (hf-api.md §7.4) from 5 MiB, in 5 MiB parts: S3's smallest.
+MP_ARGS=(--set limits.multipart_threshold_bytes=5242880 --set limits.multipart_chunk_bytes=5242880)
+start_server "$DATA" "${S3_ARGS[@]}" "${MP_ARGS[@]}" --set storage.download_mode=proxy ||
   die "hangar serve (s3, proxy) did not start" "$(tail -c 800 "$SERVER_ERR")"
 pass "server (blobs=s3, download_mode=proxy) listening on $BASE"
 must_create "$ALICE" s3-model alice model false
@@ -101,9 +109,51 @@ check_eq "the big object has its size in the bucket" "$BIG_SIZE" \
   "$(s3_size "hub/sha256/$BIG_SHA")"
 check_eq "the bucket's copy hashes to the LFS oid" "$BIG_SHA" \
   "$(s3 GET "$BUCKET/hub/sha256/$BIG_SHA" | sha256sum | cut -d' ' -f1)"
-check_eq "no staging objects or open multipart uploads are left" "0 0" \
-  "$(s3 GET "$BUCKET?list-type=2&prefix=hub%2Fuploads%2F" | grep -o '<Key>' | wc -l) $(
-     s3 GET "$BUCKET?prefix=hub%2Fuploads%2F&uploads=" | grep -o '<Upload>' | wc -l)"
+check_no_staging "no staging objects or open multipart uploads are left"
+
+section "HF multipart LFS: the parts are S3 parts"
+MIB5=5242880
+head -c $((2 * MIB5 + 4321)) /dev/urandom >"$T/mp.bin"
+MP_OID="$(sha256sum "$T/mp.bin" | cut -d' ' -f1)"
+req POST "$BASE/alice/s3-model.git/info/lfs/objects/batch" -H "Authorization: Bearer $ALICE" \
+  -H 'Content-Type: application/vnd.git-lfs+json' \
+  --data-binary "$(jq -cn --arg oid "$MP_OID" --argjson size "$(stat -c %s "$T/mp.bin")" \
+    '{operation: "upload", transfers: ["basic", "multipart"], objects: [{oid: $oid, size: $size}]}')"
+check_json "an upload batch offering multipart gets it" .transfer multipart
+MP_COMPLETE="$(jbody '.objects[0].actions.upload.href')"
+MP_UPLOAD="$(sed -E 's#.*/([0-9a-f]{32})/complete$#\1#' <<<"$MP_COMPLETE")"
+declare -A MP_URL=()
+for n in 1 2 3; do MP_URL[$n]="$(jbody ".objects[0].actions.upload.header[\"$n\"]")"; done
+mp_parts='[]'
+# mp_put N: PUTs part N; checks its ETag is S3's (the MD5 of the part's bytes).
+mp_put() {
+  tail -c +$((($1 - 1) * MIB5 + 1)) "$T/mp.bin" | head -c $MIB5 >"$T/mp$1"
+  curl -sS -X PUT --data-binary @"$T/mp$1" -D "$T/mp$1.h" -o /dev/null "${MP_URL[$1]}"
+  local etag
+  etag="$(awk 'tolower($1) == "etag:" { sub(/\r$/, ""); print $2 }' "$T/mp$1.h")"
+  check_eq "  part $1's ETag is the S3 part's (its MD5)" "\"$(md5sum <"$T/mp$1" | cut -d' ' -f1)\"" "$etag"
+  mp_parts="$(jq -c --argjson n "$1" --arg e "$etag" '. + [{partNumber: $n, etag: $e}]' <<<"$mp_parts")"
+}
+mp_put 1
+mp_put 2
+s3 GET "$BUCKET?prefix=hub%2Fuploads%2F$MP_UPLOAD&uploads=" >"$T/mp.uploads"
+MP_KEY="$(grep -o '<Key>[^<]*</Key>' "$T/mp.uploads" | head -n 1 | sed -E 's#</?Key>##g')"
+MP_S3_ID="$(grep -o '<UploadId>[^<]*</UploadId>' "$T/mp.uploads" | head -n 1 | sed -E 's#</?UploadId>##g')"
+check_match "  the bucket has an open multipart upload named by upload $MP_UPLOAD" \
+  "^hub/uploads/$MP_UPLOAD" "$MP_KEY"
+check_eq "  holding the 2 parts sent so far" 2 \
+  "$(s3 GET "$BUCKET/$MP_KEY?uploadId=$MP_S3_ID" | grep -o '<Part>' | wc -l)"
+check_false "  and not on the local disk (no local staging area)" test -e "$DATA/tmp/uploads/$MP_UPLOAD"
+check_false "  (nor a multipart directory)" test -e "$DATA/tmp/multipart"
+mp_put 3
+req POST "$MP_COMPLETE" -H 'Content-Type: application/vnd.git-lfs+json' \
+  --data-binary "$(jq -cn --arg oid "$MP_OID" --argjson p "$mp_parts" '{oid: $oid, parts: $p}')"
+check_status "the completion joins them → 200" 200
+check_eq "  the object is in the bucket with its size" "$(stat -c %s "$T/mp.bin")" \
+  "$(s3_size "hub/sha256/$MP_OID")"
+check_eq "  and hashes to its oid" "$MP_OID" \
+  "$(s3 GET "$BUCKET/hub/sha256/$MP_OID" | sha256sum | cut -d' ' -f1)"
+check_no_staging "  no staging objects or open multipart uploads are left"
 
 section "proxy mode: /resolve streams the bytes"
 curl -s -o "$T/big.proxy" -D "$T/big.proxy.h" -w '%{http_code}' "$BASE/alice/s3-model/resolve/main/weights.bin" >"$T/st" 2>&1

@@ -69,9 +69,6 @@ class GcServiceTest : public ::testing::Test {
                                                *stores_.lfs, *blobs_, uo);
     GcOptions go;
     go.grace = std::chrono::seconds(kGrace);
-    go.multipart_grace = std::chrono::seconds(3600);
-    go.local = blobs_.get();
-    go.multipart_dir = dir_ / "tmp" / "multipart";
     go.now = [this] { return now_; };
     gc_ = std::make_unique<GcService>(*blobs_, *stores_.lfs, *uploads_, go);
 
@@ -152,19 +149,12 @@ TEST_F(GcServiceTest, RemovesOnlyWhatIsUnreferencedAndPastTheGrace) {
   Age(StagingDir(orphan), old);
   std::string starting = *blobs_->BeginParts(RandomHex(16), 10, 5 << 20);
 
-  // Temporaries: a stray write and a live one; HF multipart parts abandoned and live.
+  // Temporaries: a stray write and a live one.
   fs::path stray = dir_ / "tmp" / (Sha256::Of("x").Hex() + ".0123456789abcdef");
   fs::path live = dir_ / "tmp" / (Sha256::Of("y").Hex() + ".fedcba9876543210");
   WriteFile(stray, "half a blob");
   WriteFile(live, "a blob being written");
   Age(stray, old);
-  fs::path mp_old = dir_ / "tmp" / "multipart" / Sha256::Of("ticket 1").Hex();
-  fs::path mp_live = dir_ / "tmp" / "multipart" / Sha256::Of("ticket 2").Hex();
-  WriteFile(mp_old / "1", "part one");
-  WriteFile(mp_live / "1", "part one");
-  Age(mp_old, old);
-  Age(mp_live, old);
-  WriteFile(mp_live / "2", "part two");  // a part just arrived: the upload is alive
 
   // Dry run: the report names everything that would go, and nothing goes.
   auto dry = gc_->Run(true);
@@ -178,23 +168,19 @@ TEST_F(GcServiceTest, RemovesOnlyWhatIsUnreferencedAndPastTheGrace) {
   EXPECT_EQ(dry->orphan_staging.count, 1u);
   EXPECT_EQ(dry->tmp_files.count, 1u);
   EXPECT_EQ(dry->tmp_files.bytes, 11u);
-  EXPECT_EQ(dry->multipart_dirs.count, 1u);
-  EXPECT_EQ(dry->multipart_dirs.bytes, 8u);
   auto listed = [&](const std::string& item) {
     return std::find(dry->items.begin(), dry->items.end(), item) != dry->items.end();
   };
   EXPECT_TRUE(listed("blob " + garbage.Hex() + " (13 bytes)"));
   EXPECT_TRUE(listed("staging " + orphan + " (0 bytes)"));
   EXPECT_TRUE(listed("tmp " + stray.filename().string() + " (11 bytes)"));
-  EXPECT_TRUE(listed("multipart " + mp_old.filename().string() + " (8 bytes)"));
   EXPECT_TRUE(listed("uploads 1 expired"));
-  EXPECT_EQ(dry->items.size(), 5u);
+  EXPECT_EQ(dry->items.size(), 4u);
   EXPECT_TRUE(HasBlob(garbage));
   EXPECT_TRUE(HasStaging(orphan));
   EXPECT_TRUE(HasStaging(expired.store_handle));
   EXPECT_TRUE(stores_.uploads->Get(expired.id)->has_value());
   EXPECT_TRUE(fs::exists(stray));
-  EXPECT_TRUE(fs::exists(mp_old));
 
   // The real run removes exactly those.
   auto run = gc_->Run(false);
@@ -205,7 +191,6 @@ TEST_F(GcServiceTest, RemovesOnlyWhatIsUnreferencedAndPastTheGrace) {
   EXPECT_EQ(run->expired_uploads.count, 1u);
   EXPECT_EQ(run->orphan_staging.count, 1u);
   EXPECT_EQ(run->tmp_files.count, 1u);
-  EXPECT_EQ(run->multipart_dirs.count, 1u);
   EXPECT_FALSE(HasBlob(garbage));
   EXPECT_TRUE(HasBlob(referenced));
   EXPECT_TRUE(HasBlob(in_flight));
@@ -219,14 +204,12 @@ TEST_F(GcServiceTest, RemovesOnlyWhatIsUnreferencedAndPastTheGrace) {
   EXPECT_EQ(still_open->parts.size(), 1u);
   EXPECT_FALSE(fs::exists(stray));
   EXPECT_TRUE(fs::exists(live));
-  EXPECT_FALSE(fs::exists(mp_old));
-  EXPECT_TRUE(fs::exists(mp_live / "1"));
 
   // A second run finds nothing more.
   auto again = gc_->Run(false);
   ASSERT_TRUE(again.has_value());
   EXPECT_EQ(again->blobs.count + again->expired_uploads.count + again->orphan_staging.count +
-                again->tmp_files.count + again->multipart_dirs.count,
+                again->tmp_files.count,
             0u);
   EXPECT_EQ(again->blobs_referenced, 1u);
 }

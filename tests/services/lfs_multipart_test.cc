@@ -1,4 +1,5 @@
-// LfsService's HF multipart transfer (hf-api.md §7.4): part uploads and completion.
+// LfsService's HF multipart transfer (hf-api.md §7.4): part uploads and completion, staged
+// as uploads of UploadService's in the blob store's staging areas.
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "services/auth/auth_service.h"
 #include "services/lfs/lfs_service.h"
 #include "services/repo/repo_service.h"
+#include "services/uploads/upload_service.h"
 #include "storage/memory/memory_blob_store.h"
 
 namespace hangar::services {
@@ -43,17 +45,21 @@ class LfsMultipartTest : public ::testing::Test {
     stores_ = std::move(*s);
     auth_ = std::make_unique<AuthService>(*stores_.users);
     repos_ = std::make_unique<RepoService>(*stores_.repos, *auth_, reader_, dir_ / "repos");
+    UploadServiceOptions upload_opts;
+    upload_opts.max_open_per_user = 2;
+    uploads_ = std::make_unique<UploadService>(*repos_, *stores_.repos, *stores_.uploads,
+                                               *stores_.lfs, blobs_, upload_opts);
     LfsServiceOptions opts;
     opts.multipart_threshold = 50;
     opts.multipart_chunk_bytes = kChunk;
-    opts.multipart_dir = dir_ / "tmp" / "multipart";
-    lfs_ = std::make_unique<LfsService>(*repos_, *stores_.lfs, blobs_, kKey, opts);
+    lfs_ = std::make_unique<LfsService>(*repos_, *stores_.lfs, blobs_, *uploads_, kKey, opts);
 
     alice_ = testing::MakeUser(*auth_, "alice");
     repo_id_ = testing::MakeRepoRow(*stores_.repos, "alice", "model");
   }
   void TearDown() override {
     lfs_.reset();
+    uploads_.reset();
     repos_.reset();
     auth_.reset();
     stores_ = db::Stores{};
@@ -76,18 +82,26 @@ class LfsMultipartTest : public ::testing::Test {
   static std::string Part(const std::string& data, uint64_t n) {
     return data.substr((n - 1) * kChunk, kChunk);
   }
-  Result<std::string> Put(const std::string& ticket, const Sha256& oid, uint64_t n,
+  // PUTs part `n` of the upload `r` (a batch answer) for `oid`, as the handler does: the
+  // head's checks first, then the body.
+  Result<std::string> Put(const LfsBatchObjectResult& r, const Sha256& oid, uint64_t n,
                           std::string body) {
     StringSource src(std::move(body));
     uint64_t len = src.Size().value_or(0);
-    return lfs_->UploadPart(ticket, oid, n, src, len);
+    const std::string ticket = r.ticket.value_or("");
+    HANGAR_TRY(lfs_->CheckPart(ticket, oid, r.upload_id, n, len));
+    return lfs_->UploadPart(ticket, oid, r.upload_id, n, src, len);
+  }
+  Result<void> Complete(const LfsBatchObjectResult& r, const Sha256& oid,
+                        const std::vector<LfsPartRef>& parts) {
+    return lfs_->CompleteMultipart(r.ticket.value_or(""), oid, r.upload_id, parts);
   }
   // Uploads every part of `data` (last first) and returns the completion list.
-  std::vector<LfsPartRef> PutAll(const std::string& ticket, const Sha256& oid,
+  std::vector<LfsPartRef> PutAll(const LfsBatchObjectResult& r, const Sha256& oid,
                                  const std::string& data) {
     std::vector<LfsPartRef> parts;
     for (uint64_t n = 3; n >= 1; --n) {
-      auto etag = Put(ticket, oid, n, Part(data, n));
+      auto etag = Put(r, oid, n, Part(data, n));
       EXPECT_TRUE(etag.has_value()) << etag.error().message;
       parts.insert(parts.begin(), LfsPartRef{n, etag ? *etag : ""});
     }
@@ -97,12 +111,18 @@ class LfsMultipartTest : public ::testing::Test {
     auto l = stores_.lfs->IsLinked(repo_id_, oid);
     return l.has_value() && l->has_value();
   }
-  size_t FilesUnder(const fs::path& p) {
-    size_t n = 0;
-    std::error_code ec;
-    if (!fs::exists(p, ec)) return 0;
-    for (const auto& e : fs::recursive_directory_iterator(p)) n += e.is_regular_file() ? 1 : 0;
-    return n;
+  // Staging areas the blob store holds, however new.
+  size_t StagingAreas() {
+    auto all = blobs_.ListStaleParts(std::chrono::seconds(-3600));
+    EXPECT_TRUE(all.has_value());
+    return all ? all->size() : 0;
+  }
+  // Parts stored in the staging area of upload `id`.
+  size_t StoredParts(const std::string& id) {
+    auto u = stores_.uploads->Get(id);
+    if (!u || !u->has_value()) return 0;
+    auto parts = blobs_.ListParts((*u)->store_handle);
+    return parts ? parts->size() : 0;
   }
 
   fs::path dir_;
@@ -111,6 +131,7 @@ class LfsMultipartTest : public ::testing::Test {
   std::unique_ptr<AuthService> auth_;
   std::unique_ptr<RepoService> repos_;
   storage::MemoryBlobStore blobs_;
+  std::unique_ptr<UploadService> uploads_;
   std::unique_ptr<LfsService> lfs_;
   Principal alice_;
   int64_t repo_id_ = 0;
@@ -119,75 +140,113 @@ class LfsMultipartTest : public ::testing::Test {
 TEST_F(LfsMultipartTest, BatchOffersMultipartOnlyWhenListedAndLargeEnough) {
   std::string data = Data();
   Sha256 oid = Sha256::Of(data);
-  EXPECT_EQ(Batch(oid, 100).chunk_size, kChunk);
-  EXPECT_EQ(Batch(oid, 100, {"basic"}).chunk_size, 0u);  // git-lfs
-  EXPECT_EQ(Batch(oid, 49).chunk_size, 0u);              // under the threshold
+  auto r = Batch(oid, 100);
+  EXPECT_EQ(r.chunk_size, kChunk);
+  EXPECT_EQ(r.upload_id.size(), 32u);
+  EXPECT_EQ(StagingAreas(), 1u);            // the upload's staging area, begun by the batch
+  auto basic = Batch(oid, 100, {"basic"});  // git-lfs
+  EXPECT_EQ(basic.chunk_size, 0u);
+  EXPECT_TRUE(basic.upload_id.empty());
+  EXPECT_EQ(Batch(oid, 49).chunk_size, 0u);  // under the threshold
+  EXPECT_EQ(StagingAreas(), 1u);
 }
 
 TEST_F(LfsMultipartTest, PartsOutOfOrderAndConcurrentlyThenComplete) {
   std::string data = Data();
   Sha256 oid = Sha256::Of(data);
-  std::string ticket = Batch(oid, 100).ticket.value_or("");
+  auto up = Batch(oid, 100);
   std::vector<LfsPartRef> parts(3);
   std::vector<std::thread> threads;
   for (uint64_t n = 3; n >= 1; --n) {
     threads.emplace_back([&, n] {
-      auto etag = Put(ticket, oid, n, Part(data, n));
+      auto etag = Put(up, oid, n, Part(data, n));
       ASSERT_TRUE(etag.has_value()) << etag.error().message;
-      EXPECT_FALSE(etag->empty());
+      EXPECT_EQ(*etag, "\"" + Sha256::Of(Part(data, n)).Hex() + "\"");
       parts[n - 1] = LfsPartRef{n, *etag};
     });
   }
   for (auto& t : threads) t.join();
+  EXPECT_EQ(StoredParts(up.upload_id), 3u);
   std::reverse(parts.begin(), parts.end());  // any order in the completion list too
-  auto ok = lfs_->CompleteMultipart(ticket, oid, parts);
+  auto ok = Complete(up, oid, parts);
   ASSERT_TRUE(ok.has_value()) << ok.error().message;
   EXPECT_TRUE(Linked(oid));
   auto size = blobs_.Stat(oid);
   ASSERT_TRUE(size.has_value());
   EXPECT_EQ(*size, 100u);
-  EXPECT_EQ(FilesUnder(dir_ / "tmp" / "multipart"), 0u);  // parts deleted
+  EXPECT_EQ(StagingAreas(), 0u);          // the parts went into the blob
+  auto again = Complete(up, oid, parts);  // a retried completion
+  EXPECT_TRUE(again.has_value()) << again.error().message;
+  auto row = stores_.uploads->Get(up.upload_id);
+  ASSERT_TRUE(row.has_value() && row->has_value());
+  EXPECT_TRUE((*row)->completed_at.has_value());
 }
 
-TEST_F(LfsMultipartTest, WrongPartLengthIsSizeInvalid) {
+TEST_F(LfsMultipartTest, WrongPartLengthIsSizeInvalidFromTheHead) {
   std::string data = Data();
   Sha256 oid = Sha256::Of(data);
-  std::string ticket = Batch(oid, 100).ticket.value_or("");
-  auto r = Put(ticket, oid, 1, data.substr(0, 39));
+  auto up = Batch(oid, 100);
+  const std::string ticket = up.ticket.value_or("");
+  auto head = lfs_->CheckPart(ticket, oid, up.upload_id, 1, 39);
+  ASSERT_FALSE(head.has_value());
+  EXPECT_EQ(head.error().code, ErrorCode::SizeInvalid);
+  auto r = Put(up, oid, 3, data.substr(0, 21));  // last part is 20 bytes
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, ErrorCode::SizeInvalid);
-  r = Put(ticket, oid, 3, data.substr(0, 21));  // last part is 20 bytes
-  ASSERT_FALSE(r.has_value());
-  EXPECT_EQ(r.error().code, ErrorCode::SizeInvalid);
-  r = Put(ticket, oid, 4, "x");  // no such part
+  // Announced right but sent short: refused by the body's check.
+  StringSource short_body(data.substr(0, 39));
+  auto cut = lfs_->UploadPart(ticket, oid, up.upload_id, 1, short_body, std::nullopt);
+  ASSERT_FALSE(cut.has_value());
+  r = Put(up, oid, 4, "x");  // no such part
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, ErrorCode::NotFound);
-  EXPECT_EQ(FilesUnder(dir_ / "tmp" / "multipart"), 0u);  // no temporaries left
+  EXPECT_EQ(StoredParts(up.upload_id), 0u);  // nothing of them kept
 }
 
 TEST_F(LfsMultipartTest, MissingPartKeepsTheOthersForAResend) {
   std::string data = Data();
   Sha256 oid = Sha256::Of(data);
-  std::string ticket = Batch(oid, 100).ticket.value_or("");
-  auto e1 = Put(ticket, oid, 1, Part(data, 1));
-  auto e3 = Put(ticket, oid, 3, Part(data, 3));
+  auto up = Batch(oid, 100);
+  auto e1 = Put(up, oid, 1, Part(data, 1));
+  auto e3 = Put(up, oid, 3, Part(data, 3));
   ASSERT_TRUE(e1.has_value() && e3.has_value());
   std::vector<LfsPartRef> parts = {{1, *e1}, {2, "\"whatever\""}, {3, *e3}};
-  auto r = lfs_->CompleteMultipart(ticket, oid, parts);
+  auto r = Complete(up, oid, parts);
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, ErrorCode::BadRequest);
   EXPECT_FALSE(Linked(oid));
   EXPECT_EQ(blobs_.BlobCount(), 0u);
-  EXPECT_EQ(FilesUnder(dir_ / "tmp" / "multipart"), 2u);
-  // Not listing a part is refused too.
-  r = lfs_->CompleteMultipart(ticket, oid, {{1, *e1}, {3, *e3}});
+  EXPECT_EQ(StoredParts(up.upload_id), 2u);
+  // Not listing a part is refused too, and so is listing one twice.
+  r = Complete(up, oid, {{1, *e1}, {3, *e3}});
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::BadRequest);
+  r = Complete(up, oid, {{1, *e1}, {1, *e1}, {3, *e3}});
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, ErrorCode::BadRequest);
   // The client sends the missing part and completes.
-  auto e2 = Put(ticket, oid, 2, Part(data, 2));
+  auto e2 = Put(up, oid, 2, Part(data, 2));
   ASSERT_TRUE(e2.has_value());
   parts[1].etag = *e2;
-  auto ok = lfs_->CompleteMultipart(ticket, oid, parts);
+  auto ok = Complete(up, oid, parts);
+  ASSERT_TRUE(ok.has_value()) << ok.error().message;
+  EXPECT_TRUE(Linked(oid));
+}
+
+TEST_F(LfsMultipartTest, ASecondBatchResumesTheUploadWithItsParts) {
+  std::string data = Data();
+  Sha256 oid = Sha256::Of(data);
+  auto first = Batch(oid, 100);
+  auto e1 = Put(first, oid, 1, Part(data, 1));
+  ASSERT_TRUE(e1.has_value());
+  // The client restarts (a crash, a lost connection) and asks again.
+  auto second = Batch(oid, 100);
+  EXPECT_EQ(second.upload_id, first.upload_id);
+  EXPECT_EQ(StoredParts(second.upload_id), 1u);
+  auto e2 = Put(second, oid, 2, Part(data, 2));
+  auto e3 = Put(second, oid, 3, Part(data, 3));
+  ASSERT_TRUE(e2.has_value() && e3.has_value());
+  auto ok = Complete(second, oid, {{1, *e1}, {2, *e2}, {3, *e3}});
   ASSERT_TRUE(ok.has_value()) << ok.error().message;
   EXPECT_TRUE(Linked(oid));
 }
@@ -195,54 +254,86 @@ TEST_F(LfsMultipartTest, MissingPartKeepsTheOthersForAResend) {
 TEST_F(LfsMultipartTest, WrongEtagIsRefusedAndStoresNothing) {
   std::string data = Data();
   Sha256 oid = Sha256::Of(data);
-  std::string ticket = Batch(oid, 100).ticket.value_or("");
-  auto parts = PutAll(ticket, oid, data);
+  auto up = Batch(oid, 100);
+  auto parts = PutAll(up, oid, data);
   parts[1].etag = "\"" + Sha256::Of("other").Hex() + "\"";
-  auto r = lfs_->CompleteMultipart(ticket, oid, parts);
+  auto r = Complete(up, oid, parts);
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, ErrorCode::BadRequest);
   EXPECT_FALSE(Linked(oid));
   EXPECT_EQ(blobs_.BlobCount(), 0u);
   EXPECT_EQ(blobs_.PendingWriters(), 0u);
+  EXPECT_EQ(StoredParts(up.upload_id), 3u);  // kept for a completion with the right tags
 }
 
 TEST_F(LfsMultipartTest, WrongTotalDigestLeavesNothingAndDeletesParts) {
   std::string data = Data();
   Sha256 oid = Sha256::Of(data);
-  std::string ticket = Batch(oid, 100).ticket.value_or("");
-  auto parts = PutAll(ticket, oid, Data('b'));  // same size, other bytes
-  auto r = lfs_->CompleteMultipart(ticket, oid, parts);
+  auto up = Batch(oid, 100);
+  auto parts = PutAll(up, oid, Data('b'));  // same size, other bytes
+  auto r = Complete(up, oid, parts);
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, ErrorCode::DigestInvalid);
   EXPECT_FALSE(Linked(oid));
   EXPECT_EQ(blobs_.BlobCount(), 0u);
   EXPECT_EQ(blobs_.PendingWriters(), 0u);
-  EXPECT_EQ(FilesUnder(dir_ / "tmp" / "multipart"), 0u);
+  EXPECT_EQ(StagingAreas(), 0u);
+  auto row = stores_.uploads->Get(up.upload_id);
+  ASSERT_TRUE(row.has_value());
+  EXPECT_FALSE(row->has_value());  // the upload is gone: the next batch starts afresh
+  EXPECT_NE(Batch(oid, 100).upload_id, up.upload_id);
 }
 
 TEST_F(LfsMultipartTest, ResentPartReplacesTheEarlierOne) {
   std::string data = Data();
   Sha256 oid = Sha256::Of(data);
-  std::string ticket = Batch(oid, 100).ticket.value_or("");
-  auto bad = Put(ticket, oid, 2, Part(Data('c'), 2));
+  auto up = Batch(oid, 100);
+  auto bad = Put(up, oid, 2, Part(Data('c'), 2));
   ASSERT_TRUE(bad.has_value());
-  auto parts = PutAll(ticket, oid, data);  // part 2 again, with the right bytes
+  auto parts = PutAll(up, oid, data);  // part 2 again, with the right bytes
   EXPECT_NE(parts[1].etag, *bad);
-  auto ok = lfs_->CompleteMultipart(ticket, oid, parts);
+  auto ok = Complete(up, oid, parts);
   ASSERT_TRUE(ok.has_value()) << ok.error().message;
   EXPECT_TRUE(Linked(oid));
 }
 
-TEST_F(LfsMultipartTest, PartsNeedAnUploadTicketForTheObject) {
+TEST_F(LfsMultipartTest, PartsNeedAnUploadTicketForTheObjectAndItsUpload) {
   std::string data = Data();
   Sha256 oid = Sha256::Of(data);
-  std::string ticket = Batch(oid, 100).ticket.value_or("");
-  auto r = Put(ticket, Sha256::Of("other"), 1, Part(data, 1));
+  auto up = Batch(oid, 100);
+  auto r = Put(up, Sha256::Of("other"), 1, Part(data, 1));
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, ErrorCode::Forbidden);
-  r = Put("not-a-ticket", oid, 1, Part(data, 1));
+  auto forged = up;
+  forged.ticket = "not-a-ticket";
+  r = Put(forged, oid, 1, Part(data, 1));
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, ErrorCode::Forbidden);
+  // A valid ticket of another object does not open this object's upload.
+  std::string other = Data('d');
+  auto theirs = Batch(Sha256::Of(other), 100);
+  auto crossed = theirs;
+  crossed.upload_id = up.upload_id;
+  r = Put(crossed, Sha256::Of(other), 1, Part(other, 1));
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::NotFound);
+  auto unknown = up;
+  unknown.upload_id = std::string(32, '0');
+  r = Put(unknown, oid, 1, Part(data, 1));
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::NotFound);
+  EXPECT_EQ(StoredParts(up.upload_id), 0u);
+}
+
+TEST_F(LfsMultipartTest, OverTheOpenUploadLimitTheObjectGets429) {
+  // max_open_per_user is 2 here.
+  EXPECT_TRUE(Batch(Sha256::Of(Data('a')), 100).error == std::nullopt);
+  EXPECT_TRUE(Batch(Sha256::Of(Data('b')), 100).error == std::nullopt);
+  auto third = Batch(Sha256::Of(Data('c')), 100);
+  ASSERT_TRUE(third.error.has_value());
+  EXPECT_EQ(third.error->code, 429);
+  EXPECT_FALSE(third.ticket.has_value());
+  EXPECT_EQ(StagingAreas(), 2u);
 }
 
 }  // namespace

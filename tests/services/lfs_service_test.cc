@@ -1,4 +1,5 @@
 #include "services/lfs/lfs_service.h"
+#include "services/uploads/upload_service.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -53,7 +54,9 @@ class LfsServiceTest : public ::testing::Test {
     opts.max_objects = 3;
     opts.max_object_bytes = 1000;
     opts.now = [this] { return now_; };
-    lfs_ = std::make_unique<LfsService>(*repos_, *stores_.lfs, blobs_, kKey, opts);
+    uploads_ = std::make_unique<UploadService>(*repos_, *stores_.repos, *stores_.uploads,
+                                               *stores_.lfs, blobs_, UploadServiceOptions{});
+    lfs_ = std::make_unique<LfsService>(*repos_, *stores_.lfs, blobs_, *uploads_, kKey, opts);
 
     alice_ = User("alice", TokenRole::Write);
     alice_read_ = alice_;
@@ -65,6 +68,7 @@ class LfsServiceTest : public ::testing::Test {
   }
   void TearDown() override {
     lfs_.reset();
+    uploads_.reset();
     repos_.reset();
     auth_.reset();
     stores_ = db::Stores{};
@@ -117,6 +121,7 @@ class LfsServiceTest : public ::testing::Test {
   std::unique_ptr<AuthService> auth_;
   std::unique_ptr<RepoService> repos_;
   storage::MemoryBlobStore blobs_;
+  std::unique_ptr<UploadService> uploads_;
   std::unique_ptr<LfsService> lfs_;
   int64_t now_ = 1'700'000'000;
   Principal alice_, alice_read_, bob_;

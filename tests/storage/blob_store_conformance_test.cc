@@ -621,6 +621,24 @@ TEST_P(PartsConformance, ForEachBlobListsCommittedBlobsOnly) {
   pending->Abort();
 }
 
+TEST_P(PartsConformance, SweepTemporariesSparesLiveWritesAndStagingAreas) {
+  Sha256 id = Sha256::Of("written while GC sweeps");
+  auto live = store_->Create(id, std::nullopt).value();
+  ASSERT_TRUE(live->Append(AsBytes("written while ")).has_value());
+  std::string staging = Begin(10);
+  auto dry = store_->SweepTemporaries(std::chrono::hours(1), true);
+  ASSERT_TRUE(dry.has_value()) << dry.error().message;
+  EXPECT_TRUE(dry->empty());
+  auto swept = store_->SweepTemporaries(std::chrono::hours(1), false);
+  ASSERT_TRUE(swept.has_value()) << swept.error().message;
+  EXPECT_TRUE(swept->empty());
+  ASSERT_TRUE(live->Append(AsBytes("GC sweeps")).has_value());
+  ASSERT_TRUE(live->Commit().has_value());
+  EXPECT_EQ(store_->Stat(id).value(), 23u);
+  EXPECT_TRUE(store_->ListParts(staging).has_value());
+  ASSERT_TRUE(store_->AbortParts(staging).has_value());
+}
+
 #ifdef HANGAR_CONFORMANCE_S3
 // Built a second time as storage_s3_test: the same suites on S3BlobStore over the RADOS gateway
 // (tests/testing/s3_server.h).

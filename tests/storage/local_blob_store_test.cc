@@ -68,7 +68,7 @@ TEST(LocalBlobStore, FilesLeftInTmpAreNotBlobs) {
   EXPECT_EQ(store.Stat(id).error().code, ErrorCode::BlobUnknown);
 }
 
-TEST(LocalBlobStore, CleanTmpRemovesOnlyOldFiles) {
+TEST(LocalBlobStore, SweepTemporariesRemovesOnlyOldFiles) {
   TempDir dir;
   LocalBlobStore store(dir.path());
   auto stale = dir.path() / "tmp" / "stale.part";
@@ -79,15 +79,29 @@ TEST(LocalBlobStore, CleanTmpRemovesOnlyOldFiles) {
   Sha256 id = Sha256::Of("live");
   auto live = store.Create(id, 4).value();
   ASSERT_TRUE(live->Append(AsBytes("li")).has_value());
+  // A staging area is not a temporary, however old (ListStaleParts has those).
+  std::string staging = store.BeginParts(std::string(32, 'a'), 10, 5).value();
+  std::filesystem::last_write_time(
+      dir.path() / "tmp" / "uploads" / staging,
+      std::filesystem::file_time_type::clock::now() - std::chrono::hours(2));
 
-  EXPECT_EQ(store.CleanTmp(std::chrono::hours(1)).value(), 1u);
+  auto dry = store.SweepTemporaries(std::chrono::hours(1), true).value();
+  ASSERT_EQ(dry.size(), 1u);
+  EXPECT_EQ(dry[0].name, "stale.part");
+  EXPECT_EQ(dry[0].size, 15u);
+  EXPECT_TRUE(std::filesystem::exists(stale));  // a dry run removes nothing
+
+  auto swept = store.SweepTemporaries(std::chrono::hours(1), false).value();
+  ASSERT_EQ(swept.size(), 1u);
+  EXPECT_EQ(swept[0].name, "stale.part");
   EXPECT_FALSE(std::filesystem::exists(stale));
   EXPECT_EQ(TmpFiles(dir.path()).size(), 1u);  // the live write's temporary
+  EXPECT_TRUE(store.ListParts(staging).has_value());
 
   ASSERT_TRUE(live->Append(AsBytes("ve")).has_value());
   ASSERT_TRUE(live->Commit().has_value());
   EXPECT_EQ(store.Stat(id).value(), 4u);
-  EXPECT_EQ(store.CleanTmp(std::chrono::hours(1)).value(), 0u);
+  EXPECT_TRUE(store.SweepTemporaries(std::chrono::hours(1), false).value().empty());
 }
 
 TEST(LocalBlobStore, UnusableRootIsReported) {

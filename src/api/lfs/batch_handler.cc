@@ -58,7 +58,8 @@ json::object RenderObject(const services::LfsBatchObjectResult& r, services::Lfs
   json::object actions;
   if (op == services::LfsOperation::Upload && r.chunk_size != 0) {
     // HF multipart (hf-api.md §7.4): href = completion, header = chunk_size + part URLs.
-    std::string base = req.base_url + std::string(kMultipartPath) + *r.ticket + "/" + r.oid;
+    std::string base =
+        req.base_url + std::string(kMultipartPath) + *r.ticket + "/" + r.oid + "/" + r.upload_id;
     uint64_t size = static_cast<uint64_t>(r.size);
     uint64_t count = (size + r.chunk_size - 1) / r.chunk_size;
     json::object header;

@@ -21,7 +21,7 @@ inline constexpr std::string_view kLfsMediaType = "application/vnd.git-lfs+json"
 // Path prefix of the transfer hrefs; the routes in lfs_routes.cc must agree.
 inline constexpr std::string_view kUploadPath = "/lfs-objects/upload/";
 inline constexpr std::string_view kDownloadPath = "/lfs-objects/download/";
-// Multipart hrefs: kMultipartPath + "{ticket}/{oid}/part/{n}" and ".../complete".
+// Multipart hrefs: kMultipartPath + "{ticket}/{oid}/{upload}/part/{n}" and ".../complete".
 inline constexpr std::string_view kMultipartPath = "/lfs-multipart/";
 
 // The object id segment ("oid" param) of a transfer URL. Errors: NotFound (no such object
@@ -53,10 +53,10 @@ Result<http::Response> HandleUpload(services::LfsService& lfs, http::Request& re
 // GET|HEAD /lfs-objects/download/{ticket}/{oid}: 200 or 206 with the bytes, 416.
 Result<http::Response> HandleDownload(services::LfsService& lfs, http::Request& req);
 
-// PUT /lfs-multipart/{ticket}/{oid}/part/{part}: 200 with an ETag once the part is stored
+// PUT /lfs-multipart/{ticket}/{oid}/{upload}/part/{part}: 200 with an ETag once the part is stored
 // (hf-api.md §7.4). Errors: LfsService::UploadPart's.
 Result<http::Response> HandlePartUpload(services::LfsService& lfs, http::Request& req);
-// POST /lfs-multipart/{ticket}/{oid}/complete with {"oid", "parts": [{"partNumber",
+// POST /lfs-multipart/{ticket}/{oid}/{upload}/complete with {"oid", "parts": [{"partNumber",
 // "etag"}]}: 200 {} once the object is assembled, verified and linked. Errors:
 // PayloadTooLarge, Unprocessable (malformed body), LfsService::CompleteMultipart's.
 Result<http::Response> HandleMultipartComplete(services::LfsService& lfs, http::Request& req,

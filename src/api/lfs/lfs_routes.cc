@@ -4,6 +4,7 @@
 
 #include "api/error_render.h"
 #include "api/lfs/lfs_handlers.h"
+#include "core/util.h"
 
 namespace hangar::api {
 
@@ -20,6 +21,25 @@ http::Requirement TicketFor(services::LfsService& lfs, TicketOp op) {
     auto claims = lfs.CheckTicket(req.Param("ticket"), *oid, op);
     if (!claims) return RenderError(http::ApiFamily::Lfs, claims.error(), req);
     // The tickets of one repo share its writers' limit on large bodies in flight.
+    req.quota_key = "repo #" + std::to_string(claims->repo_id);
+    return std::nullopt;
+  });
+}
+
+// A multipart part PUT's own check, from the head: the ticket, its staged upload, the part
+// number and the Content-Length (LfsService::CheckPart), before a body byte is read.
+http::Requirement PartOfStagedUpload(services::LfsService& lfs) {
+  return http::Requirement::Ticket([&lfs](http::Request& req) -> std::optional<http::Response> {
+    auto oid = lfs::OidParam(req);
+    if (!oid) return RenderError(http::ApiFamily::Lfs, oid.error(), req);
+    auto part = ParseUint64(req.Param("part"));
+    if (!part) {
+      return RenderError(http::ApiFamily::Lfs,
+                         MakeError(ErrorCode::NotFound, "no such part URL: " + req.path), req);
+    }
+    auto claims = lfs.CheckPart(req.Param("ticket"), *oid, std::string(req.Param("upload")), *part,
+                                req.ContentLength());
+    if (!claims) return RenderError(http::ApiFamily::Lfs, claims.error(), req);
     req.quota_key = "repo #" + std::to_string(claims->repo_id);
     return std::nullopt;
   });
@@ -51,10 +71,10 @@ void AddLfsRoutes(http::Router& router, services::LfsService& lfs,
   router.Add(Method::Get, "/lfs-objects/download/{ticket}/{oid}", ApiFamily::Lfs,
              TicketFor(lfs, TicketOp::Download),
              [&lfs](http::Request& req) { return lfs::HandleDownload(lfs, req); });
-  router.Add(Method::Put, "/lfs-multipart/{ticket}/{oid}/part/{part}", ApiFamily::Lfs,
-             TicketFor(lfs, TicketOp::Upload),
+  router.Add(Method::Put, "/lfs-multipart/{ticket}/{oid}/{upload}/part/{part}", ApiFamily::Lfs,
+             PartOfStagedUpload(lfs),
              [&lfs](http::Request& req) { return lfs::HandlePartUpload(lfs, req); });
-  router.Add(Method::Post, "/lfs-multipart/{ticket}/{oid}/complete", ApiFamily::Lfs,
+  router.Add(Method::Post, "/lfs-multipart/{ticket}/{oid}/{upload}/complete", ApiFamily::Lfs,
              TicketFor(lfs, TicketOp::Upload), [&lfs, max_body](http::Request& req) {
                return lfs::HandleMultipartComplete(lfs, req, max_body);
              });

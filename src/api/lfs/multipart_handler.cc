@@ -53,7 +53,8 @@ Result<http::Response> HandlePartUpload(services::LfsService& lfs, http::Request
   if (!oid) return std::move(oid).error();
   auto part = ParseUint64(req.Param("part"));
   if (!part) return MakeError(ErrorCode::NotFound, "no such part URL: " + req.path);
-  auto etag = lfs.UploadPart(req.Param("ticket"), *oid, *part, *req.body, req.ContentLength());
+  auto etag = lfs.UploadPart(req.Param("ticket"), *oid, std::string(req.Param("upload")), *part,
+                             *req.body, req.ContentLength());
   if (!etag) return std::move(etag).error();
   http::Response res = http::Response::Json(200, "{}", kLfsMediaType);
   res.SetHeader("ETag", *etag);
@@ -69,7 +70,8 @@ Result<http::Response> HandleMultipartComplete(services::LfsService& lfs, http::
   if (!body) return std::move(body).error();
   auto parts = ParseCompletion(*body, *oid);
   if (!parts) return std::move(parts).error();
-  auto ok = lfs.CompleteMultipart(req.Param("ticket"), *oid, *parts);
+  auto ok =
+      lfs.CompleteMultipart(req.Param("ticket"), *oid, std::string(req.Param("upload")), *parts);
   if (!ok) return std::move(ok).error();
   return http::Response::Json(200, "{}", kLfsMediaType);
 }

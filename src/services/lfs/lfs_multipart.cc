@@ -1,31 +1,17 @@
-// LfsService's HF multipart transfer (hf-api.md §7.4): part uploads into a per-upload
-// directory under LfsServiceOptions::multipart_dir, and the completion that streams the
-// parts, in order, into the blob store.
-//
-// Layout: <multipart_dir>/<sha256 hex of the ticket>/<part number>, each written as
-// "<n>.tmp-<pid>-<counter>" first and renamed into place, so a re-sent part replaces the
-// earlier one atomically and concurrent PUTs of one part never mix their bytes.
-
-#include <unistd.h>
+// LfsService's HF multipart transfer (hf-api.md §7.4). A multipart object is an upload of
+// UploadService's, like a native one: the batch begins (or resumes) it, the part URLs carry
+// its id beside the ticket, each part goes durably into its blob store staging area (S3
+// parts when blobs are on S3), and the completion joins them there. An upload nobody
+// completes expires, and GC removes it with its parts.
 
 #include <algorithm>
-#include <atomic>
-#include <fstream>
-#include <system_error>
 #include <vector>
 
-#include "core/log.h"
 #include "services/lfs/lfs_service.h"
 
 namespace hangar::services {
 
-namespace fs = std::filesystem;
-
 namespace {
-
-constexpr size_t kCopyChunk = 256 * 1024;
-
-std::atomic<uint64_t> tmp_counter{0};
 
 // "W/\"abc\"" / "\"abc\"" / "abc" → "abc" (clients echo the ETag header as received).
 std::string_view BareEtag(std::string_view etag) {
@@ -36,8 +22,9 @@ std::string_view BareEtag(std::string_view etag) {
   return etag;
 }
 
-Error IoError(const fs::path& path, std::string_view what) {
-  return MakeError(ErrorCode::Internal, std::string(what) + " " + path.string());
+Error PartError(uint64_t number, std::string_view what) {
+  return MakeError(ErrorCode::BadRequest,
+                   "part " + std::to_string(number) + " " + std::string(what));
 }
 
 }  // namespace
@@ -48,156 +35,89 @@ uint64_t LfsService::ChunkSizeFor(uint64_t size) const {
   return std::max(chunk, smallest);
 }
 
-fs::path LfsService::PartsDir(std::string_view ticket) const {
-  // Hashed: the ticket is a credential and must not show up in directory listings.
-  return options_.multipart_dir / Sha256::Of(ticket).Hex();
+Result<void> LfsService::AnswerUpload(const Principal& who, const RepoHandle& repo,
+                                      const Sha256& oid, bool multipart_offered,
+                                      LfsBatchObjectResult& r) {
+  const uint64_t size = static_cast<uint64_t>(r.size);
+  if (!multipart_offered || options_.multipart_threshold == 0 ||
+      size < options_.multipart_threshold) {
+    return {};  // basic
+  }
+  auto upload = uploads_.Begin(repo.record.id, who.user_id, oid, size, ChunkSizeFor(size));
+  if (!upload) {
+    if (upload.error().code != ErrorCode::TooManyRequests) return std::move(upload).error();
+    // Over the user's open-upload limit: this object is refused, the batch goes on.
+    r.ticket.reset();
+    r.error = LfsBatchObjectResult::ObjectError{429, upload.error().message};
+    return {};
+  }
+  r.chunk_size = upload->part_size;  // a resumed upload keeps the part size it began with
+  r.upload_id = upload->id;
+  return {};
+}
+
+Result<std::pair<TicketClaims, db::UploadRecord>> LfsService::StagedUpload(
+    std::string_view ticket, const Sha256& oid, const std::string& upload) {
+  HANGAR_ASSIGN_OR_RETURN(TicketClaims claims, CheckTicket(ticket, oid, TicketOp::Upload));
+  HANGAR_ASSIGN_OR_RETURN(db::UploadRecord staged,
+                          uploads_.Lookup(upload, claims.repo_id, oid, claims.size));
+  return std::make_pair(std::move(claims), std::move(staged));
+}
+
+Result<TicketClaims> LfsService::CheckPart(std::string_view ticket, const Sha256& oid,
+                                           const std::string& upload, uint64_t part,
+                                           std::optional<uint64_t> content_length) {
+  HANGAR_ASSIGN_OR_RETURN(auto staged, StagedUpload(ticket, oid, upload));
+  HANGAR_TRY(uploads_.CheckPartOf(staged.second, part, content_length));
+  return std::move(staged.first);
 }
 
 Result<std::string> LfsService::UploadPart(std::string_view ticket, const Sha256& oid,
-                                           uint64_t part, ByteSource& body,
+                                           const std::string& upload, uint64_t part,
+                                           ByteSource& body,
                                            std::optional<uint64_t> content_length) {
-  auto claims = CheckTicket(ticket, oid, TicketOp::Upload);
-  if (!claims) return std::move(claims).error();
-  if (options_.multipart_dir.empty()) {
-    return MakeError(ErrorCode::NotFound, "multipart uploads are not enabled");
-  }
-  uint64_t chunk = ChunkSizeFor(claims->size);
-  uint64_t count = (claims->size + chunk - 1) / chunk;
-  if (part < 1 || part > count) {
-    return MakeError(ErrorCode::NotFound, "no part " + std::to_string(part) + " of " + oid.Hex() +
-                                              " (it has " + std::to_string(count) + " parts)");
-  }
-  uint64_t expected = std::min(part * chunk, claims->size) - (part - 1) * chunk;
-  if (content_length && *content_length != expected) {
-    return MakeError(ErrorCode::SizeInvalid, "part " + std::to_string(part) + " must be " +
-                                                 std::to_string(expected) + " bytes, not " +
-                                                 std::to_string(*content_length));
-  }
-
-  fs::path dir = PartsDir(ticket);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return IoError(dir, "cannot create " + ec.message() + ":");
-  fs::path final_path = dir / std::to_string(part);
-  fs::path tmp_path = dir / (std::to_string(part) + ".tmp-" + std::to_string(::getpid()) + "-" +
-                             std::to_string(tmp_counter.fetch_add(1)));
-  auto fail = [&](Error e) -> Result<std::string> {
-    fs::remove(tmp_path, ec);
-    return e;
-  };
-  std::ofstream out(tmp_path, std::ios::binary | std::ios::trunc);
-  if (!out) return fail(IoError(tmp_path, "cannot create"));
-  Sha256Hasher hasher;
-  uint64_t written = 0;
-  std::vector<char> buf(kCopyChunk);
-  for (;;) {
-    auto n = body.Read(buf);
-    if (!n) return fail(std::move(n).error());
-    if (*n == 0) break;
-    written += *n;
-    if (written > expected) {
-      return fail(MakeError(ErrorCode::SizeInvalid, "part " + std::to_string(part) +
-                                                        " is longer than " +
-                                                        std::to_string(expected) + " bytes"));
-    }
-    hasher.Update(std::string_view(buf.data(), *n));
-    out.write(buf.data(), static_cast<std::streamsize>(*n));
-    if (!out) return fail(IoError(tmp_path, "cannot write"));
-  }
-  out.close();
-  if (!out) return fail(IoError(tmp_path, "cannot write"));
-  if (written != expected) {
-    return fail(MakeError(ErrorCode::SizeInvalid,
-                          "part " + std::to_string(part) + " has " + std::to_string(written) +
-                              " bytes, expected " + std::to_string(expected)));
-  }
-  fs::rename(tmp_path, final_path, ec);
-  if (ec) return fail(IoError(final_path, "cannot rename " + ec.message() + ":"));
-  return "\"" + hasher.Finish().Hex() + "\"";
+  HANGAR_ASSIGN_OR_RETURN(auto staged, StagedUpload(ticket, oid, upload));
+  HANGAR_ASSIGN_OR_RETURN(
+      storage::PartInfo stored,
+      uploads_.PutPartOf(staged.second, part, body, content_length, std::nullopt));
+  return "\"" + stored.etag + "\"";
 }
 
 Result<void> LfsService::CompleteMultipart(std::string_view ticket, const Sha256& oid,
+                                           const std::string& upload,
                                            const std::vector<LfsPartRef>& parts) {
-  auto claims = CheckTicket(ticket, oid, TicketOp::Upload);
-  if (!claims) return std::move(claims).error();
-  if (options_.multipart_dir.empty()) {
-    return MakeError(ErrorCode::NotFound, "multipart uploads are not enabled");
-  }
-  uint64_t chunk = ChunkSizeFor(claims->size);
-  uint64_t count = (claims->size + chunk - 1) / chunk;
-  // Each part number 1..count exactly once, in any order.
-  std::vector<const LfsPartRef*> by_number(count, nullptr);
+  HANGAR_ASSIGN_OR_RETURN(auto staged, StagedUpload(ticket, oid, upload));
+  db::UploadRecord& u = staged.second;
+  if (u.completed_at) return {};  // a completion sent again (its answer was lost)
+  const uint64_t count = u.PartCount();
+  // Each part number 1..count exactly once, in any order, with the tag its PUT answered.
+  std::vector<const LfsPartRef*> listed(count, nullptr);
   for (const auto& p : parts) {
     if (p.number < 1 || p.number > count) {
-      return MakeError(ErrorCode::BadRequest, "no part " + std::to_string(p.number) +
-                                                  " (the object has " + std::to_string(count) +
-                                                  " parts)");
+      return PartError(p.number,
+                       "does not exist (the object has " + std::to_string(count) + " parts)");
     }
-    if (by_number[p.number - 1] != nullptr) {
-      return MakeError(ErrorCode::BadRequest,
-                       "part " + std::to_string(p.number) + " is listed twice");
-    }
-    by_number[p.number - 1] = &p;
+    if (listed[p.number - 1] != nullptr) return PartError(p.number, "is listed twice");
+    listed[p.number - 1] = &p;
   }
-  fs::path dir = PartsDir(ticket);
-  std::error_code ec;
+  HANGAR_ASSIGN_OR_RETURN(auto stored, uploads_.PartsOf(u));
+  std::vector<const storage::PartInfo*> have(count, nullptr);
+  for (const auto& p : stored) {
+    if (p.number >= 1 && p.number <= count) have[p.number - 1] = &p;
+  }
   for (uint64_t i = 1; i <= count; ++i) {
-    if (by_number[i - 1] == nullptr) {
-      return MakeError(ErrorCode::BadRequest, "part " + std::to_string(i) + " is not listed");
-    }
-    uint64_t expected = std::min(i * chunk, claims->size) - (i - 1) * chunk;
-    uint64_t have = fs::file_size(dir / std::to_string(i), ec);
-    if (ec || have != expected) {
-      return MakeError(ErrorCode::BadRequest,
-                       "part " + std::to_string(i) + " has not been uploaded; upload it again");
+    if (listed[i - 1] == nullptr) return PartError(i, "is not listed");
+    if (have[i - 1] == nullptr) return PartError(i, "has not been uploaded; upload it again");
+    if (BareEtag(listed[i - 1]->etag) != have[i - 1]->etag) {
+      return PartError(i, "was uploaded again since: its etag is not the one given");
     }
   }
-
-  auto writer = blobs_.Create(oid, claims->size);
-  if (!writer) return std::move(writer).error();
-  std::vector<char> buf(kCopyChunk);
-  for (uint64_t i = 1; i <= count; ++i) {
-    fs::path path = dir / std::to_string(i);
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      (*writer)->Abort();
-      return MakeError(ErrorCode::BadRequest,
-                       "part " + std::to_string(i) + " has gone; upload it again");
-    }
-    Sha256Hasher hasher;
-    while (in) {
-      in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-      size_t n = static_cast<size_t>(in.gcount());
-      if (n == 0) break;
-      hasher.Update(std::string_view(buf.data(), n));
-      auto appended = (*writer)->Append(std::span<const char>(buf.data(), n));
-      if (!appended) {  // the writer aborted itself
-        if (appended.error().code == ErrorCode::SizeInvalid) fs::remove_all(dir, ec);
-        return appended;
-      }
-    }
-    if (in.bad()) {
-      (*writer)->Abort();
-      return IoError(path, "cannot read");
-    }
-    if (hasher.Finish().Hex() != BareEtag(by_number[i - 1]->etag)) {
-      (*writer)->Abort();
-      return MakeError(ErrorCode::BadRequest, "the etag given for part " + std::to_string(i) +
-                                                  " does not match the uploaded part");
-    }
+  auto done = uploads_.CompleteOf(u);
+  if (!done && done.error().code == ErrorCode::Conflict) {
+    // A part vanished between the listing and the join (aborted meanwhile).
+    return MakeError(ErrorCode::BadRequest, done.error().message);
   }
-  auto committed = (*writer)->Commit();
-  if (!committed) {
-    ErrorCode code = committed.error().code;
-    if (code == ErrorCode::DigestInvalid || code == ErrorCode::SizeInvalid) {
-      fs::remove_all(dir, ec);  // the bytes are wrong: starting over is the only way
-    }
-    return committed;
-  }
-  HANGAR_TRY(links_.Link(claims->repo_id, oid, claims->size));
-  fs::remove_all(dir, ec);
-  if (ec) Log("services")->warn("cannot remove multipart parts {}: {}", dir.string(), ec.message());
-  return {};
+  return done;
 }
 
 }  // namespace hangar::services

@@ -23,10 +23,11 @@ LfsBatchObjectResult::ObjectError ObjectError(int code, std::string message) {
 }  // namespace
 
 LfsService::LfsService(RepoService& repos, db::LfsStore& links, storage::BlobStore& blobs,
-                       std::string key, LfsServiceOptions options)
+                       UploadService& uploads, std::string key, LfsServiceOptions options)
     : repos_(repos),
       links_(links),
       blobs_(blobs),
+      uploads_(uploads),
       key_(std::move(key)),
       options_(std::move(options)) {
   if (key_.empty()) Log("services")->error("LfsService: empty signing key; tickets will fail");
@@ -72,7 +73,7 @@ Result<LfsBatchResult> LfsService::Batch(const Principal& who, const RepoId& rep
                                                "multipart") != request.transfers.end();
   out.objects.reserve(request.objects.size());
   for (const auto& obj : request.objects) {
-    auto r = AnswerObject(*handle, request.operation, obj, expires_at, multipart_offered);
+    auto r = AnswerObject(who, *handle, request.operation, obj, expires_at, multipart_offered);
     if (!r) return std::move(r).error();
     if (r->chunk_size != 0) out.transfer = "multipart";
     out.objects.push_back(std::move(*r));
@@ -80,9 +81,9 @@ Result<LfsBatchResult> LfsService::Batch(const Principal& who, const RepoId& rep
   return out;
 }
 
-Result<LfsBatchObjectResult> LfsService::AnswerObject(const RepoHandle& repo, LfsOperation op,
-                                                      const LfsBatchObject& obj, int64_t expires_at,
-                                                      bool multipart_offered) {
+Result<LfsBatchObjectResult> LfsService::AnswerObject(const Principal& who, const RepoHandle& repo,
+                                                      LfsOperation op, const LfsBatchObject& obj,
+                                                      int64_t expires_at, bool multipart_offered) {
   LfsBatchObjectResult r;
   r.oid = obj.oid;
   r.size = obj.size;
@@ -125,10 +126,7 @@ Result<LfsBatchObjectResult> LfsService::AnswerObject(const RepoHandle& repo, Lf
     claims.op = TicketOp::Upload;
     claims.size = size;
     r.ticket = IssueTicket(key_, claims);
-    if (multipart_offered && options_.multipart_threshold != 0 && !options_.multipart_dir.empty() &&
-        size >= options_.multipart_threshold) {
-      r.chunk_size = ChunkSizeFor(size);
-    }
+    HANGAR_TRY(AnswerUpload(who, repo, *oid, multipart_offered, r));
     return r;
   }
 

@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -22,8 +21,9 @@
 #include "core/result.h"
 #include "core/sha256.h"
 #include "db/lfs_store.h"
-#include "services/repo/repo_service.h"
 #include "services/auth/ticket.h"
+#include "services/repo/repo_service.h"
+#include "services/uploads/upload_service.h"
 #include "storage/blob_store.h"
 #include "storage/byte_range.h"
 
@@ -42,11 +42,11 @@ struct LfsServiceOptions {
   // HF multipart transfer (hf-api.md §7.4): uploads of at least `multipart_threshold`
   // bytes, from clients that list "multipart" in `transfers`, are sent in parts of
   // `multipart_chunk_bytes` (config limits.multipart_threshold_bytes and
-  // limits.multipart_chunk_bytes). Parts wait in `multipart_dir` (<data>/tmp/multipart);
-  // a threshold of 0 or an empty dir turns multipart off.
+  // limits.multipart_chunk_bytes). Each is an upload of UploadService's (a row and a
+  // blob store staging area, so on S3 its parts are S3 parts); a threshold of 0 turns
+  // multipart off.
   uint64_t multipart_threshold = kDefaultMultipartThreshold;
   uint64_t multipart_chunk_bytes = kDefaultMultipartChunk;
-  std::filesystem::path multipart_dir;
 
   static constexpr uint64_t kDefaultMultipartThreshold = uint64_t{64} << 20;  // 64 MiB
   static constexpr uint64_t kDefaultMultipartChunk = uint64_t{16} << 20;      // 16 MiB
@@ -93,8 +93,10 @@ struct LfsBatchObjectResult {
   // href; the handler puts it in the URL. Valid for LfsBatchResult::expires_in seconds.
   std::optional<std::string> ticket;
   // Non-zero for a multipart upload (hf-api.md §7.4): the part size; the object has
-  // ceil(size / chunk_size) parts, all authorised by `ticket`.
+  // ceil(size / chunk_size) parts, all authorised by `ticket`, staged in upload
+  // `upload_id` (db::UploadRecord::id; the handler puts it in the part URLs).
   uint64_t chunk_size = 0;
+  std::string upload_id;
   // Download with LfsServiceOptions::download_redirect and a store that presigns: the
   // object store URL to use as the download href instead of Hangar's (no header needed).
   std::optional<std::string> download_url;
@@ -124,9 +126,9 @@ using LfsRangeChooser = std::function<Result<storage::ByteRange>(uint64_t object
 class LfsService {
  public:
   // `key` is the server secret (raw bytes) tickets are signed with; must not be empty.
-  // The references must outlive the service.
-  LfsService(RepoService& repos, db::LfsStore& links, storage::BlobStore& blobs, std::string key,
-             LfsServiceOptions options = {});
+  // `uploads` stages multipart transfers. The references must outlive the service.
+  LfsService(RepoService& repos, db::LfsStore& links, storage::BlobStore& blobs,
+             UploadService& uploads, std::string key, LfsServiceOptions options = {});
 
   // Answers a batch request for `repo` (git-lfs.md §11.4, hf-api.md §7.3). Upload needs
   // Write access, download Read. Per object: bad oid, negative size or size over the limit
@@ -153,24 +155,32 @@ class LfsService {
                       std::optional<uint64_t> content_length);
 
   // Multipart part upload (hf-api.md §7.4; lfs_multipart.cc): checks `ticket` (an upload
-  // ticket for `oid`), streams `body` (part `part`, 1-based, of the object's parts; its
-  // length must be exactly that part's) to a temporary file, then renames it into place,
-  // replacing an earlier copy of that part. Returns the part's ETag value (quoted sha256).
-  // Parts may arrive in any order and concurrently. Errors: Forbidden (ticket), NotFound
-  // (multipart off, or no such part number), SizeInvalid (wrong length), BadRequest (body
-  // cut short), Internal (I/O).
-  Result<std::string> UploadPart(std::string_view ticket, const Sha256& oid, uint64_t part,
-                                 ByteSource& body, std::optional<uint64_t> content_length);
+  // ticket for `oid`) and that `upload` is the object's staged upload in the ticket's
+  // repo, then stores `body` as part `part` (1-based; exactly that part's length) in the
+  // upload's staging area, replacing an earlier copy of it. Returns the part's ETag
+  // header value (the store's tag, quoted). Parts may arrive in any order and
+  // concurrently. Errors: Forbidden (ticket), NotFound (no such upload, expired, complete,
+  // or no such part number), SizeInvalid (wrong length), BadRequest (body cut short),
+  // Internal (I/O).
+  Result<std::string> UploadPart(std::string_view ticket, const Sha256& oid,
+                                 const std::string& upload, uint64_t part, ByteSource& body,
+                                 std::optional<uint64_t> content_length);
 
-  // Multipart completion: checks `ticket`, that `parts` names every part 1..N once, that
-  // each part file is there with its length and the ETag given, then streams the parts in
-  // order into the blob store (verifying sha256 and size), links the object to the repo
-  // and deletes the parts. Errors: Forbidden (ticket), BadRequest (part missing, not yet
-  // uploaded, or ETag mismatch: the parts are kept so the client can resend),
-  // DigestInvalid / SizeInvalid (the assembled bytes are not `oid`: nothing becomes
-  // visible and the parts are deleted), RepoNotFound, Internal.
+  // UploadPart's checks that need no body, for the router to run from the request head.
+  // Returns the ticket's claims. Errors: as UploadPart's but for the body's.
+  Result<TicketClaims> CheckPart(std::string_view ticket, const Sha256& oid,
+                                 const std::string& upload, uint64_t part,
+                                 std::optional<uint64_t> content_length);
+
+  // Multipart completion: checks `ticket` and `upload` as UploadPart, that `parts` names
+  // every part 1..N once with the ETag its PUT answered, then joins the staged parts
+  // (verifying sha256 and size), links the object to the repo and marks the upload
+  // complete; completing it again succeeds. Errors: Forbidden (ticket), NotFound (no such
+  // upload), BadRequest (part missing, not uploaded, or ETag mismatch: the parts are kept
+  // so the client can resend), DigestInvalid / SizeInvalid (the assembled bytes are not
+  // `oid`: nothing becomes visible and the parts are discarded), Internal.
   Result<void> CompleteMultipart(std::string_view ticket, const Sha256& oid,
-                                 const std::vector<LfsPartRef>& parts);
+                                 const std::string& upload, const std::vector<LfsPartRef>& parts);
 
   // Verify action (git-lfs.md §11.5) authorised by the caller: needs Read on `repo`.
   // Succeeds when the repo links `oid` with `size` bytes. Errors: as Batch's access errors;
@@ -203,17 +213,26 @@ class LfsService {
   Result<RepoHandle> OpenRepo(const Principal& who, const RepoId& repo, Access needed);
   Result<void> CheckLinked(int64_t repo_id, const Sha256& oid, int64_t size);
   // One object's answer; an error here (database, store) fails the whole batch.
-  Result<LfsBatchObjectResult> AnswerObject(const RepoHandle& repo, LfsOperation op,
-                                            const LfsBatchObject& obj, int64_t expires_at,
-                                            bool multipart_offered);
+  Result<LfsBatchObjectResult> AnswerObject(const Principal& who, const RepoHandle& repo,
+                                            LfsOperation op, const LfsBatchObject& obj,
+                                            int64_t expires_at, bool multipart_offered);
+  // Completes `r`, an upload's answer with its ticket: multipart (a staged upload begun
+  // or resumed, lfs_multipart.cc) when offered and the object is large enough, else
+  // basic; a 429 object error when the user has too many uploads open. Errors: Internal.
+  Result<void> AnswerUpload(const Principal& who, const RepoHandle& repo, const Sha256& oid,
+                            bool multipart_offered, LfsBatchObjectResult& r);
   // The part size of a multipart upload of `size` bytes (lfs_multipart.cc).
   uint64_t ChunkSizeFor(uint64_t size) const;
-  // The directory holding the parts of the upload `ticket` authorises.
-  std::filesystem::path PartsDir(std::string_view ticket) const;
+  // The staged upload `upload` of the object a valid upload `ticket` for `oid` names,
+  // with the ticket's claims. Errors: Forbidden (ticket), NotFound, Internal.
+  Result<std::pair<TicketClaims, db::UploadRecord>> StagedUpload(std::string_view ticket,
+                                                                 const Sha256& oid,
+                                                                 const std::string& upload);
 
   RepoService& repos_;
   db::LfsStore& links_;
   storage::BlobStore& blobs_;
+  UploadService& uploads_;
   std::string key_;
   LfsServiceOptions options_;
 };

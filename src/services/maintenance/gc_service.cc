@@ -1,7 +1,5 @@
 #include "services/maintenance/gc_service.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <iterator>
@@ -12,8 +10,6 @@
 #include "core/util.h"
 
 namespace hangar::services {
-
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -40,14 +36,6 @@ std::string HumanBytes(uint64_t bytes) {
   return buf;
 }
 
-// Seconds of `path`'s mtime, or nullopt when it is gone.
-std::optional<int64_t> MtimeOf(const fs::path& path, uint64_t* size = nullptr) {
-  struct stat st;
-  if (::lstat(path.c_str(), &st) != 0) return std::nullopt;
-  if (size) *size = static_cast<uint64_t>(st.st_size);
-  return static_cast<int64_t>(st.st_mtim.tv_sec);
-}
-
 // ForEachBlob's callback returns this to end the walk when the stop token fires.
 Error Stopped() { return MakeError(ErrorCode::Unavailable, "gc stopped"); }
 
@@ -66,7 +54,6 @@ std::string GcReport::Summary() const {
   s += part(expired_uploads, "expired uploads", false) + ", ";
   s += part(orphan_staging, "orphan staging areas", true) + ", ";
   s += part(tmp_files, "temporary files", true) + ", ";
-  s += part(multipart_dirs, "multipart part dirs", true) + ", ";
   s += part(oci_links, "unreferenced OCI links", false);
   s += "; kept " + std::to_string(blobs_referenced) + " referenced and " +
        std::to_string(blobs_in_grace) + " recent blobs";
@@ -108,8 +95,6 @@ Result<GcReport> GcService::Run(bool dry_run, std::optional<std::chrono::seconds
   HANGAR_TRY(RemoveOrphanStaging(report, stop));
   if (stop.stop_requested()) return done();
   HANGAR_TRY(RemoveTmp(report));
-  HANGAR_TRY(RemoveMultipart(report, stop));
-  if (stop.stop_requested()) return done();
   // Before the blob walk, so the blobs of pruned links can go in the same run.
   HANGAR_TRY(PruneOciLinks(report));
   HANGAR_TRY(RemoveBlobs(report, stop));
@@ -162,80 +147,11 @@ Result<void> GcService::RemoveOrphanStaging(GcReport& report, const std::stop_to
 }
 
 Result<void> GcService::RemoveTmp(GcReport& report) {
-  if (!options_.local) return {};
-  // Count (and in a dry run list) what CleanTmp will take: regular files directly in
-  // tmp/; uploads/ and multipart/ are directories with their own rules.
-  const fs::path& dir = options_.local->TmpDir();
-  const int64_t cutoff = Now() - report.grace.count();
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code entry_ec;
-    if (!it->is_regular_file(entry_ec)) continue;
-    uint64_t size = 0;
-    auto mtime = MtimeOf(it->path(), &size);
-    if (!mtime || *mtime > cutoff) continue;
-    if (report.dry_run) {
-      List(report,
-           "tmp " + it->path().filename().string() + " (" + std::to_string(size) + " bytes)");
-    }
+  HANGAR_ASSIGN_OR_RETURN(auto swept, blobs_.SweepTemporaries(report.grace, report.dry_run));
+  for (const auto& t : swept) {
+    if (report.dry_run) List(report, "tmp " + t.name + " (" + std::to_string(t.size) + " bytes)");
     ++report.tmp_files.count;
-    report.tmp_files.bytes += size;
-  }
-  if (ec) return MakeError(ErrorCode::Internal, "list " + dir.string() + ": " + ec.message());
-  if (!report.dry_run && report.tmp_files.count) {
-    HANGAR_ASSIGN_OR_RETURN(size_t removed, options_.local->CleanTmp(report.grace));
-    report.tmp_files.count = removed;
-  }
-  return {};
-}
-
-Result<void> GcService::RemoveMultipart(GcReport& report, const std::stop_token& stop) {
-  if (options_.multipart_dir.empty()) return {};
-  // <multipart_dir>/<sha256 of the ticket>/<part>: a directory is abandoned when neither
-  // it nor any part changed for the grace (at least the tickets' lifetime).
-  const auto grace = std::max(report.grace, options_.multipart_grace);
-  const int64_t cutoff = Now() - grace.count();
-  std::error_code ec;
-  fs::directory_iterator it(options_.multipart_dir, ec);
-  if (ec) {
-    if (ec == std::errc::no_such_file_or_directory) return {};  // no multipart upload yet
-    return MakeError(ErrorCode::Internal,
-                     "list " + options_.multipart_dir.string() + ": " + ec.message());
-  }
-  for (fs::directory_iterator end; it != end; it.increment(ec)) {
-    if (ec) break;
-    if (stop.stop_requested()) return {};
-    std::error_code entry_ec;
-    if (!it->is_directory(entry_ec)) continue;
-    auto newest = MtimeOf(it->path());
-    if (!newest) continue;
-    uint64_t bytes = 0;
-    for (fs::directory_iterator p(it->path(), entry_ec), pend; !entry_ec && p != pend;
-         p.increment(entry_ec)) {
-      uint64_t size = 0;
-      if (auto m = MtimeOf(p->path(), &size)) {
-        newest = std::max(*newest, *m);
-        bytes += size;
-      }
-    }
-    if (*newest > cutoff) continue;
-    std::string name = it->path().filename().string();
-    if (report.dry_run) {
-      List(report, "multipart " + name + " (" + std::to_string(bytes) + " bytes)");
-    } else {
-      fs::remove_all(it->path(), entry_ec);
-      if (entry_ec) {
-        return MakeError(ErrorCode::Internal,
-                         "remove " + it->path().string() + ": " + entry_ec.message());
-      }
-      Log("services")->info("gc: removed abandoned multipart upload {} ({} bytes)", name, bytes);
-    }
-    ++report.multipart_dirs.count;
-    report.multipart_dirs.bytes += bytes;
-  }
-  if (ec) {
-    return MakeError(ErrorCode::Internal,
-                     "list " + options_.multipart_dir.string() + ": " + ec.message());
+    report.tmp_files.bytes += t.size;
   }
   return {};
 }

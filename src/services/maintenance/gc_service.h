@@ -10,12 +10,14 @@
 //      repo references: a layer pushed whose manifest never came, or whose manifests were
 //      all deleted. The blob then counts as unreferenced in step 4 (CountLinks includes
 //      OCI links) once no other repo or LFS link keeps it. Skipped in a dry run.
-//   1. uploads whose expiry is past (UploadService::RemoveExpired: rows and staging),
+//   1. uploads whose expiry is past (UploadService::RemoveExpired: rows and staging; native
+//      uploads and HF multipart LFS uploads alike),
 //   2. staging areas of the blob store that no upload row names (BlobStore::
 //      ListStaleParts, UploadService::IsKnownStaging): a crash between BeginParts and the
-//      row's insert, or a repo deleted with its uploads (rows cascade, staging does not),
-//   3. stray files in <data>/tmp (LocalBlobStore::CleanTmp) and HF multipart part
-//      directories under <data>/tmp/multipart (LfsService; at least `multipart_grace`),
+//      row's insert, a writer's staging on S3, or a repo deleted with its uploads (rows
+//      cascade, staging does not),
+//   3. temporaries of unfinished writes (BlobStore::SweepTemporaries: the local store's
+//      files in <data>/tmp),
 //   4. every blob whose last write is older than the grace and that no repo links
 //      (LfsStore::CountLinks == 0, asked again right before each delete).
 //
@@ -26,8 +28,7 @@
 // the same bytes are committed again. So a blob is only a candidate after it sat
 // unreferenced for the whole grace, far longer than any publish→link gap. The grace
 // must also exceed the longest an upload may stall between two writes (tmp files,
-// staging areas) and the LFS ticket lifetime (multipart parts): hence a default of one
-// day, and `multipart_grace` ≥ auth.ticket_ttl_s.
+// staging areas): hence a default of one day.
 //
 // Remaining race (docs/gc.md): a client uploading the very bytes of a blob that has been
 // unreferenced for the whole grace, whose commit *and* link both land between GC's last
@@ -43,7 +44,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <filesystem>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -58,18 +58,11 @@
 #include "services/maintenance/maintenance_service.h"
 #include "services/uploads/upload_service.h"
 #include "storage/blob_store.h"
-#include "storage/local/local_blob_store.h"
 
 namespace hangar::services {
 
 struct GcOptions {
-  std::chrono::seconds grace{86400};  // config gc.grace_s
-  // HF multipart part directories are kept at least this long after their last write
-  // (their LFS tickets stay valid for auth.ticket_ttl_s); the larger of this and `grace`.
-  std::chrono::seconds multipart_grace{3600};
-  // The local store, for its tmp/ files; nullptr when blobs live elsewhere (S3).
-  storage::LocalBlobStore* local = nullptr;
-  std::filesystem::path multipart_dir;  // <data>/tmp/multipart; empty = none
+  std::chrono::seconds grace{86400};    // config gc.grace_s
   db::OciStore* oci = nullptr;          // registry links to prune (step 0); null = none
   std::function<int64_t()> now;         // unix seconds; empty = NowUnix
   size_t max_listed = 1000;             // dry run: at most this many items listed
@@ -87,8 +80,7 @@ struct GcReport {
   std::chrono::seconds grace{0};
   GcCount expired_uploads;  // rows and their staging areas
   GcCount orphan_staging;   // staging areas without an upload row
-  GcCount tmp_files;        // stray files in <data>/tmp
-  GcCount multipart_dirs;   // abandoned HF multipart part directories
+  GcCount tmp_files;        // temporaries of unfinished writes (<data>/tmp files)
   GcCount blobs;            // unreferenced blobs past the grace
   GcCount oci_links;        // OCI blob links no manifest references (bytes: 0)
   // Blobs kept: older than the grace and linked by some repo / inside the grace (perhaps
@@ -125,7 +117,6 @@ class GcService {
   Result<void> RemoveExpiredUploads(GcReport& report, const std::stop_token& stop);
   Result<void> RemoveOrphanStaging(GcReport& report, const std::stop_token& stop);
   Result<void> RemoveTmp(GcReport& report);
-  Result<void> RemoveMultipart(GcReport& report, const std::stop_token& stop);
   Result<void> RemoveBlobs(GcReport& report, const std::stop_token& stop);
   Result<void> PruneOciLinks(GcReport& report);
 

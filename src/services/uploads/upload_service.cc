@@ -73,17 +73,29 @@ Result<UploadStart> UploadService::Create(const Principal& who, const RepoId& re
     return UploadStart{true, false, {}};
   }
 
+  bool resumed = false;
+  HANGAR_ASSIGN_OR_RETURN(db::UploadRecord u, Begin(repo_id, who.user_id, sha256, bytes,
+                                                    PartSizeFor(bytes, part_size_hint), &resumed));
+  HANGAR_ASSIGN_OR_RETURN(UploadView view, View(std::move(u)));
+  return UploadStart{false, resumed, std::move(view)};
+}
+
+Result<db::UploadRecord> UploadService::Begin(int64_t repo_id, int64_t user_id,
+                                              const Sha256& sha256, uint64_t size,
+                                              uint64_t part_size, bool* resumed) {
   const int64_t now = Now();
-  HANGAR_ASSIGN_OR_RETURN(auto open, uploads_.FindOpen(repo_id, who.user_id, sha256, bytes, now));
+  HANGAR_ASSIGN_OR_RETURN(auto open, uploads_.FindOpen(repo_id, user_id, sha256, size, now));
   if (open) {
-    auto view = View(*open);
-    if (view) return UploadStart{false, true, std::move(*view)};
-    if (view.error().code != ErrorCode::NotFound) return std::move(view).error();
+    auto parts = blobs_.ListParts(open->store_handle);
+    if (parts) {
+      if (resumed) *resumed = true;
+      return std::move(*open);
+    }
+    if (parts.error().code != ErrorCode::NotFound) return std::move(parts).error();
     HANGAR_TRY(uploads_.Delete(open->id));  // its staging area is gone: start afresh
   }
-
   if (options_.max_open_per_user > 0) {
-    HANGAR_ASSIGN_OR_RETURN(int64_t open_now, uploads_.CountOpen(who.user_id, now));
+    HANGAR_ASSIGN_OR_RETURN(int64_t open_now, uploads_.CountOpen(user_id, now));
     if (open_now >= options_.max_open_per_user) {
       return MakeError(ErrorCode::TooManyRequests,
                        "you have " + std::to_string(open_now) +
@@ -93,10 +105,10 @@ Result<UploadStart> UploadService::Create(const Principal& who, const RepoId& re
   db::UploadRecord u;
   u.id = RandomHex(16);
   u.repo_id = repo_id;
-  u.user_id = who.user_id;
+  u.user_id = user_id;
   u.sha256 = sha256;
-  u.size = bytes;
-  u.part_size = PartSizeFor(bytes, part_size_hint);
+  u.size = size;
+  u.part_size = part_size;
   u.created_at = now;
   u.expires_at = now + options_.expiry.count();
   HANGAR_ASSIGN_OR_RETURN(u.store_handle, blobs_.BeginParts(u.id, u.size, u.part_size));
@@ -104,8 +116,18 @@ Result<UploadStart> UploadService::Create(const Principal& who, const RepoId& re
     (void)blobs_.AbortParts(u.store_handle);
     return std::move(made).error();
   }
-  HANGAR_ASSIGN_OR_RETURN(UploadView view, View(std::move(u)));
-  return UploadStart{false, false, std::move(view)};
+  if (resumed) *resumed = false;
+  return u;
+}
+
+Result<db::UploadRecord> UploadService::Lookup(const std::string& id, int64_t repo_id,
+                                               const Sha256& sha256, uint64_t size) {
+  HANGAR_ASSIGN_OR_RETURN(auto u, uploads_.Get(id));
+  if (!u || u->repo_id != repo_id || u->sha256 != sha256 || u->size != size) {
+    return UploadNotFound(id.substr(0, 64));
+  }
+  if (!u->completed_at && u->expires_at < Now()) return UploadNotFound(id, "has expired");
+  return std::move(*u);
 }
 
 Result<db::UploadRecord> UploadService::Find(const Principal& who, const std::string& id) {
@@ -123,13 +145,7 @@ Result<UploadView> UploadService::View(db::UploadRecord record) {
   UploadView view;
   view.complete = record.completed_at.has_value();
   if (!view.complete) {
-    auto parts = blobs_.ListParts(record.store_handle);
-    if (!parts) {
-      if (parts.error().code == ErrorCode::NotFound)
-        return UploadNotFound(record.id, "has no parts area");
-      return std::move(parts).error();
-    }
-    view.parts = std::move(*parts);
+    HANGAR_ASSIGN_OR_RETURN(view.parts, PartsOf(record));
     if (options_.direct_parts) {
       for (uint64_t n = 1; n <= record.PartCount(); ++n) {
         HANGAR_ASSIGN_OR_RETURN(std::string url,
@@ -142,6 +158,15 @@ Result<UploadView> UploadService::View(db::UploadRecord record) {
   }
   view.record = std::move(record);
   return view;
+}
+
+Result<std::vector<storage::PartInfo>> UploadService::PartsOf(const db::UploadRecord& upload) {
+  if (upload.completed_at) return std::vector<storage::PartInfo>{};
+  auto parts = blobs_.ListParts(upload.store_handle);
+  if (!parts && parts.error().code == ErrorCode::NotFound) {
+    return UploadNotFound(upload.id, "has no parts area");
+  }
+  return parts;
 }
 
 Result<UploadView> UploadService::Get(const Principal& who, const std::string& id) {
@@ -176,7 +201,12 @@ Result<std::pair<uint64_t, uint64_t>> PartToSend(const db::UploadRecord& u, uint
 Result<void> UploadService::CheckPart(const Principal& who, const std::string& id, uint64_t number,
                                       std::optional<uint64_t> content_length) {
   HANGAR_ASSIGN_OR_RETURN(db::UploadRecord u, Find(who, id));
-  HANGAR_TRY(PartToSend(u, number, content_length));
+  return CheckPartOf(u, number, content_length);
+}
+
+Result<void> UploadService::CheckPartOf(const db::UploadRecord& upload, uint64_t number,
+                                        std::optional<uint64_t> content_length) {
+  HANGAR_TRY(PartToSend(upload, number, content_length));
   return {};
 }
 
@@ -185,32 +215,47 @@ Result<storage::PartInfo> UploadService::PutPart(const Principal& who, const std
                                                  std::optional<uint64_t> content_length,
                                                  std::optional<Sha256> part_sha256) {
   HANGAR_ASSIGN_OR_RETURN(db::UploadRecord u, Find(who, id));
-  HANGAR_ASSIGN_OR_RETURN(auto window, PartToSend(u, number, content_length));
+  return PutPartOf(u, number, body, content_length, part_sha256);
+}
+
+Result<storage::PartInfo> UploadService::PutPartOf(const db::UploadRecord& upload, uint64_t number,
+                                                   ByteSource& body,
+                                                   std::optional<uint64_t> content_length,
+                                                   std::optional<Sha256> part_sha256) {
+  HANGAR_ASSIGN_OR_RETURN(auto window, PartToSend(upload, number, content_length));
   auto [offset, length] = window;
-  HANGAR_ASSIGN_OR_RETURN(storage::PartInfo part, blobs_.PutPart(u.store_handle, number, offset,
-                                                                 length, body, part_sha256));
-  HANGAR_TRY(uploads_.SetExpiry(id, Now() + options_.expiry.count()));
+  HANGAR_ASSIGN_OR_RETURN(
+      storage::PartInfo part,
+      blobs_.PutPart(upload.store_handle, number, offset, length, body, part_sha256));
+  HANGAR_TRY(uploads_.SetExpiry(upload.id, Now() + options_.expiry.count()));
   return part;
 }
 
 Result<UploadView> UploadService::Complete(const Principal& who, const std::string& id) {
   HANGAR_ASSIGN_OR_RETURN(db::UploadRecord u, Find(who, id));
-  if (u.completed_at) return View(std::move(u));
-  HANGAR_ASSIGN_OR_RETURN(db::RepoRecord repo, repo_rows_.FindById(u.repo_id));
-  HANGAR_TRY(repos_.Open(who, repo.Id(), Access::Write));
-  auto done = blobs_.CompleteParts(u.store_handle, u.sha256, u.size);
+  if (!u.completed_at) {
+    HANGAR_ASSIGN_OR_RETURN(db::RepoRecord repo, repo_rows_.FindById(u.repo_id));
+    HANGAR_TRY(repos_.Open(who, repo.Id(), Access::Write));
+    HANGAR_TRY(CompleteOf(u));
+  }
+  return View(std::move(u));
+}
+
+Result<void> UploadService::CompleteOf(db::UploadRecord& upload) {
+  if (upload.completed_at) return {};
+  auto done = blobs_.CompleteParts(upload.store_handle, upload.sha256, upload.size);
   if (!done) {
     ErrorCode code = done.error().code;
     if (code == ErrorCode::DigestInvalid || code == ErrorCode::SizeInvalid) {
-      HANGAR_TRY(uploads_.Delete(id));  // the store dropped the parts; start again
+      HANGAR_TRY(uploads_.Delete(upload.id));  // the store dropped the parts; start again
     }
-    return std::move(done).error();
+    return done;
   }
-  HANGAR_TRY(links_.Link(u.repo_id, u.sha256, u.size));
+  HANGAR_TRY(links_.Link(upload.repo_id, upload.sha256, upload.size));
   const int64_t now = Now();
-  HANGAR_TRY(uploads_.MarkCompleted(id, now, now + options_.expiry.count()));
-  u.completed_at = now;
-  return View(std::move(u));
+  HANGAR_TRY(uploads_.MarkCompleted(upload.id, now, now + options_.expiry.count()));
+  upload.completed_at = now;
+  return {};
 }
 
 Result<void> UploadService::Abort(const Principal& who, const std::string& id) {

@@ -105,6 +105,42 @@ class UploadService {
   // Whether staging area `handle` belongs to an upload row (GC keeps those).
   Result<bool> IsKnownStaging(const std::string& handle);
 
+  // ---- Staging for a transfer whose callers hold another credential ----
+  // LFS multipart (services/lfs/lfs_multipart.cc): its part and completion URLs carry a
+  // ticket that LfsService checks, so these take the upload's identity (repo row, object)
+  // instead of a Principal and check no access. The parts live where every other
+  // upload's do: a blob store staging area named by an uploads row.
+
+  // The open upload of `sha256` (`size` bytes, at least 1) into repo row `repo_id` by
+  // `user_id`: resumed when one is open with its staging area (its part size then stays),
+  // else begun with parts of exactly `part_size` bytes (the caller's choice, not clamped:
+  // on S3 every part but the last must be at least kMinUploadPartBytes). `resumed` tells
+  // which. Errors: TooManyRequests (the user has max_open_per_user open), Internal.
+  Result<db::UploadRecord> Begin(int64_t repo_id, int64_t user_id, const Sha256& sha256,
+                                 uint64_t size, uint64_t part_size, bool* resumed = nullptr);
+
+  // Upload `id` when it is the upload of `sha256` (`size` bytes) into repo row `repo_id`,
+  // completed or open (and then not expired). Errors: NotFound, Internal.
+  Result<db::UploadRecord> Lookup(const std::string& id, int64_t repo_id, const Sha256& sha256,
+                                  uint64_t size);
+
+  // As CheckPart and PutPart, on an upload from Begin or Lookup.
+  Result<void> CheckPartOf(const db::UploadRecord& upload, uint64_t number,
+                           std::optional<uint64_t> content_length);
+  Result<storage::PartInfo> PutPartOf(const db::UploadRecord& upload, uint64_t number,
+                                      ByteSource& body, std::optional<uint64_t> content_length,
+                                      std::optional<Sha256> part_sha256);
+
+  // The parts of `upload` stored so far, by number (empty once it is complete).
+  // Errors: NotFound (its staging area is gone), Internal.
+  Result<std::vector<storage::PartInfo>> PartsOf(const db::UploadRecord& upload);
+
+  // Joins and verifies the parts of `upload`, publishes the blob, links it to the repo
+  // and marks the upload completed (`upload` is updated). A completed upload is left as
+  // it is. Errors: Conflict (parts missing, named); DigestInvalid / SizeInvalid (the
+  // upload and its parts are discarded); Internal.
+  Result<void> CompleteOf(db::UploadRecord& upload);
+
  private:
   int64_t Now() const;
   uint64_t PartSizeFor(uint64_t size, std::optional<uint64_t> hint) const;

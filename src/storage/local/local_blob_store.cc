@@ -236,26 +236,29 @@ Result<void> LocalBlobStore::CheckUsable() {
   return {};
 }
 
-Result<size_t> LocalBlobStore::CleanTmp(std::chrono::seconds older_than) {
+Result<std::vector<TmpListing>> LocalBlobStore::SweepTemporaries(std::chrono::seconds older_than,
+                                                                 bool dry_run) {
   std::error_code ec;
   fs::directory_iterator it(tmp_dir_, ec);
-  if (ec) {
+  auto list_error = [&] {
     return MakeError(ErrorCode::Internal, "list " + tmp_dir_.string() + ": " + ec.message());
-  }
+  };
+  if (ec) return list_error();
   const auto cutoff = fs::file_time_type::clock::now() - older_than;
-  size_t removed = 0;
+  std::vector<TmpListing> swept;
   for (; it != fs::directory_iterator(); it.increment(ec)) {
     if (ec) break;
     std::error_code entry_ec;
     if (!it->is_regular_file(entry_ec)) continue;
     auto mtime = it->last_write_time(entry_ec);
     if (entry_ec || mtime >= cutoff) continue;
-    if (fs::remove(it->path(), entry_ec)) ++removed;
+    uint64_t size = it->file_size(entry_ec);
+    if (entry_ec) continue;  // gone meanwhile
+    if (!dry_run && !fs::remove(it->path(), entry_ec)) continue;
+    swept.push_back({it->path().filename().string(), size});
   }
-  if (ec) {
-    return MakeError(ErrorCode::Internal, "list " + tmp_dir_.string() + ": " + ec.message());
-  }
-  return removed;
+  if (ec) return list_error();
+  return swept;
 }
 
 }  // namespace hangar::storage

@@ -27,7 +27,7 @@ namespace hangar::storage {
 //
 // A file appears under blobs/ only by rename(2) after its bytes were verified and
 // fsynced, so a crash leaves either no blob or the whole blob, plus perhaps a stray file
-// in tmp/ (removed by CleanTmp). tmp/ sits on the same filesystem so rename is atomic.
+// in tmp/ (removed by SweepTemporaries). tmp/ sits on the same filesystem so rename is atomic.
 //
 // Thread-safe and stateless beyond `root`: several processes may share one root.
 class LocalBlobStore final : public BlobStore {
@@ -63,11 +63,10 @@ class LocalBlobStore final : public BlobStore {
   // Unavailable unless blobs/sha256/ and tmp/ exist and are writable.
   Result<void> CheckUsable() override;
 
-  // Removes files in tmp/ last modified more than `older_than` ago (writes a crash or a
-  // killed process left behind); returns how many were removed. Do not pass less than
-  // the longest an upload may stall, or live writes lose their temporary.
-  // Errors: Internal when tmp/ cannot be listed.
-  Result<size_t> CleanTmp(std::chrono::seconds older_than);
+  // The regular files directly in tmp/ (a writer's "<hex>.<random>"); uploads/ holds the
+  // staging areas. Errors: Internal when tmp/ cannot be listed.
+  Result<std::vector<TmpListing>> SweepTemporaries(std::chrono::seconds older_than,
+                                                   bool dry_run) override;
 
   // Where blob `id` lives (or would live) on disk.
   std::filesystem::path BlobPath(const Sha256& id) const;

@@ -139,6 +139,10 @@ Result<std::string> MemoryBlobStore::RedirectUrl(const Sha256& id, std::chrono::
 
 Result<void> MemoryBlobStore::CheckUsable() { return {}; }
 
+Result<std::vector<TmpListing>> MemoryBlobStore::SweepTemporaries(std::chrono::seconds, bool) {
+  return std::vector<TmpListing>{};
+}
+
 size_t MemoryBlobStore::PendingWriters() const {
   std::lock_guard lock(state_->mu);
   return state_->pending_writers;

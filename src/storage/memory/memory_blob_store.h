@@ -41,6 +41,9 @@ class MemoryBlobStore final : public BlobStore {
   Result<void> AbortParts(std::string_view handle) override;
   Result<std::vector<std::string>> ListStaleParts(std::chrono::seconds older_than) override;
   Result<void> ForEachBlob(const std::function<Result<void>(const BlobListing&)>& fn) override;
+  // Always empty: an unfinished writer's bytes go with it (PendingWriters counts them).
+  Result<std::vector<TmpListing>> SweepTemporaries(std::chrono::seconds older_than,
+                                                   bool dry_run) override;
 
   // Writers created and neither committed nor aborted yet (the memory analogue of
   // LocalBlobStore's tmp/ files); tests check it drops back to 0.

@@ -357,6 +357,10 @@ Result<void> S3BlobStore::ForEachBlob(const std::function<Result<void>(const Blo
   });
 }
 
+Result<std::vector<TmpListing>> S3BlobStore::SweepTemporaries(std::chrono::seconds, bool) {
+  return std::vector<TmpListing>{};
+}
+
 Result<void> S3BlobStore::CheckUsable() {
   auto res = api_->Call("HEAD", "");
   if (!res) {

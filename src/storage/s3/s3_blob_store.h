@@ -78,6 +78,10 @@ class S3BlobStore final : public BlobStore {
   Result<void> AbortParts(std::string_view handle) override;
   Result<std::vector<std::string>> ListStaleParts(std::chrono::seconds older_than) override;
   Result<void> ForEachBlob(const std::function<Result<void>(const BlobListing&)>& fn) override;
+  // Always empty: a writer stages under <prefix>uploads/ too (a multipart upload or an
+  // object named "w<sha256>.<random>"), so what a crash leaves is in ListStaleParts.
+  Result<std::vector<TmpListing>> SweepTemporaries(std::chrono::seconds older_than,
+                                                   bool dry_run) override;
   // HEAD of the bucket. Errors: Unavailable naming the endpoint and bucket.
   Result<void> CheckUsable() override;
 

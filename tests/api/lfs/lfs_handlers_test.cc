@@ -136,6 +136,16 @@ TEST(LfsMultipartTest, PartsThenCompleteThenDownload) {
     std::string s(href.as_string());
     return s.substr(s.find('/', s.find("://") + 3));
   };
+  // Refused from the head: a part of the wrong length, and the part URL of an upload that
+  // is not this object's.
+  const std::string part1 = path(header.at("1"));
+  Answer short_part = hub.Send({Method::Put, part1, "", {}, bytes.substr(0, 1000)});
+  EXPECT_EQ(short_part.status, 400) << short_part.body;
+  EXPECT_NE(short_part.body.find("must be 1024 bytes"), std::string::npos) << short_part.body;
+  std::string other_upload = part1;
+  other_upload.replace(other_upload.find("/part/") - 32, 32, std::string(32, '0'));
+  Answer unknown = hub.Send({Method::Put, other_upload, "", {}, bytes.substr(0, 1024)});
+  EXPECT_EQ(unknown.status, 404) << unknown.body;
   json::array parts;
   for (int n = 1; n <= 3; ++n) {
     Answer put = hub.Send({Method::Put, path(header.at(std::to_string(n))), "", {},
