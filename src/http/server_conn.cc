@@ -1,0 +1,182 @@
+// Server's plain code (server_internal.h): the checks of a request head, the connection's
+// body framing, the request object, the body limits taken before a body is read, and the
+// access log. Coroutines stay in server.cc.
+
+#include <string>
+
+#include "http/server_internal.h"
+
+namespace hangar::http {
+
+bool ValidHost(std::string_view h) {
+  for (char ch : h) {
+    bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '.' || ch == '-' || ch == ':' || ch == '[' || ch == ']' || ch == '_';
+    if (!ok) return false;
+  }
+  return h.size() <= 255;
+}
+
+bool OnlyChunked(const bhttp::request_parser<bhttp::empty_body>& hp) {
+  const auto& h = hp.get();
+  if (h.count(bhttp::field::transfer_encoding) != 1) return false;
+  std::string_view v = h[bhttp::field::transfer_encoding];
+  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+  while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+  return beast::iequals(v, "chunked");
+}
+
+std::optional<Error> HeadProblem(const beast::error_code& ec,
+                                 const bhttp::request_parser<bhttp::empty_body>& hp) {
+  if (ec) {
+    if (ec == bhttp::error::header_limit || ec == bhttp::error::buffer_overflow) {
+      return MakeError(ErrorCode::HeadersTooLarge, "request header fields too large");
+    }
+    bool closed = ec == bhttp::error::end_of_stream || ec == bhttp::error::partial_message;
+    if (!closed && ec.category() == bhttp::make_error_code(bhttp::error::bad_target).category()) {
+      return MakeError(ErrorCode::BadRequest, "malformed request: " + ec.message());
+    }
+    return std::nullopt;
+  }
+  const auto& h = hp.get();
+  if (h.count(bhttp::field::transfer_encoding) && !OnlyChunked(hp)) {
+    return MakeError(ErrorCode::BadRequest, "unsupported Transfer-Encoding '" +
+                                                std::string(h[bhttp::field::transfer_encoding]) +
+                                                "' (only 'chunked' alone)");
+  }
+  if (h.version() >= 11 && h.count(bhttp::field::host) != 1) {
+    return MakeError(ErrorCode::BadRequest, "an HTTP/1.1 request needs exactly one Host");
+  }
+  if (!ValidHost(h[bhttp::field::host])) {
+    // Host goes into absolute URLs (Link, LFS hrefs): only a host[:port] may.
+    return MakeError(ErrorCode::BadRequest, "invalid Host header");
+  }
+  return std::nullopt;
+}
+
+void InlineSmallStream(Response& r, const Request& req) {
+  if (r.stream && r.content_length && *r.content_length <= kInlineBody &&
+      req.method != Method::Head) {
+    auto all = ReadAll(*r.stream, kInlineBody);
+    if (all && all->size() == *r.content_length) {
+      r.body = std::move(*all);
+      r.stream.reset();
+      r.content_length.reset();
+    }
+  }
+}
+
+void Conn::TakeHead(bhttp::request_parser<bhttp::empty_body>&& head, bool expect_continue) {
+  body_parser = std::make_unique<bhttp::request_parser<bhttp::buffer_body>>(std::move(head));
+  body_parser->body_limit(boost::none);
+  body_failed = false;
+  raw_left.reset();
+  if (!body_parser->is_done() && !body_parser->chunked() && body_parser->content_length()) {
+    raw_left = *body_parser->content_length();
+  }
+  send_continue = expect_continue;
+}
+
+std::shared_ptr<Request> Server::Impl::MakeRequest(
+    const bhttp::request_parser<bhttp::empty_body>& hp, const Conn& c) {
+  const auto& h = hp.get();
+  auto req = std::make_shared<Request>();
+  req->method_name = std::string(h.method_string());
+  req->method = ParseMethod(req->method_name);
+  req->target = std::string(h.target());
+  size_t q = req->target.find('?');
+  req->path = req->target.substr(0, q);
+  if (q != std::string::npos) req->query = req->target.substr(q + 1);
+  req->headers.reserve(16);
+  for (const auto& f : h) {
+    std::string name(f.name_string());
+    for (auto& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    req->headers.emplace_back(std::move(name), std::string(f.value()));
+  }
+  req->request_id = id_prefix + std::to_string(next_id.fetch_add(1));
+  req->remote = c.remote;
+  if (!options.public_url.empty()) {
+    req->base_url = options.public_url;
+  } else {
+    std::string host(req->Header("host"));
+    bool has_port = !host.empty() && host.back() != ']' &&
+                    host.find(':', host.rfind(']') == std::string::npos ? 0 : host.rfind(']')) !=
+                        std::string::npos;
+    if (host.empty())
+      host = options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
+    if (!has_port) host += ":" + std::to_string(port);
+    req->base_url = "http://" + host;
+  }
+  return req;
+}
+
+Response Server::Impl::Refuse(const Admission& admission, const Error& e,
+                              const Request& req) const {
+  Response r = router.Render(admission.route->api, e, req);
+  r.SetHeader("X-Request-Id", req.request_id);
+  return r;
+}
+
+std::optional<Error> Server::Impl::TakeBodyPlaces(const Conn& c, const Request& req,
+                                                  const Admission& admission,
+                                                  BodyPlaces& places) {
+  // A caller still anonymous after admission cannot write, so its body has to fit in the
+  // read-ahead; so do web forms (pages read their session themselves, and no page takes
+  // more than a form). Only ticket routes (LFS transfers), whose ticket the router checked,
+  // stream large bodies of callers without an identity to their handlers.
+  places.anonymous = req.principal.anonymous;
+  const Gate gate = admission.route->need.gate;
+  places.capped =
+      places.anonymous && (gate != Gate::Ticket || admission.route->api == ApiFamily::Html);
+  const size_t bound = options.body_buffer_bytes;
+  if (places.capped && c.raw_left && *c.raw_left > bound) {
+    return MakeError(ErrorCode::PayloadTooLarge,
+                     "a request body of an unauthenticated caller may have at most " +
+                         std::to_string(bound) +
+                         " bytes (limits.body_buffer_bytes); this one declares " +
+                         std::to_string(*c.raw_left));
+  }
+  if (places.anonymous) {
+    if (!anonymous_bodies.TryAcquire(c.ip, options.anonymous_bodies_per_ip)) {
+      return MakeError(ErrorCode::TooManyRequests,
+                       "too many request bodies in flight from unauthenticated callers at " +
+                           c.ip + " (limits.anonymous_bodies_per_ip = " +
+                           std::to_string(options.anonymous_bodies_per_ip) + ")");
+    }
+    places.anonymous_slot = PerKeySlot(anonymous_bodies, c.ip);
+  }
+  // A signed-in caller's large bodies (or those of one credential of a route's own, such
+  // as the tickets of one repo): at most bodies_per_principal at once, counted from the
+  // head when its Content-Length already says the body will not fit the read-ahead.
+  places.quota_key = places.anonymous ? req.quota_key : "user " + req.principal.name;
+  if (!places.quota_key.empty() && c.raw_left && *c.raw_left > bound &&
+      !TakePrincipalPlace(places)) {
+    return TooManyBodies(places);
+  }
+  return std::nullopt;
+}
+
+bool Server::Impl::TakePrincipalPlace(BodyPlaces& places) {
+  if (!streaming_by_principal.TryAcquire(places.quota_key, options.bodies_per_principal)) {
+    return false;
+  }
+  places.principal_slot = PerKeySlot(streaming_by_principal, places.quota_key);
+  return true;
+}
+
+Error Server::Impl::TooManyBodies(const BodyPlaces& places) const {
+  return MakeError(ErrorCode::TooManyRequests,
+                   "too many large request bodies in flight for " + places.quota_key +
+                       " (limits.bodies_per_principal = " +
+                       std::to_string(options.bodies_per_principal) + ")");
+}
+
+void Server::Impl::LogAccess(const Request& req, const Response& res,
+                             std::optional<uint64_t> sent, Clock::time_point start) const {
+  auto ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  Log("access")->info("[req {}] {} {} {} {} {} {:.2f}ms {}", req.request_id, req.remote,
+                      req.method_name, req.target, res.status, sent ? *sent : 0, ms,
+                      req.principal.anonymous ? "-" : req.principal.name);
+}
+
+}  // namespace hangar::http
