@@ -168,6 +168,7 @@ struct App::Routes {
   std::unique_ptr<services::DownloadCounter> downloads;
   std::unique_ptr<api::HfDeps> hf;
   std::unique_ptr<services::AccountService> accounts;  // the pages' reads of accounts
+  std::unique_ptr<web::PageCaches> page_caches;
   std::unique_ptr<web::WebDeps> web;
 };
 
@@ -311,8 +312,10 @@ http::Router& App::Router() {
   api::AddGitRoutes(r, *git_);
   api::AddHfFileRoutes(r, *routes_->hf);
   routes_->accounts = std::make_unique<services::AccountService>(*stores_.users);
-  routes_->web = std::make_unique<web::WebDeps>(web::WebDeps{
-      *auth_, *sessions_, *repos_, *content_, *browse_, *imports_, *routes_->accounts, config_});
+  routes_->page_caches = std::make_unique<web::PageCaches>();
+  routes_->web = std::make_unique<web::WebDeps>(
+      web::WebDeps{*auth_, *sessions_, *repos_, *content_, *browse_, *imports_, *routes_->accounts,
+                   config_, *routes_->page_caches});
   web::AddWebRoutes(r, *routes_->web);
   return r;
 }

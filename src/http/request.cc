@@ -116,6 +116,12 @@ std::optional<uint64_t> Request::ContentLength() const {
   return n;
 }
 
+std::optional<uint64_t> Request::DeclaredBodyLength() const {
+  if (auto n = ContentLength()) return n;
+  if (HasHeader("content-length") || HasHeader("transfer-encoding")) return std::nullopt;
+  return uint64_t{0};
+}
+
 Result<void> Request::ChargeBodyMemory(uint64_t n) {
   if (!body_memory || n == 0) return {};
   if (!body_memory_held)

@@ -41,6 +41,9 @@ class Request {
   // Whom the per-principal body limits count this request against when it has no
   // principal but another credential (a route's own check sets it, e.g. to a ticket's repo).
   std::string quota_key;
+  // What the access log shows instead of `target` when set: a route whose URL carries a
+  // credential (an LFS ticket) sets it to the target with the credential blanked out.
+  std::string log_target;
   std::shared_ptr<ByteSource> body;  // never null; empty when the request has no body
   // What a handler keeps of its body is charged here (ReadBody, ChargeBodyMemory). http/
   // sets it for handlers on a thread of their own, whose number grows with the clients'
@@ -61,6 +64,9 @@ class Request {
   std::vector<std::string> QueryAll(std::string_view key) const;
   // Content-Length as a number, when present and valid.
   std::optional<uint64_t> ContentLength() const;
+  // The body's length as the head declares it: Content-Length, or 0 when the request has
+  // neither Content-Length nor Transfer-Encoding (RFC 9112 §6.3); nullopt when chunked.
+  std::optional<uint64_t> DeclaredBodyLength() const;
   // Charges `n` bytes a handler is about to keep to body_memory (nothing without one),
   // waiting up to body_memory_wait for room. Errors: PayloadTooLarge (more than the whole
   // budget), Unavailable (no room in time).

@@ -2,6 +2,7 @@
 // body framing, the request object, the body limits taken before a body is read, and the
 // access log. Coroutines stay in server.cc.
 
+#include <algorithm>
 #include <string>
 
 #include "http/server_internal.h"
@@ -9,12 +10,39 @@
 namespace hangar::http {
 
 bool ValidHost(std::string_view h) {
-  for (char ch : h) {
-    bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-              ch == '.' || ch == '-' || ch == ':' || ch == '[' || ch == ']' || ch == '_';
-    if (!ok) return false;
+  if (h.size() > 255) return false;
+  auto all_of = [](std::string_view s, auto ok) { return std::all_of(s.begin(), s.end(), ok); };
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::string_view port;
+  if (h.starts_with('[')) {
+    // An IP literal (RFC 3986 §3.2.2): hex digits, ':' and '.', then an optional :port.
+    size_t close = h.find(']');
+    if (close == std::string_view::npos || close == 1) return false;
+    if (!all_of(h.substr(1, close - 1), [&](char c) {
+          return digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == ':' ||
+                 c == '.';
+        })) {
+      return false;
+    }
+    std::string_view rest = h.substr(close + 1);
+    if (!rest.empty() && rest[0] != ':') return false;
+    port = rest.empty() ? rest : rest.substr(1);
+  } else {
+    // A name or an IPv4 address, with at most one ':' before the port.
+    size_t colon = h.find(':');
+    if (colon != std::string_view::npos && h.find(':', colon + 1) != std::string_view::npos) {
+      return false;
+    }
+    std::string_view name = h.substr(0, colon);
+    if (!all_of(name, [&](char c) {
+          return digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' ||
+                 c == '-' || c == '_';
+        })) {
+      return false;
+    }
+    port = colon == std::string_view::npos ? std::string_view() : h.substr(colon + 1);
   }
-  return h.size() <= 255;
+  return port.size() <= 5 && all_of(port, digit);
 }
 
 bool OnlyChunked(const bhttp::request_parser<bhttp::empty_body>& hp) {
@@ -175,7 +203,8 @@ void Server::Impl::LogAccess(const Request& req, const Response& res,
                              std::optional<uint64_t> sent, Clock::time_point start) const {
   auto ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   Log("access")->info("[req {}] {} {} {} {} {} {:.2f}ms {}", req.request_id, req.remote,
-                      req.method_name, req.target, res.status, sent ? *sent : 0, ms,
+                      req.method_name, req.log_target.empty() ? req.target : req.log_target,
+                      res.status, sent ? *sent : 0, ms,
                       req.principal.anonymous ? "-" : req.principal.name);
 }
 

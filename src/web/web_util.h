@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "core/lru.h"
 #include "core/principal.h"
 #include "core/repo_id.h"
 #include "core/result.h"
@@ -19,10 +21,10 @@
 #include "http/response.h"
 #include "services/auth/account_service.h"
 #include "services/auth/auth_service.h"
+#include "services/auth/session_service.h"
 #include "services/content/browse_service.h"
 #include "services/content/content_service.h"
 #include "services/repo/repo_service.h"
-#include "services/auth/session_service.h"
 #include "web/view.h"
 
 namespace hangar::services {
@@ -34,7 +36,20 @@ namespace hangar::web {
 inline constexpr std::string_view kSessionCookie = "hangar_session";
 inline constexpr std::string_view kCsrfCookie = "hangar_csrf";  // before sign-in
 
-// The services pages call; all outlive the router.
+struct RenderedCode;  // web/pages/repo_pages.cc
+struct RenderedCard;
+
+// What pages keep between requests, passed in with WebDeps (one per router): rendered file
+// views and model cards, by the blob they were made from and bounded in bytes (a
+// 7,000-line file is 7,000 rows to build; a large card takes cmark and the sanitizer).
+struct PageCaches {
+  static constexpr size_t kCodeBytes = size_t{64} << 20;
+  static constexpr size_t kCardBytes = size_t{32} << 20;
+  LruCache<std::shared_ptr<const RenderedCode>> code{kCodeBytes};
+  LruCache<std::shared_ptr<const RenderedCard>> cards{kCardBytes};
+};
+
+// The services pages call, and their caches; all outlive the router.
 struct WebDeps {
   services::AuthService& auth;
   services::SessionService& sessions;
@@ -44,6 +59,7 @@ struct WebDeps {
   services::ImportService& imports;
   services::AccountService& accounts;
   const config::Config& config;
+  PageCaches& caches;
 };
 
 // Who is browsing, as established from the request.

@@ -42,6 +42,17 @@ TEST(Request, ContentLengthMustBeANumber) {
   EXPECT_EQ(r.ContentLength(), 42u);
 }
 
+TEST(Request, DeclaredBodyLengthIsZeroWithoutFraming) {
+  Request r;
+  EXPECT_EQ(r.DeclaredBodyLength(), 0u);  // neither Content-Length nor Transfer-Encoding
+  r.headers = {{"content-length", "42"}};
+  EXPECT_EQ(r.DeclaredBodyLength(), 42u);
+  r.headers = {{"transfer-encoding", "chunked"}};
+  EXPECT_EQ(r.DeclaredBodyLength(), std::nullopt);
+  r.headers = {{"content-length", "12x"}};
+  EXPECT_EQ(r.DeclaredBodyLength(), std::nullopt);  // the server refuses it before this
+}
+
 using hangar::testing::Gzip;
 
 TEST(GunzipSource, InflatesAndRejectsCorruptOrTruncated) {

@@ -132,5 +132,10 @@ console.log("ok");
 check_eq "JS client 5 MiB multipart round trip" ok "$(tail -n 1 "$T/js.out")" ||
   brief "$T/js.out" 1500
 check_true "  the server saw part PUTs" grep -q 'lfs-multipart' "$SERVER_ERR" "$SERVER_OUT"
+TICKET="$(sed -E 's#.*/lfs-multipart/([^/]+)/.*#\1#' <<<"$PART1_URL")"
+check_true "  its access log names the part URLs with the ticket blanked out" \
+  grep -q 'lfs-multipart/<ticket>/' "$SERVER_ERR" "$SERVER_OUT"
+check_false "  and never shows a ticket, a credential for an hour" \
+  grep -q -- "$TICKET" "$SERVER_ERR" "$SERVER_OUT"
 
 finish

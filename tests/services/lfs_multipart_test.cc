@@ -325,6 +325,43 @@ TEST_F(LfsMultipartTest, PartsNeedAnUploadTicketForTheObjectAndItsUpload) {
   EXPECT_EQ(StoredParts(up.upload_id), 0u);
 }
 
+TEST_F(LfsMultipartTest, AnotherUsersUploadReadsAsMissing) {
+  // Alice and Bob both write to acme/shared, and send the same object: an upload each.
+  Principal bob = testing::MakeUser(*auth_, "bob");
+  ASSERT_TRUE(auth_->CreateOrg("acme", "alice").has_value());
+  ASSERT_TRUE(auth_->AddMember("acme", "bob", db::OrgRole::Write).has_value());
+  repo_id_ = testing::MakeRepoRow(*stores_.repos, "acme", "shared");
+  std::string data = Data();
+  Sha256 oid = Sha256::Of(data);
+  auto batch_as = [&](const Principal& who) {
+    LfsBatchRequest req;
+    req.operation = LfsOperation::Upload;
+    req.transfers = {"multipart"};
+    req.objects.push_back({oid.Hex(), 100});
+    auto b = lfs_->Batch(who, RepoId{RepoType::Model, "acme", "shared"}, req);
+    EXPECT_TRUE(b.has_value()) << b.error().message;
+    return b.has_value() ? b->objects.at(0) : LfsBatchObjectResult{};
+  };
+  auto alices = batch_as(alice_);
+  auto bobs = batch_as(bob);
+  ASSERT_TRUE(bobs.ticket.has_value());
+  EXPECT_NE(bobs.upload_id, alices.upload_id);
+  auto crossed = bobs;
+  crossed.upload_id = alices.upload_id;  // Bob's ticket, Alice's upload
+  auto r = Put(crossed, oid, 1, Part(data, 1));
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::NotFound);
+  EXPECT_EQ(StoredParts(alices.upload_id), 0u);
+}
+
+TEST_F(LfsMultipartTest, ObjectsOverFiveTibAreRefusedPerObject) {
+  auto r = Batch(Sha256::Of("huge"), int64_t{1} << 44);
+  ASSERT_TRUE(r.error.has_value());
+  EXPECT_EQ(r.error->code, 422);
+  EXPECT_FALSE(r.ticket.has_value());
+  EXPECT_EQ(StagingAreas(), 0u);
+}
+
 TEST_F(LfsMultipartTest, OverTheOpenUploadLimitTheObjectGets429) {
   // max_open_per_user is 2 here.
   EXPECT_TRUE(Batch(Sha256::Of(Data('a')), 100).error == std::nullopt);

@@ -12,6 +12,7 @@ constexpr std::string_view kKey = "0123456789abcdef0123456789abcdef";
 TicketClaims Claims() {
   TicketClaims c;
   c.repo_id = 42;
+  c.user_id = 7;
   c.oid = Sha256::Of("hello");
   c.size = 5;
   c.op = TicketOp::Upload;
@@ -21,7 +22,7 @@ TicketClaims Claims() {
 
 TEST(Ticket, RoundTripsAndIsUrlSafe) {
   std::string t = IssueTicket(kKey, Claims());
-  EXPECT_EQ(t.size(), 120u);
+  EXPECT_EQ(t.size(), 132u);
   for (char c : t) {
     EXPECT_TRUE(isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') << t;
   }
@@ -32,6 +33,7 @@ TEST(Ticket, RoundTripsAndIsUrlSafe) {
   TicketClaims d = Claims();
   d.op = TicketOp::Download;
   d.repo_id = -1;  // any int64 survives the encoding
+  d.user_id = INT64_MIN;
   d.size = UINT64_MAX;
   auto w = VerifyTicket(kKey, IssueTicket(kKey, d), 0);
   ASSERT_TRUE(w.has_value());
@@ -67,8 +69,8 @@ TEST(Ticket, ExpiresAtItsSecond) {
 
 TEST(Ticket, MalformedIsRejected) {
   std::string t = IssueTicket(kKey, Claims());
-  for (std::string bad : {std::string(), std::string("abc"), std::string(120, '!'),
-                          t.substr(0, 119), t + "A", t.substr(0, 116)}) {
+  for (std::string bad : {std::string(), std::string("abc"), std::string(132, '!'),
+                          t.substr(0, 131), t + "A", t.substr(0, 128)}) {
     auto v = VerifyTicket(kKey, bad, 0);
     ASSERT_FALSE(v.has_value()) << bad;
     EXPECT_EQ(v.error().code, ErrorCode::Unauthorized);

@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <thread>
 
 #include "core/util.h"
@@ -619,6 +622,79 @@ TEST_P(PartsConformance, ForEachBlobListsCommittedBlobsOnly) {
   ASSERT_FALSE(stop.has_value());
   EXPECT_EQ(stop.error().code, ErrorCode::Conflict);
   pending->Abort();
+}
+
+// A part body that sends its first half, then waits until Release() before the rest.
+class HeldSource final : public ByteSource {
+ public:
+  explicit HeldSource(std::string bytes) : bytes_(std::move(bytes)) {}
+  Result<size_t> Read(std::span<char> buf) override {
+    if (pos_ == bytes_.size() / 2) {
+      std::unique_lock lock(mu_);
+      half_sent_ = true;
+      cv_.notify_all();
+      cv_.wait(lock, [this] { return released_; });
+    }
+    size_t end = pos_ < bytes_.size() / 2 ? bytes_.size() / 2 : bytes_.size();
+    size_t n = std::min(buf.size(), end - pos_);
+    std::memcpy(buf.data(), bytes_.data() + pos_, n);
+    pos_ += n;
+    return n;
+  }
+  std::optional<uint64_t> Size() const override { return bytes_.size(); }
+  void WaitHalfSent() {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [this] { return half_sent_; });
+  }
+  void Release() {
+    std::lock_guard lock(mu_);
+    released_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  std::string bytes_;
+  size_t pos_ = 0;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool half_sent_ = false;
+  bool released_ = false;
+};
+
+TEST_P(PartsConformance, TwoWritersOfOnePartNeverMixTheirBytes) {
+  // The right bytes arrive slowly while other bytes of the same part are sent in full: the
+  // part the store keeps is one writer's bytes whole, and its listed etag is that writer's.
+  const std::string content = Content(kPartSize);
+  const std::string other(kPartSize, 'B');
+  std::string h = Begin(content.size());
+  HeldSource slow(content);
+  std::optional<Result<PartInfo>> slow_put, fast_put;
+  std::atomic<int> order{0};
+  int slow_done = 0, fast_done = 0;
+  std::thread a([&] {
+    slow_put = store_->PutPart(h, 1, 0, content.size(), slow, std::nullopt);
+    slow_done = ++order;
+  });
+  slow.WaitHalfSent();
+  std::thread b([&] {
+    StringSource body(other);
+    fast_put = store_->PutPart(h, 1, 0, other.size(), body, std::nullopt);
+    fast_done = ++order;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // b runs (or waits)
+  slow.Release();
+  a.join();
+  b.join();
+  ASSERT_TRUE(slow_put->has_value()) << slow_put->error().message;
+  ASSERT_TRUE(fast_put->has_value()) << fast_put->error().message;
+  const bool slow_last = slow_done > fast_done;
+  const std::string& kept = slow_last ? content : other;
+  auto parts = store_->ListParts(h).value();
+  ASSERT_EQ(parts.size(), 1u);
+  EXPECT_EQ(parts[0].etag, slow_last ? (*slow_put)->etag : (*fast_put)->etag);
+  auto done = store_->CompleteParts(h, Sha256::Of(kept), kept.size());
+  ASSERT_TRUE(done.has_value()) << done.error().message;
+  EXPECT_TRUE(Read(Sha256::Of(kept)) == kept);
 }
 
 TEST_P(PartsConformance, SweepTemporariesSparesLiveWritesAndStagingAreas) {

@@ -120,7 +120,8 @@ Result<std::pair<std::string, uint64_t>> PartParams(const http::Request& req) {
 // The router's check of a part PUT, from its head (Requirement::Also).
 Result<void> CheckPutPart(UploadService& uploads, http::Request& req) {
   HANGAR_ASSIGN_OR_RETURN(auto part, PartParams(req));
-  return uploads.CheckPart(req.principal, part.first, part.second, req.ContentLength());
+  // A body without framing is 0 bytes: refused here, before the stored copy is dropped.
+  return uploads.CheckPart(req.principal, part.first, part.second, req.DeclaredBodyLength());
 }
 
 Result<http::Response> HandlePutPart(UploadService& uploads, http::Request& req) {

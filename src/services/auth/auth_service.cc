@@ -12,6 +12,7 @@
 #include "core/log.h"
 #include "core/repo_id.h"
 #include "core/sha256.h"
+#include "core/ttl_cache.h"
 #include "core/util.h"
 
 namespace hangar::services {
@@ -83,65 +84,6 @@ Access FromOrgRole(db::OrgRole r) {
   }
   return Access::Read;
 }
-
-// A bounded map with per-entry expiry, split into shards so concurrent requests rarely
-// contend on one mutex. When a shard is full, expired entries go first, then any entry.
-template <typename V>
-class TtlCache {
- public:
-  TtlCache(size_t capacity, int64_t ttl_ms)
-      : per_shard_(std::max<size_t>(1, capacity / kShards)), ttl_ms_(ttl_ms) {}
-
-  // Calls fn(V&) under the shard lock when `key` is live; returns whether it was.
-  template <typename F>
-  bool Visit(const std::string& key, int64_t now_ms, F&& fn) {
-    Shard& s = ShardFor(key);
-    std::lock_guard lock(s.mu);
-    auto it = s.map.find(key);
-    if (it == s.map.end()) return false;
-    if (it->second.expires_ms <= now_ms) {
-      s.map.erase(it);
-      return false;
-    }
-    fn(it->second.value);
-    return true;
-  }
-
-  void Put(const std::string& key, V value, int64_t now_ms) {
-    if (ttl_ms_ <= 0) return;
-    Shard& s = ShardFor(key);
-    std::lock_guard lock(s.mu);
-    if (s.map.size() >= per_shard_ && !s.map.count(key)) {
-      std::erase_if(s.map, [&](const auto& kv) { return kv.second.expires_ms <= now_ms; });
-      if (s.map.size() >= per_shard_) s.map.erase(s.map.begin());
-    }
-    s.map[key] = Entry{std::move(value), now_ms + ttl_ms_};
-  }
-
-  void Erase(const std::string& key) {
-    Shard& s = ShardFor(key);
-    std::lock_guard lock(s.mu);
-    s.map.erase(key);
-  }
-
- private:
-  static constexpr size_t kShards = 16;
-  struct Entry {
-    V value;
-    int64_t expires_ms;
-  };
-  struct Shard {
-    std::mutex mu;
-    std::unordered_map<std::string, Entry> map;
-  };
-  Shard& ShardFor(const std::string& key) {
-    return shards_[std::hash<std::string>{}(key) % kShards];
-  }
-
-  const size_t per_shard_;
-  const int64_t ttl_ms_;
-  std::array<Shard, kShards> shards_;
-};
 
 struct CachedToken {
   Principal principal;

@@ -14,14 +14,18 @@ namespace hangar::services {
 namespace {
 
 // Layout of the signed payload (all integers big-endian):
-//   version(1) op(1) repo_id(8) size(8) expires_at(8) oid(32)  = 58 bytes
+//   version(1) op(1) reserved(1) repo_id(8) user_id(8) size(8) expires_at(8) oid(32)
+//   = 67 bytes
 // followed by HMAC-SHA256(key, kContext || payload) (32 bytes). The context string keeps
-// these MACs distinct from anything else the server secret may ever sign.
-constexpr uint8_t kVersion = 1;
-constexpr size_t kPayloadSize = 1 + 1 + 8 + 8 + 8 + 32;
+// these MACs distinct from anything else the server secret may ever sign. `reserved` is 0;
+// it keeps the ticket a multiple of 3 bytes, so every base64 character carries signed bits
+// (a changed character never decodes to the same ticket).
+constexpr uint8_t kVersion = 2;
+constexpr size_t kPayloadSize = 1 + 1 + 1 + 8 + 8 + 8 + 8 + 32;
 constexpr size_t kMacSize = 32;
-constexpr size_t kTicketBytes = kPayloadSize + kMacSize;  // 90 → 120 base64url chars
-constexpr std::string_view kContext = "hangar-lfs-ticket-v1\n";
+constexpr size_t kTicketBytes = kPayloadSize + kMacSize;  // 99 → 132 base64url chars
+static_assert(kTicketBytes % 3 == 0);
+constexpr std::string_view kContext = "hangar-lfs-ticket-v2\n";
 
 void PutU64(uint8_t* p, uint64_t v) {
   for (int i = 7; i >= 0; --i) {
@@ -60,10 +64,12 @@ std::string IssueTicket(std::string_view key, const TicketClaims& claims) {
   uint8_t* p = buf.data();
   p[0] = kVersion;
   p[1] = static_cast<uint8_t>(claims.op);
-  PutU64(p + 2, static_cast<uint64_t>(claims.repo_id));
-  PutU64(p + 10, claims.size);
-  PutU64(p + 18, static_cast<uint64_t>(claims.expires_at));
-  std::memcpy(p + 26, claims.oid.bytes.data(), 32);
+  p[2] = 0;
+  PutU64(p + 3, static_cast<uint64_t>(claims.repo_id));
+  PutU64(p + 11, static_cast<uint64_t>(claims.user_id));
+  PutU64(p + 19, claims.size);
+  PutU64(p + 27, static_cast<uint64_t>(claims.expires_at));
+  std::memcpy(p + 35, claims.oid.bytes.data(), 32);
   std::array<uint8_t, kMacSize> mac{};
   // HMAC only fails on allocation failure; an all-zero MAC then never verifies.
   (void)ComputeMac(key, p, mac);
@@ -82,17 +88,18 @@ Result<TicketClaims> VerifyTicket(std::string_view key, std::string_view ticket,
   if (CRYPTO_memcmp(mac.data(), buf.data() + kPayloadSize, kMacSize) != 0) return Invalid();
   // Only now, with the MAC checked, is the payload trusted.
   const uint8_t* p = buf.data();
-  if (p[0] != kVersion) return Invalid();
+  if (p[0] != kVersion || p[2] != 0) return Invalid();
   if (p[1] != static_cast<uint8_t>(TicketOp::Upload) &&
       p[1] != static_cast<uint8_t>(TicketOp::Download)) {
     return Invalid();
   }
   TicketClaims c;
   c.op = static_cast<TicketOp>(p[1]);
-  c.repo_id = static_cast<int64_t>(GetU64(p + 2));
-  c.size = GetU64(p + 10);
-  c.expires_at = static_cast<int64_t>(GetU64(p + 18));
-  std::memcpy(c.oid.bytes.data(), p + 26, 32);
+  c.repo_id = static_cast<int64_t>(GetU64(p + 3));
+  c.user_id = static_cast<int64_t>(GetU64(p + 11));
+  c.size = GetU64(p + 19);
+  c.expires_at = static_cast<int64_t>(GetU64(p + 27));
+  std::memcpy(c.oid.bytes.data(), p + 35, 32);
   if (now >= c.expires_at) {
     return MakeError(ErrorCode::Unauthorized, "LFS ticket expired; request a new batch");
   }

@@ -1,8 +1,8 @@
 #pragma once
 // Tickets: short-lived credentials signed with the server secret, carried inside LFS action
 // hrefs so that transfer URLs authorise themselves (git-lfs.md §11.3, hf-api.md §7.3, §12
-// item 13). A ticket names one repo, one object (oid and size) and one operation; it grants
-// nothing else.
+// item 13). A ticket names one repo, one object (oid and size), one operation and the user it
+// was issued to; it grants nothing else.
 
 #include <cstdint>
 #include <string>
@@ -22,6 +22,8 @@ std::string_view TicketOpName(TicketOp op);
 // The signed content of a ticket.
 struct TicketClaims {
   int64_t repo_id = 0;  // db::RepoRecord::id the object belongs to
+  int64_t user_id = 0;  // who the batch answered (0: anonymous); a multipart upload
+                        // staged for an upload ticket must be theirs
   Sha256 oid;           // the LFS object
   uint64_t size = 0;    // the object's size in bytes, as announced in the batch request
   TicketOp op = TicketOp::Download;
@@ -31,7 +33,7 @@ struct TicketClaims {
 };
 
 // Signs `claims` with HMAC-SHA256 under `key` (the server secret, raw bytes; must not be
-// empty). Returns an opaque string of [A-Za-z0-9_-] (base64url, no padding; 120 characters)
+// empty). Returns an opaque string of [A-Za-z0-9_-] (base64url, no padding; 132 characters)
 // that is safe in a URL path segment or query value without escaping. Never fails.
 std::string IssueTicket(std::string_view key, const TicketClaims& claims);
 

@@ -61,6 +61,10 @@ Result<std::pair<TicketClaims, db::UploadRecord>> LfsService::StagedUpload(
   HANGAR_ASSIGN_OR_RETURN(TicketClaims claims, CheckTicket(ticket, oid, TicketOp::Upload));
   HANGAR_ASSIGN_OR_RETURN(db::UploadRecord staged,
                           uploads_.Lookup(upload, claims.repo_id, oid, claims.size));
+  // Another user's upload of the same object reads as missing, as in the native API.
+  if (staged.user_id != claims.user_id) {
+    return MakeError(ErrorCode::NotFound, "upload " + upload + " not found");
+  }
   return std::make_pair(std::move(claims), std::move(staged));
 }
 

@@ -97,10 +97,14 @@ Result<LfsBatchObjectResult> LfsService::AnswerObject(const Principal& who, cons
     return r;
   }
   uint64_t size = static_cast<uint64_t>(obj.size);
-  if (op == LfsOperation::Upload && options_.max_object_bytes != 0 &&
-      size > options_.max_object_bytes) {
-    r.error = ObjectError(422, "Object is larger than the limit of " +
-                                   std::to_string(options_.max_object_bytes) + " bytes");
+  // No store takes more than kMaxUploadBytes (S3's 5 TiB) in one object; a configured
+  // limit may be lower.
+  const uint64_t limit = options_.max_object_bytes != 0
+                             ? std::min(options_.max_object_bytes, kMaxUploadBytes)
+                             : kMaxUploadBytes;
+  if (op == LfsOperation::Upload && size > limit) {
+    r.error =
+        ObjectError(422, "Object is larger than the limit of " + std::to_string(limit) + " bytes");
     return r;
   }
 
@@ -109,6 +113,7 @@ Result<LfsBatchObjectResult> LfsService::AnswerObject(const Principal& who, cons
 
   TicketClaims claims;
   claims.repo_id = repo.record.id;
+  claims.user_id = who.user_id;
   claims.oid = *oid;
   claims.expires_at = expires_at;
 

@@ -1,9 +1,7 @@
 #include "services/repo/repo_service.h"
 
-#include <mutex>
-#include <unordered_map>
-
 #include "core/log.h"
+#include "core/ttl_cache.h"
 #include "core/util.h"
 #include "git/repo_writer.h"
 #include "services/repo/card_index.h"
@@ -28,12 +26,7 @@ std::string CacheKey(const RepoId& id) {
 }  // namespace
 
 struct RepoService::Cache {
-  struct Entry {
-    db::RepoRecord record;
-    int64_t expires_ms;
-  };
-  std::mutex mu;
-  std::unordered_map<std::string, Entry> entries;
+  TtlCache<db::RepoRecord> rows{kRepoCacheMax, kRepoCacheTtlMs};  // keyed by CacheKey
 };
 
 RepoService::RepoService(db::RepoStore& repos, AuthService& auth, git::RepoReader& reader,
@@ -51,30 +44,17 @@ std::string RepoService::GitPath(const RepoId& id) const {
 }
 
 Result<db::RepoRecord> RepoService::FindCached(const RepoId& id) {
-  std::string key = CacheKey(id);
-  int64_t now = NowUnixMillis();
-  {
-    std::lock_guard lock(cache_->mu);
-    auto it = cache_->entries.find(key);
-    if (it != cache_->entries.end() && it->second.expires_ms > now) return it->second.record;
-  }
+  const std::string key = CacheKey(id);
+  const int64_t now = NowUnixMillis();
+  if (auto hit = cache_->rows.Get(key, now)) return std::move(*hit);
   auto rec = repos_.Find(id);
-  if (!rec) return rec;
-  std::lock_guard lock(cache_->mu);
-  if (cache_->entries.size() >= kRepoCacheMax) cache_->entries.clear();
-  cache_->entries[key] = Cache::Entry{*rec, now + kRepoCacheTtlMs};
+  if (rec) cache_->rows.Put(key, *rec, now);
   return rec;
 }
 
-void RepoService::Invalidate(const RepoId& id) {
-  std::lock_guard lock(cache_->mu);
-  cache_->entries.erase(CacheKey(id));
-}
+void RepoService::Invalidate(const RepoId& id) { cache_->rows.Erase(CacheKey(id)); }
 
-void RepoService::InvalidateAll() {
-  std::lock_guard lock(cache_->mu);
-  cache_->entries.clear();
-}
+void RepoService::InvalidateAll() { cache_->rows.Clear(); }
 
 Result<RepoHandle> RepoService::Open(const Principal& who, const RepoId& id, Access needed) {
   auto rec = FindCached(id);

@@ -94,6 +94,7 @@ Result<db::UploadRecord> UploadService::Begin(int64_t repo_id, int64_t user_id,
     if (parts.error().code != ErrorCode::NotFound) return std::move(parts).error();
     HANGAR_TRY(uploads_.Delete(open->id));  // its staging area is gone: start afresh
   }
+  std::lock_guard lock(begin_mu_);
   if (options_.max_open_per_user > 0) {
     HANGAR_ASSIGN_OR_RETURN(int64_t open_now, uploads_.CountOpen(user_id, now));
     if (open_now >= options_.max_open_per_user) {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -153,6 +154,9 @@ class UploadService {
   db::LfsStore& links_;
   storage::BlobStore& blobs_;
   UploadServiceOptions options_;
+  // Held from counting a user's open uploads to inserting the new one, so concurrent
+  // creates cannot pass max_open_per_user together (within this process).
+  std::mutex begin_mu_;
 };
 
 }  // namespace hangar::services

@@ -131,6 +131,22 @@ Result<int> OpenLockedData(const fs::path& dir, int flags, int lock) {
   return fd;
 }
 
+// An exclusive hold on part `number` of staging area `dir` (its "<n>.lock" file), so two
+// writers of one part take turns and its marker always describes the bytes the last one
+// left; closing the descriptor lets go. -1 when the staging area is gone.
+Result<int> LockPart(const fs::path& dir, uint64_t number) {
+  fs::path lock = dir / (std::to_string(number) + ".lock");
+  int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return errno == ENOENT ? Result<int>(-1) : Result<int>(IoError("open", lock, errno));
+  while (::flock(fd, LOCK_EX) != 0) {
+    if (errno == EINTR) continue;
+    int err = errno;
+    ::close(fd);
+    return IoError("lock", lock, err);
+  }
+  return fd;
+}
+
 }  // namespace
 
 Result<fs::path> LocalBlobStore::StagingDir(std::string_view handle) const {
@@ -185,6 +201,13 @@ Result<PartInfo> LocalBlobStore::PutPart(std::string_view handle, uint64_t numbe
   }
   fs::path marker = dir / (std::to_string(number) + ".part");
   fs::path data = dir / "data";
+  // A second PUT of this part waits for the first: their bytes would mix in `data`.
+  HANGAR_ASSIGN_OR_RETURN(int part_fd, LockPart(dir, number));
+  if (part_fd < 0) return NoStaging(handle);
+  struct Unlock {
+    int fd;
+    ~Unlock() { ::close(fd); }
+  } unlock{part_fd};
   // Shared with other parts; excludes a completion until this part is done.
   HANGAR_ASSIGN_OR_RETURN(int fd, OpenLockedData(dir, O_WRONLY, LOCK_SH));
   if (fd < 0) return NoStaging(handle);

@@ -14,13 +14,25 @@
 #include "web/pages/pages.h"
 
 namespace hangar::web {
+
+// A text file as its lines table, with its line count (PageCaches::code).
+struct RenderedCode {
+  std::string html;
+  size_t lines = 0;
+};
+
+// A rendered model card (PageCaches::cards).
+struct RenderedCard {
+  std::string html;
+  std::vector<std::pair<std::string, std::string>> meta;
+  std::string error;  // why the front matter could not be read, or ""
+};
+
 namespace {
 
 constexpr uint64_t kMaxShownBytes = 1 << 20;  // larger text files are not rendered
 constexpr uint64_t kMaxCardBytes = 1 << 20;   // README.md rendered as the card
 constexpr size_t kBinarySniffBytes = 8000;
-constexpr size_t kCardCacheBytes = 32 << 20;  // rendered cards kept in memory
-constexpr size_t kCodeCacheBytes = 64 << 20;  // rendered file views kept in memory
 
 std::string_view Extension(std::string_view path) {
   auto slash = path.rfind('/');
@@ -98,18 +110,12 @@ std::string CodeTable(std::string_view text, std::string_view lang, size_t* line
   return out;
 }
 
-// A text file as its lines table, with its line count.
-struct RenderedCode {
-  std::string html;
-  size_t lines = 0;
-};
-
 // The lines table of text file `file`, or null for binary content. Kept by blob oid and
 // language: a 7,000-line file is 7,000 rows to build.
 Result<std::shared_ptr<const RenderedCode>> Code(WebDeps& deps, const services::RepoHandle& repo,
                                                  const Oid& commit, const services::Entry& file,
                                                  std::string_view path) {
-  static LruCache<std::shared_ptr<const RenderedCode>> cache(kCodeCacheBytes);
+  auto& cache = deps.caches.code;
   const std::string_view lang = LanguageOf(path);
   const std::string key = file.git.oid.Hex() + " " + std::string(lang);
   if (auto hit = cache.Get(key)) return *hit;
@@ -197,18 +203,12 @@ std::vector<std::pair<std::string, std::string>> CardMeta(const boost::json::obj
 }
 
 // A README rendered for the repo home page.
-struct RenderedCard {
-  std::string html;
-  std::vector<std::pair<std::string, std::string>> meta;
-  std::string error;  // why the front matter could not be read, or ""
-};
-
 // The card of `commit`'s README.md, or null when there is none. Rendering a large card
 // takes long (cmark + the sanitizer), so cards are kept by README blob oid and the URL
 // prefix its relative links were rewritten with.
 Result<std::shared_ptr<const RenderedCard>> Card(WebDeps& deps, const services::RepoHandle& repo,
                                                  const Oid& commit, std::string_view rev) {
-  static LruCache<std::shared_ptr<const RenderedCard>> cache(kCardCacheBytes);
+  auto& cache = deps.caches.cards;
   auto file = deps.content.Stat(repo, commit, "README.md");
   if (!file) {
     if (file.error().code == ErrorCode::EntryNotFound) return std::shared_ptr<const RenderedCard>();

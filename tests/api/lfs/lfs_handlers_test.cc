@@ -153,6 +153,10 @@ TEST(LfsMultipartTest, PartsThenCompleteThenDownload) {
     ASSERT_EQ(put.status, 200) << put.body;
     parts.push_back(json::object{{"partNumber", n}, {"etag", put.Header("ETag")}});
   }
+  // A PUT without body framing (a 0-byte body) is refused from its head, and the part
+  // stored before stays: the completion below uses it.
+  Answer unframed = hub.Send({Method::Put, part1, "", {}, ""});
+  EXPECT_EQ(unframed.status, 400) << unframed.body;
   // A completion naming a part that was never sent is refused, and the upload stays open.
   json::array wrong = parts;
   wrong.push_back(json::object{{"partNumber", 4}, {"etag", "\"x\""}});
