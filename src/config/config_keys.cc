@@ -201,204 +201,272 @@ KeyDef EnumKey(std::string_view section, std::string_view name,
 constexpr int64_t kMaxInt = std::numeric_limits<int>::max();
 constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
 
+// [server]: the listen address, thread counts, header limit and connection timeouts.
+std::vector<KeyDef> ServerKeys() {
+  return {
+      StringKey(
+          "server", "listen", [](Config & c) -> auto& { return c.server.listen; }, CheckListen),
+      StringKey(
+          "server", "public_url", [](Config & c) -> auto& { return c.server.public_url; },
+          CheckPublicUrl),
+      IntKey(
+          "server", "threads", 0, 1024, [](Config & c) -> auto& { return c.server.threads; }),
+      IntKey(
+          "server", "worker_threads", 0, 4096,
+          [](Config & c) -> auto& { return c.server.worker_threads; }),
+      IntKey(
+          "server", "max_header_bytes", 1024, 1 << 20,
+          [](Config & c) -> auto& { return c.server.max_header_bytes; }, true),
+      IntKey(
+          "server", "idle_timeout_s", 1, 86400,
+          [](Config & c) -> auto& { return c.server.idle_timeout_s; }),
+      IntKey(
+          "server", "shutdown_grace_s", 0, 3600,
+          [](Config & c) -> auto& { return c.server.shutdown_grace_s; }),
+  };
+}
+
+// [storage]: the data directory and the blob store (local or S3) with its transfer modes.
+std::vector<KeyDef> StorageKeys() {
+  return {
+      StringKey(
+          "storage", "data_dir", [](Config & c) -> auto& { return c.storage.data_dir; },
+          CheckNotEmpty),
+      EnumKey<BlobsKind>(
+          "storage", "blobs", {{"local", BlobsKind::Local}, {"s3", BlobsKind::S3}},
+          [](Config & c) -> auto& { return c.storage.blobs; }),
+      EnumKey<DownloadMode>(
+          "storage", "download_mode",
+          {{"proxy", DownloadMode::Proxy}, {"redirect", DownloadMode::Redirect}},
+          [](Config & c) -> auto& { return c.storage.download_mode; }),
+      EnumKey<UploadMode>(
+          "storage", "upload_mode", {{"proxy", UploadMode::Proxy}, {"direct", UploadMode::Direct}},
+          [](Config & c) -> auto& { return c.storage.upload_mode; }),
+      StringKey(
+          "storage", "s3_endpoint", [](Config & c) -> auto& { return c.storage.s3_endpoint; },
+          CheckS3Endpoint),
+      StringKey(
+          "storage", "s3_bucket", [](Config & c) -> auto& { return c.storage.s3_bucket; }),
+      StringKey(
+          "storage", "s3_region", [](Config & c) -> auto& { return c.storage.s3_region; },
+          CheckNotEmpty),
+      StringKey(
+          "storage", "s3_access_key", [](Config & c) -> auto& { return c.storage.s3_access_key; }),
+      StringKey(
+          "storage", "s3_secret_key", [](Config & c) -> auto& { return c.storage.s3_secret_key; }),
+      BoolKey(
+          "storage", "s3_path_style", [](Config & c) -> auto& { return c.storage.s3_path_style; }),
+      StringKey(
+          "storage", "s3_prefix", [](Config & c) -> auto& { return c.storage.s3_prefix; }),
+      IntKey(
+          "storage", "s3_url_ttl_s", 1, 7 * 86400,
+          [](Config & c) -> auto& { return c.storage.s3_url_ttl_s; }),
+  };
+}
+
+// [database]: the SQLite file or a PostgreSQL URL.
+std::vector<KeyDef> DatabaseKeys() {
+  return {
+      StringKey(
+          "database", "sqlite_path", [](Config & c) -> auto& { return c.database.sqlite_path; }),
+      StringKey(
+          "database", "postgres_url", [](Config & c) -> auto& { return c.database.postgres_url; },
+          CheckPostgresUrl),
+  };
+}
+
+// [limits], first part: git process and hashing slots, request and upload sizes.
+std::vector<KeyDef> LimitsKeys() {
+  return {
+      IntKey(
+          "limits", "pack_concurrency", 1, 1024,
+          [](Config & c) -> auto& { return c.limits.pack_concurrency; }),
+      IntKey(
+          "limits", "pack_per_principal", 1, 1024,
+          [](Config & c) -> auto& { return c.limits.pack_per_principal; }),
+      IntKey(
+          "limits", "pack_queue", 0, 1000000,
+          [](Config & c) -> auto& { return c.limits.pack_queue; }),
+      IntKey(
+          "limits", "pack_queue_wait_s", 0, 3600,
+          [](Config & c) -> auto& { return c.limits.pack_queue_wait_s; }),
+      IntKey(
+          "limits", "push_concurrency", 1, 1024,
+          [](Config & c) -> auto& { return c.limits.push_concurrency; }),
+      IntKey(
+          "limits", "password_hash_concurrency", 1, 256,
+          [](Config & c) -> auto& { return c.limits.password_hash_concurrency; }),
+      IntKey(
+          "limits", "max_json_body_bytes", 1024, int64_t{1} << 30,
+          [](Config & c) -> auto& { return c.limits.max_json_body_bytes; }, true),
+      IntKey(
+          "limits", "max_lfs_batch_objects", 1, 100000,
+          [](Config & c) -> auto& { return c.limits.max_lfs_batch_objects; }),
+      IntKey(
+          "limits", "max_upload_bytes", 0, kMaxInt64,
+          [](Config & c) -> auto& { return c.limits.max_upload_bytes; }, true),
+      IntKey(
+          "limits", "multipart_threshold_bytes", 0, kMaxInt64,
+          [](Config & c) -> auto& { return c.limits.multipart_threshold_bytes; }, true),
+      IntKey(
+          "limits", "multipart_chunk_bytes", 1024, int64_t{5} << 30,
+          [](Config & c) -> auto& { return c.limits.multipart_chunk_bytes; }, true),
+      IntKey(
+          "limits", "upload_part_bytes", int64_t{5} << 20, int64_t{5} << 30,
+          [](Config & c) -> auto& { return c.limits.upload_part_bytes; }, true),
+      IntKey(
+          "limits", "upload_expiry_s", 1, kMaxInt,
+          [](Config & c) -> auto& { return c.limits.upload_expiry_s; }),
+      IntKey(
+          "limits", "max_open_uploads", 0, kMaxInt,
+          [](Config & c) -> auto& { return c.limits.max_open_uploads; }),
+  };
+}
+
+// [limits], second part: request bodies (issue 13): buffers, memory, rates, counts per caller.
+std::vector<KeyDef> BodyLimitsKeys() {
+  return {
+      IntKey(
+          "limits", "body_buffer_bytes", 4096, int64_t{1} << 30,
+          [](Config & c) -> auto& { return c.limits.body_buffer_bytes; }, true),
+      IntKey(
+          "limits", "body_memory_bytes", int64_t{1} << 20, kMaxInt64,
+          [](Config & c) -> auto& { return c.limits.body_memory_bytes; }, true),
+      IntKey(
+          "limits", "body_memory_wait_s", 0, 3600,
+          [](Config & c) -> auto& { return c.limits.body_memory_wait_s; }),
+      IntKey(
+          "limits", "min_body_rate", 0, int64_t{1} << 30,
+          [](Config & c) -> auto& { return c.limits.min_body_rate; }, true),
+      IntKey(
+          "limits", "body_rate_window_s", 1, 86400,
+          [](Config & c) -> auto& { return c.limits.body_rate_window_s; }),
+      IntKey(
+          "limits", "body_time_limit_s", 0, kMaxInt,
+          [](Config & c) -> auto& { return c.limits.body_time_limit_s; }),
+      IntKey(
+          "limits", "connections_per_ip", 0, kMaxInt,
+          [](Config & c) -> auto& { return c.limits.connections_per_ip; }),
+      IntKey(
+          "limits", "anonymous_bodies_per_ip", 0, kMaxInt,
+          [](Config & c) -> auto& { return c.limits.anonymous_bodies_per_ip; }),
+      IntKey(
+          "limits", "bodies_per_principal", 0, kMaxInt,
+          [](Config & c) -> auto& { return c.limits.bodies_per_principal; }),
+      IntKey(
+          "limits", "streaming_bodies", 1, 65536,
+          [](Config & c) -> auto& { return c.limits.streaming_bodies; }),
+      IntKey(
+          "limits", "handler_memory_bytes", int64_t{1} << 20, kMaxInt64,
+          [](Config & c) -> auto& { return c.limits.handler_memory_bytes; }, true),
+      IntKey(
+          "limits", "handler_memory_wait_s", 0, 3600,
+          [](Config & c) -> auto& { return c.limits.handler_memory_wait_s; }),
+  };
+}
+
+// [auth]: LFS ticket lifetime and the signing key.
+std::vector<KeyDef> AuthKeys() {
+  return {
+      IntKey(
+          "auth", "ticket_ttl_s", 60, 7 * 86400,
+          [](Config & c) -> auto& { return c.auth.ticket_ttl_s; }),
+      StringKey(
+          "auth", "secret_file", [](Config & c) -> auto& { return c.auth.secret_file; }),
+  };
+}
+
+// [cache]: the size of the caches of immutable data.
+std::vector<KeyDef> CacheKeys() {
+  return {
+      IntKey(
+          "cache", "entries", 0, kMaxInt, [](Config & c) -> auto& { return c.cache.entries; }),
+  };
+}
+
+// [gc]: how often garbage is collected and what it spares.
+std::vector<KeyDef> GcKeys() {
+  return {
+      IntKey(
+          "gc", "interval_s", 0, kMaxInt, [](Config & c) -> auto& { return c.gc.interval_s; }),
+      IntKey(
+          "gc", "grace_s", 60, kMaxInt, [](Config & c) -> auto& { return c.gc.grace_s; }),
+  };
+}
+
+// [maintenance]: when and how repositories are repacked.
+std::vector<KeyDef> MaintenanceKeys() {
+  return {
+      BoolKey(
+          "maintenance", "enabled", [](Config & c) -> auto& { return c.maintenance.enabled; }),
+      IntKey(
+          "maintenance", "full_growth_percent", 1, 10000,
+          [](Config & c) -> auto& { return c.maintenance.full_growth_percent; }),
+      IntKey(
+          "maintenance", "light_packs", 2, 100000,
+          [](Config & c) -> auto& { return c.maintenance.light_packs; }),
+      IntKey(
+          "maintenance", "timeout_s", 1, kMaxInt,
+          [](Config & c) -> auto& { return c.maintenance.timeout_s; }),
+      IntKey(
+          "maintenance", "threads", 0, 1024,
+          [](Config & c) -> auto& { return c.maintenance.threads; }),
+      BoolKey(
+          "maintenance", "after_import",
+          [](Config & c) -> auto& { return c.maintenance.after_import; }),
+  };
+}
+
+// [import]: the private hosts web imports may read.
+std::vector<KeyDef> ImportKeys() {
+  return {
+      StringKey(
+          "import", "allow_private_hosts",
+          [](Config & c) -> auto& { return c.import.allow_private_hosts; }),
+  };
+}
+
+// [oci]: the registry's auth challenge, tokens, manifest size and uploads.
+std::vector<KeyDef> OciKeys() {
+  return {
+      StringKey(
+          "oci", "challenge", [](Config & c) -> auto& { return c.oci.challenge; },
+          OneOf({"bearer", "basic"})),
+      IntKey(
+          "oci", "token_ttl_s", 60, 86400, [](Config & c) -> auto& { return c.oci.token_ttl_s; }),
+      StringKey(
+          "oci", "service", [](Config & c) -> auto& { return c.oci.service; }),
+      IntKey(
+          "oci", "max_manifest_bytes", 4 << 20, int64_t{1} << 30,
+          [](Config & c) -> auto& { return c.oci.max_manifest_bytes; }, true),
+      IntKey(
+          "oci", "max_open_uploads", 0, kMaxInt,
+          [](Config & c) -> auto& { return c.oci.max_open_uploads; }),
+      IntKey(
+          "oci", "upload_idle_s", 1, kMaxInt,
+          [](Config & c) -> auto& { return c.oci.upload_idle_s; }),
+  };
+}
+
+// [log]: the log level and the access log.
+std::vector<KeyDef> LogKeys() {
+  return {
+      StringKey(
+          "log", "level", [](Config & c) -> auto& { return c.log.level; },
+          OneOf({"trace", "debug", "info", "warn", "error", "critical", "off"})),
+      BoolKey(
+          "log", "access_log", [](Config & c) -> auto& { return c.log.access_log; }),
+  };
+}
+
+// Every section's keys, in documentation order.
 std::vector<KeyDef> MakeKeys() {
-  std::vector<KeyDef> k;
-  // [server]
-  k.push_back(StringKey(
-      "server", "listen", [](Config & c) -> auto& { return c.server.listen; }, CheckListen));
-  k.push_back(StringKey(
-      "server", "public_url", [](Config & c) -> auto& { return c.server.public_url; },
-      CheckPublicUrl));
-  k.push_back(IntKey(
-      "server", "threads", 0, 1024, [](Config & c) -> auto& { return c.server.threads; }));
-  k.push_back(IntKey(
-      "server", "worker_threads", 0, 4096,
-      [](Config & c) -> auto& { return c.server.worker_threads; }));
-  k.push_back(IntKey(
-      "server", "max_header_bytes", 1024, 1 << 20,
-      [](Config & c) -> auto& { return c.server.max_header_bytes; }, true));
-  k.push_back(IntKey(
-      "server", "idle_timeout_s", 1, 86400,
-      [](Config & c) -> auto& { return c.server.idle_timeout_s; }));
-  k.push_back(IntKey(
-      "server", "shutdown_grace_s", 0, 3600,
-      [](Config & c) -> auto& { return c.server.shutdown_grace_s; }));
-  // [storage]
-  k.push_back(StringKey(
-      "storage", "data_dir", [](Config & c) -> auto& { return c.storage.data_dir; },
-      CheckNotEmpty));
-  k.push_back(EnumKey<BlobsKind>(
-      "storage", "blobs", {{"local", BlobsKind::Local}, {"s3", BlobsKind::S3}},
-      [](Config & c) -> auto& { return c.storage.blobs; }));
-  k.push_back(EnumKey<DownloadMode>(
-      "storage", "download_mode",
-      {{"proxy", DownloadMode::Proxy}, {"redirect", DownloadMode::Redirect}},
-      [](Config & c) -> auto& { return c.storage.download_mode; }));
-  k.push_back(EnumKey<UploadMode>(
-      "storage", "upload_mode", {{"proxy", UploadMode::Proxy}, {"direct", UploadMode::Direct}},
-      [](Config & c) -> auto& { return c.storage.upload_mode; }));
-  k.push_back(StringKey(
-      "storage", "s3_endpoint", [](Config & c) -> auto& { return c.storage.s3_endpoint; },
-      CheckS3Endpoint));
-  k.push_back(StringKey(
-      "storage", "s3_bucket", [](Config & c) -> auto& { return c.storage.s3_bucket; }));
-  k.push_back(StringKey(
-      "storage", "s3_region", [](Config & c) -> auto& { return c.storage.s3_region; },
-      CheckNotEmpty));
-  k.push_back(StringKey(
-      "storage", "s3_access_key", [](Config & c) -> auto& { return c.storage.s3_access_key; }));
-  k.push_back(StringKey(
-      "storage", "s3_secret_key", [](Config & c) -> auto& { return c.storage.s3_secret_key; }));
-  k.push_back(BoolKey(
-      "storage", "s3_path_style", [](Config & c) -> auto& { return c.storage.s3_path_style; }));
-  k.push_back(StringKey(
-      "storage", "s3_prefix", [](Config & c) -> auto& { return c.storage.s3_prefix; }));
-  k.push_back(IntKey(
-      "storage", "s3_url_ttl_s", 1, 7 * 86400,
-      [](Config & c) -> auto& { return c.storage.s3_url_ttl_s; }));
-  // [database]
-  k.push_back(StringKey(
-      "database", "sqlite_path", [](Config & c) -> auto& { return c.database.sqlite_path; }));
-  k.push_back(StringKey(
-      "database", "postgres_url", [](Config & c) -> auto& { return c.database.postgres_url; },
-      CheckPostgresUrl));
-  // [limits]
-  k.push_back(IntKey(
-      "limits", "pack_concurrency", 1, 1024,
-      [](Config & c) -> auto& { return c.limits.pack_concurrency; }));
-  k.push_back(IntKey(
-      "limits", "pack_per_principal", 1, 1024,
-      [](Config & c) -> auto& { return c.limits.pack_per_principal; }));
-  k.push_back(IntKey(
-      "limits", "pack_queue", 0, 1000000, [](Config & c) -> auto& { return c.limits.pack_queue; }));
-  k.push_back(IntKey(
-      "limits", "pack_queue_wait_s", 0, 3600,
-      [](Config & c) -> auto& { return c.limits.pack_queue_wait_s; }));
-  k.push_back(IntKey(
-      "limits", "push_concurrency", 1, 1024,
-      [](Config & c) -> auto& { return c.limits.push_concurrency; }));
-  k.push_back(IntKey(
-      "limits", "password_hash_concurrency", 1, 256,
-      [](Config & c) -> auto& { return c.limits.password_hash_concurrency; }));
-  k.push_back(IntKey(
-      "limits", "max_json_body_bytes", 1024, int64_t{1} << 30,
-      [](Config & c) -> auto& { return c.limits.max_json_body_bytes; }, true));
-  k.push_back(IntKey(
-      "limits", "max_lfs_batch_objects", 1, 100000,
-      [](Config & c) -> auto& { return c.limits.max_lfs_batch_objects; }));
-  k.push_back(IntKey(
-      "limits", "max_upload_bytes", 0, kMaxInt64,
-      [](Config & c) -> auto& { return c.limits.max_upload_bytes; }, true));
-  k.push_back(IntKey(
-      "limits", "multipart_threshold_bytes", 0, kMaxInt64,
-      [](Config & c) -> auto& { return c.limits.multipart_threshold_bytes; }, true));
-  k.push_back(IntKey(
-      "limits", "multipart_chunk_bytes", 1024, int64_t{5} << 30,
-      [](Config & c) -> auto& { return c.limits.multipart_chunk_bytes; }, true));
-  k.push_back(IntKey(
-      "limits", "upload_part_bytes", int64_t{5} << 20, int64_t{5} << 30,
-      [](Config & c) -> auto& { return c.limits.upload_part_bytes; }, true));
-  k.push_back(IntKey(
-      "limits", "upload_expiry_s", 1, kMaxInt,
-      [](Config & c) -> auto& { return c.limits.upload_expiry_s; }));
-  k.push_back(IntKey(
-      "limits", "max_open_uploads", 0, kMaxInt,
-      [](Config & c) -> auto& { return c.limits.max_open_uploads; }));
-  k.push_back(IntKey(
-      "limits", "body_buffer_bytes", 4096, int64_t{1} << 30,
-      [](Config & c) -> auto& { return c.limits.body_buffer_bytes; }, true));
-  k.push_back(IntKey(
-      "limits", "body_memory_bytes", int64_t{1} << 20, kMaxInt64,
-      [](Config & c) -> auto& { return c.limits.body_memory_bytes; }, true));
-  k.push_back(IntKey(
-      "limits", "body_memory_wait_s", 0, 3600,
-      [](Config & c) -> auto& { return c.limits.body_memory_wait_s; }));
-  k.push_back(IntKey(
-      "limits", "min_body_rate", 0, int64_t{1} << 30,
-      [](Config & c) -> auto& { return c.limits.min_body_rate; }, true));
-  k.push_back(IntKey(
-      "limits", "body_rate_window_s", 1, 86400,
-      [](Config & c) -> auto& { return c.limits.body_rate_window_s; }));
-  k.push_back(IntKey(
-      "limits", "body_time_limit_s", 0, kMaxInt,
-      [](Config & c) -> auto& { return c.limits.body_time_limit_s; }));
-  k.push_back(IntKey(
-      "limits", "connections_per_ip", 0, kMaxInt,
-      [](Config & c) -> auto& { return c.limits.connections_per_ip; }));
-  k.push_back(IntKey(
-      "limits", "anonymous_bodies_per_ip", 0, kMaxInt,
-      [](Config & c) -> auto& { return c.limits.anonymous_bodies_per_ip; }));
-  k.push_back(IntKey(
-      "limits", "bodies_per_principal", 0, kMaxInt,
-      [](Config & c) -> auto& { return c.limits.bodies_per_principal; }));
-  k.push_back(IntKey(
-      "limits", "streaming_bodies", 1, 65536,
-      [](Config & c) -> auto& { return c.limits.streaming_bodies; }));
-  k.push_back(IntKey(
-      "limits", "handler_memory_bytes", int64_t{1} << 20, kMaxInt64,
-      [](Config & c) -> auto& { return c.limits.handler_memory_bytes; }, true));
-  k.push_back(IntKey(
-      "limits", "handler_memory_wait_s", 0, 3600,
-      [](Config & c) -> auto& { return c.limits.handler_memory_wait_s; }));
-  // [auth]
-  k.push_back(IntKey(
-      "auth", "ticket_ttl_s", 60, 7 * 86400,
-      [](Config & c) -> auto& { return c.auth.ticket_ttl_s; }));
-  k.push_back(StringKey(
-      "auth", "secret_file", [](Config & c) -> auto& { return c.auth.secret_file; }));
-  // [cache]
-  k.push_back(IntKey(
-      "cache", "entries", 0, kMaxInt, [](Config & c) -> auto& { return c.cache.entries; }));
-  // [gc]
-  k.push_back(IntKey(
-      "gc", "interval_s", 0, kMaxInt, [](Config & c) -> auto& { return c.gc.interval_s; }));
-  k.push_back(IntKey(
-      "gc", "grace_s", 60, kMaxInt, [](Config & c) -> auto& { return c.gc.grace_s; }));
-  // [maintenance]
-  k.push_back(BoolKey(
-      "maintenance", "enabled", [](Config & c) -> auto& { return c.maintenance.enabled; }));
-  k.push_back(IntKey(
-      "maintenance", "full_growth_percent", 1, 10000,
-      [](Config & c) -> auto& { return c.maintenance.full_growth_percent; }));
-  k.push_back(IntKey(
-      "maintenance", "light_packs", 2, 100000,
-      [](Config & c) -> auto& { return c.maintenance.light_packs; }));
-  k.push_back(IntKey(
-      "maintenance", "timeout_s", 1, kMaxInt,
-      [](Config & c) -> auto& { return c.maintenance.timeout_s; }));
-  k.push_back(IntKey(
-      "maintenance", "threads", 0, 1024,
-      [](Config & c) -> auto& { return c.maintenance.threads; }));
-  k.push_back(BoolKey(
-      "maintenance", "after_import",
-      [](Config & c) -> auto& { return c.maintenance.after_import; }));
-  // [import]
-  k.push_back(StringKey(
-      "import", "allow_private_hosts",
-      [](Config & c) -> auto& { return c.import.allow_private_hosts; }));
-  // [oci]
-  k.push_back(StringKey(
-      "oci", "challenge", [](Config & c) -> auto& { return c.oci.challenge; },
-      OneOf({"bearer", "basic"})));
-  k.push_back(IntKey(
-      "oci", "token_ttl_s", 60, 86400, [](Config & c) -> auto& { return c.oci.token_ttl_s; }));
-  k.push_back(StringKey(
-      "oci", "service", [](Config & c) -> auto& { return c.oci.service; }));
-  k.push_back(IntKey(
-      "oci", "max_manifest_bytes", 4 << 20, int64_t{1} << 30,
-      [](Config & c) -> auto& { return c.oci.max_manifest_bytes; }, true));
-  k.push_back(IntKey(
-      "oci", "max_open_uploads", 0, kMaxInt,
-      [](Config & c) -> auto& { return c.oci.max_open_uploads; }));
-  k.push_back(IntKey(
-      "oci", "upload_idle_s", 1, kMaxInt, [](Config & c) -> auto& { return c.oci.upload_idle_s; }));
-  // [log]
-  k.push_back(StringKey(
-      "log", "level", [](Config & c) -> auto& { return c.log.level; },
-      OneOf({"trace", "debug", "info", "warn", "error", "critical", "off"})));
-  k.push_back(BoolKey(
-      "log", "access_log", [](Config & c) -> auto& { return c.log.access_log; }));
-  return k;
+  std::vector<KeyDef> keys;
+  for (auto section : {ServerKeys, StorageKeys, DatabaseKeys, LimitsKeys, BodyLimitsKeys, AuthKeys,
+                       CacheKeys, GcKeys, MaintenanceKeys, ImportKeys, OciKeys, LogKeys}) {
+    for (KeyDef& key : section()) keys.push_back(std::move(key));
+  }
+  return keys;
 }
 
 }  // namespace

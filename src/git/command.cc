@@ -121,6 +121,99 @@ struct Command::Spawned {
   Clock::time_point deadline;
 };
 
+// Run's exchange with a spawned child: writes `stdin_data` to its stdin, collects stdout
+// (up to `max_output`) and stderr (up to kMaxStderr), until both are at EOF and the child
+// has exited. Kills the child's process group at the deadline, when stdout outgrows
+// `max_output` or when poll() fails; closes the pipes it is done with (set to -1 in `s`).
+class Command::RunLoop {
+ public:
+  RunLoop(Spawned& s, std::string_view stdin_data, size_t max_output)
+      : s_(s), stdin_data_(stdin_data), max_output_(max_output) {}
+
+  // Polls until stdout and stderr are closed and the child has exited, or poll() fails.
+  void Poll() {
+    while (s_.out >= 0 || s_.err >= 0 || !exited_) {
+      pollfd fds[4];
+      int n = 0, i_in = -1, i_out = -1, i_err = -1, i_pid = -1;
+      if (s_.in >= 0) fds[i_in = n++] = {s_.in, POLLOUT, 0};
+      if (s_.out >= 0) fds[i_out = n++] = {s_.out, POLLIN, 0};
+      if (s_.err >= 0) fds[i_err = n++] = {s_.err, POLLIN, 0};
+      if (!exited_) fds[i_pid = n++] = {s_.pidfd, POLLIN, 0};
+      int timeout = killed_ ? -1 : RemainingMs(s_.deadline);
+      int r = ::poll(fds, n, timeout);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) {
+        pipe_error = SysError("poll");
+        KillGroup();
+        break;
+      }
+      if (r == 0) {  // deadline
+        timed_out = true;
+        KillGroup();
+        continue;
+      }
+      if (i_in >= 0 && fds[i_in].revents) WriteStdin();
+      if (i_out >= 0 && fds[i_out].revents) ReadStdout();
+      if (i_err >= 0 && fds[i_err].revents) ReadStderr();
+      if (i_pid >= 0 && fds[i_pid].revents) exited_ = true;
+    }
+  }
+
+  Output out;                       // stdout and stderr so far; exit_code is Run's to set
+  bool timed_out = false;           // the deadline passed
+  bool too_large = false;           // stdout outgrew max_output
+  std::optional<Error> pipe_error;  // poll() failed
+
+ private:
+  void KillGroup() {
+    if (!killed_) ::kill(-s_.pid, SIGKILL);
+    killed_ = true;
+  }
+
+  // Writes the next piece of stdin; closes it when all is written or the child refuses it.
+  void WriteStdin() {
+    ssize_t w = WriteNoSigpipe(s_.in, stdin_data_.data() + written_,
+                               std::min<size_t>(stdin_data_.size() - written_, 65536));
+    if (w > 0) written_ += static_cast<size_t>(w);
+    // EPIPE: the child stopped reading its input; its exit code tells the rest.
+    if ((w < 0 && errno != EAGAIN) || written_ == stdin_data_.size()) CloseFd(s_.in);
+  }
+
+  // Appends what stdout has, or kills the child when that would pass max_output.
+  void ReadStdout() {
+    ssize_t got = ::read(s_.out, buf_, sizeof buf_);
+    if (got > 0) {
+      if (out.stdout_data.size() + static_cast<size_t>(got) > max_output_) {
+        too_large = true;
+        KillGroup();
+        CloseFd(s_.out);
+      } else {
+        out.stdout_data.append(buf_, static_cast<size_t>(got));
+      }
+    } else if (got == 0 || errno != EINTR) {
+      CloseFd(s_.out);
+    }
+  }
+
+  // Appends what stderr has, keeping at most kMaxStderr bytes.
+  void ReadStderr() {
+    ssize_t got = ::read(s_.err, buf_, sizeof buf_);
+    if (got > 0) {
+      size_t room = kMaxStderr - std::min(kMaxStderr, out.stderr_data.size());
+      out.stderr_data.append(buf_, std::min(room, static_cast<size_t>(got)));
+    } else if (got == 0 || errno != EINTR) {
+      CloseFd(s_.err);
+    }
+  }
+
+  Spawned& s_;
+  const std::string_view stdin_data_;
+  const size_t max_output_;
+  size_t written_ = 0;  // bytes of stdin_data_ written
+  bool exited_ = false, killed_ = false;
+  char buf_[65536];
+};
+
 Command::Command(std::string_view subcommand) {
   if (!subcommand.empty()) args_.emplace_back(subcommand);
 }
@@ -274,81 +367,22 @@ Result<Output> Command::Run(std::string_view stdin_data) {
   fcntl(s.in, F_SETFL, flags | O_NONBLOCK);
   if (stdin_data.empty()) CloseFd(s.in);
 
-  Output out;
-  size_t written = 0;
-  bool exited = false, timed_out = false, too_large = false, killed = false;
-  std::optional<Error> pipe_error;
-  char buf[65536];
-  auto kill_group = [&] {
-    if (!killed) ::kill(-s.pid, SIGKILL);
-    killed = true;
-  };
-  while (s.out >= 0 || s.err >= 0 || !exited) {
-    pollfd fds[4];
-    int n = 0, i_in = -1, i_out = -1, i_err = -1, i_pid = -1;
-    if (s.in >= 0) fds[i_in = n++] = {s.in, POLLOUT, 0};
-    if (s.out >= 0) fds[i_out = n++] = {s.out, POLLIN, 0};
-    if (s.err >= 0) fds[i_err = n++] = {s.err, POLLIN, 0};
-    if (!exited) fds[i_pid = n++] = {s.pidfd, POLLIN, 0};
-    int timeout = killed ? -1 : RemainingMs(s.deadline);
-    int r = ::poll(fds, n, timeout);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) {
-      pipe_error = SysError("poll");
-      kill_group();
-      break;
-    }
-    if (r == 0) {  // deadline
-      timed_out = true;
-      kill_group();
-      continue;
-    }
-    if (i_in >= 0 && fds[i_in].revents) {
-      ssize_t w = WriteNoSigpipe(s.in, stdin_data.data() + written,
-                                 std::min<size_t>(stdin_data.size() - written, 65536));
-      if (w > 0) written += static_cast<size_t>(w);
-      // EPIPE: the child stopped reading its input; its exit code tells the rest.
-      if ((w < 0 && errno != EAGAIN) || written == stdin_data.size()) CloseFd(s.in);
-    }
-    if (i_out >= 0 && fds[i_out].revents) {
-      ssize_t got = ::read(s.out, buf, sizeof buf);
-      if (got > 0) {
-        if (out.stdout_data.size() + static_cast<size_t>(got) > max_output_) {
-          too_large = true;
-          kill_group();
-          CloseFd(s.out);
-        } else {
-          out.stdout_data.append(buf, static_cast<size_t>(got));
-        }
-      } else if (got == 0 || errno != EINTR) {
-        CloseFd(s.out);
-      }
-    }
-    if (i_err >= 0 && fds[i_err].revents) {
-      ssize_t got = ::read(s.err, buf, sizeof buf);
-      if (got > 0) {
-        size_t room = kMaxStderr - std::min(kMaxStderr, out.stderr_data.size());
-        out.stderr_data.append(buf, std::min(room, static_cast<size_t>(got)));
-      } else if (got == 0 || errno != EINTR) {
-        CloseFd(s.err);
-      }
-    }
-    if (i_pid >= 0 && fds[i_pid].revents) exited = true;
-  }
+  RunLoop loop(s, stdin_data, max_output_);
+  loop.Poll();
   CloseFd(s.in), CloseFd(s.out), CloseFd(s.err);
   int status = 0;
   while (::waitpid(s.pid, &status, 0) < 0 && errno == EINTR) {
   }
   ::close(s.pidfd);
-  out.exit_code = ExitCodeOf(status);
-  if (pipe_error) return *pipe_error;
-  if (timed_out)
+  loop.out.exit_code = ExitCodeOf(status);
+  if (loop.pipe_error) return *loop.pipe_error;
+  if (loop.timed_out)
     return MakeError(ErrorCode::Unavailable,
                      ToString() + " timed out after " + std::to_string(timeout_.count()) + " ms");
-  if (too_large)
+  if (loop.too_large)
     return MakeError(ErrorCode::PayloadTooLarge,
                      ToString() + " wrote more than " + std::to_string(max_output_) + " bytes");
-  return out;
+  return std::move(loop.out);
 }
 
 Result<std::unique_ptr<Process>> Command::Start() {

@@ -88,6 +88,7 @@ class Command {
 
  private:
   struct Spawned;
+  class RunLoop;  // Run's poll() loop over the child's pipes and exit (command.cc)
   Result<Spawned> Spawn();
 
   std::vector<std::string> args_;  // argv without the leading "git"

@@ -187,6 +187,148 @@ size_t FindFolded(std::string_view hay, size_t from, std::string_view needle) {
   return it == hay.end() ? std::string_view::npos : size_t(it - hay.begin());
 }
 
+// Whether `pattern` holds a backreference, \1 to \9 (an escaped backslash is none).
+bool HasBackreference(std::string_view pattern) {
+  for (size_t i = 0; i + 1 < pattern.size(); ++i) {
+    if (pattern[i] == '\\' && pattern[i + 1] >= '1' && pattern[i + 1] <= '9') return true;
+    if (pattern[i] == '\\') ++i;
+  }
+  return false;
+}
+
+// Whether `path` is the file or directory `scope` or below it; "" is the whole tree.
+bool InScope(std::string_view path, std::string_view scope) {
+  return scope.empty() || path == scope ||
+         (path.starts_with(scope) && path.size() > scope.size() && path[scope.size()] == '/');
+}
+
+// The pattern of one search, matched against one line as git grep matches it: a POSIX
+// extended regex (REG_NEWLINE, REG_ICASE for ignore_case) or a literal, folded for
+// ignore_case. Compile before matching; not copyable (it owns the compiled regex).
+class LineMatcher {
+ public:
+  LineMatcher(std::string_view pattern, const GrepOptions& options)
+      : pattern_(pattern), options_(options) {}
+  ~LineMatcher() {
+    if (re_) ::regfree(&*re_);
+  }
+  LineMatcher(const LineMatcher&) = delete;
+  LineMatcher& operator=(const LineMatcher&) = delete;
+
+  // Compiles a regex pattern (a literal needs nothing). Errors: BadRequest, with glibc's
+  // message.
+  Result<void> Compile() {
+    if (options_.fixed_string) return {};
+    const std::string p(pattern_);
+    re_.emplace();
+    int flags = REG_EXTENDED | REG_NEWLINE | (options_.ignore_case ? REG_ICASE : 0);
+    if (int rc = ::regcomp(&*re_, p.c_str(), flags); rc != 0) {
+      char msg[256];
+      ::regerror(rc, &*re_, msg, sizeof msg);
+      re_.reset();
+      return MakeError(ErrorCode::BadRequest, std::string("invalid search pattern: ") + msg);
+    }
+    return {};
+  }
+
+  bool is_regex() const { return re_.has_value(); }
+  // The longest line this matcher takes; longer ones are left to git grep.
+  size_t max_line() const { return re_ ? kMaxRegexLine : kMaxLiteralLine; }
+
+  // Whether the pattern matches within [b, e) of `text`: one line, as git grep matches.
+  bool Matches(std::string_view text, size_t b, size_t e) const {
+    if (re_) {  // the line is the whole string: ^ and \` match at its start, as in git
+      regmatch_t m[1];
+      m[0].rm_so = 0;
+      m[0].rm_eo = static_cast<regoff_t>(e - b);
+      return ::regexec(&*re_, text.data() + b, 1, m, REG_STARTEND) == 0;
+    }
+    std::string_view line = text.substr(b, e - b);
+    return (options_.ignore_case ? FindFolded(line, 0, pattern_) : line.find(pattern_)) !=
+           std::string_view::npos;
+  }
+
+ private:
+  const std::string_view pattern_;
+  const GrepOptions& options_;
+  std::optional<regex_t> re_;
+};
+
+// One search's walk over the snapshot's files, one ScanFile call per file in scope: the
+// matches so far, and the bytes scanned since the deadline was last checked.
+class FileSearch {
+ public:
+  enum class Outcome {
+    Continue,     // on to the next file
+    Full,         // max_matches reached; the result is truncated
+    LineTooLong,  // a line over the matcher's max_line: git grep answers instead
+  };
+
+  FileSearch(const LineMatcher& matcher, const GrepOptions& options,
+             std::chrono::steady_clock::time_point deadline)
+      : matcher_(matcher), options_(options), deadline_(deadline) {}
+
+  // Adds the matching lines of file `path`, content `text`. Errors: Unavailable (past the
+  // deadline).
+  Result<Outcome> ScanFile(std::string_view path, std::string_view text) {
+    uint32_t line = 0;
+    bool last_hit = false;
+    for (size_t b = 0; b < text.size();) {
+      size_t e = text.find('\n', b);
+      if (e == std::string_view::npos) e = text.size();
+      ++line;
+      if (e - b > matcher_.max_line()) return Outcome::LineTooLong;
+      HANGAR_TRY(CheckDeadline(e - b));
+      last_hit = matcher_.Matches(text, b, e);
+      if (last_hit) {
+        std::string_view whole = text.substr(b, e - b);
+        std::string_view kept = CutUtf8(whole, options_.max_line_bytes);
+        if (!Add(GrepMatch{std::string(path), line, std::string(kept), kept.size() < whole.size()}))
+          return Outcome::Full;
+      }
+      b = e + 1;
+    }
+    // git grep's look-ahead also finds an empty match after the final newline, and lists
+    // it as one more, empty line (`^$` in "a\n" gives line 2) when the last line missed.
+    if (matcher_.is_regex() && !last_hit && !text.empty() && text.back() == '\n' &&
+        matcher_.Matches(text, text.size(), text.size())) {
+      if (!Add(GrepMatch{std::string(path), line + 1, "", false})) return Outcome::Full;
+    }
+    return Outcome::Continue;
+  }
+
+  GrepResult TakeResult() { return std::move(result_); }
+
+ private:
+  // Counts a line of `line_bytes` as scanned; every MiB or so, fails past the deadline.
+  Result<void> CheckDeadline(size_t line_bytes) {
+    checked_ += line_bytes + 64;
+    if (checked_ > (1 << 20)) {
+      checked_ = 0;
+      if (std::chrono::steady_clock::now() > deadline_)
+        return MakeError(ErrorCode::Unavailable,
+                         "the search took too long; narrow the pattern or the path");
+    }
+    return {};
+  }
+
+  // Keeps `match`; false (and the result marked truncated) when max_matches are kept.
+  bool Add(GrepMatch match) {
+    if (result_.matches.size() == options_.max_matches) {
+      result_.truncated = true;
+      return false;
+    }
+    result_.matches.push_back(std::move(match));
+    return true;
+  }
+
+  const LineMatcher& matcher_;
+  const GrepOptions& options_;
+  const std::chrono::steady_clock::time_point deadline_;
+  GrepResult result_;
+  uint64_t checked_ = 0;
+};
+
 }  // namespace
 
 SearchSnapshot::~SearchSnapshot() {
@@ -272,48 +414,14 @@ Result<std::optional<GrepResult>> SearchSnapshot::Search(
     std::string_view pattern, const GrepOptions& options,
     std::chrono::steady_clock::time_point deadline) const {
   using Answer = std::optional<GrepResult>;
-  std::optional<regex_t> re;
-  if (!options.fixed_string) {
-    // Backreferences make glibc's matcher exponential: git grep, killable, answers.
-    for (size_t i = 0; i + 1 < pattern.size(); ++i) {
-      if (pattern[i] == '\\' && pattern[i + 1] >= '1' && pattern[i + 1] <= '9') return Answer();
-      if (pattern[i] == '\\') ++i;
-    }
-    const std::string p(pattern);
-    re.emplace();
-    int flags = REG_EXTENDED | REG_NEWLINE | (options.ignore_case ? REG_ICASE : 0);
-    if (int rc = ::regcomp(&*re, p.c_str(), flags); rc != 0) {
-      char msg[256];
-      ::regerror(rc, &*re, msg, sizeof msg);
-      re.reset();
-      return MakeError(ErrorCode::BadRequest, std::string("invalid search pattern: ") + msg);
-    }
-  }
-  struct Free {
-    std::optional<regex_t>& re;
-    ~Free() {
-      if (re) ::regfree(&*re);
-    }
-  } free_re{re};
-  const size_t max_line = re ? kMaxRegexLine : kMaxLiteralLine;
+  // Backreferences make glibc's matcher exponential: git grep, killable, answers.
+  if (!options.fixed_string && HasBackreference(pattern)) return Answer();
+  LineMatcher matcher(pattern, options);
+  HANGAR_TRY(matcher.Compile());
   std::string_view scope = options.path;
   while (scope.ends_with('/')) scope.remove_suffix(1);
-  // Whether the pattern matches within [b, e) of `text`: one line, as git grep matches.
-  auto matches = [&](std::string_view text, size_t b, size_t e) {
-    if (re) {  // the line is the whole string: ^ and \` match at its start, as in git
-      regmatch_t m[1];
-      m[0].rm_so = 0;
-      m[0].rm_eo = static_cast<regoff_t>(e - b);
-      return ::regexec(&*re, text.data() + b, 1, m, REG_STARTEND) == 0;
-    }
-    std::string_view line = text.substr(b, e - b);
-    return (options.ignore_case ? FindFolded(line, 0, pattern) : line.find(pattern)) !=
-           std::string_view::npos;
-  };
-
-  GrepResult result;
+  FileSearch search(matcher, options, deadline);
   std::string_view all(data_, body_end_);
-  uint64_t checked = 0;
   for (size_t at = kMagic.size(); at < all.size();) {
     const size_t name_len = GetLe(all.data() + at, 4);
     std::string_view path = all.substr(at + 4, name_len);
@@ -321,48 +429,12 @@ Result<std::optional<GrepResult>> SearchSnapshot::Search(
     const size_t size = GetLe(all.data() + at, 8);
     std::string_view text = all.substr(at + 8, size);
     at += 8 + size;
-    if (!scope.empty() && path != scope &&
-        !(path.starts_with(scope) && path.size() > scope.size() && path[scope.size()] == '/'))
-      continue;
-    uint32_t line = 0;
-    bool last_hit = false;
-    for (size_t b = 0; b < text.size();) {
-      size_t e = text.find('\n', b);
-      if (e == std::string_view::npos) e = text.size();
-      ++line;
-      if (e - b > max_line) return Answer();
-      checked += e - b + 64;
-      if (checked > (1 << 20)) {  // every MiB or so
-        checked = 0;
-        if (std::chrono::steady_clock::now() > deadline)
-          return MakeError(ErrorCode::Unavailable,
-                           "the search took too long; narrow the pattern or the path");
-      }
-      last_hit = matches(text, b, e);
-      if (last_hit) {
-        if (result.matches.size() == options.max_matches) {
-          result.truncated = true;
-          return Answer(std::move(result));
-        }
-        std::string_view whole = text.substr(b, e - b);
-        std::string_view kept = CutUtf8(whole, options.max_line_bytes);
-        result.matches.push_back(
-            GrepMatch{std::string(path), line, std::string(kept), kept.size() < whole.size()});
-      }
-      b = e + 1;
-    }
-    // git grep's look-ahead also finds an empty match after the final newline, and lists
-    // it as one more, empty line (`^$` in "a\n" gives line 2) when the last line missed.
-    if (re && !last_hit && !text.empty() && text.back() == '\n' &&
-        matches(text, text.size(), text.size())) {
-      if (result.matches.size() == options.max_matches) {
-        result.truncated = true;
-        return Answer(std::move(result));
-      }
-      result.matches.push_back(GrepMatch{std::string(path), line + 1, "", false});
-    }
+    if (!InScope(path, scope)) continue;
+    HANGAR_ASSIGN_OR_RETURN(FileSearch::Outcome outcome, search.ScanFile(path, text));
+    if (outcome == FileSearch::Outcome::LineTooLong) return Answer();
+    if (outcome == FileSearch::Outcome::Full) break;
   }
-  return Answer(std::move(result));
+  return Answer(search.TakeResult());
 }
 
 }  // namespace hangar::git

@@ -160,6 +160,100 @@ Result<RepoRecord> FindOne(SqliteConnection& c, SqliteStmt& s) {
   return std::move(one.front());
 }
 
+// List's SQL for `q` (with a cursor condition when `has_cursor`). The text depends only
+// on which filters are present (and how many readable namespaces and tags), so the
+// per-connection statement cache stays small and effective. BindList binds its parameters.
+std::string ListSql(const RepoQuery& q, bool has_cursor) {
+  const bool trending = q.sort == RepoSort::Trending;
+  const char* col = SortColumn(q.sort);
+  const char* cmp = q.descending ? "<" : ">";
+  const char* dir = q.descending ? "DESC" : "ASC";
+  std::string sql = std::string("SELECT ") + kRepoCols;
+  if (trending) {
+    // Sums only the window's rows (index repo_downloads_day), once per query.
+    sql +=
+        ", COALESCE(t.score, 0) AS trending FROM repos LEFT JOIN (SELECT repo_id, "
+        "SUM(count) AS score FROM repo_downloads WHERE day > ? GROUP BY repo_id) t "
+        "ON t.repo_id = repos.id WHERE 1 = 1";
+  } else {
+    sql += ", 0 FROM repos WHERE 1 = 1";
+  }
+  if (q.type) sql += " AND type = ?";
+  if (!q.author.empty()) sql += " AND namespace = ?";
+  if (!q.search.empty()) sql += " AND LOWER(namespace || '/' || name) LIKE ? ESCAPE '\\'";
+  if (!q.library.empty()) sql += " AND library = ?";
+  if (!q.pipeline.empty()) sql += " AND pipeline = ?";
+  for (size_t i = 0; i < q.tags.size(); ++i) {
+    sql += " AND id IN (SELECT repo_id FROM repo_tags WHERE tag = ?)";
+  }
+  if (!q.include_all_private) {
+    sql += " AND (private = 0";
+    if (!q.readable_namespaces.empty()) {
+      sql += " OR namespace IN (?";
+      for (size_t i = 1; i < q.readable_namespaces.size(); ++i) sql += ", ?";
+      sql += ")";
+    }
+    sql += ")";
+  }
+  if (has_cursor && !trending) {
+    if (q.sort == RepoSort::Id)
+      sql += std::string(" AND id ") + cmp + " ?";
+    else
+      sql += std::string(" AND (") + col + ", id) " + cmp + " (?, ?)";
+  }
+  sql += std::string(" ORDER BY ") + col + " " + dir;
+  if (trending) sql += std::string(", last_modified ") + dir;
+  if (q.sort != RepoSort::Id) sql += std::string(", id ") + dir;
+  sql += " LIMIT ?";
+  if (trending) sql += " OFFSET ?";
+  return sql;
+}
+
+// Binds the parameters of ListSql(q, cursor.has_value()), in its order: the trending window,
+// the filters, the readable namespaces, the cursor, then LIMIT and (Trending) OFFSET.
+void BindList(SqliteStmt& s, const RepoQuery& q, const std::optional<Cursor>& cursor, int limit,
+              int64_t offset) {
+  const bool trending = q.sort == RepoSort::Trending;
+  int i = 1;
+  if (trending) {
+    int64_t today = q.today != 0 ? q.today : NowUnix() / 86400;
+    s.Bind(i++, today - kTrendingDays);
+  }
+  if (q.type) s.Bind(i++, RepoTypeName(*q.type));
+  if (!q.author.empty()) s.Bind(i++, q.author);
+  if (!q.search.empty()) s.Bind(i++, LikePattern(q.search));
+  if (!q.library.empty()) s.Bind(i++, q.library);
+  if (!q.pipeline.empty()) s.Bind(i++, q.pipeline);
+  for (const auto& tag : q.tags) s.Bind(i++, tag);
+  if (!q.include_all_private)
+    for (const auto& ns : q.readable_namespaces) s.Bind(i++, ns);
+  if (cursor && !trending) {
+    if (q.sort != RepoSort::Id) s.Bind(i++, cursor->value);
+    s.Bind(i++, cursor->id);
+  }
+  s.Bind(i++, static_cast<int64_t>(limit) + 1);  // one extra row says "there is more"
+  if (trending) s.Bind(i++, offset);
+}
+
+// Reads up to `limit` rows of List's statement `s` into a page with their tags; the cursor
+// of the next page when a row is left over (`offset`: the rows before this page).
+Result<RepoPage> ReadPage(SqliteConnection& c, SqliteStmt& s, const RepoQuery& q, int limit,
+                          int64_t offset) {
+  RepoPage page;
+  for (;;) {
+    HANGAR_DB_ASSIGN(row, s.Step());
+    if (!row) break;
+    if (static_cast<int>(page.items.size()) == limit) {
+      page.next_cursor = MakeCursor(q, page.items.back(), offset + limit);
+      break;
+    }
+    page.items.push_back(ReadRepo(s));
+    page.items.back().trending = s.Int(kTrendingCol);
+  }
+  HANGAR_TRY(LoadTags(c, page.items));
+  return page;
+}
+
 }  // namespace
 
 Result<RepoRecord> SqliteRepoStore::Create(const RepoRecord& repo) {
@@ -280,87 +374,13 @@ Result<RepoPage> SqliteRepoStore::List(const RepoQuery& q) {
     HANGAR_DB_ASSIGN(parsed, ParseCursor(q));
     cursor = parsed;
   }
-  const bool trending = q.sort == RepoSort::Trending;
-  // The SQL text depends only on which filters are present (and how many readable
-  // namespaces and tags), so the per-connection statement cache stays small and effective.
-  const char* col = SortColumn(q.sort);
-  const char* cmp = q.descending ? "<" : ">";
-  const char* dir = q.descending ? "DESC" : "ASC";
-  std::string sql = std::string("SELECT ") + kRepoCols;
-  if (trending) {
-    // Sums only the window's rows (index repo_downloads_day), once per query.
-    sql +=
-        ", COALESCE(t.score, 0) AS trending FROM repos LEFT JOIN (SELECT repo_id, "
-        "SUM(count) AS score FROM repo_downloads WHERE day > ? GROUP BY repo_id) t "
-        "ON t.repo_id = repos.id WHERE 1 = 1";
-  } else {
-    sql += ", 0 FROM repos WHERE 1 = 1";
-  }
-  if (q.type) sql += " AND type = ?";
-  if (!q.author.empty()) sql += " AND namespace = ?";
-  if (!q.search.empty()) sql += " AND LOWER(namespace || '/' || name) LIKE ? ESCAPE '\\'";
-  if (!q.library.empty()) sql += " AND library = ?";
-  if (!q.pipeline.empty()) sql += " AND pipeline = ?";
-  for (size_t i = 0; i < q.tags.size(); ++i) {
-    sql += " AND id IN (SELECT repo_id FROM repo_tags WHERE tag = ?)";
-  }
-  if (!q.include_all_private) {
-    sql += " AND (private = 0";
-    if (!q.readable_namespaces.empty()) {
-      sql += " OR namespace IN (?";
-      for (size_t i = 1; i < q.readable_namespaces.size(); ++i) sql += ", ?";
-      sql += ")";
-    }
-    sql += ")";
-  }
-  if (cursor && !trending) {
-    if (q.sort == RepoSort::Id)
-      sql += std::string(" AND id ") + cmp + " ?";
-    else
-      sql += std::string(" AND (") + col + ", id) " + cmp + " (?, ?)";
-  }
-  sql += std::string(" ORDER BY ") + col + " " + dir;
-  if (trending) sql += std::string(", last_modified ") + dir;
-  if (q.sort != RepoSort::Id) sql += std::string(", id ") + dir;
-  sql += " LIMIT ?";
-  if (trending) sql += " OFFSET ?";
-
+  // Trending pages by offset: its cursor holds the number of rows already listed.
+  const int64_t offset = q.sort == RepoSort::Trending && cursor ? cursor->value : 0;
+  const std::string sql = ListSql(q, cursor.has_value());
   HANGAR_DB_ASSIGN(c, pool_->Read());
   HANGAR_DB_ASSIGN(s, c->Prepare(sql));
-  int i = 1;
-  if (trending) {
-    int64_t today = q.today != 0 ? q.today : NowUnix() / 86400;
-    s.Bind(i++, today - kTrendingDays);
-  }
-  if (q.type) s.Bind(i++, RepoTypeName(*q.type));
-  if (!q.author.empty()) s.Bind(i++, q.author);
-  if (!q.search.empty()) s.Bind(i++, LikePattern(q.search));
-  if (!q.library.empty()) s.Bind(i++, q.library);
-  if (!q.pipeline.empty()) s.Bind(i++, q.pipeline);
-  for (const auto& tag : q.tags) s.Bind(i++, tag);
-  if (!q.include_all_private)
-    for (const auto& ns : q.readable_namespaces) s.Bind(i++, ns);
-  if (cursor && !trending) {
-    if (q.sort != RepoSort::Id) s.Bind(i++, cursor->value);
-    s.Bind(i++, cursor->id);
-  }
-  s.Bind(i++, static_cast<int64_t>(limit) + 1);  // one extra row says "there is more"
-  int64_t offset = trending && cursor ? cursor->value : 0;
-  if (trending) s.Bind(i++, offset);
-
-  RepoPage page;
-  for (;;) {
-    HANGAR_DB_ASSIGN(row, s.Step());
-    if (!row) break;
-    if (static_cast<int>(page.items.size()) == limit) {
-      page.next_cursor = MakeCursor(q, page.items.back(), offset + limit);
-      break;
-    }
-    page.items.push_back(ReadRepo(s));
-    page.items.back().trending = s.Int(kTrendingCol);
-  }
-  HANGAR_TRY(LoadTags(*c, page.items));
-  return page;
+  BindList(s, q, cursor, limit, offset);
+  return ReadPage(*c, s, q, limit, offset);
 }
 
 Result<void> SqliteRepoStore::SetCardMeta(int64_t id, std::string_view library,
