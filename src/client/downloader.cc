@@ -229,37 +229,69 @@ Result<void> FetchWhole(const HubClient& hub, const RepoRef& repo, const std::st
   });
 }
 
-}  // namespace
-
-Result<DownloadResult> Download(const HubClient& hub, const RepoRef& repo,
-                                const DownloadOptions& opts) {
-  DownloadResult result;
-  auto commit = hub.ResolveCommit(repo, opts.revision);
-  if (!commit) return std::move(commit).error();
-  result.commit = *commit;
-  auto listed = hub.ListFiles(repo, *commit);
-  if (!listed) return std::move(listed).error();
-
+// The paths asked for, trailing slashes and leading "./" dropped; each must name a file or
+// a directory of the listing.
+Result<std::vector<std::string>> WantedPaths(const std::vector<std::string>& paths,
+                                             const std::vector<TreeFile>& listed,
+                                             const RepoRef& repo, const std::string& revision,
+                                             const std::string& commit) {
   std::vector<std::string> wanted;
-  for (auto p : opts.paths) {
+  for (auto p : paths) {
     while (!p.empty() && p.back() == '/') p.pop_back();
     while (p.starts_with("./")) p.erase(0, 2);
     wanted.push_back(p);
   }
   for (const auto& w : wanted) {
     bool any = false;
-    for (const auto& f : *listed) any = any || Selected(f.path, {w});
+    for (const auto& f : listed) any = any || Selected(f.path, {w});
     if (!any) {
       return MakeError(ErrorCode::EntryNotFound, "'" + w + "' not found in " + repo.Id() + " at " +
-                                                     opts.revision + " (" + *commit + ")");
+                                                     revision + " (" + commit + ")");
     }
   }
+  return wanted;
+}
 
+// The target for listed file `f` under `local_dir`: its paths and the digest to check.
+std::unique_ptr<Target> MakeTarget(const TreeFile& f, const fs::path& local_dir) {
+  auto t = std::make_unique<Target>();
+  t->entry = f;
+  t->dest = local_dir / f.path;
+  t->temp = t->dest;
+  t->temp += ".incomplete";
+  t->sidecar = t->dest;
+  t->sidecar += ".incomplete.parts";
+  bool lfs = !f.lfs_sha256.empty();
+  t->kind = lfs ? ContentHasher::Kind::Sha256 : ContentHasher::Kind::GitBlob;
+  t->expected = lfs ? f.lfs_sha256 : f.oid;
+  return t;
+}
+
+// Whether the target's destination already holds the expected bytes.
+bool AlreadyPresent(const Target& t) {
+  std::error_code ec;
+  if (fs::is_regular_file(t.dest, ec) && fs::file_size(t.dest, ec) == t.entry.size && !ec) {
+    auto have = HashFile(t.dest, t.kind, t.entry.size);
+    return have && *have == t.expected;
+  }
+  return false;
+}
+
+// The files to fetch and the requests that fetch them: one per small file, one per part
+// not finished by an earlier run for a large one.
+struct Plan {
   std::vector<std::unique_ptr<Target>> targets;
   std::vector<Task> tasks;
-  uint64_t to_fetch = 0;
+  uint64_t bytes = 0;  // what the tasks fetch in all
+  size_t skipped = 0;  // files present and correct already
+};
+
+// Plans the download of the selected files, keeping those present and correct already.
+Result<Plan> PlanDownload(const std::vector<TreeFile>& listed,
+                          const std::vector<std::string>& wanted, const DownloadOptions& opts) {
+  Plan plan;
   std::error_code ec;
-  for (const auto& f : *listed) {
+  for (const auto& f : listed) {
     if (!Selected(f.path, wanted)) continue;
     // Paths come from the server: none may leave the target directory or name a .git in
     // it (the repo path rules, core/repo_path.h).
@@ -267,23 +299,10 @@ Result<DownloadResult> Download(const HubClient& hub, const RepoRef& repo,
       return MakeError(ErrorCode::Internal,
                        "the server listed an unsafe path: " + ok.error().message);
     }
-    auto t = std::make_unique<Target>();
-    t->entry = f;
-    t->dest = opts.local_dir / f.path;
-    t->temp = t->dest;
-    t->temp += ".incomplete";
-    t->sidecar = t->dest;
-    t->sidecar += ".incomplete.parts";
-    bool lfs = !f.lfs_sha256.empty();
-    t->kind = lfs ? ContentHasher::Kind::Sha256 : ContentHasher::Kind::GitBlob;
-    t->expected = lfs ? f.lfs_sha256 : f.oid;
-    // Present and correct already: keep it.
-    if (fs::is_regular_file(t->dest, ec) && fs::file_size(t->dest, ec) == f.size && !ec) {
-      auto have = HashFile(t->dest, t->kind, f.size);
-      if (have && *have == t->expected) {
-        ++result.skipped;
-        continue;
-      }
+    auto t = MakeTarget(f, opts.local_dir);
+    if (AlreadyPresent(*t)) {
+      ++plan.skipped;
+      continue;
     }
     fs::create_directories(t->dest.parent_path(), ec);
     if (ec)
@@ -296,16 +315,20 @@ Result<DownloadResult> Download(const HubClient& hub, const RepoRef& repo,
       HANGAR_TRY(PrepareMultipart(*t));
       for (uint64_t n = 1; n <= t->part_count; ++n) {
         if (t->done[n]) continue;
-        tasks.push_back({t.get(), n});
-        to_fetch += t->PartBytes(n);
+        plan.tasks.push_back({t.get(), n});
+        plan.bytes += t->PartBytes(n);
       }
     } else {
-      tasks.push_back({t.get(), 0});
-      to_fetch += f.size;
+      plan.tasks.push_back({t.get(), 0});
+      plan.bytes += f.size;
     }
-    targets.push_back(std::move(t));
+    plan.targets.push_back(std::move(t));
   }
-  // Files whose parts were all fetched by an earlier run only need checking.
+  return plan;
+}
+
+// Checks and renames into place the files whose parts were all fetched by an earlier run.
+Result<void> FinishFetchedEarlier(const std::vector<std::unique_ptr<Target>>& targets) {
   for (auto& t : targets) {
     if (t->multipart) {
       bool all = true;
@@ -313,16 +336,35 @@ Result<DownloadResult> Download(const HubClient& hub, const RepoRef& repo,
       if (all) HANGAR_TRY(Advance(*t));
     }
   }
+  return {};
+}
 
-  if (opts.progress && !tasks.empty()) opts.progress->Start("downloading", to_fetch);
-  HANGAR_TRY(RunParallel(tasks.size(), opts.workers, [&](size_t i) -> Result<void> {
-    Task& task = tasks[i];
+}  // namespace
+
+Result<DownloadResult> Download(const HubClient& hub, const RepoRef& repo,
+                                const DownloadOptions& opts) {
+  DownloadResult result;
+  auto commit = hub.ResolveCommit(repo, opts.revision);
+  if (!commit) return std::move(commit).error();
+  result.commit = *commit;
+  auto listed = hub.ListFiles(repo, *commit);
+  if (!listed) return std::move(listed).error();
+  auto wanted = WantedPaths(opts.paths, *listed, repo, opts.revision, *commit);
+  if (!wanted) return std::move(wanted).error();
+  auto plan = PlanDownload(*listed, *wanted, opts);
+  if (!plan) return std::move(plan).error();
+  result.skipped = plan->skipped;
+  HANGAR_TRY(FinishFetchedEarlier(plan->targets));
+
+  if (opts.progress && !plan->tasks.empty()) opts.progress->Start("downloading", plan->bytes);
+  HANGAR_TRY(RunParallel(plan->tasks.size(), opts.workers, [&](size_t i) -> Result<void> {
+    Task& task = plan->tasks[i];
     if (task.part == 0) return FetchWhole(hub, repo, *commit, *task.target, opts.progress);
     return FetchPart(hub, repo, *commit, *task.target, task.part, opts.progress);
   }));
   if (opts.progress) opts.progress->Finish();
-  result.files = targets.size();
-  result.bytes = to_fetch;
+  result.files = plan->targets.size();
+  result.bytes = plan->bytes;
   return result;
 }
 

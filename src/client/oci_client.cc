@@ -99,6 +99,22 @@ struct OciClient::Call {
   bool resendable = true;         // the body can be sent again (not a streamed one)
 };
 
+// How one try of PushBlobStreamed ended.
+struct OciClient::BlobTry {
+  Result<std::string> digest;  // "sha256:<hex>" of the stored blob, or why the try failed
+  bool retryable = false;      // a failure that starting the blob over may cure
+  std::optional<std::chrono::seconds> retry_after;  // the registry's Retry-After, if any
+
+  // The try ended: the blob is stored, or it failed in a way a new try would not cure.
+  static BlobTry Final(Result<std::string> digest) {
+    return {std::move(digest), false, std::nullopt};
+  }
+  // The try failed in a way that starting the blob over may cure.
+  static BlobTry Again(Error e, std::optional<std::chrono::seconds> retry_after = std::nullopt) {
+    return {std::move(e), true, retry_after};
+  }
+};
+
 OciClient::OciClient(OciClientOptions options) : options_(std::move(options)) {
   bool plain = options_.plain_http || IsLoopbackRegistry(options_.registry);
   base_url_ = (plain ? "http://" : "https://") + options_.registry;
@@ -304,115 +320,126 @@ Result<std::optional<uint64_t>> OciClient::BlobSize(std::string_view repository,
   return std::optional<uint64_t>(len ? std::strtoull(len->c_str(), nullptr, 10) : 0);
 }
 
+// POST /v2/<repo>/blobs/uploads/ (§4.1): the URL of the new upload session.
+Result<std::string> OciClient::StartUpload(const std::string& repo, const std::string& scope) {
+  Call post;
+  post.req.method = "POST";
+  post.req.url = Url("/v2/" + repo + "/blobs/uploads/");
+  post.what = "start upload to " + repo;
+  post.scope = scope;
+  HANGAR_ASSIGN_OR_RETURN(auto started, Send(post));
+  if (started.status != 202) return OciHttpError(started, post.what);
+  auto loc = started.Header("location");
+  if (!loc || loc->empty()) {
+    return MakeError(ErrorCode::Internal, post.what + ": 202 without a Location");
+  }
+  return LocationUrl(*loc);
+}
+
+// A Location header's URL: a path is on this registry.
+std::string OciClient::LocationUrl(const std::string& location) const {
+  return location.starts_with("/") ? Url(location) : location;
+}
+
+// One try of PushBlobStreamed: POST, one PATCH streaming a fresh source from `open`, then
+// FinishBlob. A failed PATCH or PUT takes its bytes back through `on_bytes`.
+OciClient::BlobTry OciClient::PushBlobOnce(const std::string& repo, const std::string& scope,
+                                           const std::function<std::unique_ptr<ByteSource>()>& open,
+                                           uint64_t size,
+                                           const std::function<void(int64_t)>& on_bytes) {
+  auto upload_url = StartUpload(repo, scope);
+  if (!upload_url) return BlobTry::Final(std::move(upload_url).error());
+  auto source = open();
+  HashingSource body(*source, on_bytes);
+  Call patch;
+  patch.req.method = "PATCH";
+  patch.req.url = *upload_url;
+  patch.req.body = &body;
+  patch.req.buffer_bytes = kBlobBufferBytes;
+  patch.req.headers.emplace_back("Content-Type", "application/octet-stream");
+  patch.what = "upload to " + repo;
+  patch.scope = scope;
+  patch.retry = false;
+  patch.resendable = false;
+  auto sent = Send(patch);
+  std::optional<Error> patch_error;
+  std::optional<std::chrono::seconds> retry_after;
+  if (!sent) {
+    patch_error = std::move(sent).error();
+  } else if (sent->status != 202 && sent->status != 204) {
+    retry_after = ParseRetryAfter(sent->Header("retry-after").value_or(""), NowUnix());
+    patch_error = OciHttpError(*sent, patch.what);
+  } else if (body.sent() != size) {
+    patch_error =
+        MakeError(ErrorCode::Internal, patch.what + ": sent " + std::to_string(body.sent()) +
+                                           " of " + std::to_string(size) + " bytes");
+  }
+  if (patch_error) {
+    if (on_bytes) on_bytes(-static_cast<int64_t>(body.sent()));
+    return BlobTry::Again(std::move(*patch_error), retry_after);
+  }
+  auto next = sent->Header("location");
+  std::string put_url = next && !next->empty() ? LocationUrl(*next) : *upload_url;
+  BlobTry done = FinishBlob(put_url, body.Digest(), size, repo, scope);
+  if (done.retryable && on_bytes) on_bytes(-static_cast<int64_t>(body.sent()));
+  return done;
+}
+
+// PUT ?digest= closing an upload whose bytes are sent. The PUT may have landed although its
+// answer was lost: a blob of `size` bytes under `digest` then counts as done.
+OciClient::BlobTry OciClient::FinishBlob(const std::string& upload_url, const std::string& digest,
+                                         uint64_t size, const std::string& repo,
+                                         const std::string& scope) {
+  Call put;
+  put.req.method = "PUT";
+  put.req.url = WithQuery(upload_url, "digest=" + PercentEncode(digest));
+  put.req.headers.emplace_back("Content-Type", "application/octet-stream");
+  put.what = "finish upload of " + digest;
+  put.scope = scope;
+  auto done = Send(put);
+  if (done && done->status == 201) {
+    auto got = done->Header("docker-content-digest");
+    if (got && !got->empty() && *got != digest) {
+      return BlobTry::Final(
+          MakeError(ErrorCode::DigestInvalid, put.what + ": the registry stored it as " + *got));
+    }
+    return BlobTry::Final(digest);
+  }
+  auto have = BlobSize(repo, digest);
+  if (have && *have && **have == size) return BlobTry::Final(digest);
+  return BlobTry::Again(done ? OciHttpError(*done, put.what) : std::move(done).error());
+}
+
 Result<std::string> OciClient::PushBlobStreamed(
     std::string_view repository, const std::function<std::unique_ptr<ByteSource>()>& open,
     uint64_t size, const std::function<void(int64_t)>& on_bytes) {
   std::string repo(repository);
   std::string scope = OciScope(repo, true);
   for (int attempt = 1;; ++attempt) {
-    bool last = attempt >= options_.retry.max_attempts;
-    std::optional<std::chrono::seconds> retry_after;
-    auto retry_or = [&](Error e) -> std::optional<Error> {
-      bool retryable = e.code == ErrorCode::Unavailable || e.code == ErrorCode::Internal ||
-                       e.code == ErrorCode::TooManyRequests || e.code == ErrorCode::Unauthorized ||
-                       e.code == ErrorCode::BlobUploadUnknown;
-      if (last || !retryable) return e;
-      Log("  " + e.message + "; starting the blob over");
-      std::this_thread::sleep_for(options_.retry.Delay(attempt, retry_after));
-      return std::nullopt;
-    };
-
-    Call post;
-    post.req.method = "POST";
-    post.req.url = Url("/v2/" + repo + "/blobs/uploads/");
-    post.what = "start upload to " + repo;
-    post.scope = scope;
-    HANGAR_ASSIGN_OR_RETURN(auto started, Send(post));
-    if (started.status != 202) return OciHttpError(started, post.what);
-    auto loc = started.Header("location");
-    if (!loc || loc->empty()) {
-      return MakeError(ErrorCode::Internal, post.what + ": 202 without a Location");
-    }
-    std::string upload_url = loc->starts_with("/") ? Url(*loc) : *loc;
-
-    auto source = open();
-    HashingSource body(*source, on_bytes);
-    Call patch;
-    patch.req.method = "PATCH";
-    patch.req.url = upload_url;
-    patch.req.body = &body;
-    patch.req.buffer_bytes = kBlobBufferBytes;
-    patch.req.headers.emplace_back("Content-Type", "application/octet-stream");
-    patch.what = "upload to " + repo;
-    patch.scope = scope;
-    patch.retry = false;
-    patch.resendable = false;
-    auto sent = Send(patch);
-    std::optional<Error> patch_error;
-    if (!sent) {
-      patch_error = std::move(sent).error();
-    } else if (sent->status != 202 && sent->status != 204) {
-      retry_after = ParseRetryAfter(sent->Header("retry-after").value_or(""), NowUnix());
-      patch_error = OciHttpError(*sent, patch.what);
-    } else if (body.sent() != size) {
-      patch_error =
-          MakeError(ErrorCode::Internal, patch.what + ": sent " + std::to_string(body.sent()) +
-                                             " of " + std::to_string(size) + " bytes");
-    }
-    if (patch_error) {
-      if (on_bytes) on_bytes(-static_cast<int64_t>(body.sent()));
-      if (auto e = retry_or(std::move(*patch_error))) return *e;
-      continue;
-    }
-    std::string digest = body.Digest();
-    auto next = sent->Header("location");
-    if (next && !next->empty()) upload_url = next->starts_with("/") ? Url(*next) : *next;
-
-    Call put;
-    put.req.method = "PUT";
-    put.req.url = WithQuery(upload_url, "digest=" + PercentEncode(digest));
-    put.req.headers.emplace_back("Content-Type", "application/octet-stream");
-    put.what = "finish upload of " + digest;
-    put.scope = scope;
-    auto done = Send(put);
-    if (done && done->status == 201) {
-      auto got = done->Header("docker-content-digest");
-      if (got && !got->empty() && *got != digest) {
-        return MakeError(ErrorCode::DigestInvalid,
-                         put.what + ": the registry stored it as " + *got);
-      }
-      return digest;
-    }
-    // The PUT may have landed although its answer was lost: then the blob is there.
-    auto have = BlobSize(repo, digest);
-    if (have && *have && **have == size) return digest;
-    if (on_bytes) on_bytes(-static_cast<int64_t>(body.sent()));
-    Error e = done ? OciHttpError(*done, put.what) : std::move(done).error();
-    if (auto err = retry_or(std::move(e))) return *err;
+    BlobTry t = PushBlobOnce(repo, scope, open, size, on_bytes);
+    if (t.digest || !t.retryable) return std::move(t.digest);
+    Error e = std::move(t.digest).error();
+    bool retryable = e.code == ErrorCode::Unavailable || e.code == ErrorCode::Internal ||
+                     e.code == ErrorCode::TooManyRequests || e.code == ErrorCode::Unauthorized ||
+                     e.code == ErrorCode::BlobUploadUnknown;
+    if (attempt >= options_.retry.max_attempts || !retryable) return e;
+    Log("  " + e.message + "; starting the blob over");
+    std::this_thread::sleep_for(options_.retry.Delay(attempt, t.retry_after));
   }
 }
 
 Result<void> OciClient::PushBlobBytes(std::string_view repository, std::string_view digest,
                                       std::string_view bytes) {
   std::string repo(repository);
-  Call post;
-  post.req.method = "POST";
-  post.req.url = Url("/v2/" + repo + "/blobs/uploads/");
-  post.what = "start upload to " + repo;
-  post.scope = OciScope(repo, true);
-  HANGAR_ASSIGN_OR_RETURN(auto started, Send(post));
-  if (started.status != 202) return OciHttpError(started, post.what);
-  auto loc = started.Header("location");
-  if (!loc || loc->empty())
-    return MakeError(ErrorCode::Internal, post.what + ": 202 without a Location");
+  std::string scope = OciScope(repo, true);
+  HANGAR_ASSIGN_OR_RETURN(std::string upload_url, StartUpload(repo, scope));
   Call put;
   put.req.method = "PUT";
-  put.req.url =
-      WithQuery(loc->starts_with("/") ? Url(*loc) : *loc, "digest=" + PercentEncode(digest));
+  put.req.url = WithQuery(upload_url, "digest=" + PercentEncode(digest));
   put.req.headers.emplace_back("Content-Type", "application/octet-stream");
   put.req.body_bytes = std::string(bytes);
   put.what = "upload " + std::string(digest);
-  put.scope = post.scope;
+  put.scope = scope;
   auto done = Send(put);
   if (done && done->status == 201) return {};
   auto have = BlobSize(repo, digest);

@@ -173,6 +173,7 @@ class OciClient {
 
  private:
   struct Call;
+  struct BlobTry;
   // Sends a request, authenticating (the cached scheme first; a 401 fetches a fresh
   // Bearer token or switches to Basic, then tries once more) and, when `call.retry`,
   // retrying per the policy. Returns any final status: callers interpret it.
@@ -187,6 +188,17 @@ class OciClient {
   Result<std::string> FetchToken(const AuthChallenge& challenge, const std::string& scope);
   void Log(const std::string& line);
   std::string Url(std::string_view path) const;
+  // The absolute URL of a Location header's value (a path is on this registry).
+  std::string LocationUrl(const std::string& location) const;
+  // POST /blobs/uploads/: the URL of a new upload session in `repo`.
+  Result<std::string> StartUpload(const std::string& repo, const std::string& scope);
+  // One try of PushBlobStreamed: a new session, the streamed PATCH, FinishBlob.
+  BlobTry PushBlobOnce(const std::string& repo, const std::string& scope,
+                       const std::function<std::unique_ptr<ByteSource>()>& open, uint64_t size,
+                       const std::function<void(int64_t)>& on_bytes);
+  // PUT ?digest= closing the session at `upload_url`.
+  BlobTry FinishBlob(const std::string& upload_url, const std::string& digest, uint64_t size,
+                     const std::string& repo, const std::string& scope);
 
   OciClientOptions options_;
   std::string base_url_;

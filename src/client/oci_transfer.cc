@@ -203,6 +203,123 @@ void Note(const std::function<void(std::string_view)>& log, const std::string& l
   if (log) log(line);
 }
 
+// One part of one file to push.
+struct PushTask {
+  size_t file, part;
+};
+
+// What the push workers count.
+struct PushCounters {
+  std::atomic<size_t> sent{0}, skipped{0};
+  std::atomic<uint64_t> bytes{0};
+};
+
+// Every part of every file, and the bytes of all.
+struct PushPlan {
+  std::vector<PushTask> tasks;
+  uint64_t total = 0;
+};
+
+// Opens each file and its resume record and plans its parts, taking the digests an earlier
+// run recorded.
+Result<PushPlan> PlanPush(std::vector<LocalFile>& files, const OciPushOptions& opts) {
+  PushPlan plan;
+  for (size_t i = 0; i < files.size(); ++i) {
+    auto& f = files[i];
+    HANGAR_ASSIGN_OR_RETURN(f.fd, File::Open(f.local, O_RDONLY));
+    auto parts = PlanParts(f.entry.size, opts.part_size);
+    std::error_code ec;
+    fs::path abs = fs::absolute(f.local, ec);
+    f.record = std::make_unique<ResumeRecord>(opts.resume_dir, abs, f.entry.size, f.mtime_ns,
+                                              opts.part_size, parts.size());
+    f.entry.sha256 = f.record->Sha256();
+    for (size_t p = 0; p < parts.size(); ++p) {
+      f.entry.parts.push_back(FilePart{parts[p].first, parts[p].second, f.record->Part(p)});
+      plan.tasks.push_back({i, p});
+    }
+    plan.total += f.entry.size;
+  }
+  return plan;
+}
+
+// The whole-file sha256 of each multi-part file not hashed by an earlier run, recorded as it
+// goes; run on its own thread while parts go out. Gives up when `stop` is set.
+std::optional<Error> HashMultipartFiles(std::vector<LocalFile>& files,
+                                        const std::atomic<bool>& stop) {
+  for (auto& f : files) {
+    if (f.entry.parts.size() < 2 || !f.entry.sha256.empty()) continue;
+    auto h = HashWhole(f.fd.fd(), f.entry.size, stop);
+    if (!h) return MakeError(h.error().code, f.local.string() + ": " + h.error().message);
+    f.entry.sha256 = *h;
+    f.record->SetSha256(*h);
+  }
+  return std::nullopt;
+}
+
+// Whether the registry already has the part a recorded digest names, at its length.
+Result<bool> AlreadyPushed(OciClient& client, const std::string& repo, const FilePart& part,
+                           const std::string& label) {
+  if (part.digest.empty()) return false;
+  auto have = client.BlobSize(repo, part.digest);
+  if (!have) return MakeError(have.error().code, label + ": " + have.error().message);
+  return *have && **have == part.length;
+}
+
+// Pushes the bytes of `part` of `f` as a blob; returns its digest.
+Result<std::string> SendPart(OciClient& client, const std::string& repo, const LocalFile& f,
+                             const FilePart& part, const std::string& label,
+                             const OciPushOptions& opts) {
+  if (part.length == 0) {
+    HANGAR_TRY(client.PushBlobBytes(repo, kEmptyBlobDigest, ""));
+    return kEmptyBlobDigest;
+  }
+  int fd = f.fd.fd();
+  auto d = client.PushBlobStreamed(
+      repo, [&] { return std::make_unique<FileRangeSource>(fd, part.offset, part.length); },
+      part.length,
+      [&](int64_t n) {
+        if (opts.progress) opts.progress->Add(n);
+      });
+  if (!d) return MakeError(d.error().code, label + ": " + d.error().message);
+  return std::move(*d);
+}
+
+// Pushes part `p` of `f` unless the registry has it already, and records its digest.
+Result<void> PushPart(OciClient& client, const std::string& repo, LocalFile& f, size_t p,
+                      const OciPushOptions& opts, PushCounters& counters) {
+  FilePart& part = f.entry.parts[p];
+  std::string label =
+      f.entry.path + " part " + std::to_string(p + 1) + "/" + std::to_string(f.entry.parts.size());
+  HANGAR_ASSIGN_OR_RETURN(bool have, AlreadyPushed(client, repo, part, label));
+  if (have) {
+    Note(opts.log, "skip " + label + " " + part.digest + " (already in the registry)");
+    if (opts.progress) opts.progress->Add(static_cast<int64_t>(part.length));
+    counters.skipped.fetch_add(1);
+    return {};
+  }
+  HANGAR_ASSIGN_OR_RETURN(std::string digest, SendPart(client, repo, f, part, label, opts));
+  Note(opts.log, "sent " + label + " " + digest);
+  part.digest = digest;
+  if (f.entry.parts.size() == 1) f.entry.sha256 = digest.substr(7);  // the part is the file
+  f.record->SetPart(p, digest);
+  counters.sent.fetch_add(1);
+  counters.bytes.fetch_add(part.length);
+  return {};
+}
+
+// The empty config blob unless the registry has it, then the manifest listing `files`
+// under `tag`; returns the manifest's digest.
+Result<std::string> PushManifest(OciClient& client, const std::string& repo, const std::string& tag,
+                                 std::vector<LocalFile>& files, const OciPushOptions& opts) {
+  auto config = client.BlobSize(repo, kEmptyConfigDigest);
+  if (!config) return std::move(config).error();
+  if (!*config) HANGAR_TRY(client.PushBlobBytes(repo, kEmptyConfigDigest, "{}"));
+  std::vector<FileEntry> entries;
+  for (auto& f : files) entries.push_back(std::move(f.entry));
+  std::string manifest = BuildManifest(entries, opts.annotations, Rfc3339Now());
+  return client.PutManifest(repo, tag, kOciManifestType, manifest);
+}
+
 }  // namespace
 
 fs::path DefaultOciResumeDir() {
@@ -221,90 +338,24 @@ Result<OciPushResult> OciPush(OciClient& client, const OciRef& ref, const OciPus
   HANGAR_ASSIGN_OR_RETURN(auto files, Collect(opts.paths));
   const std::string& repo = ref.repository;
   HANGAR_TRY(client.Check(repo, true));
-
-  struct Task {
-    size_t file, part;
-  };
-  std::vector<Task> tasks;
-  uint64_t total = 0;
-  for (size_t i = 0; i < files.size(); ++i) {
-    auto& f = files[i];
-    HANGAR_ASSIGN_OR_RETURN(f.fd, File::Open(f.local, O_RDONLY));
-    auto plan = PlanParts(f.entry.size, opts.part_size);
-    std::error_code ec;
-    fs::path abs = fs::absolute(f.local, ec);
-    f.record = std::make_unique<ResumeRecord>(opts.resume_dir, abs, f.entry.size, f.mtime_ns,
-                                              opts.part_size, plan.size());
-    f.entry.sha256 = f.record->Sha256();
-    for (size_t p = 0; p < plan.size(); ++p) {
-      f.entry.parts.push_back(FilePart{plan[p].first, plan[p].second, f.record->Part(p)});
-      tasks.push_back({i, p});
-    }
-    total += f.entry.size;
-  }
+  HANGAR_ASSIGN_OR_RETURN(auto plan, PlanPush(files, opts));
 
   // The whole-file sha256 of multi-part files when asked for, on its own thread while
   // parts go out.
   std::atomic<bool> stop{false};
   std::optional<Error> hash_error;
   std::thread hasher([&] {
-    if (!opts.file_sha256) return;
-    for (auto& f : files) {
-      if (f.entry.parts.size() < 2 || !f.entry.sha256.empty()) continue;
-      auto h = HashWhole(f.fd.fd(), f.entry.size, stop);
-      if (!h) {
-        hash_error = MakeError(h.error().code, f.local.string() + ": " + h.error().message);
-        return;
-      }
-      f.entry.sha256 = *h;
-      f.record->SetSha256(*h);
-    }
+    if (opts.file_sha256) hash_error = HashMultipartFiles(files, stop);
   });
 
   OciPushResult result;
   result.files = files.size();
-  result.parts = tasks.size();
-  std::atomic<size_t> sent{0}, skipped{0};
-  std::atomic<uint64_t> bytes{0};
-  if (opts.progress) opts.progress->Start("pushing", total);
-  auto pushed = RunParallel(tasks.size(), opts.workers, [&](size_t t) -> Result<void> {
-    auto& f = files[tasks[t].file];
-    size_t p = tasks[t].part;
-    FilePart& part = f.entry.parts[p];
-    std::string label = f.entry.path + " part " + std::to_string(p + 1) + "/" +
-                        std::to_string(f.entry.parts.size());
-    if (!part.digest.empty()) {
-      auto have = client.BlobSize(repo, part.digest);
-      if (!have) return MakeError(have.error().code, label + ": " + have.error().message);
-      if (*have && **have == part.length) {
-        Note(opts.log, "skip " + label + " " + part.digest + " (already in the registry)");
-        if (opts.progress) opts.progress->Add(static_cast<int64_t>(part.length));
-        skipped.fetch_add(1);
-        return {};
-      }
-    }
-    std::string digest;
-    if (part.length == 0) {
-      HANGAR_TRY(client.PushBlobBytes(repo, kEmptyBlobDigest, ""));
-      digest = kEmptyBlobDigest;
-    } else {
-      int fd = f.fd.fd();
-      auto d = client.PushBlobStreamed(
-          repo, [&] { return std::make_unique<FileRangeSource>(fd, part.offset, part.length); },
-          part.length,
-          [&](int64_t n) {
-            if (opts.progress) opts.progress->Add(n);
-          });
-      if (!d) return MakeError(d.error().code, label + ": " + d.error().message);
-      digest = std::move(*d);
-    }
-    Note(opts.log, "sent " + label + " " + digest);
-    part.digest = digest;
-    if (f.entry.parts.size() == 1) f.entry.sha256 = digest.substr(7);  // the part is the file
-    f.record->SetPart(p, digest);
-    sent.fetch_add(1);
-    bytes.fetch_add(part.length);
-    return {};
+  result.parts = plan.tasks.size();
+  PushCounters counters;
+  if (opts.progress) opts.progress->Start("pushing", plan.total);
+  auto pushed = RunParallel(plan.tasks.size(), opts.workers, [&](size_t t) -> Result<void> {
+    const PushTask& task = plan.tasks[t];
+    return PushPart(client, repo, files[task.file], task.part, opts, counters);
   });
   if (!pushed) stop.store(true);
   hasher.join();
@@ -312,18 +363,10 @@ Result<OciPushResult> OciPush(OciClient& client, const OciRef& ref, const OciPus
   if (!pushed) return std::move(pushed).error();
   if (hash_error) return *hash_error;
 
-  auto config = client.BlobSize(repo, kEmptyConfigDigest);
-  if (!config) return std::move(config).error();
-  if (!*config) HANGAR_TRY(client.PushBlobBytes(repo, kEmptyConfigDigest, "{}"));
-
-  std::vector<FileEntry> entries;
-  for (auto& f : files) entries.push_back(std::move(f.entry));
-  std::string manifest = BuildManifest(entries, opts.annotations, Rfc3339Now());
-  HANGAR_ASSIGN_OR_RETURN(result.manifest_digest,
-                          client.PutManifest(repo, ref.tag, kOciManifestType, manifest));
-  result.parts_sent = sent.load();
-  result.parts_skipped = skipped.load();
-  result.bytes_sent = bytes.load();
+  HANGAR_ASSIGN_OR_RETURN(result.manifest_digest, PushManifest(client, repo, ref.tag, files, opts));
+  result.parts_sent = counters.sent.load();
+  result.parts_skipped = counters.skipped.load();
+  result.bytes_sent = counters.bytes.load();
   return result;
 }
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -154,6 +155,147 @@ struct PartTask {
   uint64_t number;
 };
 
+// The parts still to send, with the files they are read from.
+struct PendingParts {
+  std::vector<PartTask> tasks;
+  std::vector<File> fds;  // by file index; open only for an upload with parts to send
+  uint64_t bytes = 0;     // what the tasks send in all
+  uint64_t resumed = 0;   // parts the server had already
+};
+
+// Step 1: hashes every file (files in parallel; one file is one sequential read).
+Result<void> HashAll(std::vector<LocalFile>& files, const UploadOptions& opts) {
+  uint64_t total = 0;
+  for (const auto& f : files) total += f.size;
+  if (opts.progress) opts.progress->Start("hashing", total);
+  HANGAR_TRY(RunParallel(files.size(), opts.workers, [&](size_t i) {
+    return Inspect(files[i], opts.part_size, opts.progress);
+  }));
+  if (opts.progress) opts.progress->Finish();
+  return {};
+}
+
+// Step 2: asks the server which files are LFS (and which to ignore).
+Result<void> MarkLfs(const HubClient& hub, const RepoRef& repo, const UploadOptions& opts,
+                     std::vector<LocalFile>& files) {
+  std::vector<PreuploadFile> pre;
+  pre.reserve(files.size());
+  for (const auto& f : files) pre.push_back({f.repo_path, f.size, f.sample});
+  auto modes = hub.Preupload(repo, opts.revision, pre);
+  if (!modes) return std::move(modes).error();
+  for (size_t i = 0; i < files.size(); ++i) files[i].lfs = (*modes)[i];
+  return {};
+}
+
+// Step 3: opens (or resumes) an upload per LFS object and lists the parts still to send.
+Result<PendingParts> OpenUploads(const HubClient& hub, const RepoRef& repo,
+                                 const UploadOptions& opts, std::vector<LocalFile>& files) {
+  PendingParts pending;
+  pending.fds.resize(files.size());
+  for (size_t i = 0; i < files.size(); ++i) {
+    auto& f = files[i];
+    if (!f.lfs || !*f.lfs) continue;
+    auto s = hub.CreateUpload(repo, f.sha256, f.size, opts.part_size);
+    if (!s) return std::move(s).error();
+    f.session = std::move(*s);
+    if (f.session.present) continue;
+    auto fd = File::Open(f.local, O_RDONLY);
+    if (!fd) return std::move(fd).error();
+    pending.fds[i] = std::move(*fd);
+    std::vector<bool> stored(f.session.part_count + 1, false);
+    for (uint64_t n : f.session.stored_parts) {
+      if (n >= 1 && n <= f.session.part_count) stored[n] = true;
+    }
+    for (uint64_t n = 1; n <= f.session.part_count; ++n) {
+      if (stored[n]) {
+        ++pending.resumed;
+        continue;
+      }
+      pending.tasks.push_back({i, n});
+      pending.bytes += f.session.PartBytes(n);
+    }
+  }
+  return pending;
+}
+
+// Sends part `number` of `f`, streamed from its offset in `fd`, with its X-Part-Sha256
+// (precomputed by Inspect unless the server chose another part size); retried.
+Result<void> SendPart(const HubClient& hub, const LocalFile& f, int fd, uint64_t number,
+                      Progress* progress) {
+  const auto& s = f.session;
+  uint64_t offset = (number - 1) * s.part_size;
+  uint64_t length = s.PartBytes(number);
+  std::string part_sha;
+  if (f.part_size == s.part_size && number <= f.part_sha256.size()) {
+    part_sha = f.part_sha256[number - 1];
+  } else {  // the server chose another part size
+    ContentHasher ph(ContentHasher::Kind::Sha256, length);
+    HANGAR_TRY(HashRange(fd, offset, length, ph));
+    part_sha = ph.FinishHex();
+  }
+  auto r = WithRetries(kPartTries, Retryable, [&]() -> Result<void> {
+    FileRangeSource src(fd, offset, length, [&](size_t n) {
+      if (progress) progress->Add(static_cast<int64_t>(n));
+    });
+    auto put = hub.PutPart(s, number, src, part_sha);
+    if (!put && progress) progress->Add(-static_cast<int64_t>(src.Sent()));
+    return put;
+  });
+  if (!r) return MakeError(r.error().code, f.repo_path + ": " + r.error().message);
+  return {};
+}
+
+// Step 4: sends the pending parts, `workers` at a time; returns how many were sent.
+Result<uint64_t> SendParts(const HubClient& hub, const UploadOptions& opts,
+                           const std::vector<LocalFile>& files, const PendingParts& pending) {
+  if (opts.progress && !pending.tasks.empty()) opts.progress->Start("uploading", pending.bytes);
+  std::atomic<uint64_t> sent{0};
+  HANGAR_TRY(RunParallel(pending.tasks.size(), opts.workers, [&](size_t t) -> Result<void> {
+    const auto& task = pending.tasks[t];
+    HANGAR_TRY(
+        SendPart(hub, files[task.file], pending.fds[task.file].fd(), task.number, opts.progress));
+    sent.fetch_add(1);
+    return {};
+  }));
+  if (opts.progress) opts.progress->Finish();
+  return sent.load();
+}
+
+// Step 5: completes the uploads opened in step 3 (the server hashes each object once more).
+Result<void> CompleteUploads(const HubClient& hub, int workers,
+                             const std::vector<LocalFile>& files) {
+  std::vector<size_t> open;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (files[i].lfs && *files[i].lfs && !files[i].session.present) open.push_back(i);
+  }
+  return RunParallel(open.size(), workers, [&](size_t k) -> Result<void> {
+    auto r = hub.CompleteUpload(files[open[k]].session);
+    if (!r) return MakeError(r.error().code, files[open[k]].repo_path + ": " + r.error().message);
+    return {};
+  });
+}
+
+// Step 6's operations: an LFS pointer or the inline content of each file not ignored.
+Result<std::vector<CommitOp>> CommitOps(const std::vector<LocalFile>& files) {
+  std::vector<CommitOp> ops;
+  for (const auto& f : files) {
+    if (!f.lfs) continue;  // shouldIgnore
+    CommitOp op;
+    op.path = f.repo_path;
+    if (*f.lfs) {
+      op.lfs = true;
+      op.sha256 = f.sha256;
+      op.size = f.size;
+    } else {
+      auto content = ReadSmallFile(f);
+      if (!content) return std::move(content).error();
+      op.content = std::move(*content);
+    }
+    ops.push_back(std::move(op));
+  }
+  return ops;
+}
+
 }  // namespace
 
 Result<UploadResult> Upload(const HubClient& hub, const RepoRef& repo, const UploadOptions& opts) {
@@ -167,118 +309,25 @@ Result<UploadResult> Upload(const HubClient& hub, const RepoRef& repo, const Upl
   HANGAR_TRY(hub.CreateRepo(repo));
   if (opts.revision != "main") HANGAR_TRY(hub.CreateBranch(repo, opts.revision));
 
-  // 1. Hash everything (files in parallel; one file is one sequential read).
-  uint64_t total = 0;
-  for (const auto& f : files) total += f.size;
-  if (opts.progress) opts.progress->Start("hashing", total);
-  HANGAR_TRY(RunParallel(files.size(), opts.workers, [&](size_t i) {
-    return Inspect(files[i], opts.part_size, opts.progress);
-  }));
-  if (opts.progress) opts.progress->Finish();
+  HANGAR_TRY(HashAll(files, opts));
+  HANGAR_TRY(MarkLfs(hub, repo, opts, files));
+  auto pending = OpenUploads(hub, repo, opts, files);
+  if (!pending) return std::move(pending).error();
+  result.parts_resumed = pending->resumed;
+  auto sent = SendParts(hub, opts, files, *pending);
+  if (!sent) return std::move(sent).error();
+  result.parts_sent = *sent;
+  HANGAR_TRY(CompleteUploads(hub, opts.workers, files));
 
-  // 2. Which are LFS.
-  std::vector<PreuploadFile> pre;
-  pre.reserve(files.size());
-  for (const auto& f : files) pre.push_back({f.repo_path, f.size, f.sample});
-  auto modes = hub.Preupload(repo, opts.revision, pre);
-  if (!modes) return std::move(modes).error();
-  for (size_t i = 0; i < files.size(); ++i) files[i].lfs = (*modes)[i];
-
-  // 3. Open (or resume) an upload per LFS object; list the parts still to send.
-  std::vector<PartTask> tasks;
-  std::vector<File> fds(files.size());
-  uint64_t to_send = 0;
-  for (size_t i = 0; i < files.size(); ++i) {
-    auto& f = files[i];
-    if (!f.lfs || !*f.lfs) continue;
-    auto s = hub.CreateUpload(repo, f.sha256, f.size, opts.part_size);
-    if (!s) return std::move(s).error();
-    f.session = std::move(*s);
-    if (f.session.present) continue;
-    auto fd = File::Open(f.local, O_RDONLY);
-    if (!fd) return std::move(fd).error();
-    fds[i] = std::move(*fd);
-    std::vector<bool> stored(f.session.part_count + 1, false);
-    for (uint64_t n : f.session.stored_parts) {
-      if (n >= 1 && n <= f.session.part_count) stored[n] = true;
-    }
-    for (uint64_t n = 1; n <= f.session.part_count; ++n) {
-      if (stored[n]) {
-        ++result.parts_resumed;
-        continue;
-      }
-      tasks.push_back({i, n});
-      to_send += f.session.PartBytes(n);
-    }
-  }
-
-  // 4. Send the parts, `workers` at a time, each streamed from its offset.
-  if (opts.progress && !tasks.empty()) opts.progress->Start("uploading", to_send);
-  std::atomic<uint64_t> sent{0};
-  HANGAR_TRY(RunParallel(tasks.size(), opts.workers, [&](size_t t) -> Result<void> {
-    const auto& task = tasks[t];
-    const auto& f = files[task.file];
-    const auto& s = f.session;
-    uint64_t offset = (task.number - 1) * s.part_size;
-    uint64_t length = s.PartBytes(task.number);
-    int fd = fds[task.file].fd();
-    std::string part_sha;
-    if (f.part_size == s.part_size && task.number <= f.part_sha256.size()) {
-      part_sha = f.part_sha256[task.number - 1];
-    } else {  // the server chose another part size
-      ContentHasher ph(ContentHasher::Kind::Sha256, length);
-      HANGAR_TRY(HashRange(fd, offset, length, ph));
-      part_sha = ph.FinishHex();
-    }
-    auto r = WithRetries(kPartTries, Retryable, [&]() -> Result<void> {
-      FileRangeSource src(fd, offset, length, [&](size_t n) {
-        if (opts.progress) opts.progress->Add(static_cast<int64_t>(n));
-      });
-      auto put = hub.PutPart(s, task.number, src, part_sha);
-      if (!put && opts.progress) opts.progress->Add(-static_cast<int64_t>(src.Sent()));
-      return put;
-    });
-    if (!r) return MakeError(r.error().code, f.repo_path + ": " + r.error().message);
-    sent.fetch_add(1);
-    return {};
-  }));
-  result.parts_sent = sent.load();
-  if (opts.progress) opts.progress->Finish();
-
-  // 5. Complete the uploads (the server hashes each object once more).
-  std::vector<size_t> open;
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (files[i].lfs && *files[i].lfs && !files[i].session.present) open.push_back(i);
-  }
-  HANGAR_TRY(RunParallel(open.size(), opts.workers, [&](size_t k) -> Result<void> {
-    auto r = hub.CompleteUpload(files[open[k]].session);
-    if (!r) return MakeError(r.error().code, files[open[k]].repo_path + ": " + r.error().message);
-    return {};
-  }));
-
-  // 6. One commit.
-  std::vector<CommitOp> ops;
-  for (const auto& f : files) {
-    if (!f.lfs) continue;  // shouldIgnore
-    CommitOp op;
-    op.path = f.repo_path;
-    if (*f.lfs) {
-      op.lfs = true;
-      op.sha256 = f.sha256;
-      op.size = f.size;
-      ++result.lfs_files;
-    } else {
-      auto content = ReadSmallFile(f);
-      if (!content) return std::move(content).error();
-      op.content = std::move(*content);
-    }
-    ops.push_back(std::move(op));
-  }
-  result.files = ops.size();
+  // Step 6: one commit.
+  auto ops = CommitOps(files);
+  if (!ops) return std::move(ops).error();
+  result.files = ops->size();
+  for (const auto& op : *ops) result.lfs_files += op.lfs ? 1 : 0;
   std::string message = opts.commit_message.empty()
                             ? "Upload " + opts.local_path.string() + " with hangar"
                             : opts.commit_message;
-  auto url = hub.Commit(repo, opts.revision, message, ops);
+  auto url = hub.Commit(repo, opts.revision, message, *ops);
   if (!url) return std::move(url).error();
   result.commit_url = std::move(*url);
   return result;

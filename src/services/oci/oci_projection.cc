@@ -58,6 +58,84 @@ bool IsLowerHex40(std::string_view s) {
          });
 }
 
+// The layers of a manifest, with what its config and its references need.
+struct Layers {
+  json::array layers;
+  std::vector<std::string> diff_ids, weight_paths;
+  std::set<std::string> refs;  // the layers' digests
+};
+
+// The regular files of `tree`: a symlink or submodule has no bytes an OCI puller could place.
+std::vector<git::TreeEntry> RegularFiles(std::vector<git::TreeEntry> tree) {
+  std::vector<git::TreeEntry> files;
+  for (auto& e : tree) {
+    if (e.is_dir || e.mode == kSymlinkMode || e.mode == kSubmoduleMode) continue;
+    files.push_back(std::move(e));
+  }
+  return files;
+}
+
+// A lower bound of the size of the manifest listing `files`, known before any blob is read.
+size_t MinManifestBytes(const std::vector<git::TreeEntry>& files) {
+  size_t bytes = 0;
+  for (const auto& e : files) bytes += kMinLayerBytes + 2 * e.path.size();
+  return bytes;
+}
+
+// The refusal of a revision with `files` files whose manifest would be `bytes` long ("at
+// least" when that is the `lower_bound`).
+Error TooLarge(const RepoId& id, std::string_view reference, size_t files, size_t bytes,
+               size_t lower_bound) {
+  return MakeError(ErrorCode::ManifestInvalid,
+                   "revision '" + std::string(reference) + "' of " + id.Id() + " has " +
+                       std::to_string(files) + " files: its OCI manifest would be " +
+                       (bytes == lower_bound ? "at least " : "") + std::to_string(bytes) +
+                       " bytes, over the 4 MiB limit (oci.md §5); fetch it with git instead");
+}
+
+// The descriptor of the layer holding file `path`.
+json::object LayerJson(const LayerClass& cls, const std::string& digest, uint64_t size,
+                       const std::string& path) {
+  json::object annotations;
+  annotations["org.opencontainers.image.title"] = path;
+  annotations["org.cncf.model.filepath"] = path;
+  if (cls.untested) annotations["org.cncf.model.file.mediatype.untested"] = "true";
+  json::object layer;
+  layer["mediaType"] = cls.media_type;
+  layer["digest"] = digest;
+  layer["size"] = size;
+  layer["annotations"] = std::move(annotations);
+  return layer;
+}
+
+// The manifest's annotations: the commit's time and id, and the repo's page when known.
+json::object ManifestAnnotations(const std::string& created, const Oid& commit,
+                                 const std::string& page) {
+  json::object annotations;
+  annotations["org.opencontainers.image.created"] = created;
+  annotations["org.opencontainers.image.revision"] = commit.Hex();
+  if (!page.empty()) annotations["org.opencontainers.image.source"] = page;
+  return annotations;
+}
+
+// The manifest's bytes, from its config blob's descriptor, layers and annotations.
+std::string ManifestBody(RepoType type, const std::string& artifact_type,
+                         const std::string& config_digest, size_t config_size, json::array layers,
+                         json::object annotations) {
+  json::object config;
+  config["mediaType"] = ConfigMediaTypeOf(type);
+  config["digest"] = config_digest;
+  config["size"] = config_size;
+  json::object m;
+  m["schemaVersion"] = 2;
+  m["mediaType"] = kOciManifestType;
+  m["artifactType"] = artifact_type;
+  m["config"] = std::move(config);
+  m["layers"] = std::move(layers);
+  m["annotations"] = std::move(annotations);
+  return json::serialize(m);
+}
+
 }  // namespace
 
 struct OciProjection::Impl {
@@ -74,6 +152,12 @@ struct OciProjection::Impl {
   Result<std::optional<std::string>> SideFile(const RepoHandle& repo,
                                               const std::vector<git::TreeEntry>& files,
                                               std::string_view path);
+  Result<Layers> LayersOf(const RepoHandle& repo, RepoType type,
+                          const std::vector<git::TreeEntry>& files);
+  Result<std::string> ConfigOf(const RepoHandle& repo, const RepoId& id, const Oid& commit,
+                               const std::vector<git::TreeEntry>& files, const std::string& created,
+                               const std::string& page, std::vector<std::string> weight_paths,
+                               std::vector<std::string> diff_ids);
   Result<std::shared_ptr<const Built>> Build(const RepoHandle& repo, const Oid& commit,
                                              std::string_view reference);
   Result<void> Persist(const RepoHandle& repo, const Built& b);
@@ -163,6 +247,46 @@ Result<std::optional<std::string>> OciProjection::Impl::SideFile(
   return std::optional<std::string>(std::move(*text));
 }
 
+// A layer per file (in `files`' order), each the git blob or the LFS object it points to.
+Result<Layers> OciProjection::Impl::LayersOf(const RepoHandle& repo, RepoType type,
+                                             const std::vector<git::TreeEntry>& files) {
+  Layers out;
+  for (const auto& e : files) {
+    auto f = FactsOf(repo, e);
+    if (!f) return std::move(f).error();
+    LayerClass cls = ClassifyLayer(type, e.path, f->lfs);
+    std::string digest = "sha256:" + f->sha256.Hex();
+    out.layers.push_back(LayerJson(cls, digest, f->size, e.path));
+    if (cls.is_weight) out.weight_paths.push_back(e.path);
+    out.refs.insert(digest);
+    out.diff_ids.push_back(std::move(digest));
+  }
+  return out;
+}
+
+// The config blob's bytes: a model's config (from its README.md, config.json, weight paths
+// and layer digests), the empty config for other repo types.
+Result<std::string> OciProjection::Impl::ConfigOf(
+    const RepoHandle& repo, const RepoId& id, const Oid& commit,
+    const std::vector<git::TreeEntry>& files, const std::string& created, const std::string& page,
+    std::vector<std::string> weight_paths, std::vector<std::string> diff_ids) {
+  if (id.type != RepoType::Model) return std::string(kEmptyConfig);
+  ModelConfigInput in;
+  in.created_at = created;
+  in.name = id.name;
+  in.doc_url = page;
+  in.revision = commit.Hex();
+  auto readme = SideFile(repo, files, "README.md");
+  if (!readme) return std::move(readme).error();
+  auto config_json = SideFile(repo, files, "config.json");
+  if (!config_json) return std::move(config_json).error();
+  in.readme = std::move(*readme);
+  in.config_json = std::move(*config_json);
+  in.weight_paths = std::move(weight_paths);
+  in.diff_ids = std::move(diff_ids);
+  return BuildModelConfig(in);
+}
+
 Result<std::shared_ptr<const Built>> OciProjection::Impl::Build(const RepoHandle& repo,
                                                                 const Oid& commit,
                                                                 std::string_view reference) {
@@ -171,102 +295,43 @@ Result<std::shared_ptr<const Built>> OciProjection::Impl::Build(const RepoHandle
   if (!info) return std::move(info).error();
   auto tree = reader.ListTree(repo.git_path, commit, "", true);
   if (!tree) return std::move(tree).error();
-
-  // Regular files only: a symlink or submodule has no bytes an OCI puller could place.
-  std::vector<git::TreeEntry> files;
-  size_t lower_bound = 0;
-  for (auto& e : *tree) {
-    if (e.is_dir || e.mode == kSymlinkMode || e.mode == kSubmoduleMode) continue;
-    lower_bound += kMinLayerBytes + 2 * e.path.size();
-    files.push_back(std::move(e));
-  }
-  auto too_large = [&](size_t bytes) {
-    return MakeError(ErrorCode::ManifestInvalid,
-                     "revision '" + std::string(reference) + "' of " + id.Id() + " has " +
-                         std::to_string(files.size()) + " files: its OCI manifest would be " +
-                         (bytes == lower_bound ? "at least " : "") + std::to_string(bytes) +
-                         " bytes, over the 4 MiB limit (oci.md §5); fetch it with git instead");
-  };
+  std::vector<git::TreeEntry> files = RegularFiles(std::move(*tree));
+  size_t lower_bound = MinManifestBytes(files);
   // Checked before hashing anything, so a huge tree costs no blob reads.
-  if (lower_bound > kMaxManifestBytes) return too_large(lower_bound);
+  if (lower_bound > kMaxManifestBytes) {
+    return TooLarge(id, reference, files.size(), lower_bound, lower_bound);
+  }
   std::sort(files.begin(), files.end(),
             [](const git::TreeEntry& a, const git::TreeEntry& b) { return a.path < b.path; });
+  auto layers = LayersOf(repo, id.type, files);
+  if (!layers) return std::move(layers).error();
 
   auto built = std::make_shared<Built>();
-  json::array layers;
-  std::vector<std::string> diff_ids, weight_paths;
-  std::set<std::string> refs;
-  for (const auto& e : files) {
-    auto f = FactsOf(repo, e);
-    if (!f) return std::move(f).error();
-    LayerClass cls = ClassifyLayer(id.type, e.path, f->lfs);
-    std::string digest = "sha256:" + f->sha256.Hex();
-    json::object annotations;
-    annotations["org.opencontainers.image.title"] = e.path;
-    annotations["org.cncf.model.filepath"] = e.path;
-    if (cls.untested) annotations["org.cncf.model.file.mediatype.untested"] = "true";
-    json::object layer;
-    layer["mediaType"] = cls.media_type;
-    layer["digest"] = digest;
-    layer["size"] = f->size;
-    layer["annotations"] = std::move(annotations);
-    layers.push_back(std::move(layer));
-    if (cls.is_weight) weight_paths.push_back(e.path);
-    refs.insert(digest);
-    diff_ids.push_back(std::move(digest));
-  }
-
   std::string created = Rfc3339Utc(info->committer_time);
   // Without a configured public_url the hub's address depends on each request's Host, which
   // must not change a digest: the source annotation and docURL are then left out.
   std::string page = public_url.empty() ? "" : public_url + "/" + id.UrlPath();
-  if (id.type == RepoType::Model) {
-    ModelConfigInput in;
-    in.created_at = created;
-    in.name = id.name;
-    in.doc_url = page;
-    in.revision = commit.Hex();
-    auto readme = SideFile(repo, files, "README.md");
-    if (!readme) return std::move(readme).error();
-    auto config_json = SideFile(repo, files, "config.json");
-    if (!config_json) return std::move(config_json).error();
-    in.readme = std::move(*readme);
-    in.config_json = std::move(*config_json);
-    in.weight_paths = std::move(weight_paths);
-    in.diff_ids = std::move(diff_ids);
-    built->config = BuildModelConfig(in);
-  } else {
-    built->config = std::string(kEmptyConfig);
-  }
+  auto config = ConfigOf(repo, id, commit, files, created, page, std::move(layers->weight_paths),
+                         std::move(layers->diff_ids));
+  if (!config) return std::move(config).error();
+  built->config = std::move(*config);
   std::string config_digest = "sha256:" + Sha256::Of(built->config).Hex();
-  refs.insert(config_digest);
+  layers->refs.insert(config_digest);
 
-  json::object config;
-  config["mediaType"] = ConfigMediaTypeOf(id.type);
-  config["digest"] = config_digest;
-  config["size"] = built->config.size();
-  json::object annotations;
-  annotations["org.opencontainers.image.created"] = created;
-  annotations["org.opencontainers.image.revision"] = commit.Hex();
-  if (!page.empty()) annotations["org.opencontainers.image.source"] = page;
+  json::object annotations = ManifestAnnotations(created, commit, page);
   built->annotations_json = json::serialize(annotations);
   built->artifact_type = std::string(ArtifactTypeOf(id.type));
-
-  json::object m;
-  m["schemaVersion"] = 2;
-  m["mediaType"] = kOciManifestType;
-  m["artifactType"] = built->artifact_type;
-  m["config"] = std::move(config);
-  m["layers"] = std::move(layers);
-  m["annotations"] = std::move(annotations);
-  std::string body = json::serialize(m);
-  if (body.size() > kMaxManifestBytes) return too_large(body.size());
-
+  std::string body =
+      ManifestBody(id.type, built->artifact_type, config_digest, built->config.size(),
+                   std::move(layers->layers), std::move(annotations));
+  if (body.size() > kMaxManifestBytes) {
+    return TooLarge(id, reference, files.size(), body.size(), lower_bound);
+  }
   built->manifest.digest = "sha256:" + Sha256::Of(body).Hex();
   built->manifest.media_type = std::string(kOciManifestType);
   built->manifest.body = std::move(body);
   built->manifest.commit = commit.Hex();
-  built->refs.assign(refs.begin(), refs.end());
+  built->refs.assign(layers->refs.begin(), layers->refs.end());
   return std::shared_ptr<const Built>(std::move(built));
 }
 
