@@ -81,6 +81,24 @@ Result<LfsBatchResult> LfsService::Batch(const Principal& who, const RepoId& rep
   return out;
 }
 
+std::optional<LfsBatchObjectResult::ObjectError> LfsService::InvalidObject(LfsOperation op,
+                                                                           bool oid_valid,
+                                                                           int64_t size) const {
+  if (!oid_valid)
+    return ObjectError(422, "Invalid object id: must be 64 lower-case hex characters");
+  if (size < 0) return ObjectError(422, "Invalid size: must be a non-negative integer");
+  // No store takes more than kMaxUploadBytes (S3's 5 TiB) in one object; a configured
+  // limit may be lower.
+  const uint64_t limit = options_.max_object_bytes != 0
+                             ? std::min(options_.max_object_bytes, kMaxUploadBytes)
+                             : kMaxUploadBytes;
+  if (op == LfsOperation::Upload && static_cast<uint64_t>(size) > limit) {
+    return ObjectError(422,
+                       "Object is larger than the limit of " + std::to_string(limit) + " bytes");
+  }
+  return std::nullopt;
+}
+
 Result<LfsBatchObjectResult> LfsService::AnswerObject(const Principal& who, const RepoHandle& repo,
                                                       LfsOperation op, const LfsBatchObject& obj,
                                                       int64_t expires_at, bool multipart_offered) {
@@ -88,25 +106,9 @@ Result<LfsBatchObjectResult> LfsService::AnswerObject(const Principal& who, cons
   r.oid = obj.oid;
   r.size = obj.size;
   auto oid = Sha256::ParseHex(obj.oid);
-  if (!oid) {
-    r.error = ObjectError(422, "Invalid object id: must be 64 lower-case hex characters");
-    return r;
-  }
-  if (obj.size < 0) {
-    r.error = ObjectError(422, "Invalid size: must be a non-negative integer");
-    return r;
-  }
-  uint64_t size = static_cast<uint64_t>(obj.size);
-  // No store takes more than kMaxUploadBytes (S3's 5 TiB) in one object; a configured
-  // limit may be lower.
-  const uint64_t limit = options_.max_object_bytes != 0
-                             ? std::min(options_.max_object_bytes, kMaxUploadBytes)
-                             : kMaxUploadBytes;
-  if (op == LfsOperation::Upload && size > limit) {
-    r.error =
-        ObjectError(422, "Object is larger than the limit of " + std::to_string(limit) + " bytes");
-    return r;
-  }
+  r.error = InvalidObject(op, oid.has_value(), obj.size);
+  if (r.error) return r;
+  const uint64_t size = static_cast<uint64_t>(obj.size);
 
   auto linked = links_.IsLinked(repo.record.id, *oid);
   if (!linked) return std::move(linked).error();

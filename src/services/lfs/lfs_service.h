@@ -212,6 +212,10 @@ class LfsService {
   int64_t Now() const;
   Result<RepoHandle> OpenRepo(const Principal& who, const RepoId& repo, Access needed);
   Result<void> CheckLinked(int64_t repo_id, const Sha256& oid, int64_t size);
+  // The per-object error (422) of a batch object whose oid is not valid hex, whose size is
+  // negative, or which is an upload over the size limit; nullopt when it may go on.
+  std::optional<LfsBatchObjectResult::ObjectError> InvalidObject(LfsOperation op, bool oid_valid,
+                                                                 int64_t size) const;
   // One object's answer; an error here (database, store) fails the whole batch.
   Result<LfsBatchObjectResult> AnswerObject(const Principal& who, const RepoHandle& repo,
                                             LfsOperation op, const LfsBatchObject& obj,
