@@ -1,5 +1,7 @@
 #include "http/router.h"
 
+#include <algorithm>
+
 #include <cstdlib>
 #include <exception>
 
@@ -147,6 +149,23 @@ const Route* Router::Match(Method method, std::string_view path,
   return nullptr;
 }
 
+std::string Router::AllowedMethods(std::string_view path) const {
+  std::vector<std::string_view> names;
+  auto add = [&](std::string_view m) {
+    if (std::find(names.begin(), names.end(), m) == names.end()) names.push_back(m);
+  };
+  std::vector<std::pair<std::string, std::string>> params;
+  for (size_t i = 0; i < routes_.size(); ++i) {
+    if (!MatchSegments(segments_[i], path, params)) continue;
+    add(MethodName(routes_[i].method));
+    if (routes_[i].method == Method::Get) add("HEAD");
+  }
+  add("OPTIONS");  // the CORS preflight answers on every known path
+  std::string out;
+  for (std::string_view m : names) out += (out.empty() ? "" : ", ") + std::string(m);
+  return out;
+}
+
 const Route* Router::Find(Method method, std::string_view path) const {
   std::vector<std::pair<std::string, std::string>> params;
   bool path_matched = false;
@@ -223,14 +242,15 @@ Admission Router::Admit(Request& req) const {
     res.SetHeader("Access-Control-Allow-Headers", "Authorization, Range, Content-Type");
     res.SetHeader("Access-Control-Max-Age", "86400");
     a.answer = std::move(res);
+  } else if (!route && path_matched) {
+    const std::string allow = AllowedMethods(req.path);
+    a.answer = Render(api,
+                      MakeError(ErrorCode::MethodNotAllowed,
+                                "method " + req.method_name + " not allowed here (" + allow + ")"),
+                      req);
+    a.answer->SetHeader("Allow", allow);  // RFC 9110 §15.5.6
   } else if (!route) {
-    a.answer =
-        path_matched
-            ? Render(api,
-                     MakeError(ErrorCode::MethodNotAllowed,
-                               "method " + req.method_name + " not allowed here"),
-                     req)
-            : Render(api, MakeError(ErrorCode::NotFound, "no such endpoint: " + req.path), req);
+    a.answer = Render(api, MakeError(ErrorCode::NotFound, "no such endpoint: " + req.path), req);
   } else {
     try {
       Result<void> admitted;

@@ -206,6 +206,8 @@ class Router {
   const Route* Match(Method method, std::string_view path,
                      std::vector<std::pair<std::string, std::string>>& params,
                      bool& path_matched) const;
+  // The methods some route takes at `path`, for a 405's Allow header: "GET, HEAD, OPTIONS".
+  std::string AllowedMethods(std::string_view path) const;
   // Checks `route.need` against req.principal. Errors: as Requirement says.
   Result<void> Authorize(const Route& route, const Request& req) const;
   // Adds X-Request-Id and the CORS headers to `res`.

@@ -152,6 +152,10 @@ TEST(Router, UnknownPathIs404AndWrongMethodIs405) {
   EXPECT_EQ(res.status, 405);
   EXPECT_NE(res.body.find("not allowed"), std::string::npos);
   EXPECT_EQ(res.GetHeader("X-Request-Id"), "t1");
+  EXPECT_EQ(res.GetHeader("Allow"), "POST, OPTIONS");  // RFC 9110 §15.5.6
+  r.Add(Method::Get, "/api/repos/{x}", ApiFamily::Hf, Requirement::Public(), Echo("get"));
+  auto put = MakeRequest(Method::Put, "/api/repos/create");
+  EXPECT_EQ(r.Dispatch(put).GetHeader("Allow"), "POST, GET, HEAD, OPTIONS");
 }
 
 TEST(Router, AuthenticatorErrorStopsTheHandler) {
