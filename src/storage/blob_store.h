@@ -77,11 +77,40 @@ struct TmpListing {
   uint64_t size = 0;  // bytes
 };
 
-// BlobWriter::Commit's verdict on what was written: SizeInvalid when `written` differs
-// from `expected_size` (when one was given), else DigestInvalid when `actual` is not
-// `expected`; the messages give both values. Shared by every store's writer.
-Result<void> CheckWritten(uint64_t written, std::optional<uint64_t> expected_size,
-                          const Sha256& actual, const Sha256& expected);
+// The part of BlobWriter every store's writer shares: the size guard, the running sha256
+// and byte count, the verdict on what was written (SizeInvalid when the count differs from
+// the expected size, else DigestInvalid; the messages give both values), Commit as
+// CommitAs of the sha256 given to Create(), refusing calls once finished, and aborting on
+// any error. A store says where the bytes go (Store), how verified bytes become visible
+// (Publish) and how a write is dropped (Discard). A subclass's destructor calls Abort().
+class VerifyingBlobWriter : public BlobWriter {
+ public:
+  Result<void> Append(std::span<const char> data) final;
+  Result<void> Commit() final;
+  Result<Sha256> CommitAs(std::optional<Sha256> expected) final;
+  void Abort() final;
+  uint64_t BytesWritten() const final { return written_; }
+
+ protected:
+  VerifyingBlobWriter(const Sha256& expected, std::optional<uint64_t> expected_size)
+      : expected_(expected), expected_size_(expected_size) {}
+  // Keeps `data`, already counted and hashed. An error aborts the writer.
+  virtual Result<void> Store(std::span<const char> data) = 0;
+  // Makes every byte stored durable and visible under `id` (they hash to it). An error
+  // aborts the writer.
+  virtual Result<void> Publish(const Sha256& id) = 0;
+  // Drops what was stored; called once, by Abort (also after a failed Store or Publish).
+  virtual void Discard() = 0;
+  // The sha256 given to Create().
+  const Sha256& expected() const { return expected_; }
+
+ private:
+  Sha256 expected_;
+  std::optional<uint64_t> expected_size_;
+  Sha256Hasher hasher_;
+  uint64_t written_ = 0;
+  bool closed_ = false;
+};
 
 // The store. Thread-safe; every call may block on I/O (run it on the worker pool).
 class BlobStore {

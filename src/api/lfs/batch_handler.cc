@@ -148,22 +148,31 @@ Result<RepoId> RepoFromParams(const http::Request& req, RepoType type) {
   return RepoId::Parse(type, req.Param("ns"), name);
 }
 
+// The repo the route names and the request's JSON object body (at most max_body_bytes).
+// Errors: RepoNotFound / BadRequest (names), Unprocessable or PayloadTooLarge (body).
+Result<std::pair<RepoId, json::object>> RepoAndBody(http::Request& req, RepoType type,
+                                                    int64_t max_body_bytes) {
+  HANGAR_ASSIGN_OR_RETURN(RepoId repo, RepoFromParams(req, type));
+  HANGAR_ASSIGN_OR_RETURN(
+      json::object body,
+      ReadJsonObject(req, static_cast<size_t>(std::max<int64_t>(0, max_body_bytes)),
+                     ErrorCode::Unprocessable));
+  return std::make_pair(std::move(repo), std::move(body));
+}
+
 Result<http::Response> HandleBatch(services::LfsService& lfs, http::Request& req, RepoType type,
                                    int64_t max_body_bytes) {
-  auto repo = RepoFromParams(req, type);
-  if (!repo) return std::move(repo).error();
-  auto body = ReadJsonObject(req, static_cast<size_t>(std::max<int64_t>(0, max_body_bytes)),
-                             ErrorCode::Unprocessable);
-  if (!body) return std::move(body).error();
-  auto batch = ParseBatch(*body);
+  HANGAR_ASSIGN_OR_RETURN(auto input, RepoAndBody(req, type, max_body_bytes));
+  const auto& [repo, body] = input;
+  auto batch = ParseBatch(body);
   if (!batch) return std::move(batch).error();
-  auto result = lfs.Batch(req.principal, *repo, *batch);
+  auto result = lfs.Batch(req.principal, repo, *batch);
   if (!result) return std::move(result).error();
 
   json::array objects;
   objects.reserve(result->objects.size());
   for (const auto& r : result->objects) {
-    objects.push_back(RenderObject(r, result->operation, req, *repo, result->expires_in));
+    objects.push_back(RenderObject(r, result->operation, req, repo, result->expires_in));
   }
   return LfsJson(json::object{
       {"transfer", result->transfer}, {"objects", std::move(objects)}, {"hash_algo", "sha256"}});
@@ -171,22 +180,19 @@ Result<http::Response> HandleBatch(services::LfsService& lfs, http::Request& req
 
 Result<http::Response> HandleVerify(services::LfsService& lfs, http::Request& req, RepoType type,
                                     int64_t max_body_bytes) {
-  auto repo = RepoFromParams(req, type);
-  if (!repo) return std::move(repo).error();
-  auto body = ReadJsonObject(req, static_cast<size_t>(std::max<int64_t>(0, max_body_bytes)),
-                             ErrorCode::Unprocessable);
-  if (!body) return std::move(body).error();
-  const json::value* oid_v = body->if_contains("oid");
+  HANGAR_ASSIGN_OR_RETURN(auto input, RepoAndBody(req, type, max_body_bytes));
+  const auto& [repo, body] = input;
+  const json::value* oid_v = body.if_contains("oid");
   if (!oid_v || !oid_v->is_string()) return Invalid("oid must be a string");
   auto oid = Sha256::ParseHex(std::string_view(oid_v->get_string()));
   if (!oid) return Invalid("oid must be 64 lower-case hex characters");
-  const json::value* size_v = body->if_contains("size");
+  const json::value* size_v = body.if_contains("size");
   std::optional<int64_t> size = size_v ? AsInt64(*size_v) : std::nullopt;
   if (!size || *size < 0) return Invalid("size must be a non-negative integer");
 
   std::optional<std::string> ticket = req.Query("ticket");
   Result<void> ok = ticket ? lfs.VerifyWithTicket(*ticket, *oid, *size)
-                           : lfs.Verify(req.principal, *repo, *oid, *size);
+                           : lfs.Verify(req.principal, repo, *oid, *size);
   if (!ok) return std::move(ok).error();
   return LfsJson(json::object{});
 }

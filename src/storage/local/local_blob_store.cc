@@ -33,91 +33,55 @@ Error UnknownBlob(const Sha256& id) {
   return MakeError(ErrorCode::BlobUnknown, "blob sha256:" + id.Hex() + " is unknown");
 }
 
-class LocalBlobWriter final : public BlobWriter {
+class LocalBlobWriter final : public VerifyingBlobWriter {
  public:
   LocalBlobWriter(int fd, fs::path tmp_path, fs::path blobs_dir, Sha256 expected,
                   std::optional<uint64_t> expected_size)
-      : fd_(fd),
+      : VerifyingBlobWriter(expected, expected_size),
+        fd_(fd),
         tmp_path_(std::move(tmp_path)),
         blobs_dir_(std::move(blobs_dir)),
-        expected_(expected),
-        expected_size_(expected_size),
         buffer_(std::make_unique<char[]>(kWriteBufferBytes)) {}
 
   ~LocalBlobWriter() override { Abort(); }
 
-  Result<void> Append(std::span<const char> data) override {
-    if (closed_) return MakeError(ErrorCode::Internal, "blob writer is already closed");
-    if (expected_size_ && data.size() > *expected_size_ - written_) {
-      Abort();
-      return MakeError(ErrorCode::SizeInvalid, "blob is larger than the expected " +
-                                                   std::to_string(*expected_size_) + " bytes");
-    }
-    hasher_.Update(std::string_view(data.data(), data.size()));
-    written_ += data.size();
-    if (buffered_ == 0 && data.size() >= kWriteBufferBytes) {  // large: no copy
-      if (auto r = Write(data.data(), data.size()); !r) {
-        Abort();
-        return r;
-      }
-      return {};
-    }
+ private:
+  // Coalesces small appends in buffer_; large ones go straight to the file.
+  Result<void> Store(std::span<const char> data) override {
+    if (buffered_ == 0 && data.size() >= kWriteBufferBytes) return Write(data.data(), data.size());
     if (buffered_ + data.size() <= kWriteBufferBytes) {
       std::memcpy(buffer_.get() + buffered_, data.data(), data.size());
       buffered_ += data.size();
       return {};
     }
-    if (auto r = Flush(); !r) return r;
-    if (data.size() >= kWriteBufferBytes) {
-      if (auto r = Write(data.data(), data.size()); !r) {
-        Abort();
-        return r;
-      }
-    } else {
-      std::memcpy(buffer_.get(), data.data(), data.size());
-      buffered_ = data.size();
-    }
+    HANGAR_TRY(Flush());
+    if (data.size() >= kWriteBufferBytes) return Write(data.data(), data.size());
+    std::memcpy(buffer_.get(), data.data(), data.size());
+    buffered_ = data.size();
     return {};
   }
 
-  Result<void> Commit() override {
-    auto r = CommitAs(expected_);
-    if (!r) return std::move(r).error();
-    return {};
+  // The durable part of Commit: the buffered tail, fsync, rename into place, fsync the
+  // directories.
+  Result<void> Publish(const Sha256& id) override {
+    HANGAR_TRY(Flush());
+    if (::fsync(fd_) != 0) return IoError("fsync", tmp_path_, errno);
+    int rc = ::close(fd_);
+    fd_ = -1;
+    if (rc != 0) return IoError("close", tmp_path_, errno);
+    return local_fs::PublishFile(tmp_path_, blobs_dir_, id);
   }
 
-  Result<Sha256> CommitAs(std::optional<Sha256> expected) override {
-    if (closed_) return MakeError(ErrorCode::Internal, "blob writer is already closed");
-    if (auto r = Flush(); !r) return std::move(r).error();
-    Sha256 actual = hasher_.Finish();
-    expected_ = expected.value_or(actual);
-    if (auto r = CheckWritten(written_, expected_size_, actual, expected_); !r) {
-      Abort();
-      return std::move(r).error();
-    }
-    auto r = Publish();
-    if (!r) Abort();
-    closed_ = true;
-    if (!r) return std::move(r).error();
-    return actual;
-  }
-
-  void Abort() override {
-    if (closed_) return;
-    closed_ = true;
+  void Discard() override {
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
     ::unlink(tmp_path_.c_str());
   }
 
-  uint64_t BytesWritten() const override { return written_; }
-
- private:
   Result<void> Flush() {
     if (buffered_ == 0) return {};
     auto r = Write(buffer_.get(), buffered_);
     buffered_ = 0;
-    if (!r) Abort();
     return r;
   }
 
@@ -134,28 +98,13 @@ class LocalBlobWriter final : public BlobWriter {
     return {};
   }
 
-  // The durable part of Commit: fsync, rename into place, fsync the directories.
-  Result<void> Publish() {
-    if (::fsync(fd_) != 0) return IoError("fsync", tmp_path_, errno);
-    int rc = ::close(fd_);
-    fd_ = -1;
-    if (rc != 0) return IoError("close", tmp_path_, errno);
-
-    return local_fs::PublishFile(tmp_path_, blobs_dir_, expected_);
-  }
-
   int fd_;
   fs::path tmp_path_;
   fs::path blobs_dir_;
-  Sha256 expected_;
-  std::optional<uint64_t> expected_size_;
-  Sha256Hasher hasher_;
   std::unique_ptr<char[]> buffer_;
   size_t buffered_ = 0;
-  uint64_t written_ = 0;
   uint64_t on_file_ = 0;  // bytes written to the file
   uint64_t kicked_ = 0;   // bytes whose writeback sync_file_range started
-  bool closed_ = false;
 };
 
 }  // namespace

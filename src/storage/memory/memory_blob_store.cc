@@ -35,66 +35,39 @@ class SharedStringSource final : public ByteSource {
 
 }  // namespace
 
-class MemoryBlobStore::Writer final : public BlobWriter {
+class MemoryBlobStore::Writer final : public VerifyingBlobWriter {
  public:
   Writer(std::shared_ptr<State> state, Sha256 expected, std::optional<uint64_t> expected_size)
-      : state_(std::move(state)), expected_(expected), expected_size_(expected_size) {
+      : VerifyingBlobWriter(expected, expected_size), state_(std::move(state)) {
     std::lock_guard lock(state_->mu);
     ++state_->pending_writers;
   }
   ~Writer() override { Abort(); }
 
-  Result<void> Append(std::span<const char> data) override {
-    if (closed_) return MakeError(ErrorCode::Internal, "blob writer is already closed");
-    if (expected_size_ && data.size() > *expected_size_ - data_.size()) {
-      Abort();
-      return MakeError(ErrorCode::SizeInvalid, "blob is larger than the expected " +
-                                                   std::to_string(*expected_size_) + " bytes");
-    }
+ private:
+  Result<void> Store(std::span<const char> data) override {
     data_.append(data.data(), data.size());
     return {};
   }
 
-  Result<void> Commit() override {
-    auto r = CommitAs(expected_);
-    if (!r) return std::move(r).error();
+  Result<void> Publish(const Sha256& id) override {
+    auto blob = std::make_shared<const std::string>(std::move(data_));
+    std::lock_guard lock(state_->mu);
+    state_->blobs.try_emplace(id, std::move(blob));  // existing: identical bytes
+    state_->modified[id] = NowUnix();
+    --state_->pending_writers;
     return {};
   }
 
-  Result<Sha256> CommitAs(std::optional<Sha256> expected) override {
-    if (closed_) return MakeError(ErrorCode::Internal, "blob writer is already closed");
-    Sha256 actual = Sha256::Of(data_);
-    expected_ = expected.value_or(actual);
-    if (auto r = CheckWritten(data_.size(), expected_size_, actual, expected_); !r) {
-      Abort();
-      return std::move(r).error();
-    }
-    auto blob = std::make_shared<const std::string>(std::move(data_));
-    std::lock_guard lock(state_->mu);
-    state_->blobs.try_emplace(expected_, std::move(blob));  // existing: identical bytes
-    state_->modified[expected_] = NowUnix();
-    --state_->pending_writers;
-    closed_ = true;
-    return actual;
-  }
-
-  void Abort() override {
-    if (closed_) return;
-    closed_ = true;
+  void Discard() override {
     data_.clear();
     data_.shrink_to_fit();
     std::lock_guard lock(state_->mu);
     --state_->pending_writers;
   }
 
-  uint64_t BytesWritten() const override { return data_.size(); }
-
- private:
   std::shared_ptr<State> state_;
-  Sha256 expected_;
-  std::optional<uint64_t> expected_size_;
   std::string data_;
-  bool closed_ = false;
 };
 
 MemoryBlobStore::MemoryBlobStore() : state_(std::make_shared<State>()) {}

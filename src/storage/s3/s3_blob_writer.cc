@@ -16,86 +16,48 @@ constexpr uint64_t kMaxParts = 9000;
 // Tries of the final PUT of a small blob (S3 asks clients to retry 500 and 503).
 constexpr int kAttempts = 3;
 
-class S3BlobWriter final : public BlobWriter {
+class S3BlobWriter final : public VerifyingBlobWriter {
  public:
   S3BlobWriter(std::shared_ptr<S3Api> api, const Sha256& expected,
                std::optional<uint64_t> expected_size)
-      : api_(std::move(api)), expected_(expected), expected_size_(expected_size) {
+      : VerifyingBlobWriter(expected, expected_size), api_(std::move(api)) {
     part_bytes_ = kPartBytes;
-    if (expected_size_) {
-      part_bytes_ = std::max(kPartBytes, (*expected_size_ + kMaxParts - 1) / kMaxParts);
+    if (expected_size) {
+      part_bytes_ = std::max(kPartBytes, (*expected_size + kMaxParts - 1) / kMaxParts);
     }
-    staging_key_ = api_->UploadsPrefix() + "w" + expected_.Hex() + "." + RandomHex(8) + "-" +
+    staging_key_ = api_->UploadsPrefix() + "w" + expected.Hex() + "." + RandomHex(8) + "-" +
                    std::to_string(NowUnix());
     ++api_->pending_writers;
   }
 
   ~S3BlobWriter() override { Abort(); }
 
-  Result<void> Append(std::span<const char> data) override {
-    if (closed_) return MakeError(ErrorCode::Internal, "blob writer is already closed");
-    if (expected_size_ && data.size() > *expected_size_ - written_) {
-      Abort();
-      return MakeError(ErrorCode::SizeInvalid, "blob is larger than the expected " +
-                                                   std::to_string(*expected_size_) + " bytes");
-    }
-    hasher_.Update(std::string_view(data.data(), data.size()));
-    written_ += data.size();
+ private:
+  // Fills the part being built; each full part goes to the staging upload.
+  Result<void> Store(std::span<const char> data) override {
     while (!data.empty()) {
       size_t n = std::min<size_t>(data.size(), part_bytes_ - buffer_.size());
       buffer_.append(data.data(), n);
       data = data.subspan(n);
-      if (buffer_.size() == part_bytes_) {
-        if (auto r = FlushPart(); !r) {
-          Abort();
-          return r;
-        }
-      }
+      if (buffer_.size() == part_bytes_) HANGAR_TRY(FlushPart());
     }
     return {};
   }
 
-  Result<void> Commit() override {
-    auto r = CommitAs(expected_);
-    if (!r) return std::move(r).error();
+  // The staging key keeps the sha256 given to Create(); only the final key needs `id`.
+  Result<void> Publish(const Sha256& id) override {
+    HANGAR_TRY(upload_id_.empty() ? PublishSmall(id) : PublishStaged(id));
+    --api_->pending_writers;
     return {};
   }
 
-  // The staging key keeps the sha256 given to Create(); only the final key needs the
-  // real one, and Publish*() read it from expected_.
-  Result<Sha256> CommitAs(std::optional<Sha256> expected) override {
-    if (closed_) return MakeError(ErrorCode::Internal, "blob writer is already closed");
-    Sha256 actual = hasher_.Finish();
-    expected_ = expected.value_or(actual);
-    if (auto r = CheckWritten(written_, expected_size_, actual, expected_); !r) {
-      Abort();
-      return std::move(r).error();
-    }
-    auto r = upload_id_.empty() ? PublishSmall() : PublishStaged();
-    if (!r) {
-      Abort();
-      return std::move(r).error();
-    }
-    Close();
-    return actual;
-  }
-
-  void Abort() override {
-    if (closed_) return;
-    Close();
+  void Discard() override {
+    --api_->pending_writers;
     buffer_.clear();
     buffer_.shrink_to_fit();
     // Best effort: what fails here stays under uploads/ for ListStaleParts and GC.
     if (!upload_id_.empty()) (void)api_->AbortMultipart(staging_key_, upload_id_);
     if (completed_) (void)api_->DeleteObject(staging_key_);
-  }
-
-  uint64_t BytesWritten() const override { return written_; }
-
- private:
-  void Close() {
-    closed_ = true;
-    --api_->pending_writers;
   }
 
   Result<void> FlushPart() {
@@ -114,14 +76,14 @@ class S3BlobWriter final : public BlobWriter {
 
   // The whole blob is in buffer_ and verified: one PUT to its final key, which S3 checks
   // against the signed x-amz-content-sha256 (the blob's own sha256).
-  Result<void> PublishSmall() {
-    const std::string key = api_->BlobKey(expected_);
+  Result<void> PublishSmall(const Sha256& id) {
+    const std::string key = api_->BlobKey(id);
     auto exists = api_->Head(key);
     if (!exists) return std::move(exists).error();
     if (*exists) return api_->Touch(key, **exists);  // same address, same bytes
     for (int attempt = 1;; ++attempt) {
       SpanSource body(buffer_);
-      auto res = api_->Call("PUT", key, {}, {{"x-amz-content-sha256", expected_.Hex()}}, &body);
+      auto res = api_->Call("PUT", key, {}, {{"x-amz-content-sha256", id.Hex()}}, &body);
       if (res && res->status >= 200 && res->status < 300) return {};
       if (attempt == kAttempts || (res && !S3Api::Retryable(*res)) ||
           (!res && res.error().code != ErrorCode::Unavailable)) {
@@ -132,32 +94,28 @@ class S3BlobWriter final : public BlobWriter {
   }
 
   // Parts uploaded to staging: complete, copy to the final key, drop staging.
-  Result<void> PublishStaged() {
+  Result<void> PublishStaged(const Sha256& id) {
     if (!buffer_.empty()) HANGAR_TRY(FlushPart());
     HANGAR_TRY(api_->CompleteMultipart(staging_key_, upload_id_, parts_));
     upload_id_.clear();
     completed_ = true;
-    const std::string key = api_->BlobKey(expected_);
+    const std::string key = api_->BlobKey(id);
     auto exists = api_->Head(key);
     if (!exists) return std::move(exists).error();
-    HANGAR_TRY(*exists ? api_->Touch(key, **exists) : api_->Copy(staging_key_, key, written_));
+    HANGAR_TRY(*exists ? api_->Touch(key, **exists)
+                       : api_->Copy(staging_key_, key, BytesWritten()));
     HANGAR_TRY(api_->DeleteObject(staging_key_));
     completed_ = false;
     return {};
   }
 
   std::shared_ptr<S3Api> api_;
-  Sha256 expected_;
-  std::optional<uint64_t> expected_size_;
   uint64_t part_bytes_;
   std::string staging_key_;
-  Sha256Hasher hasher_;
-  std::string buffer_;  // bytes of the part being filled
-  uint64_t written_ = 0;
+  std::string buffer_;                                   // bytes of the part being filled
   std::string upload_id_;                                // "" until the first part is sent
   std::vector<std::pair<uint64_t, std::string>> parts_;  // (number, etag)
   bool completed_ = false;                               // the staging object exists
-  bool closed_ = false;
 };
 
 }  // namespace

@@ -67,7 +67,7 @@ TEST(LfsRoutes, TransferRoutesCheckTheirTicketFromTheHead) {
   TestHub hub("[limits]\nmultipart_threshold_bytes = 2048\nmultipart_chunk_bytes = 1024\n");
   hub.CreateRepo("alice", "alice", "m");
   const std::string oid = Sha256::Of("y").Hex();
-  for (const std::string target :
+  for (const std::string& target :
        {"/lfs-objects/upload/forged/" + oid, "/lfs-objects/download/forged/" + oid,
         "/lfs-multipart/forged/" + oid + "/" + std::string(32, 'a') + "/part/1",
         "/lfs-multipart/forged/" + oid + "/" + std::string(32, 'a') + "/complete"}) {
