@@ -144,12 +144,6 @@ class SqlitePool {
   int open_count_ = 0;                                   // guarded by mu_
 };
 
-// Declares `var` as a reference to the value of `expr` (a Result), or returns its error.
-#define HANGAR_DB_ASSIGN(var, expr)                            \
-  auto var##_result_ = (expr);                                 \
-  if (!var##_result_) return std::move(var##_result_).error(); \
-  auto& var = *var##_result_
-
 // Runs `fn` (returning Result<T>) inside BEGIN IMMEDIATE ... COMMIT on `conn`; rolls back
 // when `fn` or the commit fails.
 template <typename F>

@@ -134,12 +134,12 @@ Result<void> LoadTags(SqliteConnection& c, std::vector<RepoRecord>& repos) {
   }();
   for (size_t begin = 0; begin < repos.size(); begin += kTagBatch) {
     size_t end = std::min(repos.size(), begin + kTagBatch);
-    HANGAR_DB_ASSIGN(s, c.Prepare(kSql));
+    HANGAR_ASSIGN_OR_RETURN(auto s, c.Prepare(kSql));
     for (size_t i = 0; i < kTagBatch; ++i) {
       s.Bind(static_cast<int>(i + 1), begin + i < end ? repos[begin + i].id : int64_t{-1});
     }
     for (;;) {
-      HANGAR_DB_ASSIGN(row, s.Step());
+      HANGAR_ASSIGN_OR_RETURN(auto row, s.Step());
       if (!row) break;
       int64_t id = s.Int(0);
       for (size_t i = begin; i < end; ++i) {
@@ -241,7 +241,7 @@ Result<RepoPage> ReadPage(SqliteConnection& c, SqliteStmt& s, const RepoQuery& q
                           int64_t offset) {
   RepoPage page;
   for (;;) {
-    HANGAR_DB_ASSIGN(row, s.Step());
+    HANGAR_ASSIGN_OR_RETURN(auto row, s.Step());
     if (!row) break;
     if (static_cast<int>(page.items.size()) == limit) {
       page.next_cursor = MakeCursor(q, page.items.back(), offset + limit);
@@ -262,10 +262,11 @@ Result<RepoRecord> SqliteRepoStore::Create(const RepoRecord& repo) {
   if (out.created_at == 0) out.created_at = now;
   if (out.last_modified == 0) out.last_modified = out.created_at;
   if (out.default_branch.empty()) out.default_branch = "main";
-  HANGAR_DB_ASSIGN(c, pool_->Write());
-  HANGAR_DB_ASSIGN(
-      s, c->Prepare("INSERT INTO repos (type, namespace, name, private, created_at, last_modified, "
-                    "last_commit, default_branch) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
+  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
+  HANGAR_ASSIGN_OR_RETURN(
+      auto s,
+      c->Prepare("INSERT INTO repos (type, namespace, name, private, created_at, last_modified, "
+                 "last_commit, default_branch) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
   s.Bind(1, RepoTypeName(out.type)).Bind(2, out.ns).Bind(3, out.name);
   s.Bind(4, int64_t{out.is_private ? 1 : 0}).Bind(5, out.created_at).Bind(6, out.last_modified);
   s.Bind(7, out.last_commit).Bind(8, out.default_branch);
@@ -282,39 +283,39 @@ Result<RepoRecord> SqliteRepoStore::Create(const RepoRecord& repo) {
 }
 
 Result<RepoRecord> SqliteRepoStore::Find(const RepoId& id) {
-  HANGAR_DB_ASSIGN(c, pool_->Read());
+  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   static const std::string kSql = std::string("SELECT ") + kRepoCols +
                                   " FROM repos WHERE type = ? AND namespace = ? AND name = ?";
-  HANGAR_DB_ASSIGN(s, c->Prepare(kSql));
+  HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(kSql));
   s.Bind(1, RepoTypeName(id.type)).Bind(2, id.ns).Bind(3, id.name);
-  HANGAR_DB_ASSIGN(row, s.Step());
+  HANGAR_ASSIGN_OR_RETURN(auto row, s.Step());
   if (!row) return NotFound(id);
   return FindOne(*c, s);
 }
 
 Result<RepoRecord> SqliteRepoStore::FindById(int64_t id) {
-  HANGAR_DB_ASSIGN(c, pool_->Read());
+  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   static const std::string kSql = std::string("SELECT ") + kRepoCols + " FROM repos WHERE id = ?";
-  HANGAR_DB_ASSIGN(s, c->Prepare(kSql));
+  HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(kSql));
   s.Bind(1, id);
-  HANGAR_DB_ASSIGN(row, s.Step());
+  HANGAR_ASSIGN_OR_RETURN(auto row, s.Step());
   if (!row) return NotFound(id);
   return FindOne(*c, s);
 }
 
 Result<std::vector<RepoRecord>> SqliteRepoStore::FindFolded(RepoType type, std::string_view ns,
                                                             std::string_view name) {
-  HANGAR_DB_ASSIGN(c, pool_->Read());
+  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   // lower() folds ASCII only, as hub names are ASCII; the expression index repos_folded
   // (migration 5) serves the lookup.
   static const std::string kSql = std::string("SELECT ") + kRepoCols +
                                   " FROM repos WHERE type = ? AND lower(namespace) = lower(?) "
                                   "AND lower(name) = lower(?) ORDER BY id LIMIT 2";
-  HANGAR_DB_ASSIGN(s, c->Prepare(kSql));
+  HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(kSql));
   s.Bind(1, RepoTypeName(type)).Bind(2, ns).Bind(3, name);
   std::vector<RepoRecord> out;
   for (;;) {
-    HANGAR_DB_ASSIGN(row, s.Step());
+    HANGAR_ASSIGN_OR_RETURN(auto row, s.Step());
     if (!row) break;
     out.push_back(ReadRepo(s));
   }
@@ -322,9 +323,9 @@ Result<std::vector<RepoRecord>> SqliteRepoStore::FindFolded(RepoType type, std::
 }
 
 Result<void> SqliteRepoStore::Delete(const RepoId& id) {
-  HANGAR_DB_ASSIGN(c, pool_->Write());
-  HANGAR_DB_ASSIGN(s,
-                   c->Prepare("DELETE FROM repos WHERE type = ? AND namespace = ? AND name = ?"));
+  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
+  HANGAR_ASSIGN_OR_RETURN(
+      auto s, c->Prepare("DELETE FROM repos WHERE type = ? AND namespace = ? AND name = ?"));
   HANGAR_TRY(s.Bind(1, RepoTypeName(id.type)).Bind(2, id.ns).Bind(3, id.name).Run());
   if (c->Changes() == 0) return NotFound(id);
   return {};
@@ -334,9 +335,9 @@ Result<RepoRecord> SqliteRepoStore::Move(const RepoId& from, const RepoId& to) {
   if (from.type != to.type)
     return MakeError(ErrorCode::BadRequest, "a repository cannot change its type when moved");
   {
-    HANGAR_DB_ASSIGN(c, pool_->Write());
-    HANGAR_DB_ASSIGN(s, c->Prepare("UPDATE repos SET namespace = ?, name = ? "
-                                   "WHERE type = ? AND namespace = ? AND name = ?"));
+    HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
+    HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare("UPDATE repos SET namespace = ?, name = ? "
+                                               "WHERE type = ? AND namespace = ? AND name = ?"));
     s.Bind(1, to.ns).Bind(2, to.name).Bind(3, RepoTypeName(from.type)).Bind(4, from.ns);
     auto r = s.Bind(5, from.name).Run();
     if (!r) {
@@ -350,8 +351,8 @@ Result<RepoRecord> SqliteRepoStore::Move(const RepoId& from, const RepoId& to) {
 }
 
 Result<void> SqliteRepoStore::SetPrivate(int64_t id, bool is_private) {
-  HANGAR_DB_ASSIGN(c, pool_->Write());
-  HANGAR_DB_ASSIGN(s, c->Prepare("UPDATE repos SET private = ? WHERE id = ?"));
+  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
+  HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare("UPDATE repos SET private = ? WHERE id = ?"));
   HANGAR_TRY(s.Bind(1, int64_t{is_private ? 1 : 0}).Bind(2, id).Run());
   if (c->Changes() == 0) return NotFound(id);
   return {};
@@ -359,9 +360,9 @@ Result<void> SqliteRepoStore::SetPrivate(int64_t id, bool is_private) {
 
 Result<void> SqliteRepoStore::UpdateHead(int64_t id, std::string_view last_commit,
                                          int64_t last_modified) {
-  HANGAR_DB_ASSIGN(c, pool_->Write());
-  HANGAR_DB_ASSIGN(s,
-                   c->Prepare("UPDATE repos SET last_commit = ?, last_modified = ? WHERE id = ?"));
+  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
+  HANGAR_ASSIGN_OR_RETURN(
+      auto s, c->Prepare("UPDATE repos SET last_commit = ?, last_modified = ? WHERE id = ?"));
   HANGAR_TRY(s.Bind(1, last_commit).Bind(2, last_modified).Bind(3, id).Run());
   if (c->Changes() == 0) return NotFound(id);
   return {};
@@ -371,14 +372,14 @@ Result<RepoPage> SqliteRepoStore::List(const RepoQuery& q) {
   int limit = std::clamp(q.limit, 1, 10000);
   std::optional<Cursor> cursor;
   if (!q.cursor.empty()) {
-    HANGAR_DB_ASSIGN(parsed, ParseCursor(q));
+    HANGAR_ASSIGN_OR_RETURN(auto parsed, ParseCursor(q));
     cursor = parsed;
   }
   // Trending pages by offset: its cursor holds the number of rows already listed.
   const int64_t offset = q.sort == RepoSort::Trending && cursor ? cursor->value : 0;
   const std::string sql = ListSql(q, cursor.has_value());
-  HANGAR_DB_ASSIGN(c, pool_->Read());
-  HANGAR_DB_ASSIGN(s, c->Prepare(sql));
+  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
+  HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(sql));
   BindList(s, q, cursor, limit, offset);
   return ReadPage(*c, s, q, limit, offset);
 }
@@ -386,16 +387,17 @@ Result<RepoPage> SqliteRepoStore::List(const RepoQuery& q) {
 Result<void> SqliteRepoStore::SetCardMeta(int64_t id, std::string_view library,
                                           std::string_view pipeline,
                                           const std::vector<std::string>& tags) {
-  HANGAR_DB_ASSIGN(c, pool_->Write());
+  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   return InTransaction(*c, [&]() -> Result<void> {
-    HANGAR_DB_ASSIGN(update, c->Prepare("UPDATE repos SET library = ?, pipeline = ? WHERE id = ?"));
+    HANGAR_ASSIGN_OR_RETURN(auto update,
+                            c->Prepare("UPDATE repos SET library = ?, pipeline = ? WHERE id = ?"));
     HANGAR_TRY(update.Bind(1, library).Bind(2, pipeline).Bind(3, id).Run());
     if (c->Changes() == 0) return NotFound(id);
-    HANGAR_DB_ASSIGN(clear, c->Prepare("DELETE FROM repo_tags WHERE repo_id = ?"));
+    HANGAR_ASSIGN_OR_RETURN(auto clear, c->Prepare("DELETE FROM repo_tags WHERE repo_id = ?"));
     HANGAR_TRY(clear.Bind(1, id).Run());
     for (const auto& tag : tags) {
-      HANGAR_DB_ASSIGN(
-          insert,
+      HANGAR_ASSIGN_OR_RETURN(
+          auto insert,
           c->Prepare("INSERT INTO repo_tags (repo_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING"));
       HANGAR_TRY(insert.Bind(1, id).Bind(2, tag).Run());
     }
@@ -405,13 +407,14 @@ Result<void> SqliteRepoStore::SetCardMeta(int64_t id, std::string_view library,
 
 Result<void> SqliteRepoStore::AddDownloads(int64_t id, int64_t day, int64_t n) {
   if (n <= 0) return {};
-  HANGAR_DB_ASSIGN(c, pool_->Write());
+  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   return InTransaction(*c, [&]() -> Result<void> {
-    HANGAR_DB_ASSIGN(total, c->Prepare("UPDATE repos SET downloads = downloads + ? WHERE id = ?"));
+    HANGAR_ASSIGN_OR_RETURN(auto total,
+                            c->Prepare("UPDATE repos SET downloads = downloads + ? WHERE id = ?"));
     HANGAR_TRY(total.Bind(1, n).Bind(2, id).Run());
     if (c->Changes() == 0) return {};  // deleted since the downloads were counted
-    HANGAR_DB_ASSIGN(
-        daily,
+    HANGAR_ASSIGN_OR_RETURN(
+        auto daily,
         c->Prepare("INSERT INTO repo_downloads (repo_id, day, count) VALUES (?, ?, ?) "
                    "ON CONFLICT (repo_id, day) DO UPDATE SET count = count + excluded.count"));
     return daily.Bind(1, id).Bind(2, day).Bind(3, n).Run();

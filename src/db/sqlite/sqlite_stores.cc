@@ -9,7 +9,7 @@
 namespace hangar::db {
 
 Result<Stores> OpenSqliteStores(const std::filesystem::path& db_file, SqlitePool::Options options) {
-  HANGAR_DB_ASSIGN(pool, SqlitePool::Open(db_file, options));
+  HANGAR_ASSIGN_OR_RETURN(auto pool, SqlitePool::Open(db_file, options));
   Stores stores;
   stores.users = std::make_unique<SqliteUserStore>(pool);
   stores.repos = std::make_unique<SqliteRepoStore>(pool);

@@ -27,24 +27,25 @@ Result<UploadRecord> ReadRow(SqliteStmt& s) {
 }
 
 Result<std::optional<UploadRecord>> ReadOne(SqliteStmt& s) {
-  HANGAR_DB_ASSIGN(row, s.Step());
+  HANGAR_ASSIGN_OR_RETURN(auto row, s.Step());
   if (!row) return std::optional<UploadRecord>();
-  HANGAR_DB_ASSIGN(u, ReadRow(s));
+  HANGAR_ASSIGN_OR_RETURN(auto u, ReadRow(s));
   return std::optional<UploadRecord>(std::move(u));
 }
 
 }  // namespace
 
 Result<void> SqliteUploadStore::Create(const UploadRecord& u) {
-  HANGAR_DB_ASSIGN(c, pool_->Write());
-  HANGAR_DB_ASSIGN(found, c->Prepare("SELECT 1 FROM uploads WHERE id = ?"));
+  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
+  HANGAR_ASSIGN_OR_RETURN(auto found, c->Prepare("SELECT 1 FROM uploads WHERE id = ?"));
   found.Bind(1, u.id);
-  HANGAR_DB_ASSIGN(exists, found.Step());
+  HANGAR_ASSIGN_OR_RETURN(auto exists, found.Step());
   if (exists) return MakeError(ErrorCode::Conflict, "upload " + u.id + " exists");
-  HANGAR_DB_ASSIGN(
-      s, c->Prepare(
-             "INSERT INTO uploads (id, repo_id, user_id, sha256, size, part_size, store_handle, "
-             "created_at, expires_at) SELECT ?, id, ?, ?, ?, ?, ?, ?, ? FROM repos WHERE id = ?"));
+  HANGAR_ASSIGN_OR_RETURN(
+      auto s,
+      c->Prepare(
+          "INSERT INTO uploads (id, repo_id, user_id, sha256, size, part_size, store_handle, "
+          "created_at, expires_at) SELECT ?, id, ?, ?, ?, ?, ?, ?, ? FROM repos WHERE id = ?"));
   s.Bind(1, u.id)
       .Bind(2, u.user_id)
       .Bind(3, u.sha256.Hex())
@@ -63,8 +64,9 @@ Result<void> SqliteUploadStore::Create(const UploadRecord& u) {
 }
 
 Result<std::optional<UploadRecord>> SqliteUploadStore::Get(const std::string& id) {
-  HANGAR_DB_ASSIGN(c, pool_->Read());
-  HANGAR_DB_ASSIGN(s, c->Prepare(std::string("SELECT ") + kColumns + " FROM uploads WHERE id = ?"));
+  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
+  HANGAR_ASSIGN_OR_RETURN(
+      auto s, c->Prepare(std::string("SELECT ") + kColumns + " FROM uploads WHERE id = ?"));
   s.Bind(1, id);
   return ReadOne(s);
 }
@@ -72,9 +74,9 @@ Result<std::optional<UploadRecord>> SqliteUploadStore::Get(const std::string& id
 Result<std::optional<UploadRecord>> SqliteUploadStore::FindOpen(int64_t repo_id, int64_t user_id,
                                                                 const Sha256& sha256, uint64_t size,
                                                                 int64_t now) {
-  HANGAR_DB_ASSIGN(c, pool_->Read());
-  HANGAR_DB_ASSIGN(
-      s,
+  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
+  HANGAR_ASSIGN_OR_RETURN(
+      auto s,
       c->Prepare(std::string("SELECT ") + kColumns +
                  " FROM uploads WHERE repo_id = ? AND user_id = ? AND sha256 = ? AND size = ? "
                  "AND completed_at IS NULL AND expires_at > ? ORDER BY created_at DESC LIMIT 1"));
@@ -87,46 +89,46 @@ Result<std::optional<UploadRecord>> SqliteUploadStore::FindOpen(int64_t repo_id,
 }
 
 Result<int64_t> SqliteUploadStore::CountOpen(int64_t user_id, int64_t now) {
-  HANGAR_DB_ASSIGN(c, pool_->Read());
-  HANGAR_DB_ASSIGN(s, c->Prepare("SELECT COUNT(*) FROM uploads WHERE user_id = ? AND "
-                                 "completed_at IS NULL AND expires_at > ?"));
+  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
+  HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare("SELECT COUNT(*) FROM uploads WHERE user_id = ? AND "
+                                             "completed_at IS NULL AND expires_at > ?"));
   s.Bind(1, user_id).Bind(2, now);
-  HANGAR_DB_ASSIGN(row, s.Step());
+  HANGAR_ASSIGN_OR_RETURN(auto row, s.Step());
   (void)row;
   return s.Int(0);
 }
 
 Result<void> SqliteUploadStore::SetExpiry(const std::string& id, int64_t expires_at) {
-  HANGAR_DB_ASSIGN(c, pool_->Write());
-  HANGAR_DB_ASSIGN(s, c->Prepare("UPDATE uploads SET expires_at = ? WHERE id = ?"));
+  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
+  HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare("UPDATE uploads SET expires_at = ? WHERE id = ?"));
   return s.Bind(1, expires_at).Bind(2, id).Run();
 }
 
 Result<void> SqliteUploadStore::MarkCompleted(const std::string& id, int64_t when,
                                               int64_t expires_at) {
-  HANGAR_DB_ASSIGN(c, pool_->Write());
-  HANGAR_DB_ASSIGN(s,
-                   c->Prepare("UPDATE uploads SET completed_at = ?, expires_at = ? WHERE id = ?"));
+  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
+  HANGAR_ASSIGN_OR_RETURN(
+      auto s, c->Prepare("UPDATE uploads SET completed_at = ?, expires_at = ? WHERE id = ?"));
   return s.Bind(1, when).Bind(2, expires_at).Bind(3, id).Run();
 }
 
 Result<void> SqliteUploadStore::Delete(const std::string& id) {
-  HANGAR_DB_ASSIGN(c, pool_->Write());
-  HANGAR_DB_ASSIGN(s, c->Prepare("DELETE FROM uploads WHERE id = ?"));
+  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
+  HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare("DELETE FROM uploads WHERE id = ?"));
   return s.Bind(1, id).Run();
 }
 
 Result<std::vector<UploadRecord>> SqliteUploadStore::ListExpired(int64_t now, int limit) {
-  HANGAR_DB_ASSIGN(c, pool_->Read());
-  HANGAR_DB_ASSIGN(s, c->Prepare(std::string("SELECT ") + kColumns +
-                                 " FROM uploads WHERE expires_at < ? "
-                                 "ORDER BY expires_at LIMIT ?"));
+  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
+  HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(std::string("SELECT ") + kColumns +
+                                             " FROM uploads WHERE expires_at < ? "
+                                             "ORDER BY expires_at LIMIT ?"));
   s.Bind(1, now).Bind(2, int64_t{std::clamp(limit, 1, 100000)});
   std::vector<UploadRecord> out;
   for (;;) {
-    HANGAR_DB_ASSIGN(row, s.Step());
+    HANGAR_ASSIGN_OR_RETURN(auto row, s.Step());
     if (!row) break;
-    HANGAR_DB_ASSIGN(u, ReadRow(s));
+    HANGAR_ASSIGN_OR_RETURN(auto u, ReadRow(s));
     out.push_back(std::move(u));
   }
   return out;
