@@ -205,7 +205,7 @@ class GitServiceTest : public ::testing::Test {
       return handle_;
     };
     access.after_push = [this](const RepoHandle&) { ++after_push_calls_; };
-    GitLimits limits;
+    GitLimits limits = Limits(3, 2, 32, std::chrono::seconds(60));
     limits.request_prebuffer = prebuffer_;
     service_ = std::make_unique<GitService>(std::move(access), limits);
   }
@@ -335,9 +335,7 @@ TEST_F(GitServiceTest, ProbeRequestIsAnsweredAndChangesNothing) {
 }
 
 TEST_F(GitServiceTest, BusyServiceIsUnavailable) {
-  GitLimits limits;
-  limits.pack_concurrency = 1;
-  limits.pack_queue = 0;
+  GitLimits limits = Limits(1, 2, 0, std::chrono::seconds(60));
   GitRepoAccess access{
       [this](const Principal&, const RepoId&, Access) -> Result<RepoHandle> { return handle_; },
       [](const RepoHandle&) {}};

@@ -43,13 +43,15 @@ std::string SanitizeGitProtocol(std::string_view header);
 // ':'-separated list, 0 when there is none (git's own rule, §3.3).
 int GitProtocolVersion(std::string_view git_protocol);
 
-// The [limits] numbers (config.h LimitsConfig) plus process timeouts.
+// The [limits] numbers plus process timeouts. The configured numbers have no defaults
+// here: config.h (LimitsConfig) is their one source and cli's GitLimitsFrom copies them;
+// left at zero, nothing is admitted.
 struct GitLimits {
-  int pack_concurrency = 3;    // upload-pack processes running at once
-  int pack_per_principal = 2;  // of which one user (or one client address) may hold
-  int pack_queue = 32;         // callers waiting for a slot (fetches and pushes together)
-  std::chrono::milliseconds pack_queue_wait{60'000};  // longest wait in that queue
-  int push_concurrency = 2;                           // receive-pack processes running at once
+  int pack_concurrency = 0;                      // upload-pack processes running at once
+  int pack_per_principal = 0;                    // of which one user (or client address) may hold
+  int pack_queue = 0;                            // callers waiting for a slot (fetches and pushes)
+  std::chrono::milliseconds pack_queue_wait{0};  // longest wait in that queue
+  int push_concurrency = 0;                      // receive-pack processes running at once
   // Wall-clock limit of one RPC process, from spawn to exit (big packs take long).
   std::chrono::milliseconds rpc_timeout{std::chrono::hours(6)};
   // Limit of one `--advertise-refs` run.

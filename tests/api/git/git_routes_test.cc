@@ -41,7 +41,13 @@ class GitRoutesTest : public ::testing::Test {
       HANGAR_TRY(open(who, id, needed));
       return {};
     });
-    git_ = std::make_unique<services::GitService>(std::move(access), services::GitLimits{});
+    services::GitLimits limits;  // room enough for every test here
+    limits.pack_concurrency = 3;
+    limits.pack_per_principal = 2;
+    limits.pack_queue = 32;
+    limits.pack_queue_wait = std::chrono::seconds(60);
+    limits.push_concurrency = 2;
+    git_ = std::make_unique<services::GitService>(std::move(access), limits);
     router_.SetErrorRenderer(RenderError);
     AddGitRoutes(router_, *git_);
   }
