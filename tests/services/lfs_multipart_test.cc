@@ -46,10 +46,13 @@ class LfsMultipartTest : public ::testing::Test {
     auth_ = std::make_unique<AuthService>(*stores_.users);
     repos_ = std::make_unique<RepoService>(*stores_.repos, *auth_, reader_, dir_ / "repos");
     UploadServiceOptions upload_opts;
+    upload_opts.expiry = std::chrono::hours(24);
     upload_opts.max_open_per_user = 2;
     uploads_ = std::make_unique<UploadService>(*repos_, *stores_.repos, *stores_.uploads,
                                                *stores_.lfs, blobs_, upload_opts);
     LfsServiceOptions opts;
+    opts.ticket_ttl = std::chrono::seconds(600);
+    opts.max_objects = 10;
     opts.multipart_threshold = 50;
     opts.multipart_chunk_bytes = kChunk;
     lfs_ = std::make_unique<LfsService>(*repos_, *stores_.lfs, blobs_, *uploads_, kKey, opts);

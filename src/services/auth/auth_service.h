@@ -28,8 +28,9 @@ inline constexpr std::string_view kInvalidCredentials =
     "Invalid credentials in Authorization header";
 
 struct AuthOptions {
-  // Argon2 hashes or verifies running at once; each takes argon2_memory_kib of memory.
-  int password_hash_concurrency = 2;
+  // Argon2 hashes or verifies running at once (at least 1); each takes argon2_memory_kib of
+  // memory. No default of its own: config limits.password_hash_concurrency is its source.
+  int password_hash_concurrency = 0;
   // Successful token lookups kept in memory, and for how long. A token revoked through
   // this service is evicted at once; revoked elsewhere (another replica, the admin CLI),
   // it stops working within the TTL (1 s).

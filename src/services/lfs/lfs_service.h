@@ -29,10 +29,12 @@
 
 namespace hangar::services {
 
+// The configured fields have no defaults of their own: config.h is their one source, and
+// cli's LfsOptionsFrom copies them (a test gives its own).
 struct LfsServiceOptions {
   // Lifetime of transfer tickets (config auth.ticket_ttl_s).
-  std::chrono::seconds ticket_ttl{3600};
-  size_t max_objects = 1000;      // objects per batch (config limits.max_lfs_batch_objects)
+  std::chrono::seconds ticket_ttl{0};
+  size_t max_objects = 0;  // objects per batch, at least 1 (config limits.max_lfs_batch_objects)
   uint64_t max_object_bytes = 0;  // largest object accepted, bytes; 0 = no limit
                                   // (config limits.max_upload_bytes)
   std::function<int64_t()> now;   // clock, unix seconds; empty = NowUnix. Tests inject it.
@@ -45,11 +47,8 @@ struct LfsServiceOptions {
   // limits.multipart_chunk_bytes). Each is an upload of UploadService's (a row and a
   // blob store staging area, so on S3 its parts are S3 parts); a threshold of 0 turns
   // multipart off.
-  uint64_t multipart_threshold = kDefaultMultipartThreshold;
-  uint64_t multipart_chunk_bytes = kDefaultMultipartChunk;
-
-  static constexpr uint64_t kDefaultMultipartThreshold = uint64_t{64} << 20;  // 64 MiB
-  static constexpr uint64_t kDefaultMultipartChunk = uint64_t{16} << 20;      // 16 MiB
+  uint64_t multipart_threshold = 0;
+  uint64_t multipart_chunk_bytes = 0;
 };
 
 // At most this many parts per multipart upload (S3's limit too): larger objects get
