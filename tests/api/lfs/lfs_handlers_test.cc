@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 
 #include "core/sha256.h"
+#include "api/lfs/lfs_handlers.h"
 #include "testing/test_hub.h"
 
 namespace hangar::api {
@@ -16,7 +17,8 @@ using hangar::testing::Answer;
 using hangar::testing::TestHub;
 using http::Method;
 
-constexpr const char* kLfsJson = "application/vnd.git-lfs+json";
+// The LFS media type, as the handlers send it.
+const std::string kLfsJson(lfs::kLfsMediaType);
 const std::string kContent = "lfs object bytes";
 
 class LfsTest : public ::testing::Test {

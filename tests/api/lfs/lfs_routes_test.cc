@@ -8,6 +8,7 @@
 #include <boost/json.hpp>
 
 #include "core/sha256.h"
+#include "api/lfs/lfs_handlers.h"
 #include "testing/test_hub.h"
 
 namespace hangar::api {
@@ -18,7 +19,8 @@ using hangar::testing::Answer;
 using hangar::testing::TestHub;
 using http::Method;
 
-constexpr const char* kLfsJson = "application/vnd.git-lfs+json";
+// The LFS media type, as the handlers send it.
+const std::string kLfsJson(lfs::kLfsMediaType);
 
 Answer Batch(TestHub& hub, const std::string& repo_path, const std::string& as,
              const std::string& op, const std::string& oid, int64_t size) {
