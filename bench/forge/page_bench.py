@@ -9,7 +9,7 @@ so Hangar and git read the very same objects and commit-graph.
 
 For every page it starts `hangar serve` on 127.0.0.1 (a free port), asks /healthz once
 (process start-up is not a page's cost), then requests the page: the first request after
-a start is the page's cold cost (BrowseService's caches are per process, so a fresh
+a start is the page's cold cost (ContentService's caches are per process, so a fresh
 process has none). This is done --cold-runs times (one server start each) and the median
 cold time is reported; after the last cold request the same connection makes --runs more
 requests (keep-alive), whose median and p95 are the warm figures.

@@ -123,8 +123,9 @@ services::GitLimits GitLimitsFrom(const config::LimitsConfig& c) {
   return o;
 }
 
-services::BrowseOptions BrowseOptionsFrom(const fs::path& data) {
-  services::BrowseOptions o;
+services::ContentOptions ContentOptionsFrom(const config::Config& c, const fs::path& data) {
+  services::ContentOptions o;
+  o.cache_entries = static_cast<size_t>(c.cache.entries);
   // The keyring signatures are verified against (docs/web.md): gpg wants it private.
   o.gnupg_home = (data / "gpg").string();
   std::error_code ec;
@@ -200,7 +201,7 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   app->repos_ = std::make_unique<services::RepoService>(*app->stores_.repos, *app->auth_,
                                                         *app->reader_, data / "repos");
   app->content_ = std::make_unique<services::ContentService>(
-      *app->reader_, *app->blobs_, *app->stores_.lfs, static_cast<size_t>(c.cache.entries));
+      *app->reader_, *app->blobs_, *app->stores_.lfs, ContentOptionsFrom(c, data));
   app->uploads_ = std::make_unique<services::UploadService>(
       *app->repos_, *app->stores_.repos, *app->stores_.uploads, *app->stores_.lfs, *app->blobs_,
       UploadOptionsFrom(c));
@@ -215,8 +216,6 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
                                                    gc_options);
   app->git_ = std::make_unique<services::GitService>(*app->repos_, GitLimitsFrom(c.limits));
   app->sessions_ = std::make_unique<services::SessionService>(*app->stores_.users, *app->auth_);
-  app->browse_ = std::make_unique<services::BrowseService>(*app->repos_, *app->reader_,
-                                                           BrowseOptionsFrom(data));
   app->maintenance_ = std::make_unique<services::MaintenanceService>(
       *app->stores_.repos, *app->repos_, MaintenanceOptionsFrom(c));
   services::ImportOptions import_options = ImportOptionsFrom(c);
@@ -314,7 +313,7 @@ http::Router& App::Router() {
   routes_->accounts = std::make_unique<services::AccountService>(*stores_.users);
   routes_->page_caches = std::make_unique<web::PageCaches>();
   routes_->web = std::make_unique<web::WebDeps>(
-      web::WebDeps{*auth_, *sessions_, *repos_, *content_, *browse_, *imports_, *routes_->accounts,
+      web::WebDeps{*auth_, *sessions_, *repos_, *content_, *imports_, *routes_->accounts,
                    config_, *routes_->page_caches});
   web::AddWebRoutes(r, *routes_->web);
   return r;

@@ -11,7 +11,6 @@
 #include "git/repo_reader.h"
 #include "http/router.h"
 #include "services/auth/auth_service.h"
-#include "services/content/browse_service.h"
 #include "services/content/commit_service.h"
 #include "services/content/content_service.h"
 #include "services/maintenance/gc_service.h"
@@ -74,7 +73,6 @@ class App {
   std::unique_ptr<services::GcService> gc_;
   std::unique_ptr<services::MaintenanceService> maintenance_;
   std::unique_ptr<services::SessionService> sessions_;
-  std::unique_ptr<services::BrowseService> browse_;
   std::unique_ptr<services::ImportService> imports_;
   std::unique_ptr<services::OciProjection> oci_projection_;
   std::unique_ptr<services::OciService> oci_;

@@ -481,19 +481,6 @@ Result<std::vector<CommitInfo>> RepoReader::Log(const std::string& path, const O
   return out;
 }
 
-Result<uint64_t> RepoReader::CountCommits(const std::string& path, const Oid& start) {
-  auto repo = OpenCached(path);
-  if (!repo) return std::move(repo).error();
-  auto walk = StartWalk(*repo, start, GIT_SORT_NONE);
-  if (!walk) return std::move(walk).error();
-  uint64_t n = 0;
-  git_oid g;
-  int rc;
-  while ((rc = git_revwalk_next(&g, walk->get())) == 0) ++n;
-  if (rc != GIT_ITEROVER) return Git2Error(rc, "walking history");
-  return n;
-}
-
 Result<std::optional<CommitInfo>> RepoReader::LastCommitTouching(const std::string& path,
                                                                  const Oid& start,
                                                                  std::string_view repo_path) {

@@ -102,9 +102,6 @@ class RepoReader {
   Result<std::vector<CommitInfo>> Log(const std::string& repo, const Oid& start, size_t skip,
                                       size_t limit);
 
-  // The number of commits reachable from `start` (git rev-list --count). Errors as Log.
-  Result<uint64_t> CountCommits(const std::string& repo, const Oid& start);
-
   // The newest commit reachable from `start` that changed `repo_path` (git log -1 --
   // path; uses commit-graph Bloom filters when written), or nullopt when none did.
   // "" = the root: `start` itself. Errors: RevisionNotFound, RepoNotFound, Unavailable

@@ -22,7 +22,6 @@
 #include "services/auth/account_service.h"
 #include "services/auth/auth_service.h"
 #include "services/auth/session_service.h"
-#include "services/content/browse_service.h"
 #include "services/content/content_service.h"
 #include "services/repo/repo_service.h"
 #include "web/view.h"
@@ -55,7 +54,6 @@ struct WebDeps {
   services::SessionService& sessions;
   services::RepoService& repos;
   services::ContentService& content;
-  services::BrowseService& browse;
   services::ImportService& imports;
   services::AccountService& accounts;
   const config::Config& config;

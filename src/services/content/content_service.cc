@@ -1,9 +1,10 @@
 #include "services/content/content_service.h"
 
 #include <algorithm>
+#include <utility>
 
-#include "core/lru.h"
 #include "core/util.h"
+#include "services/content/content_internal.h"
 
 namespace hangar::services {
 
@@ -16,37 +17,21 @@ constexpr uint64_t kMaxPointerSize = 1023;
 // How long a positive "this repo links that LFS object" answer is trusted.
 constexpr int64_t kLinkCacheMs = 10000;
 
+// The cache key of `rest` (a path, say) at `commit` in `repo`.
 std::string Key(const RepoHandle& repo, const Oid& commit, std::string_view rest) {
-  std::string k = repo.git_path;
-  k += '\0';
-  k += commit.Hex();
-  k += '\0';
-  k += rest;
-  return k;
+  return content_detail::Key(repo.git_path, commit) + '\0' + std::string(rest);
 }
 
 }  // namespace
 
-struct ContentService::Caches {
-  // Trees are weighed by entry count (~150 bytes each): with the default 100,000 that is
-  // 500,000 entries, ~75 MB, enough for a 100,000-file repo's full listing and more.
-  explicit Caches(size_t n)
-      : entries(std::max<size_t>(1, n)),
-        pointers(std::max<size_t>(1, n)),
-        trees(std::max<size_t>(1, n) * 5),
-        links(std::max<size_t>(1, n)) {}
-  LruCache<Entry> entries;                         // (repo, commit, path) -> entry
-  LruCache<std::optional<git::Pointer>> pointers;  // blob oid -> pointer or not
-  LruCache<EntryList> trees;                       // (repo, commit, dir, recursive) -> listing
-  LruCache<int64_t> links;                         // (repo id, oid) linked -> until (unix ms)
-};
-
 ContentService::ContentService(git::RepoReader& reader, storage::BlobStore& blobs,
-                               db::LfsStore& links, size_t cache_entries)
+                               db::LfsStore& links, ContentOptions options)
     : reader_(reader),
       blobs_(blobs),
       links_(links),
-      caches_(std::make_unique<Caches>(cache_entries)) {}
+      options_(std::move(options)),
+      caches_(std::make_unique<Caches>(options_)),
+      heavy_slots_(std::clamp(options_.max_heavy, 1, 1024)) {}
 
 ContentService::~ContentService() = default;
 
@@ -54,14 +39,27 @@ Result<Oid> ContentService::ResolveRevision(const RepoHandle& repo, std::string_
   return reader_.ResolveRevision(repo.git_path, revision);
 }
 
+Result<Oid> ContentService::At(const RepoHandle& repo, std::string_view revision) {
+  auto commit = reader_.ResolveRevision(repo.git_path, revision);
+  if (commit || commit.error().code != ErrorCode::RevisionNotFound) return commit;
+  return MakeError(ErrorCode::RevisionNotFound, "revision '" + std::string(revision) +
+                                                    "' not found in " + repo.record.Id().Id());
+}
+
+Result<ContentService::Slot> ContentService::HeavySlot() {
+  if (!heavy_slots_.try_acquire_for(options_.heavy_wait))
+    return MakeError(ErrorCode::TooManyRequests,
+                     "the server is busy with other blames and searches; try again shortly");
+  return Slot(&heavy_slots_);
+}
+
 Result<std::optional<git::Pointer>> ContentService::PointerOf(const RepoHandle& repo,
                                                               const Oid& oid, uint64_t size) {
   if (size < kMinPointerSize || size > kMaxPointerSize) return std::optional<git::Pointer>{};
   std::string key(reinterpret_cast<const char*>(oid.bytes.data()), oid.bytes.size());
   if (auto hit = caches_->pointers.Get(key)) return *hit;
-  auto text = reader_.ReadBlob(repo.git_path, oid, kMaxPointerSize);
-  if (!text) return std::move(text).error();
-  std::optional<git::Pointer> p = git::ParsePointer(*text);
+  HANGAR_ASSIGN_OR_RETURN(auto text, reader_.ReadBlob(repo.git_path, oid, kMaxPointerSize));
+  std::optional<git::Pointer> p = git::ParsePointer(text);
   caches_->pointers.Put(key, p);
   return p;
 }
@@ -70,15 +68,13 @@ Result<Entry> ContentService::Stat(const RepoHandle& repo, const Oid& commit,
                                    std::string_view path) {
   std::string key = Key(repo, commit, path);
   if (auto hit = caches_->entries.Get(key)) return *hit;
-  auto git_entry = reader_.Lookup(repo.git_path, commit, path);
-  if (!git_entry) return std::move(git_entry).error();
-  if (git_entry->is_dir) {
+  HANGAR_ASSIGN_OR_RETURN(auto git_entry, reader_.Lookup(repo.git_path, commit, path));
+  if (git_entry.is_dir) {
     return MakeError(ErrorCode::EntryNotFound, "'" + std::string(path) + "' is a directory");
   }
-  Entry e{std::move(*git_entry), std::nullopt};
-  auto p = PointerOf(repo, e.git.oid, e.git.size);
-  if (!p) return std::move(p).error();
-  e.lfs = *p;
+  Entry e{std::move(git_entry), std::nullopt};
+  HANGAR_ASSIGN_OR_RETURN(auto p, PointerOf(repo, e.git.oid, e.git.size));
+  e.lfs = p;
   caches_->entries.Put(key, e);
   return e;
 }
@@ -97,9 +93,8 @@ Result<void> ContentService::CheckLinked(const RepoHandle& repo, const Entry& fi
   std::string key = std::to_string(repo.record.id) + ":" + file.lfs->oid.Hex();
   int64_t now = NowUnixMillis();
   if (auto until = caches_->links.Get(key); until && *until > now) return {};
-  auto linked = links_.IsLinked(repo.record.id, file.lfs->oid);
-  if (!linked) return std::move(linked).error();
-  if (!*linked) {
+  HANGAR_ASSIGN_OR_RETURN(auto linked, links_.IsLinked(repo.record.id, file.lfs->oid));
+  if (!linked) {
     return MakeError(ErrorCode::EntryNotFound, "LFS object " + file.lfs->oid.Hex() + " of '" +
                                                    file.git.path +
                                                    "' has not been uploaded to this repo");
@@ -125,16 +120,14 @@ Result<EntryList> ContentService::ListTree(const RepoHandle& repo, const Oid& co
                                            std::string_view dir, bool recursive) {
   std::string key = Key(repo, commit, std::string(dir) + (recursive ? "\1" : "\2"));
   if (auto hit = caches_->trees.Get(key)) return *hit;
-  auto listing = reader_.ListTree(repo.git_path, commit, dir, recursive);
-  if (!listing) return std::move(listing).error();
+  HANGAR_ASSIGN_OR_RETURN(auto listing, reader_.ListTree(repo.git_path, commit, dir, recursive));
   auto out = std::make_shared<std::vector<Entry>>();
-  out->reserve(listing->size());
-  for (auto& g : *listing) {
+  out->reserve(listing.size());
+  for (auto& g : listing) {
     Entry e{std::move(g), std::nullopt};
     if (!e.git.is_dir) {
-      auto p = PointerOf(repo, e.git.oid, e.git.size);
-      if (!p) return std::move(p).error();
-      e.lfs = *p;
+      HANGAR_ASSIGN_OR_RETURN(auto p, PointerOf(repo, e.git.oid, e.git.size));
+      e.lfs = p;
     }
     out->push_back(std::move(e));
   }
@@ -154,9 +147,8 @@ Result<std::vector<Entry>> ContentService::PathsInfo(const RepoHandle& repo, con
     }
     Entry e{std::move(*g), std::nullopt};
     if (!e.git.is_dir) {
-      auto p = PointerOf(repo, e.git.oid, e.git.size);
-      if (!p) return std::move(p).error();
-      e.lfs = *p;
+      HANGAR_ASSIGN_OR_RETURN(auto p, PointerOf(repo, e.git.oid, e.git.size));
+      e.lfs = p;
     }
     out.push_back(std::move(e));
   }
@@ -173,32 +165,8 @@ Result<std::optional<std::string>> ContentService::ReadText(const RepoHandle& re
     return std::move(e).error();
   }
   if (e->lfs || e->git.size > max_bytes) return std::optional<std::string>{};
-  auto text = reader_.ReadBlob(repo.git_path, e->git.oid, max_bytes);
-  if (!text) return std::move(text).error();
-  return std::optional<std::string>(std::move(*text));
-}
-
-Result<git::CommitInfo> ContentService::Commit(const RepoHandle& repo, const Oid& id) {
-  return reader_.ReadCommit(repo.git_path, id);
-}
-
-Result<std::optional<git::CommitInfo>> ContentService::LastCommit(const RepoHandle& repo,
-                                                                  const Oid& commit,
-                                                                  std::string_view path) {
-  return reader_.LastCommitTouching(repo.git_path, commit, path);
-}
-
-Result<std::vector<git::Ref>> ContentService::Refs(const RepoHandle& repo) {
-  return reader_.ListRefs(repo.git_path);
-}
-
-Result<std::vector<git::CommitInfo>> ContentService::Log(const RepoHandle& repo, const Oid& start,
-                                                         size_t skip, size_t limit) {
-  return reader_.Log(repo.git_path, start, skip, limit);
-}
-
-Result<uint64_t> ContentService::CountCommits(const RepoHandle& repo, const Oid& start) {
-  return reader_.CountCommits(repo.git_path, start);
+  HANGAR_ASSIGN_OR_RETURN(auto text, reader_.ReadBlob(repo.git_path, e->git.oid, max_bytes));
+  return std::optional<std::string>(std::move(text));
 }
 
 }  // namespace hangar::services

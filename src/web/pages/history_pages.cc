@@ -1,10 +1,10 @@
 // Commits, commit, blame, refs, tags, search and archives (issue #4). Built on
-// BrowseService (git log/show/blame/grep/archive, caches keyed by immutable oids).
+// ContentService's history (git log/show/blame/grep/archive, caches keyed by immutable oids).
 
 #include <algorithm>
 #include <vector>
 
-#include "services/content/browse_service.h"
+#include "services/content/content_service.h"
 #include "web/pages/pages.h"
 
 namespace hangar::web {
@@ -107,7 +107,7 @@ Result<http::Response> Commits(WebDeps& deps, PageContext& ctx, http::Request& r
   HANGAR_ASSIGN_OR_RETURN(std::string path, DecodedParam(req, "path"));
   while (path.ends_with('/')) path.pop_back();
   HANGAR_ASSIGN_OR_RETURN(size_t page, PageNumber(req));
-  HANGAR_ASSIGN_OR_RETURN(auto log, deps.browse.Log(ctx.principal, repo.record.Id(), rev, path,
+  HANGAR_ASSIGN_OR_RETURN(auto log, deps.content.History(repo, rev, path,
                                                     page * kCommitsPerPage, kCommitsPerPage, true));
   const std::string base = RepoPath(repo.record.Id());
   Data data = RepoHeader(repo, ctx, rev, "commits");
@@ -135,7 +135,7 @@ Result<http::Response> Commits(WebDeps& deps, PageContext& ctx, http::Request& r
 Result<http::Response> Commit(WebDeps& deps, PageContext& ctx, http::Request& req, RepoType type) {
   HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(deps, ctx, req, type));
   HANGAR_ASSIGN_OR_RETURN(std::string sha, DecodedParam(req, "sha"));
-  HANGAR_ASSIGN_OR_RETURN(auto found, deps.browse.Commit(ctx.principal, repo.record.Id(), sha));
+  HANGAR_ASSIGN_OR_RETURN(auto found, deps.content.ShowCommit(repo, sha));
   const git::CommitDetail& c = *found.value;
   const std::string base = RepoPath(repo.record.Id());
   const std::string hex = c.commit.id.Hex();
@@ -199,7 +199,7 @@ Result<http::Response> Blame(WebDeps& deps, PageContext& ctx, http::Request& req
   HANGAR_ASSIGN_OR_RETURN(std::string rev, DecodedParam(req, "rev"));
   HANGAR_ASSIGN_OR_RETURN(std::string path, DecodedParam(req, "path"));
   HANGAR_ASSIGN_OR_RETURN(auto found,
-                          deps.browse.Blame(ctx.principal, repo.record.Id(), rev, path));
+                          deps.content.Blame(repo, rev, path));
   const git::BlameResult& b = *found.value;
   const std::string base = RepoPath(repo.record.Id());
   // Built here rather than in the template: a 7,000-line file is 7,000 rows.
@@ -240,8 +240,7 @@ Result<http::Response> Refs(WebDeps& deps, PageContext& ctx, http::Request& req,
   HANGAR_ASSIGN_OR_RETURN(size_t page, PageNumber(req));
   // Pages of kRefsPerPage refs in name order (branches, then other refs, then tags); only
   // the page's refs are read (DescribedRefs), not all of them.
-  HANGAR_ASSIGN_OR_RETURN(auto refs, deps.browse.DescribedRefs(ctx.principal, repo.record.Id(),
-                                                               page * kRefsPerPage, kRefsPerPage));
+  HANGAR_ASSIGN_OR_RETURN(auto refs, deps.content.DescribedRefs(repo, page * kRefsPerPage, kRefsPerPage));
   const std::string base = RepoPath(repo.record.Id());
   Data data = RepoHeader(repo, ctx, repo.record.default_branch, "refs");
   List branches, tags, others;
@@ -282,7 +281,7 @@ Result<http::Response> Refs(WebDeps& deps, PageContext& ctx, http::Request& req,
 Result<http::Response> Tag(WebDeps& deps, PageContext& ctx, http::Request& req, RepoType type) {
   HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(deps, ctx, req, type));
   HANGAR_ASSIGN_OR_RETURN(std::string name, DecodedParam(req, "tag"));
-  HANGAR_ASSIGN_OR_RETURN(auto tag, deps.browse.Tag(ctx.principal, repo.record.Id(), name));
+  HANGAR_ASSIGN_OR_RETURN(auto tag, deps.content.Tag(repo, name));
   const std::string base = RepoPath(repo.record.Id());
   Data data = RepoHeader(repo, ctx, name, "refs");
   data.set("tag", tag->name);
@@ -311,7 +310,7 @@ Result<http::Response> Search(WebDeps& deps, PageContext& ctx, http::Request& re
   data.set("ignore_case", options.ignore_case);
   if (!q.empty()) {
     HANGAR_ASSIGN_OR_RETURN(auto found,
-                            deps.browse.Grep(ctx.principal, repo.record.Id(), rev, q, options));
+                            deps.content.Grep(repo, rev, q, options));
     const std::string base = RepoPath(repo.record.Id()) + "/blob/" + found.commit.Hex() + "/";
     List matches;
     for (const auto& m : found.value.matches) {
@@ -345,7 +344,7 @@ Result<http::Response> Archive(WebDeps& deps, PageContext& ctx, http::Request& r
     return MakeError(ErrorCode::NotFound, "archives are REV.tar.gz or REV.zip");
   }
   HANGAR_ASSIGN_OR_RETURN(auto archive,
-                          deps.browse.Archive(ctx.principal, repo.record.Id(), rev, format));
+                          deps.content.Archive(repo, rev, format));
   http::Response res = http::Response::Stream(200, std::move(archive.body), archive.content_type);
   res.SetHeader("Content-Disposition", http::ContentDisposition(archive.filename, true));
   res.SetHeader("X-Repo-Commit", archive.commit.Hex());
@@ -369,7 +368,7 @@ void AddHistoryPages(http::Router& router, WebDeps& deps, RepoType type) {
   AddPage(router, deps, M::Get, repo + "/commits/{rev}", read, page(Commits));
   AddPage(router, deps, M::Get, repo + "/commits/{rev}/{path*}", read, page(Commits));
   AddPage(router, deps, M::Get, repo + "/commit/{sha}", read, page(Commit));
-  // Blame and search may wait for one of the heavy slots (BrowseService::HeavySlot).
+  // Blame and search may wait for one of the heavy slots (ContentService::HeavySlot).
   AddPage(router, deps, M::Get, repo + "/blame/{rev}/{path*}", read.Waits(), page(Blame));
   AddPage(router, deps, M::Get, repo + "/refs", read, page(Refs));
   AddPage(router, deps, M::Get, repo + "/tag/{tag*}", read, page(Tag));
