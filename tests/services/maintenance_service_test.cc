@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -81,6 +82,17 @@ std::string ObjectFiles(const std::string& repo) {
   return Sh(repo, "find objects -type f | sort | xargs ls -l | awk '{print $5, $9}'");
 }
 
+// The service as `hangar serve` configures it by default (config.h's [maintenance] numbers
+// and gc.grace_s).
+MaintenanceOptions Configured() {
+  MaintenanceOptions o;
+  o.timeout = std::chrono::hours(1);
+  o.unreachable_grace = std::chrono::hours(24);
+  o.policy.full_growth_percent = 25;
+  o.policy.light_packs = 16;
+  return o;
+}
+
 class MaintenanceServiceTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -90,7 +102,7 @@ class MaintenanceServiceTest : public ::testing::Test {
     auth_ = std::make_unique<AuthService>(*stores_.users);
     repos_ = std::make_unique<RepoService>(*stores_.repos, *auth_, reader_,
                                            fs::path(dir_.path()) / "repos");
-    Make(MaintenanceOptions{});
+    Make(Configured());
     repo_ = dir_.path() + "/r.git";
   }
   void Make(MaintenanceOptions options) {
@@ -191,7 +203,7 @@ TEST_F(MaintenanceServiceTest, UnreachableObjectsWithinTheGraceStay) {
 }
 
 TEST_F(MaintenanceServiceTest, PolicyPicksFullLightOrNone) {
-  MaintenancePolicy p;  // 25%, 16 packs
+  const MaintenancePolicy p = Configured().policy;  // 25%, 16 packs
   MaintenanceState never;
   RepoLayout small{.objects = 10, .packs = 1};
   EXPECT_EQ(ChooseLevel(never, small, p), MaintenanceLevel::Full);
@@ -253,7 +265,7 @@ TEST_F(MaintenanceServiceTest, StoppedRepackLeavesTheRepositoryAsItWas) {
 TEST_F(MaintenanceServiceTest, TimeoutIsUnavailableAndChangesNothing) {
   FastImport(repo_, 20);
   const std::string before = ObjectFiles(repo_), refs = Refs(repo_);
-  MaintenanceOptions o;
+  MaintenanceOptions o = Configured();
   o.timeout = std::chrono::milliseconds(1);
   Make(o);
   auto report = maint_->Maintain(repo_, MaintenanceLevel::Full);

@@ -61,11 +61,13 @@
 
 namespace hangar::services {
 
+// `grace` has no default of its own: config.h is its one source, and cli's App copies it
+// (a test gives its own).
 struct GcOptions {
-  std::chrono::seconds grace{86400};    // config gc.grace_s
-  db::OciStore* oci = nullptr;          // registry links to prune (step 0); null = none
-  std::function<int64_t()> now;         // unix seconds; empty = NowUnix
-  size_t max_listed = 1000;             // dry run: at most this many items listed
+  std::chrono::seconds grace{0};  // untouched for less, things stay (config gc.grace_s)
+  db::OciStore* oci = nullptr;    // registry links to prune (step 0); null = none
+  std::function<int64_t()> now;   // unix seconds; empty = NowUnix
+  size_t max_listed = 1000;       // dry run: at most this many items listed
 };
 
 // How much of one kind GC removed (or, in a dry run, would remove).

@@ -68,10 +68,13 @@ struct RepoLayout {
   bool bitmap = false;  // some pack has a reachability bitmap
 };
 
-// When ChooseLevel picks which level.
+// When ChooseLevel picks which level. No defaults of its own: config.h is their one source,
+// and cli's MaintenanceOptionsFrom copies them (a test gives its own).
 struct MaintenancePolicy {
-  int full_growth_percent = 25;  // full when objects grew this much since the last full one
-  int light_packs = 16;          // light when at least this many packs
+  // Full when objects grew this much since the last full one
+  // (config maintenance.full_growth_percent).
+  int full_growth_percent = 0;
+  int light_packs = 0;  // light when at least this many packs (config maintenance.light_packs)
 };
 
 // Full when the repository was never fully maintained (state.last_full_unix == 0) or its
@@ -87,12 +90,16 @@ MaintenanceState ReadMaintenanceState(const std::string& git_path);
 // (no objects/ directory).
 Result<RepoLayout> ReadRepoLayout(const std::string& git_path);
 
-// Settings of a MaintenanceService.
+// Settings of a MaintenanceService. The configured fields have no defaults of their own:
+// config.h is their one source, and cli's MaintenanceOptionsFrom copies them (a test gives
+// its own).
 struct MaintenanceOptions {
-  std::chrono::milliseconds timeout = std::chrono::hours(1);  // one run, all steps together
-  int threads = 0;  // pack.threads of the repack; 0 = one per core
-  // Unreachable objects younger than this stay (in a cruft pack); older ones are dropped.
-  std::chrono::seconds unreachable_grace = std::chrono::hours(24);
+  // One run, all steps together (config maintenance.timeout_s).
+  std::chrono::milliseconds timeout{0};
+  int threads = 0;  // pack.threads of the repack; 0 = one per core (config maintenance.threads)
+  // Unreachable objects younger than this stay (in a cruft pack); older ones are dropped
+  // (config gc.grace_s).
+  std::chrono::seconds unreachable_grace{0};
   MaintenancePolicy policy;
 };
 
