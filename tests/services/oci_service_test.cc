@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -27,6 +28,15 @@ constexpr const char* kIndexType = "application/vnd.oci.image.index.v1+json";
 
 std::string D(std::string_view bytes) { return "sha256:" + Sha256::Of(bytes).Hex(); }
 
+// The service as `hangar serve` configures it by default (config.h's [oci] numbers).
+OciOptions Configured() {
+  OciOptions o;
+  o.max_manifest_bytes = 4 << 20;
+  o.max_open_uploads = 1000;
+  o.upload_idle = std::chrono::seconds(3600);
+  return o;
+}
+
 class OciServiceTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -46,7 +56,7 @@ class OciServiceTest : public ::testing::Test {
     std::error_code ec;
     fs::remove_all(dir_, ec);
   }
-  void Make(OciOptions options = {}) {
+  void Make(OciOptions options = Configured()) {
     options.now = [this] { return now_; };
     oci_ = std::make_unique<OciService>(*repos_, *auth_, *stores_.repos, *stores_.users,
                                         *stores_.oci, *stores_.lfs, blobs_, *projection_, options);
@@ -211,7 +221,7 @@ TEST_F(OciServiceTest, Sha512IsAcceptedAnnouncedOrNot) {
 }
 
 TEST_F(OciServiceTest, UploadsAreCappedAndExpire) {
-  OciOptions o;
+  OciOptions o = Configured();
   o.max_open_uploads = 2;
   o.upload_idle = std::chrono::seconds(60);
   Make(o);
@@ -229,7 +239,7 @@ TEST_F(OciServiceTest, UploadsAreCappedAndExpire) {
 // One user opening uploads until the process cap is reached must not lock every other
 // pusher out (oci_hardening found this): each user has a share of their own.
 TEST_F(OciServiceTest, OneUserCannotTakeEveryUploadSlot) {
-  OciOptions o;
+  OciOptions o = Configured();
   o.max_open_uploads = 10;
   o.max_open_uploads_per_user = 3;
   Make(o);
@@ -440,7 +450,7 @@ TEST_F(OciServiceTest, BadManifestsAreRefusedAndStoreNothing) {
                R"(","manifests":[{"mediaType":"x","digest":")" + D("child") + R"(","size":3}]})",
            kIndexType),
       ErrorCode::ManifestBlobUnknown);
-  OciOptions small;
+  OciOptions small = Configured();
   small.max_manifest_bytes = 64;
   Make(small);
   EXPECT_EQ(code(ImageManifest(cfg, {})), ErrorCode::PayloadTooLarge);

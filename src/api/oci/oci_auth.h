@@ -33,12 +33,14 @@ struct OciAuthOptions {
   // The token service name (the `service` of challenges and tokens), e.g. "127.0.0.1:8080".
   // Empty: the request's Host.
   std::string service;
-  // Challenge with Bearer (the /v2/token flow) rather than Basic.
-  bool bearer_challenge = true;
+  // Challenge with Bearer (the /v2/token flow) rather than Basic (config oci.challenge =
+  // "bearer", its default there: this struct has none of its own, cli's App sets it).
+  bool bearer_challenge = false;
   // Key that signs registry tokens (the server secret, raw bytes).
   std::string secret;
-  // Lifetime of registry tokens (never below 60 s, oci.md §9.2 step 4).
-  std::chrono::seconds token_ttl{300};
+  // Lifetime of registry tokens, never below 60 s (oci.md §9.2 step 4; config
+  // oci.token_ttl_s).
+  std::chrono::seconds token_ttl{0};
 };
 
 // Turns a request's hub credentials ("Basic"/"Bearer" hub tokens) into a Principal,

@@ -45,12 +45,16 @@
 
 namespace hangar::services {
 
+// The configured fields have no defaults of their own: config.h is their one source, and
+// cli's App copies them (a test gives its own).
 struct OciOptions {
-  uint64_t max_manifest_bytes = 4 << 20;   // larger manifest PUTs: PayloadTooLarge (413)
-  size_t max_open_uploads = 1000;          // uploads open at once; 0 = no limit
+  // Larger manifest PUTs: PayloadTooLarge (413) (config oci.max_manifest_bytes).
+  uint64_t max_manifest_bytes = 0;
+  size_t max_open_uploads = 0;  // uploads open at once; 0 = no limit (config oci.max_open_uploads)
   size_t max_open_uploads_per_user = 100;  // uploads one user has open at once; 0 = no limit
-  std::chrono::seconds upload_idle{3600};  // an upload untouched this long is dropped
-  std::function<int64_t()> now;            // unix seconds; empty = NowUnix
+  // An upload untouched this long is dropped (config oci.upload_idle_s).
+  std::chrono::seconds upload_idle{0};
+  std::function<int64_t()> now;  // unix seconds; empty = NowUnix
 };
 
 // Where an upload stands (oci.md §4.4): its id and the bytes received so far.

@@ -105,8 +105,9 @@ struct IssuedRegistryToken {
 
 struct OciTokenOptions {
   std::string key;  // server secret, raw bytes; must not be empty
-  // Token lifetime; raised to 60 s when lower (oci.md §9.2 step 4).
-  int64_t ttl_seconds = 300;
+  // Token lifetime; raised to 60 s when lower (oci.md §9.2 step 4). No default of its own:
+  // the token route copies OciAuthOptions::token_ttl (config oci.token_ttl_s).
+  int64_t ttl_seconds = 0;
 };
 
 // Decides and signs the grants of the token endpoint (oci.md §9.2 steps 3–4). Stateless

@@ -49,6 +49,7 @@ OciAuthOptions Options(bool bearer = true, std::string service = "") {
   o.secret = std::string(kSecret);
   o.bearer_challenge = bearer;
   o.service = std::move(service);
+  o.token_ttl = std::chrono::seconds(300);
   return o;
 }
 
