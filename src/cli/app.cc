@@ -195,10 +195,12 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   HANGAR_TRY(app->blobs_->CheckUsable());
   HANGAR_ASSIGN_OR_RETURN(std::string secret, LoadOrCreateSecret(c.auth.secret_file));
   app->reader_ = std::make_unique<git::RepoReader>();
+  app->access_ = std::make_unique<services::AccessPolicy>(*app->stores_.users);
   services::AuthOptions auth_options;
   auth_options.password_hash_concurrency = c.limits.password_hash_concurrency;
-  app->auth_ = std::make_unique<services::AuthService>(*app->stores_.users, auth_options);
-  app->repos_ = std::make_unique<services::RepoService>(*app->stores_.repos, *app->auth_,
+  app->auth_ =
+      std::make_unique<services::AuthService>(*app->stores_.users, *app->access_, auth_options);
+  app->repos_ = std::make_unique<services::RepoService>(*app->stores_.repos, *app->access_,
                                                         *app->reader_, data / "repos");
   app->content_ = std::make_unique<services::ContentService>(
       *app->reader_, *app->blobs_, *app->stores_.lfs, ContentOptionsFrom(c, data));
@@ -227,7 +229,7 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
     };
   }
   app->imports_ = std::make_unique<services::ImportService>(
-      *app->stores_.repos, *app->stores_.users, *app->auth_, *app->repos_, import_options);
+      *app->stores_.repos, *app->stores_.users, *app->access_, *app->repos_, import_options);
   app->OpenRegistry(secret);
   return app;
 }
@@ -240,7 +242,7 @@ void App::OpenRegistry(const std::string& secret) {
   oci_options.max_manifest_bytes = static_cast<uint64_t>(c.oci.max_manifest_bytes);
   oci_options.max_open_uploads = static_cast<size_t>(c.oci.max_open_uploads);
   oci_options.upload_idle = std::chrono::seconds(c.oci.upload_idle_s);
-  oci_ = std::make_unique<services::OciService>(*repos_, *auth_, *stores_.repos, *stores_.users,
+  oci_ = std::make_unique<services::OciService>(*repos_, *access_, *stores_.repos, *stores_.users,
                                                 *stores_.oci, *stores_.lfs, *blobs_,
                                                 *oci_projection_, oci_options);
   api::OciAuthOptions oci_auth;
@@ -313,8 +315,8 @@ http::Router& App::Router() {
   routes_->accounts = std::make_unique<services::AccountService>(*stores_.users);
   routes_->page_caches = std::make_unique<web::PageCaches>();
   routes_->web = std::make_unique<web::WebDeps>(
-      web::WebDeps{*auth_, *sessions_, *repos_, *content_, *imports_, *routes_->accounts,
-                   config_, *routes_->page_caches});
+      web::WebDeps{*auth_, *access_, *sessions_, *repos_, *content_, *imports_,
+                   *routes_->accounts, config_, *routes_->page_caches});
   web::AddWebRoutes(r, *routes_->web);
   return r;
 }

@@ -65,7 +65,7 @@ int RunImport(const ImportFlags& f) {
   services::ImportOptions options;
   options.tmp_dir = fs::path((*hub)->config().storage.data_dir) / "tmp";
   options.timeout = std::chrono::seconds(f.timeout_s);
-  services::ImportService imports(*stores->repos, *stores->users, (*hub)->auth(), (*hub)->repos(),
+  services::ImportService imports(*stores->repos, *stores->users, (*hub)->access(), (*hub)->repos(),
                                   options);
 
   Principal operator_principal;  // the server's operator: a site admin

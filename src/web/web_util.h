@@ -19,6 +19,7 @@
 #include "core/result.h"
 #include "http/request.h"
 #include "http/response.h"
+#include "services/auth/access_policy.h"
 #include "services/auth/account_service.h"
 #include "services/auth/auth_service.h"
 #include "services/auth/session_service.h"
@@ -51,6 +52,7 @@ struct PageCaches {
 // The services pages call, and their caches; all outlive the router.
 struct WebDeps {
   services::AuthService& auth;
+  services::AccessPolicy& access;
   services::SessionService& sessions;
   services::RepoService& repos;
   services::ContentService& content;

@@ -112,6 +112,7 @@ class AuthTest : public ::testing::Test {
   }
   void TearDown() override {
     auth_.reset();
+    access_.reset();
     stores_ = db::Stores{};
     std::filesystem::remove_all(dir_);
   }
@@ -120,7 +121,11 @@ class AuthTest : public ::testing::Test {
     opts.argon2_memory_kib = 64;  // keep tests fast; production default is 19 MiB
     opts.argon2_iterations = 1;
     opts.now_millis = [this] { return now_ms_.load(); };
-    auth_ = std::make_unique<AuthService>(*counting_, std::move(opts));
+    auth_.reset();  // it refers to access_
+    AccessPolicyOptions policy;
+    policy.now_millis = [this] { return now_ms_.load(); };
+    access_ = std::make_unique<AccessPolicy>(*counting_, std::move(policy));
+    auth_ = std::make_unique<AuthService>(*counting_, *access_, std::move(opts));
   }
 
   // A user with a token; returns the plaintext token.
@@ -148,6 +153,7 @@ class AuthTest : public ::testing::Test {
   std::filesystem::path dir_;
   db::Stores stores_;
   std::unique_ptr<CountingUserStore> counting_;
+  std::unique_ptr<AccessPolicy> access_;
   std::unique_ptr<AuthService> auth_;
   std::atomic<int64_t> now_ms_{1700000000000};
 };
@@ -389,22 +395,22 @@ TEST_F(AuthTest, NamespaceAccessFollowsOwnershipRolesAndTokenCap) {
   ASSERT_TRUE(auth_->AddMember("acme", "bob", db::OrgRole::Write).has_value());
   ASSERT_TRUE(auth_->AddMember("acme", "carol", db::OrgRole::Read).has_value());
 
-  EXPECT_EQ(auth_->NamespaceAccess(Auth(alice_w), "alice"), Access::Admin);
-  EXPECT_EQ(auth_->NamespaceAccess(Auth(alice_w), "acme"), Access::Admin);
-  EXPECT_EQ(auth_->NamespaceAccess(Auth(alice_r), "alice"), Access::Read);  // capped
-  EXPECT_EQ(auth_->NamespaceAccess(Auth(alice_r), "acme"), Access::Read);
-  EXPECT_EQ(auth_->NamespaceAccess(Auth(alice_w), "bob"), Access::None);
-  EXPECT_EQ(auth_->NamespaceAccess(Auth(bob_w), "acme"), Access::Write);
-  EXPECT_EQ(auth_->NamespaceAccess(Auth(carol_w), "acme"), Access::Read);
-  EXPECT_EQ(auth_->NamespaceAccess(Auth(dave_w), "acme"), Access::None);
-  EXPECT_EQ(auth_->NamespaceAccess(Principal::Anonymous(), "acme"), Access::None);
-  EXPECT_EQ(auth_->NamespaceAccess(Auth(root_w), "acme"), Access::Admin);
-  EXPECT_EQ(auth_->NamespaceAccess(Auth(root_w), "bob"), Access::Admin);
-  EXPECT_EQ(auth_->NamespaceAccess(Auth(root_r), "bob"), Access::Read);
+  EXPECT_EQ(access_->NamespaceAccess(Auth(alice_w), "alice"), Access::Admin);
+  EXPECT_EQ(access_->NamespaceAccess(Auth(alice_w), "acme"), Access::Admin);
+  EXPECT_EQ(access_->NamespaceAccess(Auth(alice_r), "alice"), Access::Read);  // capped
+  EXPECT_EQ(access_->NamespaceAccess(Auth(alice_r), "acme"), Access::Read);
+  EXPECT_EQ(access_->NamespaceAccess(Auth(alice_w), "bob"), Access::None);
+  EXPECT_EQ(access_->NamespaceAccess(Auth(bob_w), "acme"), Access::Write);
+  EXPECT_EQ(access_->NamespaceAccess(Auth(carol_w), "acme"), Access::Read);
+  EXPECT_EQ(access_->NamespaceAccess(Auth(dave_w), "acme"), Access::None);
+  EXPECT_EQ(access_->NamespaceAccess(Principal::Anonymous(), "acme"), Access::None);
+  EXPECT_EQ(access_->NamespaceAccess(Auth(root_w), "acme"), Access::Admin);
+  EXPECT_EQ(access_->NamespaceAccess(Auth(root_w), "bob"), Access::Admin);
+  EXPECT_EQ(access_->NamespaceAccess(Auth(root_r), "bob"), Access::Read);
 
   // Membership changes through the service apply at once despite the cache.
   ASSERT_TRUE(auth_->AddMember("acme", "dave", db::OrgRole::Admin).has_value());
-  EXPECT_EQ(auth_->NamespaceAccess(Auth(dave_w), "acme"), Access::Admin);
+  EXPECT_EQ(access_->NamespaceAccess(Auth(dave_w), "acme"), Access::Admin);
   EXPECT_EQ(auth_->AddMember("nosuch", "dave", db::OrgRole::Read).error().code,
             ErrorCode::NotFound);
   EXPECT_EQ(auth_->AddMember("acme", "ghost", db::OrgRole::Read).error().code, ErrorCode::NotFound);
@@ -416,8 +422,8 @@ TEST_F(AuthTest, MembershipLookupsAreCached) {
   ASSERT_TRUE(auth_->CreateOrg("acme", "alice").has_value());
   ASSERT_TRUE(auth_->AddMember("acme", "bob", db::OrgRole::Write).has_value());
   Principal bob = Auth(bob_w);
-  for (int i = 0; i < 50; ++i) EXPECT_EQ(auth_->NamespaceAccess(bob, "acme"), Access::Write);
-  for (int i = 0; i < 50; ++i) EXPECT_EQ(auth_->NamespaceAccess(bob, "other"), Access::None);
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(access_->NamespaceAccess(bob, "acme"), Access::Write);
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(access_->NamespaceAccess(bob, "other"), Access::None);
   EXPECT_EQ(counting_->member_lookups.load(), 2);
 }
 
@@ -461,7 +467,7 @@ TEST_F(AuthTest, ApplyVisibilityShowsOwnAndOrgPrivateRepos) {
   }
   auto visible = [&](const Principal& p) {
     db::RepoQuery q;
-    EXPECT_TRUE(auth_->ApplyVisibility(p, q).has_value());
+    EXPECT_TRUE(access_->ApplyVisibility(p, q).has_value());
     std::vector<std::string> out;
     auto page = stores_.repos->List(q);
     EXPECT_TRUE(page.has_value());

@@ -35,8 +35,9 @@ class ContentServiceTest : public ::testing::Test {
     auto s = db::OpenSqliteStores(dir_ / "hangar.db");
     ASSERT_TRUE(s.has_value()) << s.error().message;
     stores_ = std::move(*s);
-    auth_ = std::make_unique<AuthService>(*stores_.users);
-    repos_ = std::make_unique<RepoService>(*stores_.repos, *auth_, reader_, dir_ / "repos");
+    access_ = std::make_unique<AccessPolicy>(*stores_.users);
+    auth_ = std::make_unique<AuthService>(*stores_.users, *access_);
+    repos_ = std::make_unique<RepoService>(*stores_.repos, *access_, reader_, dir_ / "repos");
     alice_ = testing::MakeUser(*auth_, "alice");
     ASSERT_TRUE(repos_->Create(alice_, public_, false).has_value());
     ASSERT_TRUE(repos_->Create(alice_, private_, true).has_value());
@@ -56,6 +57,7 @@ class ContentServiceTest : public ::testing::Test {
     content_.reset();
     repos_.reset();
     auth_.reset();
+    access_.reset();
     stores_ = db::Stores{};
     std::error_code ec;
     fs::remove_all(dir_, ec);
@@ -72,6 +74,7 @@ class ContentServiceTest : public ::testing::Test {
   fs::path dir_;
   db::Stores stores_;
   git::RepoReader reader_;
+  std::unique_ptr<AccessPolicy> access_;
   std::unique_ptr<AuthService> auth_;
   std::unique_ptr<RepoService> repos_;
   storage::MemoryBlobStore blobs_;

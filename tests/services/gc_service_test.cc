@@ -59,8 +59,9 @@ class GcServiceTest : public ::testing::Test {
     ASSERT_TRUE(s.has_value()) << s.error().message;
     stores_ = std::move(*s);
     blobs_ = std::make_unique<storage::LocalBlobStore>(dir_);
-    auth_ = std::make_unique<AuthService>(*stores_.users);
-    repos_ = std::make_unique<RepoService>(*stores_.repos, *auth_, reader_, dir_ / "repos");
+    access_ = std::make_unique<AccessPolicy>(*stores_.users);
+    auth_ = std::make_unique<AuthService>(*stores_.users, *access_);
+    repos_ = std::make_unique<RepoService>(*stores_.repos, *access_, reader_, dir_ / "repos");
     now_ = NowUnix();
     UploadServiceOptions uo;
     uo.expiry = std::chrono::seconds(kDay);
@@ -81,6 +82,7 @@ class GcServiceTest : public ::testing::Test {
     uploads_.reset();
     repos_.reset();
     auth_.reset();
+    access_.reset();
     blobs_.reset();
     stores_ = db::Stores{};
     std::error_code ec;
@@ -119,6 +121,7 @@ class GcServiceTest : public ::testing::Test {
   db::Stores stores_;
   git::RepoReader reader_;
   std::unique_ptr<storage::LocalBlobStore> blobs_;
+  std::unique_ptr<AccessPolicy> access_;
   std::unique_ptr<AuthService> auth_;
   std::unique_ptr<RepoService> repos_;
   std::unique_ptr<UploadService> uploads_;

@@ -70,13 +70,14 @@ class ImportServiceTest : public ::testing::Test {
     auto s = db::OpenSqliteStores(fs::path(dir_.path()) / "hangar.db");
     ASSERT_TRUE(s.has_value()) << s.error().message;
     stores_ = std::move(*s);
-    auth_ = std::make_unique<AuthService>(*stores_.users);
-    repos_ = std::make_unique<RepoService>(*stores_.repos, *auth_, reader_,
+    access_ = std::make_unique<AccessPolicy>(*stores_.users);
+    auth_ = std::make_unique<AuthService>(*stores_.users, *access_);
+    repos_ = std::make_unique<RepoService>(*stores_.repos, *access_, reader_,
                                            fs::path(dir_.path()) / "repos");
     ImportOptions opts;
     opts.tmp_dir = fs::path(dir_.path()) / "tmp";
     imports_ =
-        std::make_unique<ImportService>(*stores_.repos, *stores_.users, *auth_, *repos_, opts);
+        std::make_unique<ImportService>(*stores_.repos, *stores_.users, *access_, *repos_, opts);
     alice_ = testing::MakeUser(*auth_, "alice");
     bob_ = testing::MakeUser(*auth_, "bob");
     admin_.anonymous = false;
@@ -113,6 +114,7 @@ class ImportServiceTest : public ::testing::Test {
   TempDir dir_;
   db::Stores stores_;
   git::RepoReader reader_;
+  std::unique_ptr<AccessPolicy> access_;
   std::unique_ptr<AuthService> auth_;
   std::unique_ptr<RepoService> repos_;
   std::unique_ptr<ImportService> imports_;
@@ -307,7 +309,7 @@ TEST_F(ImportServiceTest, AnOperatorMayLetAPrivateHostThrough) {
   ImportOptions opts;
   opts.tmp_dir = fs::path(dir_.path()) / "tmp";
   opts.private_hosts = {"127.0.0.1"};
-  ImportService imports(*stores_.repos, *stores_.users, *auth_, *repos_, opts);
+  ImportService imports(*stores_.repos, *stores_.users, *access_, *repos_, opts);
   auto r = Request("http://127.0.0.1:1/nothing.git");
   r.allow_local = false;
   auto rec = imports.Import(alice_, r);
@@ -328,7 +330,7 @@ TEST_F(ImportServiceTest, AfterImportHookGetsEachNewRepoOnly) {
   opts.after_import = [&](const RepoId& id, const std::string& path) {
     calls.emplace_back(id.Id(), path);
   };
-  ImportService imports(*stores_.repos, *stores_.users, *auth_, *repos_, opts);
+  ImportService imports(*stores_.repos, *stores_.users, *access_, *repos_, opts);
   ASSERT_TRUE(imports.Import(alice_, Request(source_)).has_value());
   ASSERT_EQ(calls.size(), 1u);
   EXPECT_EQ(calls[0].first, "alice/imported");

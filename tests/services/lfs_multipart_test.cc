@@ -43,8 +43,9 @@ class LfsMultipartTest : public ::testing::Test {
     auto s = db::OpenSqliteStores(dir_ / "hangar.db");
     ASSERT_TRUE(s.has_value()) << s.error().message;
     stores_ = std::move(*s);
-    auth_ = std::make_unique<AuthService>(*stores_.users);
-    repos_ = std::make_unique<RepoService>(*stores_.repos, *auth_, reader_, dir_ / "repos");
+    access_ = std::make_unique<AccessPolicy>(*stores_.users);
+    auth_ = std::make_unique<AuthService>(*stores_.users, *access_);
+    repos_ = std::make_unique<RepoService>(*stores_.repos, *access_, reader_, dir_ / "repos");
     UploadServiceOptions upload_opts;
     upload_opts.expiry = std::chrono::hours(24);
     upload_opts.max_open_per_user = 2;
@@ -65,6 +66,7 @@ class LfsMultipartTest : public ::testing::Test {
     uploads_.reset();
     repos_.reset();
     auth_.reset();
+    access_.reset();
     stores_ = db::Stores{};
     std::error_code ec;
     fs::remove_all(dir_, ec);
@@ -131,6 +133,7 @@ class LfsMultipartTest : public ::testing::Test {
   fs::path dir_;
   db::Stores stores_;
   git::RepoReader reader_;
+  std::unique_ptr<AccessPolicy> access_;
   std::unique_ptr<AuthService> auth_;
   std::unique_ptr<RepoService> repos_;
   storage::MemoryBlobStore blobs_;

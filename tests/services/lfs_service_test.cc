@@ -47,8 +47,9 @@ class LfsServiceTest : public ::testing::Test {
     auto s = db::OpenSqliteStores(dir_ / "hangar.db");
     ASSERT_TRUE(s.has_value()) << s.error().message;
     stores_ = std::move(*s);
-    auth_ = std::make_unique<AuthService>(*stores_.users);
-    repos_ = std::make_unique<RepoService>(*stores_.repos, *auth_, reader_, dir_ / "repos");
+    access_ = std::make_unique<AccessPolicy>(*stores_.users);
+    auth_ = std::make_unique<AuthService>(*stores_.users, *access_);
+    repos_ = std::make_unique<RepoService>(*stores_.repos, *access_, reader_, dir_ / "repos");
     LfsServiceOptions opts;
     opts.ticket_ttl = std::chrono::seconds(600);
     opts.max_objects = 3;
@@ -71,6 +72,7 @@ class LfsServiceTest : public ::testing::Test {
     uploads_.reset();
     repos_.reset();
     auth_.reset();
+    access_.reset();
     stores_ = db::Stores{};
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
@@ -118,6 +120,7 @@ class LfsServiceTest : public ::testing::Test {
   std::filesystem::path dir_;
   db::Stores stores_;
   git::RepoReader reader_;
+  std::unique_ptr<AccessPolicy> access_;
   std::unique_ptr<AuthService> auth_;
   std::unique_ptr<RepoService> repos_;
   storage::MemoryBlobStore blobs_;

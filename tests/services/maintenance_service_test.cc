@@ -99,8 +99,8 @@ class MaintenanceServiceTest : public ::testing::Test {
     auto s = db::OpenSqliteStores(fs::path(dir_.path()) / "hangar.db");
     ASSERT_TRUE(s.has_value()) << s.error().message;
     stores_ = std::move(*s);
-    auth_ = std::make_unique<AuthService>(*stores_.users);
-    repos_ = std::make_unique<RepoService>(*stores_.repos, *auth_, reader_,
+    access_ = std::make_unique<AccessPolicy>(*stores_.users);
+    repos_ = std::make_unique<RepoService>(*stores_.repos, *access_, reader_,
                                            fs::path(dir_.path()) / "repos");
     Make(Configured());
     repo_ = dir_.path() + "/r.git";
@@ -113,7 +113,7 @@ class MaintenanceServiceTest : public ::testing::Test {
   TempDir dir_;
   db::Stores stores_;
   git::RepoReader reader_;
-  std::unique_ptr<AuthService> auth_;
+  std::unique_ptr<AccessPolicy> access_;
   std::unique_ptr<RepoService> repos_;
   std::unique_ptr<MaintenanceService> maint_;
   std::string repo_;

@@ -43,8 +43,9 @@ class OciServiceTest : public ::testing::Test {
     std::string tmpl = (fs::path(::testing::TempDir()) / "hangar-oci-XXXXXX").string();
     dir_ = mkdtemp(tmpl.data());
     stores_ = std::move(db::OpenSqliteStores(dir_ / "hangar.db").value());
-    auth_ = std::make_unique<AuthService>(*stores_.users);
-    repos_ = std::make_unique<RepoService>(*stores_.repos, *auth_, reader_, dir_ / "repos");
+    access_ = std::make_unique<AccessPolicy>(*stores_.users);
+    auth_ = std::make_unique<AuthService>(*stores_.users, *access_);
+    repos_ = std::make_unique<RepoService>(*stores_.repos, *access_, reader_, dir_ / "repos");
     projection_ = std::make_unique<OciProjection>(reader_, blobs_, *stores_.oci, *stores_.lfs,
                                                   "http://hub.test");
     Make();
@@ -58,7 +59,7 @@ class OciServiceTest : public ::testing::Test {
   }
   void Make(OciOptions options = Configured()) {
     options.now = [this] { return now_; };
-    oci_ = std::make_unique<OciService>(*repos_, *auth_, *stores_.repos, *stores_.users,
+    oci_ = std::make_unique<OciService>(*repos_, *access_, *stores_.repos, *stores_.users,
                                         *stores_.oci, *stores_.lfs, blobs_, *projection_, options);
   }
 
@@ -105,6 +106,7 @@ class OciServiceTest : public ::testing::Test {
   db::Stores stores_;
   storage::MemoryBlobStore blobs_;
   git::RepoReader reader_;
+  std::unique_ptr<AccessPolicy> access_;
   std::unique_ptr<AuthService> auth_;
   std::unique_ptr<RepoService> repos_;
   std::unique_ptr<OciProjection> projection_;

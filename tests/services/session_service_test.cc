@@ -23,7 +23,8 @@ class SessionTest : public ::testing::Test {
     AuthOptions opts;
     opts.argon2_memory_kib = 64;  // fast; production uses 19 MiB
     opts.argon2_iterations = 1;
-    auth_ = std::make_unique<AuthService>(*stores_.users, opts);
+    access_ = std::make_unique<AccessPolicy>(*stores_.users);
+    auth_ = std::make_unique<AuthService>(*stores_.users, *access_, opts);
     SessionOptions so;
     so.ttl_seconds = 100;
     so.now = [this] { return now_.load(); };
@@ -34,12 +35,14 @@ class SessionTest : public ::testing::Test {
   void TearDown() override {
     sessions_.reset();
     auth_.reset();
+    access_.reset();
     stores_ = db::Stores{};
     std::filesystem::remove_all(dir_);
   }
 
   std::filesystem::path dir_;
   db::Stores stores_;
+  std::unique_ptr<AccessPolicy> access_;
   std::unique_ptr<AuthService> auth_;
   std::unique_ptr<SessionService> sessions_;
   std::atomic<int64_t> now_{1'000'000};

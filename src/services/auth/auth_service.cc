@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <unordered_map>
 
 #include "core/base64.h"
 #include "core/log.h"
@@ -73,42 +72,24 @@ Result<void> ValidatePassword(std::string_view password) {
   return {};
 }
 
-Access FromOrgRole(db::OrgRole r) {
-  switch (r) {
-    case db::OrgRole::Admin:
-      return Access::Admin;
-    case db::OrgRole::Write:
-      return Access::Write;
-    case db::OrgRole::Read:
-      break;
-  }
-  return Access::Read;
-}
-
 struct CachedToken {
   Principal principal;
   std::optional<int64_t> expires_at;  // token expiry, unix seconds
   int64_t last_touch = 0;             // unix seconds of the last last_used_at write
 };
 
-std::string MembershipKey(int64_t user_id, std::string_view ns) {
-  return std::to_string(user_id) + "/" + std::string(ns);
-}
-
 }  // namespace
 
 struct AuthService::Caches {
-  TtlCache<CachedToken> tokens;                      // keyed by token SHA-256 hex
-  TtlCache<std::optional<db::OrgRole>> memberships;  // keyed by MembershipKey
+  TtlCache<CachedToken> tokens;  // keyed by token SHA-256 hex
 };
 
-AuthService::AuthService(db::UserStore& users, AuthOptions options)
+AuthService::AuthService(db::UserStore& users, AccessPolicy& access, AuthOptions options)
     : users_(users),
+      access_(access),
       options_(std::move(options)),
       caches_(new Caches{
-          TtlCache<CachedToken>(options_.token_cache_capacity, options_.token_cache_ttl_ms),
-          TtlCache<std::optional<db::OrgRole>>(options_.membership_cache_capacity,
-                                               options_.membership_cache_ttl_ms)}),
+          TtlCache<CachedToken>(options_.token_cache_capacity, options_.token_cache_ttl_ms)}),
       hash_slots_(std::clamp(options_.password_hash_concurrency, 1, 1024)) {}
 
 AuthService::~AuthService() = default;
@@ -304,7 +285,7 @@ Result<void> AuthService::RevokeToken(std::string_view user, int64_t token_id) {
   return {};
 }
 
-// ---- orgs and access ----
+// ---- orgs ----
 
 Result<db::OrgRecord> AuthService::CreateOrg(std::string_view name, std::string_view owner,
                                              std::string_view fullname) {
@@ -315,7 +296,7 @@ Result<db::OrgRecord> AuthService::CreateOrg(std::string_view name, std::string_
   org.name = std::string(name);
   org.fullname = std::string(fullname);
   auto created = users_.CreateOrg(org, u->id);
-  if (created) caches_->memberships.Erase(MembershipKey(u->id, name));
+  if (created) access_.ForgetMembership(u->id, name);
   return created;
 }
 
@@ -339,48 +320,7 @@ Result<void> AuthService::AddMember(std::string_view org, std::string_view user,
                                                 std::string(org) + ": add another admin first");
   }
   HANGAR_TRY(users_.AddMember(o->id, u->id, role));
-  caches_->memberships.Erase(MembershipKey(u->id, org));
-  return {};
-}
-
-Access AuthService::NamespaceAccess(const Principal& who, std::string_view ns) {
-  if (who.anonymous) return Access::None;
-  Access access = Access::None;
-  if (who.is_admin || who.name == ns) {
-    access = Access::Admin;
-  } else {
-    const std::string key = MembershipKey(who.user_id, ns);
-    const int64_t now_ms = NowMillis();
-    std::optional<db::OrgRole> role;
-    bool hit = caches_->memberships.Visit(key, now_ms, [&](auto& r) { role = r; });
-    if (!hit) {
-      auto r = users_.MemberRole(ns, who.user_id);
-      if (!r) {
-        Log("auth")->error("membership lookup failed: {}", r.error().message);
-        return Access::None;
-      }
-      role = *r;
-      caches_->memberships.Put(key, role, now_ms);
-    }
-    if (role) access = FromOrgRole(*role);
-  }
-  // A token never grants more than its own role.
-  if (who.role == TokenRole::Read && access > Access::Read) access = Access::Read;
-  return access;
-}
-
-Result<void> AuthService::ApplyVisibility(const Principal& who, db::RepoQuery& q) {
-  q.include_all_private = false;
-  q.readable_namespaces.clear();
-  if (who.anonymous) return {};
-  if (who.is_admin) {
-    q.include_all_private = true;
-    return {};
-  }
-  auto orgs = users_.ListOrgsOfUser(who.user_id);
-  if (!orgs) return std::move(orgs).error();
-  q.readable_namespaces.push_back(who.name);
-  for (const auto& m : *orgs) q.readable_namespaces.push_back(m.org.name);
+  access_.ForgetMembership(u->id, org);
   return {};
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// AuthService: who a request is (tokens from the Authorization header), what a principal may
-// do in a namespace, and the user/org/token management behind it (hf-api.md §1.7, §9).
+// AuthService: who a request is (tokens from the Authorization header) and the user/org/token
+// management behind it (hf-api.md §1.7, §9). What a principal may do is AccessPolicy's.
 
 #include <atomic>
 #include <cstdint>
@@ -15,13 +15,10 @@
 
 #include "core/principal.h"
 #include "core/result.h"
-#include "db/repo_store.h"
 #include "db/user_store.h"
+#include "services/auth/access_policy.h"
 
 namespace hangar::services {
-
-// What a principal may do in a namespace (and so in its repos): core/principal.h.
-using ::hangar::Access;
 
 // The exact message of every authentication failure (hf-api.md §1.7).
 inline constexpr std::string_view kInvalidCredentials =
@@ -36,9 +33,6 @@ struct AuthOptions {
   // it stops working within the TTL (1 s).
   size_t token_cache_capacity = 10000;
   int64_t token_cache_ttl_ms = 1000;
-  // Org-membership lookups kept in memory (NamespaceAccess), and for how long.
-  size_t membership_cache_capacity = 10000;
-  int64_t membership_cache_ttl_ms = 1000;
   // A token's last_used_at is written at most this often.
   int64_t touch_interval_seconds = 60;
   // argon2id parameters for new hashes (verification reads them from the stored hash).
@@ -75,7 +69,8 @@ struct NewToken {
 // (cache misses, management calls) and on argon2 (password calls).
 class AuthService {
  public:
-  AuthService(db::UserStore& users, AuthOptions options = {});
+  // `access` is told of every membership change, so its cache never outlives one.
+  AuthService(db::UserStore& users, AccessPolicy& access, AuthOptions options = {});
   ~AuthService();
 
   // The principal for an Authorization header value: "" → anonymous; "Bearer <token>" or
@@ -111,14 +106,6 @@ class AuthService {
   // when that would leave the org without an admin.
   Result<void> AddMember(std::string_view org, std::string_view user, db::OrgRole role);
 
-  // The access `who` has to namespace `ns`: its own user namespace and site admins → Admin,
-  // org members → their role, others → None; capped at Read for read tokens. Never fails
-  // (a database error gives None and is logged).
-  Access NamespaceAccess(const Principal& who, std::string_view ns);
-  // Sets q.include_all_private / q.readable_namespaces so a listing shows `who` exactly the
-  // private repos they can read. Errors: Internal.
-  Result<void> ApplyVisibility(const Principal& who, db::RepoQuery& q);
-
   // whoami-v2 data. Errors: Unauthorized (kInvalidCredentials) for anonymous principals or
   // vanished users.
   Result<WhoAmIInfo> WhoAmI(const Principal& who);
@@ -130,6 +117,7 @@ class AuthService {
   int64_t NowMillis() const;
 
   db::UserStore& users_;
+  AccessPolicy& access_;
   AuthOptions options_;
   std::unique_ptr<Caches> caches_;
   std::counting_semaphore<1024> hash_slots_;

@@ -326,11 +326,11 @@ std::string RedactImportSource(std::string_view source) {
          std::string(source.substr(auth_start + at));
 }
 
-ImportService::ImportService(db::RepoStore& repos, db::UserStore& users, AuthService& auth,
+ImportService::ImportService(db::RepoStore& repos, db::UserStore& users, AccessPolicy& access,
                              RepoService& repos_svc, ImportOptions options)
     : repos_(repos),
       users_(users),
-      auth_(auth),
+      access_(access),
       repos_svc_(repos_svc),
       options_(std::move(options)) {}
 
@@ -342,7 +342,7 @@ Result<RepoId> ImportService::Authorize(const Principal& who, const ImportReques
   if (!who.CanWrite()) {
     return MakeError(ErrorCode::Forbidden, "token '" + who.token_name + "' is read-only");
   }
-  if (auth_.NamespaceAccess(who, id.ns) < Access::Write) {
+  if (access_.NamespaceAccess(who, id.ns) < Access::Write) {
     return MakeError(ErrorCode::Forbidden, "you cannot create repos in namespace '" + id.ns + "'");
   }
   // Site admins may write anywhere, so the namespace itself must be checked.

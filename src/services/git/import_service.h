@@ -17,7 +17,7 @@
 #include "core/result.h"
 #include "db/repo_store.h"
 #include "db/user_store.h"
-#include "services/auth/auth_service.h"
+#include "services/auth/access_policy.h"
 #include "services/repo/repo_service.h"
 
 namespace hangar::services {
@@ -80,7 +80,7 @@ class ImportService {
  public:
   // `repos_svc` gives the repositories' final paths; `repos` and `users` are the stores
   // the rest of the hub uses.
-  ImportService(db::RepoStore& repos, db::UserStore& users, AuthService& auth,
+  ImportService(db::RepoStore& repos, db::UserStore& users, AccessPolicy& access,
                 RepoService& repos_svc, ImportOptions options);
 
   // Copies every ref of `req.source` into a new repo `req.ns/req.name` of `req.type`:
@@ -102,7 +102,7 @@ class ImportService {
 
   db::RepoStore& repos_;
   db::UserStore& users_;
-  AuthService& auth_;
+  AccessPolicy& access_;
   RepoService& repos_svc_;
   ImportOptions options_;
 };

@@ -55,7 +55,7 @@ std::optional<std::string> OciService::CreatableNamespace(const Principal& who,
     else if (auto o = users_.FindOrgByName(ns); o)
       spelled = o->name;
   }
-  if (!spelled || auth_.NamespaceAccess(who, *spelled) < Access::Write) return std::nullopt;
+  if (!spelled || access_.NamespaceAccess(who, *spelled) < Access::Write) return std::nullopt;
   return spelled;
 }
 

@@ -35,7 +35,7 @@
 #include "db/oci_store.h"
 #include "db/repo_store.h"
 #include "db/user_store.h"
-#include "services/auth/auth_service.h"
+#include "services/auth/access_policy.h"
 #include "services/oci/oci_manifest_doc.h"
 #include "services/oci/oci_names.h"
 #include "services/oci/oci_projection.h"
@@ -109,8 +109,8 @@ struct OciReferrers {
 
 class OciService {
  public:
-  OciService(RepoService& repos, AuthService& auth, db::RepoStore& repo_store, db::UserStore& users,
-             db::OciStore& oci, db::LfsStore& lfs, storage::BlobStore& blobs,
+  OciService(RepoService& repos, AccessPolicy& access, db::RepoStore& repo_store,
+             db::UserStore& users, db::OciStore& oci, db::LfsStore& lfs, storage::BlobStore& blobs,
              OciProjection& projection, OciOptions options = {});
   ~OciService();
 
@@ -245,7 +245,7 @@ class OciService {
   int64_t Now() const;
 
   RepoService& repos_;
-  AuthService& auth_;
+  AccessPolicy& access_;
   db::RepoStore& repo_store_;
   db::UserStore& users_;
   db::OciStore& oci_;

@@ -17,7 +17,7 @@
 
 #include "core/principal.h"
 #include "core/result.h"
-#include "services/auth/auth_service.h"
+#include "services/auth/access_policy.h"
 
 namespace hangar::services {
 

@@ -1,6 +1,7 @@
 // OciService's blob uploads (oci.md §4): the in-memory upload table, chunk ordering,
 // digest verification at the final PUT, single-request uploads and mounts.
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -52,11 +53,11 @@ struct OciService::Uploads {
 };
 
 // Here rather than in oci_service.cc: they need Uploads complete.
-OciService::OciService(RepoService& repos, AuthService& auth, db::RepoStore& repo_store,
+OciService::OciService(RepoService& repos, AccessPolicy& access, db::RepoStore& repo_store,
                        db::UserStore& users, db::OciStore& oci, db::LfsStore& lfs,
                        storage::BlobStore& blobs, OciProjection& projection, OciOptions options)
     : repos_(repos),
-      auth_(auth),
+      access_(access),
       repo_store_(repo_store),
       users_(users),
       oci_(oci),

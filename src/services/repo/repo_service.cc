@@ -29,10 +29,10 @@ struct RepoService::Cache {
   TtlCache<db::RepoRecord> rows{kRepoCacheMax, kRepoCacheTtlMs};  // keyed by CacheKey
 };
 
-RepoService::RepoService(db::RepoStore& repos, AuthService& auth, git::RepoReader& reader,
+RepoService::RepoService(db::RepoStore& repos, AccessPolicy& access, git::RepoReader& reader,
                          std::filesystem::path repos_root)
     : repos_(repos),
-      auth_(auth),
+      access_(access),
       reader_(reader),
       repos_root_(std::move(repos_root)),
       cache_(std::make_unique<Cache>()) {}
@@ -64,7 +64,7 @@ Result<RepoHandle> RepoService::Open(const Principal& who, const RepoId& id, Acc
     }
     return std::move(rec).error();
   }
-  Access access = auth_.NamespaceAccess(who, id.ns);
+  Access access = access_.NamespaceAccess(who, id.ns);
   if (!rec->is_private && access < Access::Read) access = Access::Read;
   if (access == Access::None) {
     return MakeError(ErrorCode::RepoNotFound, "Repository not found: " + id.UrlPath());
@@ -91,7 +91,7 @@ Result<db::RepoRecord> RepoService::Create(const Principal& who, const RepoId& i
   if (!who.CanWrite()) {
     return MakeError(ErrorCode::Forbidden, "token '" + who.token_name + "' is read-only");
   }
-  if (auth_.NamespaceAccess(who, id.ns) < Access::Write) {
+  if (access_.NamespaceAccess(who, id.ns) < Access::Write) {
     return MakeError(ErrorCode::Forbidden, "you cannot create repos in namespace '" + id.ns + "'");
   }
   db::RepoRecord rec;
@@ -136,7 +136,7 @@ Result<db::RepoRecord> RepoService::Move(const Principal& who, const RepoId& fro
   }
   auto repo = Open(who, from, Access::Admin);
   if (!repo) return std::move(repo).error();
-  if (auth_.NamespaceAccess(who, to.ns) < Access::Write) {
+  if (access_.NamespaceAccess(who, to.ns) < Access::Write) {
     return MakeError(ErrorCode::Forbidden, "you cannot create repos in namespace '" + to.ns + "'");
   }
   auto moved = repos_.Move(from, to);
@@ -182,7 +182,7 @@ Result<void> RepoService::UpdateSettings(const Principal& who, const RepoId& id,
 }
 
 Result<db::RepoPage> RepoService::List(const Principal& who, db::RepoQuery query) {
-  HANGAR_TRY(auth_.ApplyVisibility(who, query));
+  HANGAR_TRY(access_.ApplyVisibility(who, query));
   return repos_.List(query);
 }
 

@@ -15,7 +15,7 @@
 #include "db/lfs_store.h"
 #include "db/repo_store.h"
 #include "git/repo_reader.h"
-#include "services/auth/auth_service.h"
+#include "services/auth/access_policy.h"
 
 namespace hangar::services {
 
@@ -42,7 +42,7 @@ struct RepoHandle {
 class RepoService {
  public:
   // `repos_root` holds {models,datasets,spaces}/<ns>/<name>.git (DESIGN.md §Data dir).
-  RepoService(db::RepoStore& repos, AuthService& auth, git::RepoReader& reader,
+  RepoService(db::RepoStore& repos, AccessPolicy& access, git::RepoReader& reader,
               std::filesystem::path repos_root);
   ~RepoService();
 
@@ -90,7 +90,7 @@ class RepoService {
   void IndexCard(const RepoHandle& repo, const Oid& head);
 
   db::RepoStore& repos_;
-  AuthService& auth_;
+  AccessPolicy& access_;
   git::RepoReader& reader_;
   std::filesystem::path repos_root_;
   std::unique_ptr<Cache> cache_;

@@ -223,7 +223,7 @@ Result<http::Response> OrgSettings(WebDeps& deps, PageContext& ctx, http::Reques
                                    std::string error = {}) {
   HANGAR_TRY(RequireSignIn(ctx));
   HANGAR_ASSIGN_OR_RETURN(std::string name, DecodedParam(req, "org"));
-  if (deps.auth.NamespaceAccess(ctx.principal, name) != services::Access::Admin)
+  if (deps.access.NamespaceAccess(ctx.principal, name) != services::Access::Admin)
     return MakeError(ErrorCode::Forbidden, "only admins of " + name + " can manage its members");
   HANGAR_ASSIGN_OR_RETURN(auto org, deps.accounts.FindOrg(name));
   HANGAR_ASSIGN_OR_RETURN(auto members, deps.accounts.Members(org.id));
@@ -239,7 +239,7 @@ Result<http::Response> AddMember(WebDeps& deps, PageContext& ctx, http::Request&
   HANGAR_TRY(RequireSignIn(ctx));
   HANGAR_ASSIGN_OR_RETURN(Form form, ReadForm(req, ctx));
   HANGAR_ASSIGN_OR_RETURN(std::string name, DecodedParam(req, "org"));
-  if (deps.auth.NamespaceAccess(ctx.principal, name) != services::Access::Admin)
+  if (deps.access.NamespaceAccess(ctx.principal, name) != services::Access::Admin)
     return MakeError(ErrorCode::Forbidden, "only admins of " + name + " can manage its members");
   auto role = db::ParseOrgRole(form.Get("role"));
   if (!role) return OrgSettings(deps, ctx, req, "role must be read, write or admin");

@@ -114,7 +114,7 @@ Result<http::Response> Profile(WebDeps& deps, PageContext& ctx, http::Request& r
     data.set("kind", "Organization");
     data.set("has_members", !members.empty());
     data.set("members", MemberList(members));
-    if (deps.auth.NamespaceAccess(ctx.principal, name) == services::Access::Admin)
+    if (deps.access.NamespaceAccess(ctx.principal, name) == services::Access::Admin)
       data.set("manage_url", "/settings/org/" + EncodeSegment(name));
   } else {
     return MakeError(ErrorCode::NotFound, "no user or organization named '" + name + "'");

@@ -1,0 +1,81 @@
+#include "services/auth/access_policy.h"
+
+#include <string>
+
+#include "core/log.h"
+#include "core/util.h"
+
+namespace hangar::services {
+namespace {
+
+Access FromOrgRole(db::OrgRole r) {
+  switch (r) {
+    case db::OrgRole::Admin:
+      return Access::Admin;
+    case db::OrgRole::Write:
+      return Access::Write;
+    case db::OrgRole::Read:
+      break;
+  }
+  return Access::Read;
+}
+
+std::string MembershipKey(int64_t user_id, std::string_view ns) {
+  return std::to_string(user_id) + "/" + std::string(ns);
+}
+
+}  // namespace
+
+AccessPolicy::AccessPolicy(db::UserStore& users, AccessPolicyOptions options)
+    : users_(users),
+      options_(std::move(options)),
+      memberships_(options_.membership_cache_capacity, options_.membership_cache_ttl_ms) {
+  if (!options_.now_millis) options_.now_millis = NowUnixMillis;
+}
+
+Access AccessPolicy::NamespaceAccess(const Principal& who, std::string_view ns) {
+  if (who.anonymous) return Access::None;
+  Access access = Access::None;
+  if (who.is_admin || who.name == ns) {
+    access = Access::Admin;
+  } else {
+    const std::string key = MembershipKey(who.user_id, ns);
+    const int64_t now_ms = options_.now_millis();
+    std::optional<db::OrgRole> role;
+    bool hit = memberships_.Visit(key, now_ms, [&](auto& r) { role = r; });
+    if (!hit) {
+      auto r = users_.MemberRole(ns, who.user_id);
+      if (!r) {
+        Log("auth")->error("membership lookup failed: {}", r.error().message);
+        return Access::None;
+      }
+      role = *r;
+      memberships_.Put(key, role, now_ms);
+    }
+    if (role) access = FromOrgRole(*role);
+  }
+  // A token never grants more than its own role.
+  if (who.role == TokenRole::Read && access > Access::Read) access = Access::Read;
+  return access;
+}
+
+Result<void> AccessPolicy::ApplyVisibility(const Principal& who, db::RepoQuery& q) {
+  q.include_all_private = false;
+  q.readable_namespaces.clear();
+  if (who.anonymous) return {};
+  if (who.is_admin) {
+    q.include_all_private = true;
+    return {};
+  }
+  auto orgs = users_.ListOrgsOfUser(who.user_id);
+  if (!orgs) return std::move(orgs).error();
+  q.readable_namespaces.push_back(who.name);
+  for (const auto& m : *orgs) q.readable_namespaces.push_back(m.org.name);
+  return {};
+}
+
+void AccessPolicy::ForgetMembership(int64_t user_id, std::string_view org) {
+  memberships_.Erase(MembershipKey(user_id, org));
+}
+
+}  // namespace hangar::services
