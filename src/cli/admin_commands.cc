@@ -39,9 +39,9 @@ int CreateUser(App& hub, const AdminFlags& f) {
     password = ReadPasswordStdin();
     if (!password) return Fail(MakeError(ErrorCode::BadRequest, "no password on stdin"));
   }
-  auto& auth = hub.auth();
-  auto u = password ? auth.CreateUser(f.name, f.email, f.is_admin, std::string_view(*password))
-                    : auth.CreateUser(f.name, f.email, f.is_admin);
+  auto& accounts = hub.accounts();
+  auto u = password ? accounts.CreateUser(f.name, f.email, f.is_admin, std::string_view(*password))
+                    : accounts.CreateUser(f.name, f.email, f.is_admin);
   if (!u) return Fail(u.error());
   std::fprintf(stderr, "created user %s\n", u->name.c_str());
   return 0;
@@ -74,14 +74,14 @@ int ListTokens(App& hub, const AdminFlags& f) {
 }
 
 int CreateOrg(App& hub, const AdminFlags& f) {
-  auto o = hub.auth().CreateOrg(f.org, f.owner);
+  auto o = hub.accounts().CreateOrg(f.org, f.owner);
   if (!o) return Fail(o.error());
   std::fprintf(stderr, "created org %s (admin: %s)\n", f.org.c_str(), f.owner.c_str());
   return 0;
 }
 
 int AddMember(App& hub, const AdminFlags& f) {
-  auto r = hub.auth().AddMember(f.org, f.member, *db::ParseOrgRole(f.role));
+  auto r = hub.accounts().AddMember(f.org, f.member, *db::ParseOrgRole(f.role));
   if (!r) return Fail(r.error());
   std::fprintf(stderr, "%s is now %s of %s\n", f.member.c_str(), f.role.c_str(), f.org.c_str());
   return 0;

@@ -168,7 +168,6 @@ struct App::Routes {
   // routes that use it, so it is destroyed (and flushes) after them.
   std::unique_ptr<services::DownloadCounter> downloads;
   std::unique_ptr<api::HfDeps> hf;
-  std::unique_ptr<services::AccountService> accounts;  // the pages' reads of accounts
   std::unique_ptr<web::PageCaches> page_caches;
   std::unique_ptr<web::WebDeps> web;
 };
@@ -195,11 +194,12 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   HANGAR_TRY(app->blobs_->CheckUsable());
   HANGAR_ASSIGN_OR_RETURN(std::string secret, LoadOrCreateSecret(c.auth.secret_file));
   app->reader_ = std::make_unique<git::RepoReader>();
+  app->auth_ = std::make_unique<services::AuthService>(*app->stores_.users);
   app->access_ = std::make_unique<services::AccessPolicy>(*app->stores_.users);
-  services::AuthOptions auth_options;
-  auth_options.password_hash_concurrency = c.limits.password_hash_concurrency;
-  app->auth_ =
-      std::make_unique<services::AuthService>(*app->stores_.users, *app->access_, auth_options);
+  services::AccountOptions account_options;
+  account_options.password_hash_concurrency = c.limits.password_hash_concurrency;
+  app->accounts_ = std::make_unique<services::AccountService>(*app->stores_.users, *app->access_,
+                                                              account_options);
   app->repos_ = std::make_unique<services::RepoService>(*app->stores_.repos, *app->access_,
                                                         *app->reader_, data / "repos");
   app->content_ = std::make_unique<services::ContentService>(
@@ -217,7 +217,7 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   app->gc_ = std::make_unique<services::GcService>(*app->blobs_, *app->stores_.lfs, *app->uploads_,
                                                    gc_options);
   app->git_ = std::make_unique<services::GitService>(*app->repos_, GitLimitsFrom(c.limits));
-  app->sessions_ = std::make_unique<services::SessionService>(*app->stores_.users, *app->auth_);
+  app->sessions_ = std::make_unique<services::SessionService>(*app->stores_.users, *app->accounts_);
   app->maintenance_ = std::make_unique<services::MaintenanceService>(
       *app->stores_.repos, *app->repos_, MaintenanceOptionsFrom(c));
   services::ImportOptions import_options = ImportOptionsFrom(c);
@@ -312,11 +312,10 @@ http::Router& App::Router() {
   api::AddLfsRoutes(r, *lfs_, config_.limits);
   api::AddGitRoutes(r, *git_);
   api::AddHfFileRoutes(r, *routes_->hf);
-  routes_->accounts = std::make_unique<services::AccountService>(*stores_.users);
   routes_->page_caches = std::make_unique<web::PageCaches>();
   routes_->web = std::make_unique<web::WebDeps>(
       web::WebDeps{*auth_, *access_, *sessions_, *repos_, *content_, *imports_,
-                   *routes_->accounts, config_, *routes_->page_caches});
+                   *accounts_, config_, *routes_->page_caches});
   web::AddWebRoutes(r, *routes_->web);
   return r;
 }

@@ -11,6 +11,7 @@
 #include "git/repo_reader.h"
 #include "http/router.h"
 #include "services/auth/access_policy.h"
+#include "services/auth/account_service.h"
 #include "services/auth/auth_service.h"
 #include "services/content/commit_service.h"
 #include "services/content/content_service.h"
@@ -48,6 +49,8 @@ class App {
 
   const config::Config& config() const { return config_; }
   services::AuthService& auth() { return *auth_; }
+  // Users, passwords, orgs and memberships (admin commands, sign-in, the web pages).
+  services::AccountService& accounts() { return *accounts_; }
   // Who may do what in a namespace (RepoService::Open and the services' own checks).
   services::AccessPolicy& access() { return *access_; }
   services::RepoService& repos() { return *repos_; }
@@ -66,8 +69,9 @@ class App {
   db::Stores stores_;
   std::unique_ptr<storage::BlobStore> blobs_;  // LocalBlobStore or S3BlobStore (storage.blobs)
   std::unique_ptr<git::RepoReader> reader_;
+  std::unique_ptr<services::AuthService> auth_;
   std::unique_ptr<services::AccessPolicy> access_;
-  std::unique_ptr<services::AuthService> auth_;  // after access_, which it tells of changes
+  std::unique_ptr<services::AccountService> accounts_;  // after access_, which it tells of changes
   std::unique_ptr<services::RepoService> repos_;
   std::unique_ptr<services::ContentService> content_;
   std::unique_ptr<services::LfsService> lfs_;

@@ -80,15 +80,15 @@ class AuthzHub {
     if (!app) ADD_FAILURE() << app.error().message;
     app_ = std::move(*app);
     router_ = &app_->Router();
-    auto& auth = app_->auth();
+    auto& accounts = app_->accounts();
     for (const char* user : {"alice", "root", "bob", "carol", "dave"}) {
-      auto made = auth.CreateUser(user, std::string(user) + "@example.com",
-                                  std::string_view(user) == "root", kPassword);
+      auto made = accounts.CreateUser(user, std::string(user) + "@example.com",
+                                      std::string_view(user) == "root", kPassword);
       EXPECT_TRUE(made.has_value()) << made.error().message;
     }
-    EXPECT_TRUE(auth.CreateOrg("acme", "alice").has_value());
-    EXPECT_TRUE(auth.AddMember("acme", "carol", db::OrgRole::Read).has_value());
-    EXPECT_TRUE(auth.AddMember("acme", "dave", db::OrgRole::Write).has_value());
+    EXPECT_TRUE(accounts.CreateOrg("acme", "alice").has_value());
+    EXPECT_TRUE(accounts.AddMember("acme", "carol", db::OrgRole::Read).has_value());
+    EXPECT_TRUE(accounts.AddMember("acme", "dave", db::OrgRole::Write).has_value());
     credentials_["read"] = Token("alice", TokenRole::Read);
     credentials_["write"] = Token("alice", TokenRole::Write);
     credentials_["admin"] = Token("root", TokenRole::Write);

@@ -11,6 +11,7 @@
 
 #include "core/sha256.h"
 #include "db/sqlite/sqlite_stores.h"
+#include "services/auth/account_service.h"
 
 namespace hangar::services {
 namespace {
@@ -111,26 +112,29 @@ class AuthTest : public ::testing::Test {
     MakeService({});
   }
   void TearDown() override {
-    auth_.reset();
+    accounts_.reset();
     access_.reset();
+    auth_.reset();
     stores_ = db::Stores{};
     std::filesystem::remove_all(dir_);
   }
 
-  void MakeService(AuthOptions opts) {
-    opts.argon2_memory_kib = 64;  // keep tests fast; production default is 19 MiB
-    opts.argon2_iterations = 1;
-    opts.now_millis = [this] { return now_ms_.load(); };
-    auth_.reset();  // it refers to access_
+  void MakeService(AccountOptions opts) {
+    accounts_.reset();  // it refers to access_
+    AuthOptions authn;
+    authn.now_millis = [this] { return now_ms_.load(); };
+    auth_ = std::make_unique<AuthService>(*counting_, std::move(authn));
     AccessPolicyOptions policy;
     policy.now_millis = [this] { return now_ms_.load(); };
     access_ = std::make_unique<AccessPolicy>(*counting_, std::move(policy));
-    auth_ = std::make_unique<AuthService>(*counting_, *access_, std::move(opts));
+    opts.argon2_memory_kib = 64;  // keep tests fast; production default is 19 MiB
+    opts.argon2_iterations = 1;
+    accounts_ = std::make_unique<AccountService>(*counting_, *access_, std::move(opts));
   }
 
   // A user with a token; returns the plaintext token.
   std::string UserWithToken(const std::string& name, TokenRole role, bool admin = false) {
-    auto u = auth_->CreateUser(name, name + "@example.org", admin);
+    auto u = accounts_->CreateUser(name, name + "@example.org", admin);
     EXPECT_TRUE(u.has_value()) << u.error().message;
     auto t = auth_->CreateToken(name, "laptop", role);
     EXPECT_TRUE(t.has_value()) << t.error().message;
@@ -153,8 +157,9 @@ class AuthTest : public ::testing::Test {
   std::filesystem::path dir_;
   db::Stores stores_;
   std::unique_ptr<CountingUserStore> counting_;
-  std::unique_ptr<AccessPolicy> access_;
   std::unique_ptr<AuthService> auth_;
+  std::unique_ptr<AccessPolicy> access_;
+  std::unique_ptr<AccountService> accounts_;
   std::atomic<int64_t> now_ms_{1700000000000};
 };
 
@@ -268,7 +273,7 @@ TEST_F(AuthTest, RevokeElsewhereTakesEffectWithinTtl) {
 }
 
 TEST_F(AuthTest, ExpiredTokenIsRejectedEvenWhenCached) {
-  ASSERT_TRUE(auth_->CreateUser("alice", "", false).has_value());
+  ASSERT_TRUE(accounts_->CreateUser("alice", "", false).has_value());
   auto t = auth_->CreateToken("alice", "ci", TokenRole::Read, 1700000002).value();
   Auth(t.token);
   now_ms_ += 1'000;
@@ -279,7 +284,7 @@ TEST_F(AuthTest, ExpiredTokenIsRejectedEvenWhenCached) {
 
 TEST_F(AuthTest, TokenManagementErrors) {
   EXPECT_EQ(auth_->CreateToken("ghost", "x", TokenRole::Read).error().code, ErrorCode::NotFound);
-  ASSERT_TRUE(auth_->CreateUser("alice", "", false).has_value());
+  ASSERT_TRUE(accounts_->CreateUser("alice", "", false).has_value());
   EXPECT_EQ(auth_->CreateToken("alice", "", TokenRole::Read).error().code, ErrorCode::BadRequest);
   auto a = auth_->CreateToken("alice", "one", TokenRole::Read).value();
   auto b = auth_->CreateToken("alice", "two", TokenRole::Write).value();
@@ -292,42 +297,44 @@ TEST_F(AuthTest, TokenManagementErrors) {
 }
 
 TEST_F(AuthTest, CreateUserValidatesAndRefusesTakenNames) {
-  EXPECT_EQ(auth_->CreateUser("bad name", "", false).error().code, ErrorCode::BadRequest);
-  EXPECT_EQ(auth_->CreateUser("-x", "", false).error().code, ErrorCode::BadRequest);
-  EXPECT_EQ(auth_->CreateUser("short", "", false, "1234567").error().code, ErrorCode::BadRequest);
-  ASSERT_TRUE(auth_->CreateUser("alice", "a@example.org", false).has_value());
-  EXPECT_EQ(auth_->CreateUser("alice", "", false).error().code, ErrorCode::Conflict);
-  EXPECT_EQ(auth_->CreateUser("alice", "", false, "long enough pw").error().code,
+  EXPECT_EQ(accounts_->CreateUser("bad name", "", false).error().code, ErrorCode::BadRequest);
+  EXPECT_EQ(accounts_->CreateUser("-x", "", false).error().code, ErrorCode::BadRequest);
+  EXPECT_EQ(accounts_->CreateUser("short", "", false, "1234567").error().code,
+            ErrorCode::BadRequest);
+  ASSERT_TRUE(accounts_->CreateUser("alice", "a@example.org", false).has_value());
+  EXPECT_EQ(accounts_->CreateUser("alice", "", false).error().code, ErrorCode::Conflict);
+  EXPECT_EQ(accounts_->CreateUser("alice", "", false, "long enough pw").error().code,
             ErrorCode::Conflict);
-  ASSERT_TRUE(auth_->CreateOrg("acme", "alice").has_value());
-  EXPECT_EQ(auth_->CreateUser("acme", "", false).error().code, ErrorCode::Conflict);
-  EXPECT_EQ(auth_->CreateOrg("alice", "alice").error().code, ErrorCode::Conflict);
-  EXPECT_EQ(auth_->CreateOrg("bad/org", "alice").error().code, ErrorCode::BadRequest);
-  EXPECT_EQ(auth_->CreateOrg("neworg", "ghost").error().code, ErrorCode::NotFound);
+  ASSERT_TRUE(accounts_->CreateOrg("acme", "alice").has_value());
+  EXPECT_EQ(accounts_->CreateUser("acme", "", false).error().code, ErrorCode::Conflict);
+  EXPECT_EQ(accounts_->CreateOrg("alice", "alice").error().code, ErrorCode::Conflict);
+  EXPECT_EQ(accounts_->CreateOrg("bad/org", "alice").error().code, ErrorCode::BadRequest);
+  EXPECT_EQ(accounts_->CreateOrg("neworg", "ghost").error().code, ErrorCode::NotFound);
 }
 
 TEST_F(AuthTest, PasswordsAreArgon2idAndChecked) {
-  auto u = auth_->CreateUser("alice", "", false, "correct horse");
+  auto u = accounts_->CreateUser("alice", "", false, "correct horse");
   ASSERT_TRUE(u.has_value()) << u.error().message;
   ASSERT_TRUE(u->password_hash.has_value());
   EXPECT_EQ(u->password_hash->rfind("$argon2id$", 0), 0u);
   EXPECT_EQ(u->password_hash->find("correct horse"), std::string::npos);
 
-  auto ok = auth_->CheckPassword("alice", "correct horse");
+  auto ok = accounts_->CheckPassword("alice", "correct horse");
   ASSERT_TRUE(ok.has_value());
   EXPECT_EQ(ok->name, "alice");
-  auto bad = auth_->CheckPassword("alice", "wrong horse");
+  auto bad = accounts_->CheckPassword("alice", "wrong horse");
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().code, ErrorCode::Unauthorized);
-  EXPECT_EQ(auth_->CheckPassword("ghost", "correct horse").error().code, ErrorCode::Unauthorized);
+  EXPECT_EQ(accounts_->CheckPassword("ghost", "correct horse").error().code,
+            ErrorCode::Unauthorized);
 
-  ASSERT_TRUE(auth_->SetPassword("alice", "battery staple").has_value());
-  EXPECT_FALSE(auth_->CheckPassword("alice", "correct horse").has_value());
-  EXPECT_TRUE(auth_->CheckPassword("alice", "battery staple").has_value());
-  EXPECT_EQ(auth_->SetPassword("ghost", "battery staple").error().code, ErrorCode::NotFound);
+  ASSERT_TRUE(accounts_->SetPassword("alice", "battery staple").has_value());
+  EXPECT_FALSE(accounts_->CheckPassword("alice", "correct horse").has_value());
+  EXPECT_TRUE(accounts_->CheckPassword("alice", "battery staple").has_value());
+  EXPECT_EQ(accounts_->SetPassword("ghost", "battery staple").error().code, ErrorCode::NotFound);
 
-  ASSERT_TRUE(auth_->CreateUser("nopw", "", false).has_value());
-  EXPECT_EQ(auth_->CheckPassword("nopw", "").error().code, ErrorCode::Unauthorized);
+  ASSERT_TRUE(accounts_->CreateUser("nopw", "", false).has_value());
+  EXPECT_EQ(accounts_->CheckPassword("nopw", "").error().code, ErrorCode::Unauthorized);
 }
 
 // Hashers are held in the hook until the bound has been reached once and all 8 checking
@@ -341,7 +348,7 @@ TEST_F(AuthTest, PasswordHashConcurrencyIsBounded) {
     std::condition_variable cv;
     bool reached = false;
     int started = 0;
-    AuthOptions opts;
+    AccountOptions opts;
     opts.password_hash_concurrency = bound;
     opts.on_password_hash = [&](int in_flight) {
       ++calls;
@@ -359,7 +366,7 @@ TEST_F(AuthTest, PasswordHashConcurrencyIsBounded) {
         std::lock_guard lock(mu);
         started = kThreads;  // no checking threads yet: don't hold the setup hash
       }
-      ASSERT_TRUE(auth_->CreateUser("alice", "", false, "correct horse").has_value());
+      ASSERT_TRUE(accounts_->CreateUser("alice", "", false, "correct horse").has_value());
       std::lock_guard lock(mu);
       started = 0;
       reached = false;
@@ -374,7 +381,7 @@ TEST_F(AuthTest, PasswordHashConcurrencyIsBounded) {
           ++started;
           cv.notify_all();
         }
-        EXPECT_TRUE(auth_->CheckPassword("alice", "correct horse").has_value());
+        EXPECT_TRUE(accounts_->CheckPassword("alice", "correct horse").has_value());
       });
     }
     for (auto& t : threads) t.join();
@@ -391,9 +398,9 @@ TEST_F(AuthTest, NamespaceAccessFollowsOwnershipRolesAndTokenCap) {
   std::string dave_w = UserWithToken("dave", TokenRole::Write);
   std::string root_w = UserWithToken("root", TokenRole::Write, /*admin=*/true);
   auto root_r = auth_->CreateToken("root", "ro", TokenRole::Read)->token;
-  ASSERT_TRUE(auth_->CreateOrg("acme", "alice").has_value());
-  ASSERT_TRUE(auth_->AddMember("acme", "bob", db::OrgRole::Write).has_value());
-  ASSERT_TRUE(auth_->AddMember("acme", "carol", db::OrgRole::Read).has_value());
+  ASSERT_TRUE(accounts_->CreateOrg("acme", "alice").has_value());
+  ASSERT_TRUE(accounts_->AddMember("acme", "bob", db::OrgRole::Write).has_value());
+  ASSERT_TRUE(accounts_->AddMember("acme", "carol", db::OrgRole::Read).has_value());
 
   EXPECT_EQ(access_->NamespaceAccess(Auth(alice_w), "alice"), Access::Admin);
   EXPECT_EQ(access_->NamespaceAccess(Auth(alice_w), "acme"), Access::Admin);
@@ -409,18 +416,19 @@ TEST_F(AuthTest, NamespaceAccessFollowsOwnershipRolesAndTokenCap) {
   EXPECT_EQ(access_->NamespaceAccess(Auth(root_r), "bob"), Access::Read);
 
   // Membership changes through the service apply at once despite the cache.
-  ASSERT_TRUE(auth_->AddMember("acme", "dave", db::OrgRole::Admin).has_value());
+  ASSERT_TRUE(accounts_->AddMember("acme", "dave", db::OrgRole::Admin).has_value());
   EXPECT_EQ(access_->NamespaceAccess(Auth(dave_w), "acme"), Access::Admin);
-  EXPECT_EQ(auth_->AddMember("nosuch", "dave", db::OrgRole::Read).error().code,
+  EXPECT_EQ(accounts_->AddMember("nosuch", "dave", db::OrgRole::Read).error().code,
             ErrorCode::NotFound);
-  EXPECT_EQ(auth_->AddMember("acme", "ghost", db::OrgRole::Read).error().code, ErrorCode::NotFound);
+  EXPECT_EQ(accounts_->AddMember("acme", "ghost", db::OrgRole::Read).error().code,
+            ErrorCode::NotFound);
 }
 
 TEST_F(AuthTest, MembershipLookupsAreCached) {
   std::string bob_w = UserWithToken("bob", TokenRole::Write);
-  ASSERT_TRUE(auth_->CreateUser("alice", "", false).has_value());
-  ASSERT_TRUE(auth_->CreateOrg("acme", "alice").has_value());
-  ASSERT_TRUE(auth_->AddMember("acme", "bob", db::OrgRole::Write).has_value());
+  ASSERT_TRUE(accounts_->CreateUser("alice", "", false).has_value());
+  ASSERT_TRUE(accounts_->CreateOrg("acme", "alice").has_value());
+  ASSERT_TRUE(accounts_->AddMember("acme", "bob", db::OrgRole::Write).has_value());
   Principal bob = Auth(bob_w);
   for (int i = 0; i < 50; ++i) EXPECT_EQ(access_->NamespaceAccess(bob, "acme"), Access::Write);
   for (int i = 0; i < 50; ++i) EXPECT_EQ(access_->NamespaceAccess(bob, "other"), Access::None);
@@ -429,9 +437,9 @@ TEST_F(AuthTest, MembershipLookupsAreCached) {
 
 TEST_F(AuthTest, WhoAmIReportsUserOrgsAndToken) {
   ASSERT_TRUE(
-      auth_->CreateUser("alice", "alice@example.org", false, "correct horse", "Alice Example")
+      accounts_->CreateUser("alice", "alice@example.org", false, "correct horse", "Alice Example")
           .has_value());
-  ASSERT_TRUE(auth_->CreateOrg("acme", "alice", "ACME").has_value());
+  ASSERT_TRUE(accounts_->CreateOrg("acme", "alice", "ACME").has_value());
   auto t = auth_->CreateToken("alice", "laptop", TokenRole::Write).value();
   auto info = auth_->WhoAmI(Auth(t.token));
   ASSERT_TRUE(info.has_value()) << info.error().message;
@@ -455,9 +463,9 @@ TEST_F(AuthTest, WhoAmIReportsUserOrgsAndToken) {
 TEST_F(AuthTest, ApplyVisibilityShowsOwnAndOrgPrivateRepos) {
   std::string bob_w = UserWithToken("bob", TokenRole::Read);
   std::string root_w = UserWithToken("root", TokenRole::Read, true);
-  ASSERT_TRUE(auth_->CreateUser("alice", "", false).has_value());
-  ASSERT_TRUE(auth_->CreateOrg("acme", "alice").has_value());
-  ASSERT_TRUE(auth_->AddMember("acme", "bob", db::OrgRole::Read).has_value());
+  ASSERT_TRUE(accounts_->CreateUser("alice", "", false).has_value());
+  ASSERT_TRUE(accounts_->CreateOrg("acme", "alice").has_value());
+  ASSERT_TRUE(accounts_->AddMember("acme", "bob", db::OrgRole::Read).has_value());
   for (const char* ns : {"alice", "acme", "bob"}) {
     db::RepoRecord r;
     r.ns = ns;
@@ -508,26 +516,27 @@ TEST_F(AuthTest, ConcurrentAuthenticateFromManyThreads) {
 TEST_F(AuthTest, TheLastOrgAdminCannotStepDown) {
   UserWithToken("alice", TokenRole::Write);
   UserWithToken("bob", TokenRole::Write);
-  ASSERT_TRUE(auth_->CreateOrg("acme", "alice").has_value());
-  auto alone = auth_->AddMember("acme", "alice", db::OrgRole::Read);
+  ASSERT_TRUE(accounts_->CreateOrg("acme", "alice").has_value());
+  auto alone = accounts_->AddMember("acme", "alice", db::OrgRole::Read);
   ASSERT_FALSE(alone.has_value());
   EXPECT_EQ(alone.error().code, ErrorCode::Conflict);
-  ASSERT_TRUE(auth_->AddMember("acme", "bob", db::OrgRole::Admin).has_value());
-  EXPECT_TRUE(auth_->AddMember("acme", "alice", db::OrgRole::Write).has_value());
-  EXPECT_EQ(auth_->AddMember("acme", "bob", db::OrgRole::Read).error().code, ErrorCode::Conflict);
+  ASSERT_TRUE(accounts_->AddMember("acme", "bob", db::OrgRole::Admin).has_value());
+  EXPECT_TRUE(accounts_->AddMember("acme", "alice", db::OrgRole::Write).has_value());
+  EXPECT_EQ(accounts_->AddMember("acme", "bob", db::OrgRole::Read).error().code,
+            ErrorCode::Conflict);
 }
 
 TEST_F(AuthTest, SitePathsAreReservedAsUserAndOrgNames) {
   UserWithToken("alice", TokenRole::Write);
   for (const char* name : {"models", "Settings", "login", "api", "datasets"}) {
-    auto u = auth_->CreateUser(name, "x@example.com", false);
+    auto u = accounts_->CreateUser(name, "x@example.com", false);
     ASSERT_FALSE(u.has_value()) << name;
     EXPECT_EQ(u.error().code, ErrorCode::BadRequest) << name;
-    auto o = auth_->CreateOrg(name, "alice");
+    auto o = accounts_->CreateOrg(name, "alice");
     ASSERT_FALSE(o.has_value()) << name;
     EXPECT_EQ(o.error().code, ErrorCode::BadRequest) << name;
   }
-  EXPECT_TRUE(auth_->CreateUser("modelsmith", "m@example.com", false).has_value());
+  EXPECT_TRUE(accounts_->CreateUser("modelsmith", "m@example.com", false).has_value());
 }
 
 }  // namespace

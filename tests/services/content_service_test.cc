@@ -15,7 +15,7 @@
 #include "fixtures.h"
 #include "git/repo_reader.h"
 #include "git/test_repo.h"
-#include "services/auth/auth_service.h"
+#include "services/auth/account_service.h"
 #include "services/repo/repo_service.h"
 #include "storage/memory/memory_blob_store.h"
 
@@ -36,9 +36,9 @@ class ContentServiceTest : public ::testing::Test {
     ASSERT_TRUE(s.has_value()) << s.error().message;
     stores_ = std::move(*s);
     access_ = std::make_unique<AccessPolicy>(*stores_.users);
-    auth_ = std::make_unique<AuthService>(*stores_.users, *access_);
+    accounts_ = std::make_unique<AccountService>(*stores_.users, *access_);
     repos_ = std::make_unique<RepoService>(*stores_.repos, *access_, reader_, dir_ / "repos");
-    alice_ = testing::MakeUser(*auth_, "alice");
+    alice_ = testing::MakeUser(*accounts_, "alice");
     ASSERT_TRUE(repos_->Create(alice_, public_, false).has_value());
     ASSERT_TRUE(repos_->Create(alice_, private_, true).has_value());
     // Two more commits on main: a.txt (two lines, each from its own commit), dir/b.txt.
@@ -56,7 +56,7 @@ class ContentServiceTest : public ::testing::Test {
   void TearDown() override {
     content_.reset();
     repos_.reset();
-    auth_.reset();
+    accounts_.reset();
     access_.reset();
     stores_ = db::Stores{};
     std::error_code ec;
@@ -75,7 +75,7 @@ class ContentServiceTest : public ::testing::Test {
   db::Stores stores_;
   git::RepoReader reader_;
   std::unique_ptr<AccessPolicy> access_;
-  std::unique_ptr<AuthService> auth_;
+  std::unique_ptr<AccountService> accounts_;
   std::unique_ptr<RepoService> repos_;
   storage::MemoryBlobStore blobs_;
   ContentOptions options_;

@@ -7,14 +7,14 @@
 
 #include "core/principal.h"
 #include "db/repo_store.h"
-#include "services/auth/auth_service.h"
+#include "services/auth/account_service.h"
 
 namespace hangar::services::testing {
 
 // Creates user `name` and returns them as a principal holding a token of `role`.
-inline Principal MakeUser(AuthService& auth, const std::string& name,
+inline Principal MakeUser(AccountService& accounts, const std::string& name,
                           TokenRole role = TokenRole::Write) {
-  auto u = auth.CreateUser(name, name + "@example.com", false);
+  auto u = accounts.CreateUser(name, name + "@example.com", false);
   EXPECT_TRUE(u.has_value()) << u.error().message;
   Principal p;
   p.anonymous = false;

@@ -19,7 +19,7 @@
 #include "db/sqlite/sqlite_stores.h"
 #include "fixtures.h"
 #include "git/repo_reader.h"
-#include "services/auth/auth_service.h"
+#include "services/auth/account_service.h"
 #include "services/repo/repo_service.h"
 #include "services/uploads/upload_service.h"
 #include "storage/local/local_blob_store.h"
@@ -60,7 +60,7 @@ class GcServiceTest : public ::testing::Test {
     stores_ = std::move(*s);
     blobs_ = std::make_unique<storage::LocalBlobStore>(dir_);
     access_ = std::make_unique<AccessPolicy>(*stores_.users);
-    auth_ = std::make_unique<AuthService>(*stores_.users, *access_);
+    accounts_ = std::make_unique<AccountService>(*stores_.users, *access_);
     repos_ = std::make_unique<RepoService>(*stores_.repos, *access_, reader_, dir_ / "repos");
     now_ = NowUnix();
     UploadServiceOptions uo;
@@ -73,7 +73,7 @@ class GcServiceTest : public ::testing::Test {
     go.now = [this] { return now_; };
     gc_ = std::make_unique<GcService>(*blobs_, *stores_.lfs, *uploads_, go);
 
-    alice_ = testing::MakeUser(*auth_, "alice");
+    alice_ = testing::MakeUser(*accounts_, "alice");
     repo_id_ = testing::MakeRepoRow(*stores_.repos, "alice", "model");
     repo_ = *RepoId::Parse(RepoType::Model, "alice", "model");
   }
@@ -81,7 +81,7 @@ class GcServiceTest : public ::testing::Test {
     gc_.reset();
     uploads_.reset();
     repos_.reset();
-    auth_.reset();
+    accounts_.reset();
     access_.reset();
     blobs_.reset();
     stores_ = db::Stores{};
@@ -122,7 +122,7 @@ class GcServiceTest : public ::testing::Test {
   git::RepoReader reader_;
   std::unique_ptr<storage::LocalBlobStore> blobs_;
   std::unique_ptr<AccessPolicy> access_;
-  std::unique_ptr<AuthService> auth_;
+  std::unique_ptr<AccountService> accounts_;
   std::unique_ptr<RepoService> repos_;
   std::unique_ptr<UploadService> uploads_;
   std::unique_ptr<GcService> gc_;

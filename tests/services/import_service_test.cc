@@ -71,15 +71,15 @@ class ImportServiceTest : public ::testing::Test {
     ASSERT_TRUE(s.has_value()) << s.error().message;
     stores_ = std::move(*s);
     access_ = std::make_unique<AccessPolicy>(*stores_.users);
-    auth_ = std::make_unique<AuthService>(*stores_.users, *access_);
+    accounts_ = std::make_unique<AccountService>(*stores_.users, *access_);
     repos_ = std::make_unique<RepoService>(*stores_.repos, *access_, reader_,
                                            fs::path(dir_.path()) / "repos");
     ImportOptions opts;
     opts.tmp_dir = fs::path(dir_.path()) / "tmp";
     imports_ =
         std::make_unique<ImportService>(*stores_.repos, *stores_.users, *access_, *repos_, opts);
-    alice_ = testing::MakeUser(*auth_, "alice");
-    bob_ = testing::MakeUser(*auth_, "bob");
+    alice_ = testing::MakeUser(*accounts_, "alice");
+    bob_ = testing::MakeUser(*accounts_, "bob");
     admin_.anonymous = false;
     admin_.name = "hangar-cli";
     admin_.is_admin = true;
@@ -115,7 +115,7 @@ class ImportServiceTest : public ::testing::Test {
   db::Stores stores_;
   git::RepoReader reader_;
   std::unique_ptr<AccessPolicy> access_;
-  std::unique_ptr<AuthService> auth_;
+  std::unique_ptr<AccountService> accounts_;
   std::unique_ptr<RepoService> repos_;
   std::unique_ptr<ImportService> imports_;
   Principal alice_, bob_, admin_;
@@ -260,8 +260,8 @@ TEST_F(ImportServiceTest, NamespaceRulesAreThoseOfRepoCreation) {
   EXPECT_EQ(imports_->Import(alice_, r).error().code, ErrorCode::BadRequest);
   ExpectNothingLeft("imported");
   // An org member with write access may import into the org; the admin anywhere.
-  ASSERT_TRUE(auth_->CreateOrg("acme", "bob").has_value());
-  ASSERT_TRUE(auth_->AddMember("acme", "alice", db::OrgRole::Write).has_value());
+  ASSERT_TRUE(accounts_->CreateOrg("acme", "bob").has_value());
+  ASSERT_TRUE(accounts_->AddMember("acme", "alice", db::OrgRole::Write).has_value());
   r = Request(source_);
   r.ns = "acme";
   ASSERT_TRUE(imports_->Import(alice_, r).has_value());

@@ -13,7 +13,7 @@
 #include "db/sqlite/sqlite_stores.h"
 #include "fixtures.h"
 #include "git/repo_reader.h"
-#include "services/auth/auth_service.h"
+#include "services/auth/account_service.h"
 #include "services/lfs/lfs_service.h"
 #include "services/repo/repo_service.h"
 #include "services/uploads/upload_service.h"
@@ -44,7 +44,7 @@ class LfsMultipartTest : public ::testing::Test {
     ASSERT_TRUE(s.has_value()) << s.error().message;
     stores_ = std::move(*s);
     access_ = std::make_unique<AccessPolicy>(*stores_.users);
-    auth_ = std::make_unique<AuthService>(*stores_.users, *access_);
+    accounts_ = std::make_unique<AccountService>(*stores_.users, *access_);
     repos_ = std::make_unique<RepoService>(*stores_.repos, *access_, reader_, dir_ / "repos");
     UploadServiceOptions upload_opts;
     upload_opts.expiry = std::chrono::hours(24);
@@ -58,14 +58,14 @@ class LfsMultipartTest : public ::testing::Test {
     opts.multipart_chunk_bytes = kChunk;
     lfs_ = std::make_unique<LfsService>(*repos_, *stores_.lfs, blobs_, *uploads_, kKey, opts);
 
-    alice_ = testing::MakeUser(*auth_, "alice");
+    alice_ = testing::MakeUser(*accounts_, "alice");
     repo_id_ = testing::MakeRepoRow(*stores_.repos, "alice", "model");
   }
   void TearDown() override {
     lfs_.reset();
     uploads_.reset();
     repos_.reset();
-    auth_.reset();
+    accounts_.reset();
     access_.reset();
     stores_ = db::Stores{};
     std::error_code ec;
@@ -134,7 +134,7 @@ class LfsMultipartTest : public ::testing::Test {
   db::Stores stores_;
   git::RepoReader reader_;
   std::unique_ptr<AccessPolicy> access_;
-  std::unique_ptr<AuthService> auth_;
+  std::unique_ptr<AccountService> accounts_;
   std::unique_ptr<RepoService> repos_;
   storage::MemoryBlobStore blobs_;
   std::unique_ptr<UploadService> uploads_;
@@ -333,9 +333,9 @@ TEST_F(LfsMultipartTest, PartsNeedAnUploadTicketForTheObjectAndItsUpload) {
 
 TEST_F(LfsMultipartTest, AnotherUsersUploadReadsAsMissing) {
   // Alice and Bob both write to acme/shared, and send the same object: an upload each.
-  Principal bob = testing::MakeUser(*auth_, "bob");
-  ASSERT_TRUE(auth_->CreateOrg("acme", "alice").has_value());
-  ASSERT_TRUE(auth_->AddMember("acme", "bob", db::OrgRole::Write).has_value());
+  Principal bob = testing::MakeUser(*accounts_, "bob");
+  ASSERT_TRUE(accounts_->CreateOrg("acme", "alice").has_value());
+  ASSERT_TRUE(accounts_->AddMember("acme", "bob", db::OrgRole::Write).has_value());
   repo_id_ = testing::MakeRepoRow(*stores_.repos, "acme", "shared");
   std::string data = Data();
   Sha256 oid = Sha256::Of(data);

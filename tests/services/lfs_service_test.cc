@@ -11,7 +11,7 @@
 #include "db/sqlite/sqlite_stores.h"
 #include "fixtures.h"
 #include "git/repo_reader.h"
-#include "services/auth/auth_service.h"
+#include "services/auth/account_service.h"
 #include "services/repo/repo_service.h"
 #include "storage/memory/memory_blob_store.h"
 
@@ -48,7 +48,7 @@ class LfsServiceTest : public ::testing::Test {
     ASSERT_TRUE(s.has_value()) << s.error().message;
     stores_ = std::move(*s);
     access_ = std::make_unique<AccessPolicy>(*stores_.users);
-    auth_ = std::make_unique<AuthService>(*stores_.users, *access_);
+    accounts_ = std::make_unique<AccountService>(*stores_.users, *access_);
     repos_ = std::make_unique<RepoService>(*stores_.repos, *access_, reader_, dir_ / "repos");
     LfsServiceOptions opts;
     opts.ticket_ttl = std::chrono::seconds(600);
@@ -71,7 +71,7 @@ class LfsServiceTest : public ::testing::Test {
     lfs_.reset();
     uploads_.reset();
     repos_.reset();
-    auth_.reset();
+    accounts_.reset();
     access_.reset();
     stores_ = db::Stores{};
     std::error_code ec;
@@ -79,7 +79,7 @@ class LfsServiceTest : public ::testing::Test {
   }
 
   Principal User(const std::string& name, TokenRole role) {
-    return testing::MakeUser(*auth_, name, role);
+    return testing::MakeUser(*accounts_, name, role);
   }
   int64_t Repo(const std::string& ns, const std::string& name, bool is_private) {
     return testing::MakeRepoRow(*stores_.repos, ns, name, is_private);
@@ -121,7 +121,7 @@ class LfsServiceTest : public ::testing::Test {
   db::Stores stores_;
   git::RepoReader reader_;
   std::unique_ptr<AccessPolicy> access_;
-  std::unique_ptr<AuthService> auth_;
+  std::unique_ptr<AccountService> accounts_;
   std::unique_ptr<RepoService> repos_;
   storage::MemoryBlobStore blobs_;
   std::unique_ptr<UploadService> uploads_;

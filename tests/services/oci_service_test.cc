@@ -44,13 +44,13 @@ class OciServiceTest : public ::testing::Test {
     dir_ = mkdtemp(tmpl.data());
     stores_ = std::move(db::OpenSqliteStores(dir_ / "hangar.db").value());
     access_ = std::make_unique<AccessPolicy>(*stores_.users);
-    auth_ = std::make_unique<AuthService>(*stores_.users, *access_);
+    accounts_ = std::make_unique<AccountService>(*stores_.users, *access_);
     repos_ = std::make_unique<RepoService>(*stores_.repos, *access_, reader_, dir_ / "repos");
     projection_ = std::make_unique<OciProjection>(reader_, blobs_, *stores_.oci, *stores_.lfs,
                                                   "http://hub.test");
     Make();
-    alice_ = MakeUser(*auth_, "alice");
-    bob_ = MakeUser(*auth_, "bob");
+    alice_ = MakeUser(*accounts_, "alice");
+    bob_ = MakeUser(*accounts_, "bob");
   }
   void TearDown() override {
     oci_.reset();
@@ -107,7 +107,7 @@ class OciServiceTest : public ::testing::Test {
   storage::MemoryBlobStore blobs_;
   git::RepoReader reader_;
   std::unique_ptr<AccessPolicy> access_;
-  std::unique_ptr<AuthService> auth_;
+  std::unique_ptr<AccountService> accounts_;
   std::unique_ptr<RepoService> repos_;
   std::unique_ptr<OciProjection> projection_;
   std::unique_ptr<OciService> oci_;
@@ -260,8 +260,8 @@ TEST_F(OciServiceTest, OneUserCannotTakeEveryUploadSlot) {
 
 TEST_F(OciServiceTest, AnUploadBelongsToTheUserWhoBeganIt) {
   // alice and bob both write to acme/m; bob learns the id of alice's upload.
-  ASSERT_TRUE(auth_->CreateOrg("acme", "alice").has_value());
-  ASSERT_TRUE(auth_->AddMember("acme", "bob", db::OrgRole::Write).has_value());
+  ASSERT_TRUE(accounts_->CreateOrg("acme", "alice").has_value());
+  ASSERT_TRUE(accounts_->AddMember("acme", "bob", db::OrgRole::Write).has_value());
   Push("acme/m", "x");  // the repo exists and bob may write to it
   ASSERT_TRUE(oci_->StartUpload(bob_, "acme/m").has_value());
   auto up = oci_->StartUpload(alice_, "acme/m").value();

@@ -20,21 +20,22 @@ class SessionTest : public ::testing::Test {
     auto s = db::OpenSqliteStores(dir_ / "hangar.db");
     ASSERT_TRUE(s.has_value()) << s.error().message;
     stores_ = std::move(*s);
-    AuthOptions opts;
+    access_ = std::make_unique<AccessPolicy>(*stores_.users);
+    AccountOptions opts;
     opts.argon2_memory_kib = 64;  // fast; production uses 19 MiB
     opts.argon2_iterations = 1;
-    access_ = std::make_unique<AccessPolicy>(*stores_.users);
-    auth_ = std::make_unique<AuthService>(*stores_.users, *access_, opts);
+    accounts_ = std::make_unique<AccountService>(*stores_.users, *access_, opts);
     SessionOptions so;
     so.ttl_seconds = 100;
     so.now = [this] { return now_.load(); };
-    sessions_ = std::make_unique<SessionService>(*stores_.users, *auth_, so);
-    ASSERT_TRUE(auth_->CreateUser("alice", "a@example.com", false, "correct horse").has_value());
-    ASSERT_TRUE(auth_->CreateUser("nopass", "n@example.com", false).has_value());
+    sessions_ = std::make_unique<SessionService>(*stores_.users, *accounts_, so);
+    ASSERT_TRUE(
+        accounts_->CreateUser("alice", "a@example.com", false, "correct horse").has_value());
+    ASSERT_TRUE(accounts_->CreateUser("nopass", "n@example.com", false).has_value());
   }
   void TearDown() override {
     sessions_.reset();
-    auth_.reset();
+    accounts_.reset();
     access_.reset();
     stores_ = db::Stores{};
     std::filesystem::remove_all(dir_);
@@ -43,7 +44,7 @@ class SessionTest : public ::testing::Test {
   std::filesystem::path dir_;
   db::Stores stores_;
   std::unique_ptr<AccessPolicy> access_;
-  std::unique_ptr<AuthService> auth_;
+  std::unique_ptr<AccountService> accounts_;
   std::unique_ptr<SessionService> sessions_;
   std::atomic<int64_t> now_{1'000'000};
 };

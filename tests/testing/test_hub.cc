@@ -47,12 +47,11 @@ TestHub::TestHub(const std::string& config_lines) {
 TestHub::~TestHub() = default;
 
 void TestHub::AddUser(const std::string& name, bool admin) {
-  auto& auth = app_->auth();
-  auto made = auth.CreateUser(name, name + "@example.com", admin, kPassword);
+  auto made = app_->accounts().CreateUser(name, name + "@example.com", admin, kPassword);
   ASSERT_TRUE(made.has_value()) << made.error().message;
   for (auto role : {TokenRole::Write, TokenRole::Read}) {
     bool write = role == TokenRole::Write;
-    auto t = auth.CreateToken(name, name + (write ? "-write" : "-read"), role);
+    auto t = app_->auth().CreateToken(name, name + (write ? "-write" : "-read"), role);
     ASSERT_TRUE(t.has_value()) << t.error().message;
     tokens_[write ? name : name + ":read"] = t->token;
   }

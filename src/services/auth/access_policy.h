@@ -21,7 +21,7 @@ using ::hangar::Access;
 
 struct AccessPolicyOptions {
   // Org-membership lookups kept in memory (NamespaceAccess), and for how long. A change
-  // made through AuthService is seen at once (it calls ForgetMembership).
+  // made through AccountService is seen at once (it calls ForgetMembership).
   size_t membership_cache_capacity = 10000;
   int64_t membership_cache_ttl_ms = 1000;
   // Clock in unix milliseconds; defaults to NowUnixMillis. Tests inject their own.
@@ -43,7 +43,7 @@ class AccessPolicy {
   Result<void> ApplyVisibility(const Principal& who, db::RepoQuery& q);
 
   // Drops the cached membership of `user_id` in org `org`, so the next NamespaceAccess
-  // reads it again: AuthService calls it after changing a membership.
+  // reads it again: AccountService calls it after changing a membership.
   void ForgetMembership(int64_t user_id, std::string_view org);
 
  private:

@@ -26,15 +26,16 @@ Principal PrincipalOf(const db::UserRecord& user) {
 
 }  // namespace
 
-SessionService::SessionService(db::UserStore& users, AuthService& auth, SessionOptions options)
-    : users_(users), auth_(auth), options_(std::move(options)) {}
+SessionService::SessionService(db::UserStore& users, AccountService& accounts,
+                               SessionOptions options)
+    : users_(users), accounts_(accounts), options_(std::move(options)) {}
 
 int64_t SessionService::Now() const { return options_.now ? options_.now() : NowUnix(); }
 
 Result<NewSession> SessionService::Login(std::string_view user, std::string_view password) {
   if (user.empty() || password.empty())
     return MakeError(ErrorCode::BadRequest, "user name and password are required");
-  HANGAR_ASSIGN_OR_RETURN(auto rec, auth_.CheckPassword(user, password));
+  HANGAR_ASSIGN_OR_RETURN(auto rec, accounts_.CheckPassword(user, password));
   NewSession out;
   out.cookie = RandomAlnum(kCookieLength);
   db::SessionRecord row;

@@ -13,7 +13,7 @@
 #include "core/principal.h"
 #include "core/result.h"
 #include "db/user_store.h"
-#include "services/auth/auth_service.h"
+#include "services/auth/account_service.h"
 
 namespace hangar::services {
 
@@ -38,7 +38,7 @@ struct NewSession {
 // Thread-safe; calls block on the database (and argon2 for Login).
 class SessionService {
  public:
-  SessionService(db::UserStore& users, AuthService& auth, SessionOptions options = {});
+  SessionService(db::UserStore& users, AccountService& accounts, SessionOptions options = {});
 
   // Checks the password and opens a session. Errors: Unauthorized "Invalid username or
   // password" (also for unknown users), BadRequest for empty fields, Internal.
@@ -56,7 +56,7 @@ class SessionService {
   int64_t Now() const;
 
   db::UserStore& users_;
-  AuthService& auth_;
+  AccountService& accounts_;
   SessionOptions options_;
   std::atomic<int64_t> last_sweep_{0};  // unix seconds
 };

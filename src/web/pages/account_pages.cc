@@ -211,7 +211,7 @@ Result<http::Response> Orgs(WebDeps& deps, PageContext& ctx, std::string error =
 Result<http::Response> CreateOrg(WebDeps& deps, PageContext& ctx, http::Request& req) {
   HANGAR_TRY(RequireSignIn(ctx));
   HANGAR_ASSIGN_OR_RETURN(Form form, ReadForm(req, ctx));
-  auto org = deps.auth.CreateOrg(form.Get("name"), ctx.principal.name);
+  auto org = deps.accounts.CreateOrg(form.Get("name"), ctx.principal.name);
   if (!org) {
     if (!ShownOnForm(org.error())) return std::move(org).error();
     return Orgs(deps, ctx, org.error().message);
@@ -243,7 +243,7 @@ Result<http::Response> AddMember(WebDeps& deps, PageContext& ctx, http::Request&
     return MakeError(ErrorCode::Forbidden, "only admins of " + name + " can manage its members");
   auto role = db::ParseOrgRole(form.Get("role"));
   if (!role) return OrgSettings(deps, ctx, req, "role must be read, write or admin");
-  auto added = deps.auth.AddMember(name, form.Get("user"), *role);
+  auto added = deps.accounts.AddMember(name, form.Get("user"), *role);
   if (!added) {
     if (added.error().code != ErrorCode::NotFound && added.error().code != ErrorCode::Conflict)
       return std::move(added).error();
@@ -264,7 +264,7 @@ void AddAccountPages(http::Router& router, WebDeps& deps) {
   const Requirement session = Requirement::Session();
   AddPage(router, deps, M::Get, "/login", Requirement::Public(),
           [](PageContext& ctx, http::Request& req) -> R { return LoginPage(ctx, req); });
-  // Sign-in waits for a password-hashing slot (AuthService).
+  // Sign-in waits for a password-hashing slot (AccountService).
   AddPage(router, deps, M::Post, "/login", Requirement::Public().Waits(),
           [&deps](PageContext& ctx, http::Request& req) { return Login(deps, ctx, req); });
   // Ends whatever session the cookie names; the form's CSRF token guards it.
