@@ -48,15 +48,15 @@ int CreateUser(App& hub, const AdminFlags& f) {
 }
 
 int CreateToken(App& hub, const AdminFlags& f) {
-  auto t = hub.auth().CreateToken(f.name, f.token_name,
-                                  f.role == "read" ? TokenRole::Read : TokenRole::Write);
+  auto t = hub.authenticator().CreateToken(f.name, f.token_name,
+                                           f.role == "read" ? TokenRole::Read : TokenRole::Write);
   if (!t) return Fail(t.error());
   std::printf("%s\n", t->token.c_str());
   return 0;
 }
 
 int RevokeToken(App& hub, const AdminFlags& f) {
-  auto r = hub.auth().RevokeToken(f.name, f.token_id);
+  auto r = hub.authenticator().RevokeToken(f.name, f.token_id);
   if (!r) return Fail(r.error());
   std::fprintf(stderr, "revoked token %lld of %s\n", static_cast<long long>(f.token_id),
                f.name.c_str());
@@ -64,7 +64,7 @@ int RevokeToken(App& hub, const AdminFlags& f) {
 }
 
 int ListTokens(App& hub, const AdminFlags& f) {
-  auto list = hub.auth().ListTokens(f.name);
+  auto list = hub.authenticator().ListTokens(f.name);
   if (!list) return Fail(list.error());
   for (const auto& t : *list) {
     std::printf("%lld\t%s\t%s\n", static_cast<long long>(t.id), t.name.c_str(),

@@ -194,7 +194,7 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   HANGAR_TRY(app->blobs_->CheckUsable());
   HANGAR_ASSIGN_OR_RETURN(std::string secret, LoadOrCreateSecret(c.auth.secret_file));
   app->reader_ = std::make_unique<git::RepoReader>();
-  app->auth_ = std::make_unique<services::AuthService>(*app->stores_.users);
+  app->authenticator_ = std::make_unique<services::Authenticator>(*app->stores_.users);
   app->access_ = std::make_unique<services::AccessPolicy>(*app->stores_.users);
   services::AccountOptions account_options;
   account_options.password_hash_concurrency = c.limits.password_hash_concurrency;
@@ -250,9 +250,11 @@ void App::OpenRegistry(const std::string& secret) {
   oci_auth.bearer_challenge = c.oci.challenge == "bearer";
   oci_auth.secret = secret;
   oci_auth.token_ttl = std::chrono::seconds(c.oci.token_ttl_s);
-  services::AuthService* auth = auth_.get();
+  services::Authenticator* authenticator = authenticator_.get();
   oci_auth_ = std::make_unique<api::OciAuth>(
-      [auth](const http::Request& req) { return auth->Authenticate(req.Header("authorization")); },
+      [authenticator](const http::Request& req) {
+        return authenticator->Authenticate(req.Header("authorization"));
+      },
       std::move(oci_auth));
 }
 
@@ -274,7 +276,7 @@ http::Router& App::Router() {
             if (session) return session->principal;
           }
         }
-        return auth_->Authenticate(req.Header("authorization"));
+        return authenticator_->Authenticate(req.Header("authorization"));
       });
   // The router's repo gate asks the same rules the services apply again (RepoService::Open).
   r.SetRepoAuthorizer([this](const Principal& who, RepoType type, std::string_view ns,
@@ -303,7 +305,7 @@ http::Router& App::Router() {
   counting.after_flush = [repos = repos_.get()] { repos->InvalidateAll(); };
   routes_->downloads = std::make_unique<services::DownloadCounter>(*stores_.repos, counting);
   routes_->hf = std::make_unique<api::HfDeps>(
-      api::HfDeps{*auth_, *repos_, *content_, *commits_, config_, routes_->downloads.get(),
+      api::HfDeps{*authenticator_, *repos_, *content_, *commits_, config_, routes_->downloads.get(),
                   (fs::path(config_.storage.data_dir) / "tmp").string()});
   // Literal prefixes first; the /{ns}/{name}/... patterns last (first match wins).
   api::AddOciRoutes(r, *oci_, *oci_auth_);
@@ -314,7 +316,7 @@ http::Router& App::Router() {
   api::AddHfFileRoutes(r, *routes_->hf);
   routes_->page_caches = std::make_unique<web::PageCaches>();
   routes_->web = std::make_unique<web::WebDeps>(
-      web::WebDeps{*auth_, *access_, *sessions_, *repos_, *content_, *imports_,
+      web::WebDeps{*authenticator_, *access_, *sessions_, *repos_, *content_, *imports_,
                    *accounts_, config_, *routes_->page_caches});
   web::AddWebRoutes(r, *routes_->web);
   return r;

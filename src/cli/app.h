@@ -12,18 +12,18 @@
 #include "http/router.h"
 #include "services/auth/access_policy.h"
 #include "services/auth/account_service.h"
-#include "services/auth/auth_service.h"
+#include "services/auth/authenticator.h"
+#include "services/auth/session_service.h"
 #include "services/content/commit_service.h"
 #include "services/content/content_service.h"
-#include "services/maintenance/gc_service.h"
 #include "services/git/git_service.h"
 #include "services/git/import_service.h"
 #include "services/lfs/lfs_service.h"
+#include "services/maintenance/gc_service.h"
 #include "services/maintenance/maintenance_service.h"
 #include "services/oci/oci_projection.h"
 #include "services/oci/oci_service.h"
 #include "services/repo/repo_service.h"
-#include "services/auth/session_service.h"
 #include "services/uploads/upload_service.h"
 #include "storage/local/local_blob_store.h"
 
@@ -48,7 +48,8 @@ class App {
   http::Router& Router();
 
   const config::Config& config() const { return config_; }
-  services::AuthService& auth() { return *auth_; }
+  // Tokens: the authenticator of every route, and the token admin commands.
+  services::Authenticator& authenticator() { return *authenticator_; }
   // Users, passwords, orgs and memberships (admin commands, sign-in, the web pages).
   services::AccountService& accounts() { return *accounts_; }
   // Who may do what in a namespace (RepoService::Open and the services' own checks).
@@ -69,7 +70,7 @@ class App {
   db::Stores stores_;
   std::unique_ptr<storage::BlobStore> blobs_;  // LocalBlobStore or S3BlobStore (storage.blobs)
   std::unique_ptr<git::RepoReader> reader_;
-  std::unique_ptr<services::AuthService> auth_;
+  std::unique_ptr<services::Authenticator> authenticator_;
   std::unique_ptr<services::AccessPolicy> access_;
   std::unique_ptr<services::AccountService> accounts_;  // after access_, which it tells of changes
   std::unique_ptr<services::RepoService> repos_;

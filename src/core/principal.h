@@ -1,6 +1,6 @@
 #pragma once
-// Principal: who is making a request, as established by the auth service from a token or
-// by the session service from a browser session.
+// Principal: who is making a request, as established by services::Authenticator from a
+// token or by services::SessionService from a browser session.
 
 #include <cstdint>
 #include <string>
@@ -9,7 +9,7 @@ namespace hangar {
 
 enum class TokenRole { Read, Write };
 
-// What a principal may do in a namespace, and so in its repos (services::AuthService
+// What a principal may do in a namespace, and so in its repos (services::AccessPolicy
 // decides it; routes declare the level they need, http/router.h).
 enum class Access { None, Read, Write, Admin };
 

@@ -79,7 +79,8 @@ Result<PageContext> Begin(WebDeps& deps, const http::Request& req) {
   PageContext ctx;
   ctx.secure_cookies = deps.config.server.public_url.starts_with("https://");
   if (req.HasHeader("authorization")) {
-    HANGAR_ASSIGN_OR_RETURN(ctx.principal, deps.auth.Authenticate(req.Header("authorization")));
+    HANGAR_ASSIGN_OR_RETURN(ctx.principal,
+                            deps.authenticator.Authenticate(req.Header("authorization")));
     ctx.signed_in = !ctx.principal.anonymous;
   } else if (std::string cookie = CookieValue(req, kSessionCookie); !cookie.empty()) {
     HANGAR_ASSIGN_OR_RETURN(auto session, deps.sessions.Find(cookie));

@@ -21,7 +21,7 @@
 #include "http/response.h"
 #include "services/auth/access_policy.h"
 #include "services/auth/account_service.h"
-#include "services/auth/auth_service.h"
+#include "services/auth/authenticator.h"
 #include "services/auth/session_service.h"
 #include "services/content/content_service.h"
 #include "services/repo/repo_service.h"
@@ -51,7 +51,7 @@ struct PageCaches {
 
 // The services pages call, and their caches; all outlive the router.
 struct WebDeps {
-  services::AuthService& auth;
+  services::Authenticator& authenticator;
   services::AccessPolicy& access;
   services::SessionService& sessions;
   services::RepoService& repos;

@@ -96,7 +96,7 @@ class AuthzHub {
     credentials_["org-read"] = Token("carol", TokenRole::Write);
     credentials_["org-write"] = Token("dave", TokenRole::Write);
     session_ = Login("alice");
-    auto owner = app_->auth().Authenticate("Bearer " + credentials_["write"]);
+    auto owner = app_->authenticator().Authenticate("Bearer " + credentials_["write"]);
     EXPECT_TRUE(owner.has_value());
     for (RepoType t : {RepoType::Model, RepoType::Dataset, RepoType::Space}) {
       for (bool is_private : {false, true}) {
@@ -160,7 +160,8 @@ class AuthzHub {
 
  private:
   std::string Token(const std::string& user, TokenRole role) {
-    auto t = app_->auth().CreateToken(user, user + (role == TokenRole::Read ? "-r" : "-w"), role);
+    auto t = app_->authenticator().CreateToken(user, user + (role == TokenRole::Read ? "-r" : "-w"),
+                                               role);
     EXPECT_TRUE(t.has_value()) << t.error().message;
     return t.has_value() ? t->token : std::string();
   }
@@ -281,20 +282,20 @@ TEST(AuthzRegression, ReadTokenCannotMintATokenButTheSessionCan) {
     EXPECT_EQ(res.status, 403) << who;
     EXPECT_EQ(res.body.find("hf_"), std::string::npos) << who << ": a token was shown";
   }
-  auto before = hub.app().auth().ListTokens("alice");
+  auto before = hub.app().authenticator().ListTokens("alice");
   ASSERT_TRUE(before.has_value());
   for (const auto& t : *before) EXPECT_NE(t.name, "x");
   http::Response res = hub.PostForm("/settings/tokens", "session", "role=write&name=x");
   EXPECT_EQ(res.status, 200);
   EXPECT_NE(res.body.find("hf_"), std::string::npos);
-  auto after = hub.app().auth().ListTokens("alice");
+  auto after = hub.app().authenticator().ListTokens("alice");
   ASSERT_TRUE(after.has_value());
   EXPECT_EQ(after->size(), before->size() + 1);
 }
 
 TEST(AuthzRegression, ReadTokenCannotRevokeTokensButTheSessionCan) {
   AuthzHub hub;
-  auto tokens = hub.app().auth().ListTokens("alice");
+  auto tokens = hub.app().authenticator().ListTokens("alice");
   ASSERT_TRUE(tokens.has_value());
   ASSERT_FALSE(tokens->empty());
   int64_t victim = 0;
@@ -304,10 +305,10 @@ TEST(AuthzRegression, ReadTokenCannotRevokeTokensButTheSessionCan) {
   ASSERT_NE(victim, 0);
   const std::string path = "/settings/tokens/" + std::to_string(victim) + "/revoke";
   EXPECT_EQ(hub.PostForm(path, "read", "").status, 403);
-  auto still = hub.app().auth().Authenticate("Bearer " + hub.credential("write"));
+  auto still = hub.app().authenticator().Authenticate("Bearer " + hub.credential("write"));
   EXPECT_TRUE(still.has_value()) << "the write token was revoked by the read token";
   EXPECT_EQ(hub.PostForm(path, "session", "").status, 303);
-  auto gone = hub.app().auth().ListTokens("alice");
+  auto gone = hub.app().authenticator().ListTokens("alice");
   ASSERT_TRUE(gone.has_value());
   EXPECT_EQ(gone->size(), tokens->size() - 1);
 }

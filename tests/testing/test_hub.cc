@@ -51,7 +51,7 @@ void TestHub::AddUser(const std::string& name, bool admin) {
   ASSERT_TRUE(made.has_value()) << made.error().message;
   for (auto role : {TokenRole::Write, TokenRole::Read}) {
     bool write = role == TokenRole::Write;
-    auto t = app_->auth().CreateToken(name, name + (write ? "-write" : "-read"), role);
+    auto t = app_->authenticator().CreateToken(name, name + (write ? "-write" : "-read"), role);
     ASSERT_TRUE(t.has_value()) << t.error().message;
     tokens_[write ? name : name + ":read"] = t->token;
   }

@@ -4,17 +4,17 @@
 
 #include "config/config.h"
 #include "http/router.h"
-#include "services/auth/auth_service.h"
-#include "services/repo/card_index.h"
+#include "services/auth/authenticator.h"
 #include "services/content/commit_service.h"
 #include "services/content/content_service.h"
+#include "services/repo/card_index.h"
 #include "services/repo/repo_service.h"
 
 namespace hangar::api {
 
 // What the HF handlers need; all outlive the router.
 struct HfDeps {
-  services::AuthService& auth;
+  services::Authenticator& authenticator;  // whoami
   services::RepoService& repos;
   services::ContentService& content;
   services::CommitService& commits;

@@ -247,7 +247,7 @@ Result<http::Response> HandleListRepos(HfDeps& d, http::Request& req, RepoType t
 }
 
 Result<http::Response> HandleWhoAmI(HfDeps& d, http::Request& req) {
-  auto who = d.auth.WhoAmI(req.principal);
+  auto who = d.authenticator.WhoAmI(req.principal);
   if (!who) return std::move(who).error();
   json::array orgs;
   for (const auto& m : who->orgs) {

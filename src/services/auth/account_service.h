@@ -2,7 +2,7 @@
 // AccountService: the accounts. Creates users and orgs, sets and checks passwords (argon2id),
 // changes memberships, and answers what the web pages read about users, orgs and their
 // members (profile and organization settings pages), so that web/ talks to services only
-// (docs/architecture.md). Who may do what is AccessPolicy's; tokens are AuthService's.
+// (docs/architecture.md). Who may do what is AccessPolicy's; tokens are Authenticator's.
 
 #include <atomic>
 #include <cstdint>

@@ -69,7 +69,7 @@ Result<http::Response> Logout(WebDeps& deps, PageContext& ctx, http::Request& re
 
 Result<http::Response> Tokens(WebDeps& deps, PageContext& ctx, const services::NewToken* fresh) {
   HANGAR_TRY(RequireSignIn(ctx));
-  HANGAR_ASSIGN_OR_RETURN(auto tokens, deps.auth.ListTokens(ctx.principal.name));
+  HANGAR_ASSIGN_OR_RETURN(auto tokens, deps.authenticator.ListTokens(ctx.principal.name));
   Data data;
   data.set("csrf", ctx.csrf);
   List list;
@@ -97,8 +97,8 @@ Result<http::Response> CreateToken(WebDeps& deps, PageContext& ctx, http::Reques
   HANGAR_ASSIGN_OR_RETURN(Form form, ReadForm(req, ctx));
   auto role = db::ParseTokenRole(form.Get("role"));
   if (!role) return MakeError(ErrorCode::BadRequest, "role must be read or write");
-  HANGAR_ASSIGN_OR_RETURN(auto token,
-                          deps.auth.CreateToken(ctx.principal.name, form.Get("name"), *role));
+  HANGAR_ASSIGN_OR_RETURN(
+      auto token, deps.authenticator.CreateToken(ctx.principal.name, form.Get("name"), *role));
   // The token is shown once, in this response; reloading does not show it again.
   return Tokens(deps, ctx, &token);
 }
@@ -111,7 +111,7 @@ Result<http::Response> RevokeToken(WebDeps& deps, PageContext& ctx, http::Reques
   auto [p, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), id);
   if (ec != std::errc() || p != raw.data() + raw.size())
     return MakeError(ErrorCode::BadRequest, "malformed token id");
-  HANGAR_TRY(deps.auth.RevokeToken(ctx.principal.name, id));
+  HANGAR_TRY(deps.authenticator.RevokeToken(ctx.principal.name, id));
   return SeeOther(ctx, "/settings/tokens");
 }
 

@@ -1,4 +1,4 @@
-#include "services/auth/auth_service.h"
+#include "services/auth/authenticator.h"
 
 #include <algorithm>
 
@@ -39,14 +39,14 @@ std::optional<std::string> TokenFromHeader(std::string_view header) {
 
 }  // namespace
 
-AuthService::AuthService(db::UserStore& users, AuthOptions options)
+Authenticator::Authenticator(db::UserStore& users, AuthenticatorOptions options)
     : users_(users),
       options_(std::move(options)),
       tokens_(options_.token_cache_capacity, options_.token_cache_ttl_ms) {
   if (!options_.now_millis) options_.now_millis = NowUnixMillis;
 }
 
-Result<Principal> AuthService::Authenticate(std::string_view header) {
+Result<Principal> Authenticator::Authenticate(std::string_view header) {
   header = TrimBlanks(header);
   if (header.empty()) return Principal::Anonymous();
   auto token = TokenFromHeader(header);
@@ -108,8 +108,8 @@ Result<Principal> AuthService::Authenticate(std::string_view header) {
   return principal;
 }
 
-Result<NewToken> AuthService::CreateToken(std::string_view user, std::string_view token_name,
-                                          TokenRole role, std::optional<int64_t> expires_at) {
+Result<NewToken> Authenticator::CreateToken(std::string_view user, std::string_view token_name,
+                                            TokenRole role, std::optional<int64_t> expires_at) {
   if (token_name.empty() || token_name.size() > 100)
     return MakeError(ErrorCode::BadRequest, "a token name must be 1 to 100 characters long");
   auto u = users_.FindUserByName(user);
@@ -129,13 +129,13 @@ Result<NewToken> AuthService::CreateToken(std::string_view user, std::string_vie
   return out;
 }
 
-Result<std::vector<db::TokenRecord>> AuthService::ListTokens(std::string_view user) {
+Result<std::vector<db::TokenRecord>> Authenticator::ListTokens(std::string_view user) {
   auto u = users_.FindUserByName(user);
   if (!u) return std::move(u).error();
   return users_.ListTokens(u->id);
 }
 
-Result<void> AuthService::RevokeToken(std::string_view user, int64_t token_id) {
+Result<void> Authenticator::RevokeToken(std::string_view user, int64_t token_id) {
   auto u = users_.FindUserByName(user);
   if (!u) return std::move(u).error();
   auto rec = users_.RevokeToken(u->id, token_id);
@@ -144,7 +144,7 @@ Result<void> AuthService::RevokeToken(std::string_view user, int64_t token_id) {
   return {};
 }
 
-Result<WhoAmIInfo> AuthService::WhoAmI(const Principal& who) {
+Result<WhoAmIInfo> Authenticator::WhoAmI(const Principal& who) {
   if (who.anonymous) return Unauthorized();
   auto u = users_.FindUserById(who.user_id);
   if (!u) {

@@ -1,5 +1,5 @@
 #pragma once
-// AuthService: who a request is. Turns the Authorization header into a Principal through
+// Authenticator: who a request is. Turns the Authorization header into a Principal through
 // the tokens table and a cache of recent lookups, and issues, lists and revokes the tokens
 // (hf-api.md §1.7, §9).
 
@@ -21,7 +21,7 @@ namespace hangar::services {
 inline constexpr std::string_view kInvalidCredentials =
     "Invalid credentials in Authorization header";
 
-struct AuthOptions {
+struct AuthenticatorOptions {
   // Successful token lookups kept in memory, and for how long. A token revoked through
   // this service is evicted at once; revoked elsewhere (another replica, the admin CLI),
   // it stops working within the TTL (1 s).
@@ -55,9 +55,9 @@ struct NewToken {
 
 // Thread-safe; one per process, shared by all workers. Calls may block on the database
 // (cache misses, token management).
-class AuthService {
+class Authenticator {
  public:
-  explicit AuthService(db::UserStore& users, AuthOptions options = {});
+  explicit Authenticator(db::UserStore& users, AuthenticatorOptions options = {});
 
   // The principal for an Authorization header value: "" → anonymous; "Bearer <token>" or
   // "Basic base64(<any user>:<token>)" → the token's user. Errors: Unauthorized with
@@ -84,7 +84,7 @@ class AuthService {
     int64_t last_touch = 0;             // unix seconds of the last last_used_at write
   };
   db::UserStore& users_;
-  AuthOptions options_;
+  AuthenticatorOptions options_;
   TtlCache<CachedToken> tokens_;  // keyed by token SHA-256 hex
 };
 
