@@ -8,6 +8,7 @@
 
 #include "core/base64.h"
 #include "core/hex.h"
+#include "core/oci_media_types.h"
 #include "core/sha256.h"
 #include "core/util.h"
 
@@ -23,10 +24,14 @@ constexpr int kMaxAuthRounds = 2;              // 401 → new credentials → tr
 // 1 MiB per body Read() and per sink call instead of 64 KiB / 16 KiB.
 constexpr size_t kBlobBufferBytes = 1 << 20;
 
-const char* const kManifestAccept =
-    "application/vnd.oci.image.manifest.v1+json, application/vnd.oci.image.index.v1+json, "
-    "application/vnd.docker.distribution.manifest.v2+json, "
-    "application/vnd.docker.distribution.manifest.list.v2+json";
+// The manifest types a pull accepts, as an Accept header value.
+const std::string& ManifestAccept() {
+  static const std::string accept = std::string(oci::kManifestType) + ", " +
+                                    std::string(oci::kIndexType) + ", " +
+                                    std::string(oci::kDockerManifestType) + ", " +
+                                    std::string(oci::kDockerListType);
+  return accept;
+}
 
 // One HTTP client per thread: it keeps its connections to the registry alive.
 net::HttpClient& ThreadClient() {
@@ -481,7 +486,7 @@ Result<OciManifest> OciClient::GetManifest(std::string_view repository,
   };
   Call call;
   call.req.url = Url("/v2/" + std::string(repository) + "/manifests/" + std::string(reference));
-  call.req.headers.emplace_back("Accept", kManifestAccept);
+  call.req.headers.emplace_back("Accept", ManifestAccept());
   call.what = "GET manifest " + std::string(repository) + ":" + std::string(reference);
   call.scope = OciScope(repository, false);
   call.sink = &sink;

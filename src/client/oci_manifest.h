@@ -12,19 +12,20 @@
 #include <vector>
 
 #include "core/result.h"
+#include "core/oci_media_types.h"
 
 namespace hangar::client {
 
 // Media types and annotation keys (oci.md §11.1 for the artifact shape).
-inline constexpr std::string_view kOciManifestType = "application/vnd.oci.image.manifest.v1+json";
-inline constexpr std::string_view kOciIndexType = "application/vnd.oci.image.index.v1+json";
+// The OCI types and the title key: core/oci_media_types.h.
+using oci::kEmptyConfigDigest;
+using oci::kEmptyConfigType;
+using oci::kTitleKey;
+inline constexpr std::string_view kOciManifestType = oci::kManifestType;
+inline constexpr std::string_view kOciIndexType = oci::kIndexType;
 inline constexpr std::string_view kHangarArtifactType = "application/vnd.hangar.files.v1";
 inline constexpr std::string_view kHangarFileType = "application/vnd.hangar.file.v1";
 inline constexpr std::string_view kHangarPartType = "application/vnd.hangar.file.part.v1";
-inline constexpr std::string_view kEmptyConfigType = "application/vnd.oci.empty.v1+json";
-inline constexpr std::string_view kEmptyConfigDigest =
-    "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a";  // of "{}"
-inline constexpr std::string_view kTitleKey = "org.opencontainers.image.title";
 inline constexpr std::string_view kCreatedKey = "org.opencontainers.image.created";
 inline constexpr std::string_view kPathKey = "org.hangar.file.path";          // relative path
 inline constexpr std::string_view kFileSizeKey = "org.hangar.file.size";      // decimal bytes

@@ -13,6 +13,7 @@
 #include "api/error_render.h"
 #include "api/oci/oci_handlers.h"
 #include "core/util.h"
+#include "core/oci_media_types.h"
 #include "http/preconditions.h"
 
 namespace hangar::api::oci {
@@ -145,7 +146,7 @@ http::Response HandleReferrers(OciDeps& d, http::Request& req, const OciPath& p)
         auto refs,
         d.registry.ListReferrers(who, p.name, p.ref, req.Query("artifactType").value_or("")));
     http::Response res =
-        http::Response::Json(200, std::move(refs.body), "application/vnd.oci.image.index.v1+json");
+        http::Response::Json(200, std::move(refs.body), std::string(hangar::oci::kIndexType));
     if (refs.filter_applied) res.SetHeader("OCI-Filters-Applied", "artifactType");
     return res;
   });

@@ -1,5 +1,6 @@
 // ParseOciManifest (oci.md §5 step 3): light validation, unknown fields kept.
 
+#include "core/oci_media_types.h"
 #include "services/oci/oci_manifest_doc.h"
 
 #include <boost/json.hpp>
@@ -10,11 +11,10 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::string_view kOciManifest = "application/vnd.oci.image.manifest.v1+json";
-constexpr std::string_view kOciIndex = "application/vnd.oci.image.index.v1+json";
-constexpr std::string_view kDockerManifest = "application/vnd.docker.distribution.manifest.v2+json";
-constexpr std::string_view kDockerList =
-    "application/vnd.docker.distribution.manifest.list.v2+json";
+constexpr std::string_view kOciManifest = oci::kManifestType;
+constexpr std::string_view kOciIndex = oci::kIndexType;
+constexpr std::string_view kDockerManifest = oci::kDockerManifestType;
+constexpr std::string_view kDockerList = oci::kDockerListType;
 
 bool IsIndexType(std::string_view t) { return t == kOciIndex || t == kDockerList; }
 bool IsManifestType(std::string_view t) {

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "core/oci_media_types.h"
 #include "services/oci/oci_manifest_doc.h"
 #include "services/oci/oci_service.h"
 
@@ -13,7 +14,7 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::string_view kOciIndex = "application/vnd.oci.image.index.v1+json";
+constexpr std::string_view kOciIndex = oci::kIndexType;
 // Referrers answered in one response (larger sets are cut; docs/oci.md).
 constexpr int kMaxReferrers = 10000;
 

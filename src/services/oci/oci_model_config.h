@@ -11,22 +11,23 @@
 #include <vector>
 
 #include "core/repo_id.h"
+#include "core/oci_media_types.h"
 
 namespace hangar::services {
 
 // Media types of the projected artifacts (oci.md §11.2, §12; docs/oci-projection.md).
-inline constexpr std::string_view kOciManifestType = "application/vnd.oci.image.manifest.v1+json";
+inline constexpr std::string_view kOciManifestType = oci::kManifestType;
 inline constexpr std::string_view kModelArtifactType =
     "application/vnd.cncf.model.manifest.v1+json";
 inline constexpr std::string_view kModelConfigType = "application/vnd.cncf.model.config.v1+json";
 // Datasets and spaces: ORAS-style artifacts with the empty config (oci.md §11.1).
 inline constexpr std::string_view kDatasetArtifactType = "application/vnd.hangar.dataset.v1";
 inline constexpr std::string_view kSpaceArtifactType = "application/vnd.hangar.space.v1";
-inline constexpr std::string_view kEmptyConfigType = "application/vnd.oci.empty.v1+json";
-inline constexpr std::string_view kEmptyConfig = "{}";
+using oci::kEmptyConfig;
+using oci::kEmptyConfigType;
 // What `oras push` gives a file layer by default; space layers use it (the bytes are the
 // raw file, as with oras).
-inline constexpr std::string_view kOrasFileLayerType = "application/vnd.oci.image.layer.v1.tar";
+inline constexpr std::string_view kOrasFileLayerType = oci::kTarLayerType;
 
 // The artifactType and config media type of a repo type's projected manifest.
 std::string_view ArtifactTypeOf(RepoType type);

@@ -7,6 +7,7 @@
 
 #include "core/lru.h"
 #include "core/util.h"
+#include "core/oci_media_types.h"
 #include "git/pointer.h"
 #include "services/oci/oci_model_config.h"
 #include "services/oci/oci_names.h"
@@ -97,7 +98,7 @@ Error TooLarge(const RepoId& id, std::string_view reference, size_t files, size_
 json::object LayerJson(const LayerClass& cls, const std::string& digest, uint64_t size,
                        const std::string& path) {
   json::object annotations;
-  annotations["org.opencontainers.image.title"] = path;
+  annotations[oci::kTitleKey] = path;
   annotations["org.cncf.model.filepath"] = path;
   if (cls.untested) annotations["org.cncf.model.file.mediatype.untested"] = "true";
   json::object layer;
