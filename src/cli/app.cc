@@ -109,6 +109,7 @@ services::UploadServiceOptions UploadOptionsFrom(const config::Config& c) {
   o.max_object_bytes = static_cast<uint64_t>(c.limits.max_upload_bytes);
   o.expiry = std::chrono::seconds(c.limits.upload_expiry_s);
   o.direct_parts = c.storage.upload_mode == config::UploadMode::Direct;
+  o.part_url_ttl = std::chrono::seconds(c.storage.s3_url_ttl_s);
   o.max_open_per_user = c.limits.max_open_uploads;
   return o;
 }

@@ -31,8 +31,9 @@ struct UploadServiceOptions {
   uint64_t default_part_bytes = 0;  // config limits.upload_part_bytes (clamped to S3's sizes)
   uint64_t max_object_bytes = 0;    // limits.max_upload_bytes; 0 = none
   std::chrono::seconds expiry{0};   // limits.upload_expiry_s
-  // Presigned part URLs (storage.upload_mode = direct) stay valid this long.
-  std::chrono::seconds part_url_ttl{3600};
+  // Presigned part URLs (storage.upload_mode = direct) stay valid this long
+  // (storage.s3_url_ttl_s).
+  std::chrono::seconds part_url_ttl{0};
   bool direct_parts = false;         // storage.upload_mode == direct
   int64_t max_open_per_user = 0;     // limits.max_open_uploads; 0 = none
   std::function<int64_t()> now;      // unix seconds; empty = NowUnix
