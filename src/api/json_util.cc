@@ -13,10 +13,9 @@ http::Response JsonResponse(const json::value& v, int status) {
 }
 
 Result<json::object> ReadJsonObject(http::Request& req, size_t max_bytes, ErrorCode invalid) {
-  auto text = req.ReadBody(max_bytes);
-  if (!text) return std::move(text).error();
+  HANGAR_ASSIGN_OR_RETURN(auto text, req.ReadBody(max_bytes));
   boost::system::error_code ec;
-  json::value v = json::parse(*text, ec);
+  json::value v = json::parse(text, ec);
   if (ec) return MakeError(invalid, "malformed JSON body: " + ec.message());
   if (!v.is_object()) return MakeError(invalid, "the request body must be a JSON object");
   return std::move(v.as_object());

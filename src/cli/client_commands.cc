@@ -57,9 +57,8 @@ struct Resolved {
 
 Result<Resolved> Resolve(const ClientFlags& f, const std::string& repo_id) {
   Resolved r;
-  auto repo = client::RepoRef::Parse(f.repo_type, repo_id);
-  if (!repo) return std::move(repo).error();
-  r.repo = std::move(*repo);
+  HANGAR_ASSIGN_OR_RETURN(auto repo, client::RepoRef::Parse(f.repo_type, repo_id));
+  r.repo = std::move(repo);
   std::string endpoint = f.endpoint;
   if (endpoint.empty()) endpoint = Env("HANGAR_ENDPOINT");
   if (endpoint.empty()) endpoint = "http://127.0.0.1:8080";

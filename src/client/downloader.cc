@@ -86,9 +86,8 @@ std::string SidecarHeader(const Target& t) {
 // Opens the .incomplete file and its sidecar, keeping the parts an earlier run finished when
 // the sidecar describes the same object and part size.
 Result<void> PrepareMultipart(Target& t) {
-  auto fd = File::Open(t.temp, O_RDWR | O_CREAT);
-  if (!fd) return std::move(fd).error();
-  t.fd = std::move(*fd);
+  HANGAR_ASSIGN_OR_RETURN(auto fd, File::Open(t.temp, O_RDWR | O_CREAT));
+  t.fd = std::move(fd);
   t.done.assign(t.part_count + 1, false);
   bool reuse = false;
   {
@@ -111,14 +110,12 @@ Result<void> PrepareMultipart(Target& t) {
         ::ftruncate(t.fd.fd(), static_cast<off_t>(t.entry.size)) != 0) {
       return SysError("truncate " + t.temp.string());
     }
-    auto sc = File::Open(t.sidecar, O_WRONLY | O_CREAT | O_TRUNC);
-    if (!sc) return std::move(sc).error();
+    HANGAR_ASSIGN_OR_RETURN(auto sc, File::Open(t.sidecar, O_WRONLY | O_CREAT | O_TRUNC));
     std::string header = SidecarHeader(t);
-    HANGAR_TRY(WriteAll(sc->fd(), header.data(), header.size(), 0));
+    HANGAR_TRY(WriteAll(sc.fd(), header.data(), header.size(), 0));
   }
-  auto sc = File::Open(t.sidecar, O_WRONLY | O_APPEND);
-  if (!sc) return std::move(sc).error();
-  t.sidecar_fd = std::move(*sc);
+  HANGAR_ASSIGN_OR_RETURN(auto sc, File::Open(t.sidecar, O_WRONLY | O_APPEND));
+  t.sidecar_fd = std::move(sc);
   t.hasher = std::make_unique<ContentHasher>(t.kind, t.entry.size);
   return {};
 }
@@ -200,8 +197,7 @@ Result<void> FetchPart(const HubClient& hub, const RepoRef& repo, const std::str
 Result<void> FetchWhole(const HubClient& hub, const RepoRef& repo, const std::string& commit,
                         Target& t, Progress* progress) {
   return WithRetries(kTries, Retryable, [&]() -> Result<void> {
-    auto fd = File::Open(t.temp, O_WRONLY | O_CREAT | O_TRUNC);
-    if (!fd) return std::move(fd).error();
+    HANGAR_ASSIGN_OR_RETURN(auto fd, File::Open(t.temp, O_WRONLY | O_CREAT | O_TRUNC));
     ContentHasher h(t.kind, t.entry.size);
     uint64_t written = 0;
     bool overflow = false;
@@ -210,7 +206,7 @@ Result<void> FetchWhole(const HubClient& hub, const RepoRef& repo, const std::st
         overflow = true;
         return {};
       }
-      HANGAR_TRY(WriteAll(fd->fd(), data.data(), data.size(), written));
+      HANGAR_TRY(WriteAll(fd.fd(), data.data(), data.size(), written));
       h.Update(data.data(), data.size());
       written += data.size();
       if (progress) progress->Add(static_cast<int64_t>(data.size()));
@@ -344,27 +340,24 @@ Result<void> FinishFetchedEarlier(const std::vector<std::unique_ptr<Target>>& ta
 Result<DownloadResult> Download(const HubClient& hub, const RepoRef& repo,
                                 const DownloadOptions& opts) {
   DownloadResult result;
-  auto commit = hub.ResolveCommit(repo, opts.revision);
-  if (!commit) return std::move(commit).error();
-  result.commit = *commit;
-  auto listed = hub.ListFiles(repo, *commit);
-  if (!listed) return std::move(listed).error();
-  auto wanted = WantedPaths(opts.paths, *listed, repo, opts.revision, *commit);
-  if (!wanted) return std::move(wanted).error();
-  auto plan = PlanDownload(*listed, *wanted, opts);
-  if (!plan) return std::move(plan).error();
-  result.skipped = plan->skipped;
-  HANGAR_TRY(FinishFetchedEarlier(plan->targets));
+  HANGAR_ASSIGN_OR_RETURN(auto commit, hub.ResolveCommit(repo, opts.revision));
+  result.commit = commit;
+  HANGAR_ASSIGN_OR_RETURN(auto listed, hub.ListFiles(repo, commit));
+  HANGAR_ASSIGN_OR_RETURN(auto wanted,
+                          WantedPaths(opts.paths, listed, repo, opts.revision, commit));
+  HANGAR_ASSIGN_OR_RETURN(auto plan, PlanDownload(listed, wanted, opts));
+  result.skipped = plan.skipped;
+  HANGAR_TRY(FinishFetchedEarlier(plan.targets));
 
-  if (opts.progress && !plan->tasks.empty()) opts.progress->Start("downloading", plan->bytes);
-  HANGAR_TRY(RunParallel(plan->tasks.size(), opts.workers, [&](size_t i) -> Result<void> {
-    Task& task = plan->tasks[i];
-    if (task.part == 0) return FetchWhole(hub, repo, *commit, *task.target, opts.progress);
-    return FetchPart(hub, repo, *commit, *task.target, task.part, opts.progress);
+  if (opts.progress && !plan.tasks.empty()) opts.progress->Start("downloading", plan.bytes);
+  HANGAR_TRY(RunParallel(plan.tasks.size(), opts.workers, [&](size_t i) -> Result<void> {
+    Task& task = plan.tasks[i];
+    if (task.part == 0) return FetchWhole(hub, repo, commit, *task.target, opts.progress);
+    return FetchPart(hub, repo, commit, *task.target, task.part, opts.progress);
   }));
   if (opts.progress) opts.progress->Finish();
-  result.files = plan->targets.size();
-  result.bytes = plan->bytes;
+  result.files = plan.targets.size();
+  result.bytes = plan.bytes;
   return result;
 }
 

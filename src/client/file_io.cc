@@ -111,11 +111,10 @@ Result<void> HashRange(int fd, uint64_t offset, uint64_t length, ContentHasher& 
 
 Result<std::string> HashFile(const std::filesystem::path& path, ContentHasher::Kind kind,
                              uint64_t size, const std::function<void(size_t)>& on_read) {
-  auto f = File::Open(path, O_RDONLY);
-  if (!f) return std::move(f).error();
-  ::posix_fadvise(f->fd(), 0, 0, POSIX_FADV_SEQUENTIAL);
+  HANGAR_ASSIGN_OR_RETURN(auto f, File::Open(path, O_RDONLY));
+  ::posix_fadvise(f.fd(), 0, 0, POSIX_FADV_SEQUENTIAL);
   ContentHasher h(kind, size);
-  HANGAR_TRY(HashRange(f->fd(), 0, size, h, on_read));
+  HANGAR_TRY(HashRange(f.fd(), 0, size, h, on_read));
   return h.FinishHex();
 }
 

@@ -189,11 +189,9 @@ Result<std::string> HubClient::ResolveCommit(const RepoRef& repo, std::string_vi
   net::HttpRequest req;
   req.url = endpoint_ + repo.ApiPath() + "/revision/" + PercentEncode(revision);
   std::string what = "revision '" + std::string(revision) + "' of " + repo.Id();
-  auto res = Call(std::move(req), what);
-  if (!res) return std::move(res).error();
-  auto v = ParseJson(*res, what);
-  if (!v) return std::move(v).error();
-  std::string sha = v->is_object() ? Str(v->as_object(), "sha") : "";
+  HANGAR_ASSIGN_OR_RETURN(auto res, Call(std::move(req), what));
+  HANGAR_ASSIGN_OR_RETURN(auto v, ParseJson(res, what));
+  std::string sha = v.is_object() ? Str(v.as_object(), "sha") : "";
   if (sha.size() != 40)
     return MakeError(ErrorCode::Internal, what + ": no commit sha in the answer");
   return sha;
@@ -209,12 +207,10 @@ Result<std::vector<TreeFile>> HubClient::ListFiles(const RepoRef& repo,
     if (page > 100000) return MakeError(ErrorCode::Internal, what + ": too many pages");
     net::HttpRequest req;
     req.url = url;
-    auto res = Call(std::move(req), what);
-    if (!res) return std::move(res).error();
-    auto v = ParseJson(*res, what);
-    if (!v) return std::move(v).error();
-    if (!v->is_array()) return MakeError(ErrorCode::Internal, what + ": not a JSON array");
-    for (const auto& e : v->as_array()) {
+    HANGAR_ASSIGN_OR_RETURN(auto res, Call(std::move(req), what));
+    HANGAR_ASSIGN_OR_RETURN(auto v, ParseJson(res, what));
+    if (!v.is_array()) return MakeError(ErrorCode::Internal, what + ": not a JSON array");
+    for (const auto& e : v.as_array()) {
       if (!e.is_object()) continue;
       const auto& o = e.as_object();
       if (Str(o, "type") != "file") continue;
@@ -229,7 +225,7 @@ Result<std::vector<TreeFile>> HubClient::ListFiles(const RepoRef& repo,
       }
       out.push_back(std::move(f));
     }
-    url = NextLink(*res);
+    url = NextLink(res);
     if (url.starts_with("/")) url = endpoint_ + url;
   }
   return out;
@@ -253,11 +249,9 @@ Result<std::vector<std::optional<bool>>> HubClient::Preupload(
     req.url = endpoint_ + repo.ApiPath() + "/preupload/" + PercentEncode(revision);
     req.headers.emplace_back("Content-Type", "application/json");
     req.body_bytes = json::serialize(json::object{{"files", std::move(arr)}});
-    auto res = Call(std::move(req), what);
-    if (!res) return std::move(res).error();
-    auto v = ParseJson(*res, what);
-    if (!v) return std::move(v).error();
-    const json::value* list = v->is_object() ? v->as_object().if_contains("files") : nullptr;
+    HANGAR_ASSIGN_OR_RETURN(auto res, Call(std::move(req), what));
+    HANGAR_ASSIGN_OR_RETURN(auto v, ParseJson(res, what));
+    const json::value* list = v.is_object() ? v.as_object().if_contains("files") : nullptr;
     if (list == nullptr || !list->is_array()) {
       return MakeError(ErrorCode::Internal, what + ": no 'files' in the answer");
     }
@@ -290,12 +284,10 @@ Result<UploadSession> HubClient::CreateUpload(const RepoRef& repo, std::string_v
   req.headers.emplace_back("Content-Type", "application/json");
   req.body_bytes = json::serialize(body);
   std::string what = "start upload of " + std::string(sha256.substr(0, 12)) + " to " + repo.Id();
-  auto res = Call(std::move(req), what);
-  if (!res) return std::move(res).error();
-  auto v = ParseJson(*res, what);
-  if (!v) return std::move(v).error();
-  if (!v->is_object()) return MakeError(ErrorCode::Internal, what + ": not a JSON object");
-  const auto& o = v->as_object();
+  HANGAR_ASSIGN_OR_RETURN(auto res, Call(std::move(req), what));
+  HANGAR_ASSIGN_OR_RETURN(auto v, ParseJson(res, what));
+  if (!v.is_object()) return MakeError(ErrorCode::Internal, what + ": not a JSON object");
+  const auto& o = v.as_object();
   UploadSession s;
   s.size = size;
   std::string state = Str(o, "state");
@@ -340,8 +332,7 @@ Result<void> HubClient::PutPart(const UploadSession& s, uint64_t number, ByteSou
   }
   req.headers.emplace_back("Content-Type", "application/octet-stream");
   req.body = &body;
-  auto res = Call(std::move(req), "upload part " + std::to_string(number));
-  if (!res) return std::move(res).error();
+  HANGAR_TRY(Call(std::move(req), "upload part " + std::to_string(number)));
   return {};
 }
 
@@ -349,8 +340,7 @@ Result<void> HubClient::CompleteUpload(const UploadSession& s) const {
   net::HttpRequest req;
   req.method = "POST";
   req.url = endpoint_ + "/api/uploads/" + s.id + "/complete";
-  auto res = Call(std::move(req), "complete upload " + s.id);
-  if (!res) return std::move(res).error();
+  HANGAR_TRY(Call(std::move(req), "complete upload " + s.id));
   return {};
 }
 
@@ -383,11 +373,9 @@ Result<std::string> HubClient::Commit(const RepoRef& repo, std::string_view bran
   req.headers.emplace_back("Content-Type", "application/x-ndjson");
   req.body_bytes = std::move(body);
   std::string what = "commit to " + repo.Id() + "@" + std::string(branch);
-  auto res = Call(std::move(req), what);
-  if (!res) return std::move(res).error();
-  auto v = ParseJson(*res, what);
-  if (!v) return std::move(v).error();
-  std::string url = v->is_object() ? Str(v->as_object(), "commitUrl") : "";
+  HANGAR_ASSIGN_OR_RETURN(auto res, Call(std::move(req), what));
+  HANGAR_ASSIGN_OR_RETURN(auto v, ParseJson(res, what));
+  std::string url = v.is_object() ? Str(v.as_object(), "commitUrl") : "";
   if (url.empty()) return MakeError(ErrorCode::Internal, what + ": no commitUrl in the answer");
   return url;
 }
@@ -402,9 +390,8 @@ Result<void> HubClient::GetFile(const RepoRef& repo, std::string_view commit, st
     req.headers.emplace_back(
         "Range", "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + length - 1));
   }
-  auto res = Call(std::move(req), "download " + std::string(path), &sink);
-  if (!res) return std::move(res).error();
-  if (length > 0 && res->status != 206 && !(offset == 0 && res->status == 200)) {
+  HANGAR_ASSIGN_OR_RETURN(auto res, Call(std::move(req), "download " + std::string(path), &sink));
+  if (length > 0 && res.status != 206 && !(offset == 0 && res.status == 200)) {
     return MakeError(ErrorCode::Internal,
                      "download " + std::string(path) + ": the server ignored the Range");
   }

@@ -26,10 +26,9 @@ constexpr size_t kBlobBufferBytes = 1 << 20;
 
 // The manifest types a pull accepts, as an Accept header value.
 const std::string& ManifestAccept() {
-  static const std::string accept = std::string(oci::kManifestType) + ", " +
-                                    std::string(oci::kIndexType) + ", " +
-                                    std::string(oci::kDockerManifestType) + ", " +
-                                    std::string(oci::kDockerListType);
+  static const std::string accept =
+      std::string(oci::kManifestType) + ", " + std::string(oci::kIndexType) + ", " +
+      std::string(oci::kDockerManifestType) + ", " + std::string(oci::kDockerListType);
   return accept;
 }
 
@@ -221,10 +220,9 @@ Result<bool> OciClient::OnUnauthorized(const net::HttpResponse& res, const std::
       auto it = tokens_.find(scope);
       if (it != tokens_.end() && it->second != sent_auth) return true;  // refreshed meanwhile
     }
-    auto token = FetchToken(*bearer, scope);
-    if (!token) return std::move(token).error();
+    HANGAR_ASSIGN_OR_RETURN(auto token, FetchToken(*bearer, scope));
     std::lock_guard lock(mu_);
-    tokens_[scope] = "Bearer " + *token;
+    tokens_[scope] = "Bearer " + token;
     scheme_ = Scheme::Bearer;
     return true;
   }

@@ -311,9 +311,8 @@ Result<void> PushPart(OciClient& client, const std::string& repo, LocalFile& f, 
 // under `tag`; returns the manifest's digest.
 Result<std::string> PushManifest(OciClient& client, const std::string& repo, const std::string& tag,
                                  std::vector<LocalFile>& files, const OciPushOptions& opts) {
-  auto config = client.BlobSize(repo, kEmptyConfigDigest);
-  if (!config) return std::move(config).error();
-  if (!*config) HANGAR_TRY(client.PushBlobBytes(repo, kEmptyConfigDigest, "{}"));
+  HANGAR_ASSIGN_OR_RETURN(auto config, client.BlobSize(repo, kEmptyConfigDigest));
+  if (!config) HANGAR_TRY(client.PushBlobBytes(repo, kEmptyConfigDigest, "{}"));
   std::vector<FileEntry> entries;
   for (auto& f : files) entries.push_back(std::move(f.entry));
   std::string manifest = BuildManifest(entries, opts.annotations, Rfc3339Now());

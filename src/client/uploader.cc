@@ -109,21 +109,20 @@ Result<std::vector<std::string>> PartDigests(int fd, uint64_t size, uint64_t par
 // second thread: the whole-file hash is sequential, so this uses the other core now rather
 // than the workers' time later.
 Result<void> Inspect(LocalFile& f, uint64_t part_size, Progress* progress) {
-  auto file = File::Open(f.local, O_RDONLY);
-  if (!file) return std::move(file).error();
-  ::posix_fadvise(file->fd(), 0, 0, POSIX_FADV_SEQUENTIAL);
+  HANGAR_ASSIGN_OR_RETURN(auto file, File::Open(f.local, O_RDONLY));
+  ::posix_fadvise(file.fd(), 0, 0, POSIX_FADV_SEQUENTIAL);
   f.sample.resize(static_cast<size_t>(std::min<uint64_t>(kSampleBytes, f.size)));
-  if (!f.sample.empty() && ::pread(file->fd(), f.sample.data(), f.sample.size(), 0) !=
+  if (!f.sample.empty() && ::pread(file.fd(), f.sample.data(), f.sample.size(), 0) !=
                                static_cast<ssize_t>(f.sample.size())) {
     return MakeError(ErrorCode::Internal, "cannot read " + f.local.string());
   }
   std::optional<Result<std::vector<std::string>>> parts;
   std::thread part_thread;
   if (f.size > part_size) {
-    part_thread = std::thread([&] { parts = PartDigests(file->fd(), f.size, part_size); });
+    part_thread = std::thread([&] { parts = PartDigests(file.fd(), f.size, part_size); });
   }
   ContentHasher h(ContentHasher::Kind::Sha256, f.size);
-  auto r = HashRange(file->fd(), 0, f.size, h, [&](size_t n) {
+  auto r = HashRange(file.fd(), 0, f.size, h, [&](size_t n) {
     if (progress) progress->Add(static_cast<int64_t>(n));
   });
   if (part_thread.joinable()) part_thread.join();
@@ -137,12 +136,11 @@ Result<void> Inspect(LocalFile& f, uint64_t part_size, Progress* progress) {
 }
 
 Result<std::string> ReadSmallFile(const LocalFile& f) {
-  auto file = File::Open(f.local, O_RDONLY);
-  if (!file) return std::move(file).error();
+  HANGAR_ASSIGN_OR_RETURN(auto file, File::Open(f.local, O_RDONLY));
   std::string out(f.size, '\0');
   size_t got = 0;
   while (got < out.size()) {
-    ssize_t n = ::pread(file->fd(), out.data() + got, out.size() - got, static_cast<off_t>(got));
+    ssize_t n = ::pread(file.fd(), out.data() + got, out.size() - got, static_cast<off_t>(got));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return MakeError(ErrorCode::Internal, "cannot read " + f.local.string());
     got += static_cast<size_t>(n);
@@ -181,9 +179,8 @@ Result<void> MarkLfs(const HubClient& hub, const RepoRef& repo, const UploadOpti
   std::vector<PreuploadFile> pre;
   pre.reserve(files.size());
   for (const auto& f : files) pre.push_back({f.repo_path, f.size, f.sample});
-  auto modes = hub.Preupload(repo, opts.revision, pre);
-  if (!modes) return std::move(modes).error();
-  for (size_t i = 0; i < files.size(); ++i) files[i].lfs = (*modes)[i];
+  HANGAR_ASSIGN_OR_RETURN(auto modes, hub.Preupload(repo, opts.revision, pre));
+  for (size_t i = 0; i < files.size(); ++i) files[i].lfs = modes[i];
   return {};
 }
 
@@ -195,13 +192,11 @@ Result<PendingParts> OpenUploads(const HubClient& hub, const RepoRef& repo,
   for (size_t i = 0; i < files.size(); ++i) {
     auto& f = files[i];
     if (!f.lfs || !*f.lfs) continue;
-    auto s = hub.CreateUpload(repo, f.sha256, f.size, opts.part_size);
-    if (!s) return std::move(s).error();
-    f.session = std::move(*s);
+    HANGAR_ASSIGN_OR_RETURN(auto s, hub.CreateUpload(repo, f.sha256, f.size, opts.part_size));
+    f.session = std::move(s);
     if (f.session.present) continue;
-    auto fd = File::Open(f.local, O_RDONLY);
-    if (!fd) return std::move(fd).error();
-    pending.fds[i] = std::move(*fd);
+    HANGAR_ASSIGN_OR_RETURN(auto fd, File::Open(f.local, O_RDONLY));
+    pending.fds[i] = std::move(fd);
     std::vector<bool> stored(f.session.part_count + 1, false);
     for (uint64_t n : f.session.stored_parts) {
       if (n >= 1 && n <= f.session.part_count) stored[n] = true;
@@ -287,9 +282,8 @@ Result<std::vector<CommitOp>> CommitOps(const std::vector<LocalFile>& files) {
       op.sha256 = f.sha256;
       op.size = f.size;
     } else {
-      auto content = ReadSmallFile(f);
-      if (!content) return std::move(content).error();
-      op.content = std::move(*content);
+      HANGAR_ASSIGN_OR_RETURN(auto content, ReadSmallFile(f));
+      op.content = std::move(content);
     }
     ops.push_back(std::move(op));
   }
@@ -300,9 +294,8 @@ Result<std::vector<CommitOp>> CommitOps(const std::vector<LocalFile>& files) {
 
 Result<UploadResult> Upload(const HubClient& hub, const RepoRef& repo, const UploadOptions& opts) {
   UploadResult result;
-  auto collected = Collect(opts);
-  if (!collected) return std::move(collected).error();
-  std::vector<LocalFile>& files = *collected;
+  HANGAR_ASSIGN_OR_RETURN(auto collected, Collect(opts));
+  std::vector<LocalFile>& files = collected;
   if (files.empty()) {
     return MakeError(ErrorCode::BadRequest, "nothing to upload in " + opts.local_path.string());
   }
@@ -311,25 +304,21 @@ Result<UploadResult> Upload(const HubClient& hub, const RepoRef& repo, const Upl
 
   HANGAR_TRY(HashAll(files, opts));
   HANGAR_TRY(MarkLfs(hub, repo, opts, files));
-  auto pending = OpenUploads(hub, repo, opts, files);
-  if (!pending) return std::move(pending).error();
-  result.parts_resumed = pending->resumed;
-  auto sent = SendParts(hub, opts, files, *pending);
-  if (!sent) return std::move(sent).error();
-  result.parts_sent = *sent;
+  HANGAR_ASSIGN_OR_RETURN(auto pending, OpenUploads(hub, repo, opts, files));
+  result.parts_resumed = pending.resumed;
+  HANGAR_ASSIGN_OR_RETURN(auto sent, SendParts(hub, opts, files, pending));
+  result.parts_sent = sent;
   HANGAR_TRY(CompleteUploads(hub, opts.workers, files));
 
   // Step 6: one commit.
-  auto ops = CommitOps(files);
-  if (!ops) return std::move(ops).error();
-  result.files = ops->size();
-  for (const auto& op : *ops) result.lfs_files += op.lfs ? 1 : 0;
+  HANGAR_ASSIGN_OR_RETURN(auto ops, CommitOps(files));
+  result.files = ops.size();
+  for (const auto& op : ops) result.lfs_files += op.lfs ? 1 : 0;
   std::string message = opts.commit_message.empty()
                             ? "Upload " + opts.local_path.string() + " with hangar"
                             : opts.commit_message;
-  auto url = hub.Commit(repo, opts.revision, message, *ops);
-  if (!url) return std::move(url).error();
-  result.commit_url = std::move(*url);
+  HANGAR_ASSIGN_OR_RETURN(auto url, hub.Commit(repo, opts.revision, message, ops));
+  result.commit_url = std::move(url);
   return result;
 }
 

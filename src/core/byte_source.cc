@@ -16,13 +16,12 @@ Result<std::string> ReadAll(ByteSource& src, size_t max_bytes) {
   std::string out;
   char buf[16384];
   for (;;) {
-    auto n = src.Read(buf);
-    if (!n) return std::move(n).error();
-    if (*n == 0) return out;
-    if (out.size() + *n > max_bytes)
+    HANGAR_ASSIGN_OR_RETURN(auto n, src.Read(buf));
+    if (n == 0) return out;
+    if (out.size() + n > max_bytes)
       return MakeError(ErrorCode::PayloadTooLarge,
                        "request body is larger than " + std::to_string(max_bytes) + " bytes");
-    out.append(buf, *n);
+    out.append(buf, n);
   }
 }
 

@@ -359,9 +359,8 @@ Result<Command::Spawned> Command::Spawn() {
 }
 
 Result<Output> Command::Run(std::string_view stdin_data) {
-  auto spawned = Spawn();
-  if (!spawned) return std::move(spawned).error();
-  Spawned s = *spawned;
+  HANGAR_ASSIGN_OR_RETURN(auto spawned, Spawn());
+  Spawned s = spawned;
   // One thread multiplexes stdin, stdout, stderr and the child's exit with poll().
   int flags = fcntl(s.in, F_GETFL);
   fcntl(s.in, F_SETFL, flags | O_NONBLOCK);
@@ -386,9 +385,8 @@ Result<Output> Command::Run(std::string_view stdin_data) {
 }
 
 Result<std::unique_ptr<Process>> Command::Start() {
-  auto spawned = Spawn();
-  if (!spawned) return std::move(spawned).error();
-  const Spawned& s = *spawned;
+  HANGAR_ASSIGN_OR_RETURN(auto spawned, Spawn());
+  const Spawned& s = spawned;
   return std::unique_ptr<Process>(
       new Process(s.pid, s.pidfd, s.in, s.out, s.err, s.deadline, ToString()));
 }
@@ -530,11 +528,10 @@ Result<size_t> ProcessSource::Read(std::span<char> buf) {
   if (!n) return n;
   if (*n > 0) return n;
   done_ = true;
-  auto code = process_->Wait();
-  if (!code) return std::move(code).error();
-  if (*code != 0)
+  HANGAR_ASSIGN_OR_RETURN(auto code, process_->Wait());
+  if (code != 0)
     return MakeError(ErrorCode::Internal,
-                     "git exited with status " + std::to_string(*code) + ": " + process_->Stderr());
+                     "git exited with status " + std::to_string(code) + ": " + process_->Stderr());
   return size_t{0};
 }
 

@@ -52,13 +52,12 @@ Result<void> FlushChild(git_repository* repo, git_treebuilder* tb, const std::st
     if (rc < 0) return Git2Error(rc, "tree lookup");
     sub.reset(raw);
   }
-  auto oid = Rewrite(repo, sub.get(), ops, full + "/");
-  if (!oid) return std::move(oid).error();
+  HANGAR_ASSIGN_OR_RETURN(auto oid, Rewrite(repo, sub.get(), ops, full + "/"));
   int rc = 0;
-  if (!*oid) {
+  if (!oid) {
     if (e) rc = git_treebuilder_remove(tb, name.c_str());
   } else {
-    rc = git_treebuilder_insert(nullptr, tb, name.c_str(), &**oid, GIT_FILEMODE_TREE);
+    rc = git_treebuilder_insert(nullptr, tb, name.c_str(), &*oid, GIT_FILEMODE_TREE);
   }
   if (rc < 0) return Git2Error(rc, "tree update");
   return {};
@@ -189,11 +188,10 @@ Result<git_oid> WriteCommit(git_repository* repo, const git_oid& parent, const C
   std::vector<Op> ops;
   ops.reserve(req.changes.size());
   for (const auto& c : req.changes) ops.push_back(Op{&c, c.path});
-  auto root = Rewrite(repo, base.get(), ops, "");
-  if (!root) return std::move(root).error();
+  HANGAR_ASSIGN_OR_RETURN(auto root, Rewrite(repo, base.get(), ops, ""));
   git_oid tree_id;
-  if (*root) {
-    tree_id = **root;
+  if (root) {
+    tree_id = *root;
   } else {
     HANGAR_ASSIGN_OR_RETURN(tree_id, WriteEmptyTree(repo));
   }
@@ -242,8 +240,7 @@ std::mutex& BranchLock(const std::string& repo_path, const std::string& refname)
 
 Result<Oid> CommitChanges(const std::string& repo_path, const CommitRequest& req) {
   EnsureLibgit2();
-  auto repo = OpenCached(repo_path);
-  if (!repo) return std::move(repo).error();
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenCached(repo_path));
   std::string refname = req.branch.starts_with("refs/") ? req.branch : "refs/heads/" + req.branch;
   int valid = 0;
   if (req.branch.empty() || git_reference_name_is_valid(&valid, refname.c_str()) < 0 || !valid) {
@@ -254,7 +251,7 @@ Result<Oid> CommitChanges(const std::string& repo_path, const CommitRequest& req
   if (!req.detached) queued = std::unique_lock(BranchLock(repo_path, refname));
   for (int attempt = 1;; ++attempt) {
     git_oid head;
-    int rc = git_reference_name_to_id(&head, *repo, refname.c_str());
+    int rc = git_reference_name_to_id(&head, repo, refname.c_str());
     if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) {
       return MakeError(ErrorCode::RevisionNotFound, "branch '" + req.branch + "' not found");
     }
@@ -264,19 +261,18 @@ Result<Oid> CommitChanges(const std::string& repo_path, const CommitRequest& req
                                                           " is not the head of '" + req.branch +
                                                           "' (" + FromGit(&head).Hex() + ")");
     }
-    auto commit = WriteCommit(*repo, head, req);
-    if (!commit) return std::move(commit).error();
-    if (req.detached) return FromGit(&*commit);
+    HANGAR_ASSIGN_OR_RETURN(auto commit, WriteCommit(repo, head, req));
+    if (req.detached) return FromGit(&commit);
     git_reference* raw_ref = nullptr;
-    rc = git_reference_create_matching(&raw_ref, *repo, refname.c_str(), &*commit, 1, &head,
+    rc = git_reference_create_matching(&raw_ref, repo, refname.c_str(), &commit, 1, &head,
                                        "commit (hangar)");
     if (rc == 0) {
       git_reference_free(raw_ref);
-      return FromGit(&*commit);
+      return FromGit(&commit);
     }
     if (rc != GIT_EMODIFIED && rc != GIT_ELOCKED) return Git2Error(rc, "update " + refname);
     if (rc == GIT_ELOCKED) {
-      WaitOrBreakStaleLock(std::filesystem::path(git_repository_path(*repo)) / (refname + ".lock"));
+      WaitOrBreakStaleLock(std::filesystem::path(git_repository_path(repo)) / (refname + ".lock"));
       if (attempt < 4 * kMaxAttempts) continue;  // not a move of the branch: again at once
     }
     if (req.expected_parent) {

@@ -63,13 +63,12 @@ bool IsValidShortRefName(std::string_view name) {
 Result<void> CreateRef(const std::string& repo_path, const std::string& refname, const Oid& target,
                        bool overwrite) {
   EnsureLibgit2();
-  auto repo = OpenCached(repo_path);
-  if (!repo) return std::move(repo).error();
-  HANGAR_TRY(CheckCommit(*repo, target));
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenCached(repo_path));
+  HANGAR_TRY(CheckCommit(repo, target));
   git_oid id = ToGit(target);
   git_reference* raw = nullptr;
   int rc =
-      git_reference_create(&raw, *repo, refname.c_str(), &id, overwrite ? 1 : 0, "hangar: create");
+      git_reference_create(&raw, repo, refname.c_str(), &id, overwrite ? 1 : 0, "hangar: create");
   if (rc == GIT_EEXISTS) return MakeError(ErrorCode::Conflict, "'" + refname + "' already exists");
   if (rc == GIT_EINVALIDSPEC) {
     return MakeError(ErrorCode::BadRequest, "invalid ref name '" + refname + "'");
@@ -83,11 +82,10 @@ Result<Oid> CreateAnnotatedTag(const std::string& repo_path, const std::string& 
                                const Oid& target, const Signature& tagger,
                                const std::string& message) {
   EnsureLibgit2();
-  auto repo = OpenCached(repo_path);
-  if (!repo) return std::move(repo).error();
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenCached(repo_path));
   git_oid id = ToGit(target);
   git_object* raw_obj = nullptr;
-  int rc = git_object_lookup(&raw_obj, *repo, &id, GIT_OBJECT_COMMIT);
+  int rc = git_object_lookup(&raw_obj, repo, &id, GIT_OBJECT_COMMIT);
   if (rc == GIT_ENOTFOUND) {
     return MakeError(ErrorCode::RevisionNotFound, "commit " + target.Hex() + " not found");
   }
@@ -100,7 +98,7 @@ Result<Oid> CreateAnnotatedTag(const std::string& repo_path, const std::string& 
   SignaturePtr sig(raw_sig);
   std::string text = message.ends_with('\n') ? message : message + "\n";
   git_oid out;
-  rc = git_tag_create(&out, *repo, name.c_str(), obj.get(), sig.get(), text.c_str(), 0);
+  rc = git_tag_create(&out, repo, name.c_str(), obj.get(), sig.get(), text.c_str(), 0);
   if (rc == GIT_EEXISTS) return MakeError(ErrorCode::Conflict, "tag '" + name + "' already exists");
   if (rc == GIT_EINVALIDSPEC) {
     return MakeError(ErrorCode::BadRequest, "invalid tag name '" + name + "'");
@@ -111,12 +109,11 @@ Result<Oid> CreateAnnotatedTag(const std::string& repo_path, const std::string& 
 
 Result<void> DeleteRef(const std::string& repo_path, const std::string& refname) {
   EnsureLibgit2();
-  auto repo = OpenCached(repo_path);
-  if (!repo) return std::move(repo).error();
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenCached(repo_path));
   // git_reference_remove succeeds on a missing ref; look it up so a missing one is a 404,
   // and git_reference_delete removes it only if it still has the value read.
   git_reference* raw = nullptr;
-  int rc = git_reference_lookup(&raw, *repo, refname.c_str());
+  int rc = git_reference_lookup(&raw, repo, refname.c_str());
   if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) {
     return MakeError(ErrorCode::RevisionNotFound, "'" + refname + "' not found");
   }
@@ -135,15 +132,13 @@ Result<void> DeleteRef(const std::string& repo_path, const std::string& refname)
 
 Result<int> CreatePullRequestRef(const std::string& repo_path, const Oid& target) {
   EnsureLibgit2();
-  auto repo = OpenCached(repo_path);
-  if (!repo) return std::move(repo).error();
-  auto highest = HighestPullRequest(*repo);
-  if (!highest) return std::move(highest).error();
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenCached(repo_path));
+  HANGAR_ASSIGN_OR_RETURN(auto highest, HighestPullRequest(repo));
   git_oid id = ToGit(target);
-  for (int n = *highest + 1; n <= *highest + kMaxPullRequestAttempts; ++n) {
+  for (int n = highest + 1; n <= highest + kMaxPullRequestAttempts; ++n) {
     std::string refname = "refs/pr/" + std::to_string(n);
     git_reference* raw = nullptr;
-    int rc = git_reference_create(&raw, *repo, refname.c_str(), &id, 0, "hangar: pull request");
+    int rc = git_reference_create(&raw, repo, refname.c_str(), &id, 0, "hangar: pull request");
     if (rc == 0) {
       git_reference_free(raw);
       return n;

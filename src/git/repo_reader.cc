@@ -69,10 +69,9 @@ Result<CommitPtr> LookupCommit(git_repository* repo, const Oid& id) {
 }
 
 Result<TreePtr> CommitTree(git_repository* repo, const Oid& commit) {
-  auto c = LookupCommit(repo, commit);
-  if (!c) return std::move(c).error();
+  HANGAR_ASSIGN_OR_RETURN(auto c, LookupCommit(repo, commit));
   git_tree* raw = nullptr;
-  int rc = git_commit_tree(&raw, c->get());
+  int rc = git_commit_tree(&raw, c.get());
   if (rc != 0) return Git2Error(rc, "reading tree of " + commit.Hex());
   return TreePtr(raw);
 }
@@ -144,11 +143,10 @@ class BlobSource final : public ByteSource {
 };
 
 Result<OdbObjectPtr> ReadBlobObject(git_repository* repo, const Oid& blob) {
-  auto odb = RepoOdb(repo);
-  if (!odb) return std::move(odb).error();
+  HANGAR_ASSIGN_OR_RETURN(auto odb, RepoOdb(repo));
   git_oid g = ToGit(blob);
   git_odb_object* raw = nullptr;
-  int rc = git_odb_read(&raw, odb->get(), &g);
+  int rc = git_odb_read(&raw, odb.get(), &g);
   if (rc == GIT_ENOTFOUND) return EntryNotFound(blob.Hex());
   if (rc != 0) return Git2Error(rc, "reading blob " + blob.Hex());
   OdbObjectPtr obj(raw);
@@ -161,9 +159,8 @@ Result<OdbObjectPtr> ReadBlobObject(git_repository* repo, const Oid& blob) {
 RepoReader::RepoReader() { EnsureLibgit2(); }
 
 Result<Oid> RepoReader::ResolveRevision(const std::string& path, std::string_view rev) {
-  auto repo_or = OpenCached(path);
-  if (!repo_or) return std::move(repo_or).error();
-  git_repository* repo = *repo_or;
+  HANGAR_ASSIGN_OR_RETURN(auto repo_or, OpenCached(path));
+  git_repository* repo = repo_or;
   if (rev.empty() || rev.size() > 1024 || rev.find("..") != rev.npos ||
       std::any_of(rev.begin(), rev.end(),
                   [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
@@ -212,10 +209,9 @@ Result<Oid> RepoReader::ResolveRevision(const std::string& path, std::string_vie
 }
 
 Result<std::vector<Ref>> RepoReader::ListRefs(const std::string& path) {
-  auto repo = OpenCached(path);
-  if (!repo) return std::move(repo).error();
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenCached(path));
   git_reference_iterator* raw_it = nullptr;
-  int rc = git_reference_iterator_new(&raw_it, *repo);
+  int rc = git_reference_iterator_new(&raw_it, repo);
   if (rc != 0) return Git2Error(rc, "listing refs");
   ReferenceIteratorPtr it(raw_it);
   std::vector<Ref> refs;
@@ -223,10 +219,9 @@ Result<std::vector<Ref>> RepoReader::ListRefs(const std::string& path) {
   while ((rc = git_reference_next(&raw_ref, it.get())) == 0) {
     ReferencePtr ref(raw_ref);
     if (git_reference_type(ref.get()) != GIT_REFERENCE_DIRECT) continue;
-    auto peeled = PeelToCommit(*repo, *git_reference_target(ref.get()));
-    if (!peeled) return std::move(peeled).error();
-    if (!*peeled) continue;
-    refs.push_back(Ref{git_reference_name(ref.get()), **peeled});
+    HANGAR_ASSIGN_OR_RETURN(auto peeled, PeelToCommit(repo, *git_reference_target(ref.get())));
+    if (!peeled) continue;
+    refs.push_back(Ref{git_reference_name(ref.get()), *peeled});
   }
   if (rc != GIT_ITEROVER) return Git2Error(rc, "listing refs");
   std::sort(refs.begin(), refs.end(), [](const Ref& a, const Ref& b) { return a.name < b.name; });
@@ -234,10 +229,9 @@ Result<std::vector<Ref>> RepoReader::ListRefs(const std::string& path) {
 }
 
 Result<std::optional<std::string>> RepoReader::DefaultBranch(const std::string& path) {
-  auto repo = OpenCached(path);
-  if (!repo) return std::move(repo).error();
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenCached(path));
   git_reference* raw = nullptr;
-  int rc = git_reference_lookup(&raw, *repo, "HEAD");
+  int rc = git_reference_lookup(&raw, repo, "HEAD");
   if (rc == GIT_ENOTFOUND) return std::optional<std::string>();
   if (rc != 0) return Git2Error(rc, "reading HEAD");
   ReferencePtr head(raw);
@@ -250,69 +244,62 @@ Result<std::optional<std::string>> RepoReader::DefaultBranch(const std::string& 
 
 Result<TreeEntry> RepoReader::Lookup(const std::string& path, const Oid& commit,
                                      std::string_view repo_path) {
-  auto repo = OpenCached(path);
-  if (!repo) return std::move(repo).error();
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenCached(path));
   auto clean = CleanPath(repo_path);
   if (!clean) return EntryNotFound(repo_path);
-  auto tree = CommitTree(*repo, commit);
-  if (!tree) return std::move(tree).error();
+  HANGAR_ASSIGN_OR_RETURN(auto tree, CommitTree(repo, commit));
   TreeEntry out;
   if (clean->empty()) {
     out.is_dir = true;
-    out.oid = FromGit(git_tree_id(tree->get()));
+    out.oid = FromGit(git_tree_id(tree.get()));
     out.mode = GIT_FILEMODE_TREE;
     return out;
   }
   std::string p(*clean);
   git_tree_entry* raw = nullptr;
-  int rc = git_tree_entry_bypath(&raw, tree->get(), p.c_str());
+  int rc = git_tree_entry_bypath(&raw, tree.get(), p.c_str());
   if (rc == GIT_ENOTFOUND) return EntryNotFound(repo_path);
   if (rc != 0) return Git2Error(rc, "looking up " + p);
   TreeEntryPtr entry(raw);
-  auto odb = RepoOdb(*repo);
-  if (!odb) return std::move(odb).error();
+  HANGAR_ASSIGN_OR_RETURN(auto odb, RepoOdb(repo));
   out.path = std::move(p);
-  FillEntry(odb->get(), entry.get(), out);
+  FillEntry(odb.get(), entry.get(), out);
   return out;
 }
 
 Result<std::vector<TreeEntry>> RepoReader::ListTree(const std::string& path, const Oid& commit,
                                                     std::string_view dir, bool recursive) {
-  auto repo = OpenCached(path);
-  if (!repo) return std::move(repo).error();
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenCached(path));
   auto clean = CleanPath(dir);
   if (!clean) return EntryNotFound(dir);
-  auto root = CommitTree(*repo, commit);
-  if (!root) return std::move(root).error();
+  HANGAR_ASSIGN_OR_RETURN(auto root, CommitTree(repo, commit));
   TreePtr sub;
-  const git_tree* tree = root->get();
+  const git_tree* tree = root.get();
   std::string prefix;
   if (!clean->empty()) {
     prefix.assign(*clean);
     git_tree_entry* raw = nullptr;
-    int rc = git_tree_entry_bypath(&raw, root->get(), prefix.c_str());
+    int rc = git_tree_entry_bypath(&raw, root.get(), prefix.c_str());
     if (rc == GIT_ENOTFOUND) return EntryNotFound(dir);
     if (rc != 0) return Git2Error(rc, "looking up " + prefix);
     TreeEntryPtr entry(raw);
     if (git_tree_entry_type(entry.get()) != GIT_OBJECT_TREE) return EntryNotFound(dir);
     git_tree* raw_tree = nullptr;
-    rc = git_tree_lookup(&raw_tree, *repo, git_tree_entry_id(entry.get()));
+    rc = git_tree_lookup(&raw_tree, repo, git_tree_entry_id(entry.get()));
     if (rc != 0) return Git2Error(rc, "reading tree " + prefix);
     sub.reset(raw_tree);
     tree = sub.get();
     prefix.push_back('/');
   }
-  auto odb = RepoOdb(*repo);
-  if (!odb) return std::move(odb).error();
+  HANGAR_ASSIGN_OR_RETURN(auto odb, RepoOdb(repo));
   std::vector<TreeEntry> out;
   if (recursive) {
-    auto count = CountEntries(*repo, tree);
-    if (!count) return std::move(count).error();
-    out.reserve(*count);
+    HANGAR_ASSIGN_OR_RETURN(auto count, CountEntries(repo, tree));
+    out.reserve(count);
   } else {
     out.reserve(git_tree_entrycount(tree));
   }
-  HANGAR_TRY(WalkTree(*repo, odb->get(), tree, prefix, recursive, out));
+  HANGAR_TRY(WalkTree(repo, odb.get(), tree, prefix, recursive, out));
   return out;
 }
 
@@ -334,20 +321,16 @@ Result<uint64_t> BlobSize(git_odb* odb, const Oid& blob) {
 
 Result<std::string> RepoReader::ReadBlob(const std::string& path, const Oid& blob,
                                          uint64_t max_bytes) {
-  auto repo = OpenCached(path);
-  if (!repo) return std::move(repo).error();
-  auto odb = RepoOdb(*repo);
-  if (!odb) return std::move(odb).error();
-  auto size = BlobSize(odb->get(), blob);
-  if (!size) return std::move(size).error();
-  uint64_t len = *size;
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenCached(path));
+  HANGAR_ASSIGN_OR_RETURN(auto odb, RepoOdb(repo));
+  HANGAR_ASSIGN_OR_RETURN(auto size, BlobSize(odb.get(), blob));
+  uint64_t len = size;
   if (len > max_bytes)
     return MakeError(ErrorCode::PayloadTooLarge, "blob " + blob.Hex() + " is larger than " +
                                                      std::to_string(max_bytes) + " bytes");
-  auto obj = ReadBlobObject(*repo, blob);
-  if (!obj) return std::move(obj).error();
-  return std::string(static_cast<const char*>(git_odb_object_data(obj->get())),
-                     git_odb_object_size(obj->get()));
+  HANGAR_ASSIGN_OR_RETURN(auto obj, ReadBlobObject(repo, blob));
+  return std::string(static_cast<const char*>(git_odb_object_data(obj.get())),
+                     git_odb_object_size(obj.get()));
 }
 
 namespace {
@@ -388,13 +371,10 @@ class WindowSource final : public ByteSource {
 Result<std::unique_ptr<ByteSource>> RepoReader::OpenBlob(const std::string& path, const Oid& blob,
                                                          uint64_t offset,
                                                          std::optional<uint64_t> length) {
-  auto repo = OpenCached(path);
-  if (!repo) return std::move(repo).error();
-  auto odb = RepoOdb(*repo);
-  if (!odb) return std::move(odb).error();
-  auto blob_size = BlobSize(odb->get(), blob);
-  if (!blob_size) return std::move(blob_size).error();
-  uint64_t size = *blob_size;
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenCached(path));
+  HANGAR_ASSIGN_OR_RETURN(auto odb, RepoOdb(repo));
+  HANGAR_ASSIGN_OR_RETURN(auto blob_size, BlobSize(odb.get(), blob));
+  uint64_t size = blob_size;
   if (offset > size)
     return MakeError(ErrorCode::RangeNotSatisfiable,
                      "offset " + std::to_string(offset) + " is past the end of the file");
@@ -412,25 +392,21 @@ Result<std::unique_ptr<ByteSource>> RepoReader::OpenBlob(const std::string& path
     return std::unique_ptr<ByteSource>(
         new WindowSource(std::make_unique<ProcessSource>(std::move(*proc)), offset, end - offset));
   }
-  auto obj = ReadBlobObject(*repo, blob);
-  if (!obj) return std::move(obj).error();
-  return std::unique_ptr<ByteSource>(new BlobSource(std::move(*obj), offset, end));
+  HANGAR_ASSIGN_OR_RETURN(auto obj, ReadBlobObject(repo, blob));
+  return std::unique_ptr<ByteSource>(new BlobSource(std::move(obj), offset, end));
 }
 
 Result<CommitInfo> RepoReader::ReadCommit(const std::string& path, const Oid& id) {
-  auto repo = OpenCached(path);
-  if (!repo) return std::move(repo).error();
-  auto c = LookupCommit(*repo, id);
-  if (!c) return std::move(c).error();
-  return ToCommitInfo(c->get());
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenCached(path));
+  HANGAR_ASSIGN_OR_RETURN(auto c, LookupCommit(repo, id));
+  return ToCommitInfo(c.get());
 }
 
 Result<bool> RepoReader::IsSigned(const std::string& path, const Oid& id) {
-  auto repo = OpenCached(path);
-  if (!repo) return std::move(repo).error();
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenCached(path));
   git_buf signature = GIT_BUF_INIT, data = GIT_BUF_INIT;
   git_oid g = ToGit(id);
-  int rc = git_commit_extract_signature(&signature, &data, *repo, &g, nullptr);
+  int rc = git_commit_extract_signature(&signature, &data, repo, &g, nullptr);
   git_buf_dispose(&signature);
   git_buf_dispose(&data);
   if (rc == 0) return true;
@@ -461,21 +437,18 @@ Result<RevwalkPtr> StartWalk(git_repository* repo, const Oid& start, unsigned in
 
 Result<std::vector<CommitInfo>> RepoReader::Log(const std::string& path, const Oid& start,
                                                 size_t skip, size_t limit) {
-  auto repo = OpenCached(path);
-  if (!repo) return std::move(repo).error();
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenCached(path));
   // Topological + time order: never a parent before its child, even when commits share a
   // timestamp (libgit2's time-only order breaks such ties arbitrarily).
-  auto walk = StartWalk(*repo, start, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
-  if (!walk) return std::move(walk).error();
+  HANGAR_ASSIGN_OR_RETURN(auto walk, StartWalk(repo, start, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME));
   std::vector<CommitInfo> out;
   git_oid g;
   int rc;
   size_t seen = 0;
-  while (out.size() < limit && (rc = git_revwalk_next(&g, walk->get())) == 0) {
+  while (out.size() < limit && (rc = git_revwalk_next(&g, walk.get())) == 0) {
     if (seen++ < skip) continue;
-    auto c = LookupCommit(*repo, FromGit(&g));
-    if (!c) return std::move(c).error();
-    out.push_back(ToCommitInfo(c->get()));
+    HANGAR_ASSIGN_OR_RETURN(auto c, LookupCommit(repo, FromGit(&g)));
+    out.push_back(ToCommitInfo(c.get()));
   }
   if (out.size() < limit && rc != GIT_ITEROVER) return Git2Error(rc, "walking history");
   return out;
@@ -484,31 +457,27 @@ Result<std::vector<CommitInfo>> RepoReader::Log(const std::string& path, const O
 Result<std::optional<CommitInfo>> RepoReader::LastCommitTouching(const std::string& path,
                                                                  const Oid& start,
                                                                  std::string_view repo_path) {
-  auto repo = OpenCached(path);
-  if (!repo) return std::move(repo).error();
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenCached(path));
   auto clean = CleanPath(repo_path);
   if (!clean) return std::optional<CommitInfo>();
-  auto first = LookupCommit(*repo, start);
-  if (!first) return std::move(first).error();
-  if (clean->empty()) return std::optional(ToCommitInfo(first->get()));
+  HANGAR_ASSIGN_OR_RETURN(auto first, LookupCommit(repo, start));
+  if (clean->empty()) return std::optional(ToCommitInfo(first.get()));
   // git log uses the commit-graph's changed-path Bloom filters; libgit2 would diff trees
   // commit by commit.
   Command cmd("log");
   cmd.Arg("-1").Arg("--format=%H").EndOfOptions().Arg(start.Hex()).Dashes().PathArg(*clean);
   cmd.Env("GIT_DIR", path).Env("GIT_LITERAL_PATHSPECS", "1").Dir(path);
   cmd.Timeout(std::chrono::seconds(30)).MaxOutput(4096);
-  auto out = cmd.Run();
-  if (!out) return std::move(out).error();
-  if (!out->ok())
-    return MakeError(ErrorCode::Internal, cmd.ToString() + " failed: " + out->stderr_data);
-  std::string_view hex(out->stdout_data);
+  HANGAR_ASSIGN_OR_RETURN(auto out, cmd.Run());
+  if (!out.ok())
+    return MakeError(ErrorCode::Internal, cmd.ToString() + " failed: " + out.stderr_data);
+  std::string_view hex(out.stdout_data);
   while (!hex.empty() && (hex.back() == '\n' || hex.back() == '\r')) hex.remove_suffix(1);
   if (hex.empty()) return std::optional<CommitInfo>();
   auto id = Oid::ParseHex(hex);
-  if (!id) return MakeError(ErrorCode::Internal, "unexpected git log output: " + out->stdout_data);
-  auto c = LookupCommit(*repo, *id);
-  if (!c) return std::move(c).error();
-  return std::optional(ToCommitInfo(c->get()));
+  if (!id) return MakeError(ErrorCode::Internal, "unexpected git log output: " + out.stdout_data);
+  HANGAR_ASSIGN_OR_RETURN(auto c, LookupCommit(repo, *id));
+  return std::optional(ToCommitInfo(c.get()));
 }
 
 }  // namespace hangar::git

@@ -62,9 +62,8 @@ Result<git_oid> WriteTree(git_repository* repo, const DirNode& node) {
     if (rc != 0) return Git2Error(rc, "adding " + name);
   }
   for (const auto& [name, child] : node.dirs) {
-    auto sub = WriteTree(repo, child);
-    if (!sub) return std::move(sub).error();
-    rc = git_treebuilder_insert(nullptr, builder.get(), name.c_str(), &*sub, GIT_FILEMODE_TREE);
+    HANGAR_ASSIGN_OR_RETURN(auto sub, WriteTree(repo, child));
+    rc = git_treebuilder_insert(nullptr, builder.get(), name.c_str(), &sub, GIT_FILEMODE_TREE);
     if (rc != 0) return Git2Error(rc, "adding " + name);
   }
   git_oid tree;
@@ -109,10 +108,9 @@ Result<Oid> BuildRepo(const std::string& dir,
   RepositoryPtr repo(raw);
   HANGAR_TRY(SetServerConfig(dir));
 
-  auto tree_id = WriteTree(repo.get(), root);
-  if (!tree_id) return std::move(tree_id).error();
+  HANGAR_ASSIGN_OR_RETURN(auto tree_id, WriteTree(repo.get(), root));
   git_tree* raw_tree = nullptr;
-  rc = git_tree_lookup(&raw_tree, repo.get(), &*tree_id);
+  rc = git_tree_lookup(&raw_tree, repo.get(), &tree_id);
   if (rc != 0) return Git2Error(rc, "reading new tree");
   TreePtr tree(raw_tree);
   git_signature* raw_sig = nullptr;
@@ -248,15 +246,14 @@ Result<void> WriteCommitGraph(const std::string& path, std::chrono::milliseconds
     Command cmd("commit-graph");
     cmd.Arg("write").Arg("--reachable").Arg("--changed-paths").Env("GIT_DIR", path).Dir(path);
     cmd.Timeout(left).MaxOutput(1 << 20);
-    auto out = cmd.Run();
-    if (!out) return std::move(out).error();
-    if (out->ok()) return {};
+    HANGAR_ASSIGN_OR_RETURN(auto out, cmd.Run());
+    if (out.ok()) return {};
     // "Unable to create '.../commit-graph.lock': File exists": another writer's graph is
     // on its way; ours follows it (it may not include the newest commits).
-    bool locked = out->stderr_data.find("commit-graph") != std::string::npos &&
-                  out->stderr_data.find(".lock': File exists") != std::string::npos;
+    bool locked = out.stderr_data.find("commit-graph") != std::string::npos &&
+                  out.stderr_data.find(".lock': File exists") != std::string::npos;
     if (!locked) {
-      return MakeError(ErrorCode::Internal, cmd.ToString() + " failed: " + out->stderr_data);
+      return MakeError(ErrorCode::Internal, cmd.ToString() + " failed: " + out.stderr_data);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }

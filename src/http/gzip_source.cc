@@ -26,11 +26,10 @@ class Gunzip final : public ByteSource {
     zs_.avail_out = static_cast<uInt>(buf.size());
     while (zs_.avail_out == buf.size()) {
       if (zs_.avail_in == 0) {
-        auto n = in_->Read(inbuf_);
-        if (!n) return std::move(n).error();
-        if (*n == 0) return MakeError(ErrorCode::BadRequest, "gzip body is truncated");
+        HANGAR_ASSIGN_OR_RETURN(auto n, in_->Read(inbuf_));
+        if (n == 0) return MakeError(ErrorCode::BadRequest, "gzip body is truncated");
         zs_.next_in = reinterpret_cast<Bytef*>(inbuf_.data());
-        zs_.avail_in = static_cast<uInt>(*n);
+        zs_.avail_in = static_cast<uInt>(n);
       }
       int rc = inflate(&zs_, Z_NO_FLUSH);
       if (rc == Z_STREAM_END) {

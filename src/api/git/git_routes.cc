@@ -39,23 +39,21 @@ std::string ClientAddress(std::string_view remote) {
 
 // GET .../info/refs?service=git-<svc>   (git-lfs.md §3)
 Result<http::Response> InfoRefs(services::GitService& git, RepoType type, http::Request& req) {
-  auto id = RepoFromPath(type, req);
-  if (!id) return std::move(id).error();
+  HANGAR_ASSIGN_OR_RETURN(auto id, RepoFromPath(type, req));
   auto service = req.Query("service");
   if (!service) {
     // The dumb protocol (§1): modern git never needs it.
     return MakeError(ErrorCode::Forbidden,
                      "the dumb HTTP protocol is not supported; use a git client from 1.6.6 on");
   }
-  auto rpc = services::ParseGitRpc(*service);
-  if (!rpc) return std::move(rpc).error();
-  auto ad = git.InfoRefs(req.principal, *id, *rpc, req.Header("git-protocol"));
-  if (!ad) return std::move(ad).error();
+  HANGAR_ASSIGN_OR_RETURN(auto rpc, services::ParseGitRpc(*service));
+  HANGAR_ASSIGN_OR_RETURN(auto ad,
+                          git.InfoRefs(req.principal, id, rpc, req.Header("git-protocol")));
   http::Response res;
   res.status = 200;
-  res.body = std::move(ad->body);
+  res.body = std::move(ad.body);
   res.SetHeader("Content-Type",
-                "application/x-" + std::string(services::GitRpcName(*rpc)) + "-advertisement");
+                "application/x-" + std::string(services::GitRpcName(rpc)) + "-advertisement");
   SetNoCache(res);
   return res;
 }
@@ -63,8 +61,7 @@ Result<http::Response> InfoRefs(services::GitService& git, RepoType type, http::
 // POST .../git-<svc>   (git-lfs.md §4)
 Result<http::Response> Rpc(services::GitService& git, RepoType type, GitRpc rpc,
                            http::Request& req) {
-  auto id = RepoFromPath(type, req);
-  if (!id) return std::move(id).error();
+  HANGAR_ASSIGN_OR_RETURN(auto id, RepoFromPath(type, req));
   const std::string name(services::GitRpcName(rpc));
   if (req.Header("content-type") != "application/x-" + name + "-request") {
     return MakeError(ErrorCode::UnsupportedMediaType,
@@ -82,11 +79,10 @@ Result<http::Response> Rpc(services::GitService& git, RepoType type, GitRpc rpc,
   }
   call.git_protocol = std::string(req.Header("git-protocol"));
   call.client_address = ClientAddress(req.remote);
-  auto out = git.Rpc(req.principal, *id, rpc, std::move(call));
-  if (!out) return std::move(out).error();
+  HANGAR_ASSIGN_OR_RETURN(auto out, git.Rpc(req.principal, id, rpc, std::move(call)));
   // Size unknown: chunked (§4.2).
   http::Response res =
-      http::Response::Stream(200, std::move(*out), "application/x-" + name + "-result");
+      http::Response::Stream(200, std::move(out), "application/x-" + name + "-result");
   SetNoCache(res);
   return res;
 }

@@ -49,10 +49,9 @@ Result<uint64_t> SizeField(const json::object& o, std::string_view key, std::str
 
 // The revision of a `.../{rest*}` route that names only a revision.
 Result<std::string> RevisionParam(const http::Request& req) {
-  auto split = SplitRevisionAndPath(req.Param("rest"));
-  if (!split) return std::move(split).error();
-  if (!split->path.empty()) return MakeError(ErrorCode::RevisionNotFound, "invalid revision");
-  return std::move(split->revision);
+  HANGAR_ASSIGN_OR_RETURN(auto split, SplitRevisionAndPath(req.Param("rest")));
+  if (!split.path.empty()) return MakeError(ErrorCode::RevisionNotFound, "invalid revision");
+  return std::move(split.revision);
 }
 
 // What one operation of a commit costs in memory besides its file's bytes (its path, its
@@ -104,13 +103,11 @@ Result<void> CheckCommitLength(const http::Request& req) {
 }
 
 Result<http::Response> HandlePreupload(HfDeps& d, http::Request& req, RepoType type) {
-  auto id = RepoFromParams(req, type);
-  if (!id) return std::move(id).error();
-  auto rev = RevisionParam(req);
-  if (!rev) return std::move(rev).error();
-  auto body = ReadJsonObject(req, static_cast<size_t>(d.config.limits.max_json_body_bytes));
-  if (!body) return std::move(body).error();
-  const auto* files = body->if_contains("files");
+  HANGAR_ASSIGN_OR_RETURN(auto id, RepoFromParams(req, type));
+  HANGAR_ASSIGN_OR_RETURN(auto rev, RevisionParam(req));
+  HANGAR_ASSIGN_OR_RETURN(
+      auto body, ReadJsonObject(req, static_cast<size_t>(d.config.limits.max_json_body_bytes)));
+  const auto* files = body.if_contains("files");
   if (!files || !files->is_array()) {
     return MakeError(ErrorCode::BadRequest, "'files' must be an array");
   }
@@ -119,27 +116,24 @@ Result<http::Response> HandlePreupload(HfDeps& d, http::Request& req, RepoType t
     if (!f.is_object()) return MakeError(ErrorCode::BadRequest, "'files' must hold objects");
     const auto& o = f.as_object();
     services::PreuploadFile pf;
-    auto path = StringField(o, "path", "files");
-    if (!path) return std::move(path).error();
-    pf.path = std::move(*path);
-    auto size = SizeField(o, "size", "files");
-    if (!size) return std::move(size).error();
-    pf.size = *size;
+    HANGAR_ASSIGN_OR_RETURN(auto path, StringField(o, "path", "files"));
+    pf.path = std::move(path);
+    HANGAR_ASSIGN_OR_RETURN(auto size, SizeField(o, "size", "files"));
+    pf.size = size;
     if (const auto* s = o.if_contains("sample"); s && s->is_string()) {
-      auto sample = DecodeBase64(s->as_string(), "files sample");
-      if (!sample) return std::move(sample).error();
-      pf.sample = std::move(*sample);
+      HANGAR_ASSIGN_OR_RETURN(auto sample, DecodeBase64(s->as_string(), "files sample"));
+      pf.sample = std::move(sample);
     }
     in.push_back(std::move(pf));
   }
   std::optional<std::string> attributes;
-  if (const auto* a = body->if_contains("gitAttributes"); a && a->is_string()) {
+  if (const auto* a = body.if_contains("gitAttributes"); a && a->is_string()) {
     attributes = std::string(a->as_string());
   }
-  auto answers = d.commits.Preupload(req.principal, *id, *rev, in, attributes);
-  if (!answers) return std::move(answers).error();
+  HANGAR_ASSIGN_OR_RETURN(auto answers,
+                          d.commits.Preupload(req.principal, id, rev, in, attributes));
   json::array out;
-  for (const auto& a : *answers) {
+  for (const auto& a : answers) {
     json::object o{
         {"path", a.path}, {"uploadMode", a.lfs ? "lfs" : "regular"}, {"shouldIgnore", false}};
     if (a.oid) o["oid"] = a.oid->Hex();
@@ -149,22 +143,19 @@ Result<http::Response> HandlePreupload(HfDeps& d, http::Request& req, RepoType t
 }
 
 Result<http::Response> HandleCommit(HfDeps& d, http::Request& req, RepoType type) {
-  auto id = RepoFromParams(req, type);
-  if (!id) return std::move(id).error();
-  auto rev = RevisionParam(req);
-  if (!rev) return std::move(rev).error();
+  HANGAR_ASSIGN_OR_RETURN(auto id, RepoFromParams(req, type));
+  HANGAR_ASSIGN_OR_RETURN(auto rev, RevisionParam(req));
   HANGAR_ASSIGN_OR_RETURN(services::CommitInput input, ReadCommitRequest(d, req));
   input.create_pr = http::ParseBool(req.Query("create_pr").value_or("false")).value_or(false);
-  auto made = d.commits.Commit(req.principal, *id, *rev, std::move(input));
-  if (!made) return std::move(made).error();
-  std::string repo_url = req.base_url + "/" + id->UrlPath();
+  HANGAR_ASSIGN_OR_RETURN(auto made, d.commits.Commit(req.principal, id, rev, std::move(input)));
+  std::string repo_url = req.base_url + "/" + id.UrlPath();
   json::object out{{"success", true},
-                   {"commitOid", made->commit.Hex()},
-                   {"commitUrl", repo_url + "/commit/" + made->commit.Hex()},
+                   {"commitOid", made.commit.Hex()},
+                   {"commitUrl", repo_url + "/commit/" + made.commit.Hex()},
                    {"hookOutput", ""}};
   // §7.5: clients derive refs/pr/<n> from the URL's last segment.
-  if (made->pull_request) {
-    out["pullRequestUrl"] = repo_url + "/discussions/" + std::to_string(*made->pull_request);
+  if (made.pull_request) {
+    out["pullRequestUrl"] = repo_url + "/discussions/" + std::to_string(*made.pull_request);
   }
   return JsonResponse(out);
 }

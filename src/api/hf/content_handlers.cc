@@ -64,9 +64,8 @@ json::object EntryJson(const services::Entry& e) {
 
 Result<void> AddLastCommit(HfDeps& d, const services::RepoHandle& repo, const Oid& commit,
                            const services::Entry& e, json::object& o) {
-  auto last = d.content.LastCommit(repo, commit, e.git.path);
-  if (!last) return std::move(last).error();
-  if (*last) o["lastCommit"] = CommitBrief(**last);
+  HANGAR_ASSIGN_OR_RETURN(auto last, d.content.LastCommit(repo, commit, e.git.path));
+  if (last) o["lastCommit"] = CommitBrief(*last);
   return {};
 }
 
@@ -79,19 +78,15 @@ struct Opened {
 
 // Opens the repo for reading and resolves the revision in the `rest` param.
 Result<Opened> OpenAt(HfDeps& d, http::Request& req, RepoType type, bool revision_in_path) {
-  auto id = RepoFromParams(req, type);
-  if (!id) return std::move(id).error();
-  auto repo = d.repos.Open(req.principal, *id, services::Access::Read);
-  if (!repo) return std::move(repo).error();
+  HANGAR_ASSIGN_OR_RETURN(auto id, RepoFromParams(req, type));
+  HANGAR_ASSIGN_OR_RETURN(auto repo, d.repos.Open(req.principal, id, services::Access::Read));
   RevisionAndPath rp{"HEAD", ""};
   if (revision_in_path) {
-    auto split = SplitRevisionAndPath(req.Param("rest"));
-    if (!split) return std::move(split).error();
-    rp = std::move(*split);
+    HANGAR_ASSIGN_OR_RETURN(auto split, SplitRevisionAndPath(req.Param("rest")));
+    rp = std::move(split);
   }
-  auto commit = d.content.ResolveRevision(*repo, rp.revision);
-  if (!commit) return std::move(commit).error();
-  return Opened{std::move(*repo), *commit, std::move(rp.path), std::move(rp.revision)};
+  HANGAR_ASSIGN_OR_RETURN(auto commit, d.content.ResolveRevision(repo, rp.revision));
+  return Opened{std::move(repo), commit, std::move(rp.path), std::move(rp.revision)};
 }
 
 // Adds cardData and the tags/pipeline/library fields derived from it, as the card index
@@ -110,19 +105,17 @@ void AddCard(const json::object& card, RepoType type, json::object& o) {
 
 Result<http::Response> HandleRepoInfo(HfDeps& d, http::Request& req, RepoType type,
                                       bool with_revision) {
-  auto at = OpenAt(d, req, type, with_revision);
-  if (!at) return std::move(at).error();
-  const auto& rec = at->repo.record;
-  auto commit = d.content.Commit(at->repo, at->commit);
-  if (!commit) return std::move(commit).error();
+  HANGAR_ASSIGN_OR_RETURN(auto at, OpenAt(d, req, type, with_revision));
+  const auto& rec = at.repo.record;
+  HANGAR_ASSIGN_OR_RETURN(auto commit, d.content.Commit(at.repo, at.commit));
   bool blobs = http::ParseBool(req.Query("blobs").value_or("false")).value_or(false);
 
   json::object o;
   o["_id"] = ObjectId(rec.id, '6');
   o["id"] = rec.ns + "/" + rec.name;
   o["author"] = rec.ns;
-  o["sha"] = at->commit.Hex();
-  o["lastModified"] = Iso8601(commit->committer_time);
+  o["sha"] = at.commit.Hex();
+  o["lastModified"] = Iso8601(commit.committer_time);
   o["createdAt"] = Iso8601(rec.created_at);
   o["private"] = rec.is_private;
   o["gated"] = false;
@@ -131,17 +124,16 @@ Result<http::Response> HandleRepoInfo(HfDeps& d, http::Request& req, RepoType ty
   o["downloadsAllTime"] = rec.downloads;
   o["likes"] = 0;
   o["tags"] = json::array{};
-  auto readme = d.content.ReadText(at->repo, at->commit, "README.md", kMaxReadme);
-  if (!readme) return std::move(readme).error();
-  if (*readme) {
-    auto card = services::ParseCardData(**readme);
+  HANGAR_ASSIGN_OR_RETURN(auto readme,
+                          d.content.ReadText(at.repo, at.commit, "README.md", kMaxReadme));
+  if (readme) {
+    auto card = services::ParseCardData(*readme);
     if (card && *card) AddCard(**card, type, o);  // a broken card does not break repo info
   }
-  auto tree = d.content.ListTree(at->repo, at->commit, "", true);
-  if (!tree) return std::move(tree).error();
+  HANGAR_ASSIGN_OR_RETURN(auto tree, d.content.ListTree(at.repo, at.commit, "", true));
   json::array siblings;
   uint64_t used = 0;
-  for (const auto& e : **tree) {
+  for (const auto& e : *tree) {
     if (e.git.is_dir) continue;
     json::object s{{"rfilename", e.git.path}};
     if (blobs) {
@@ -161,23 +153,20 @@ Result<http::Response> HandleRepoInfo(HfDeps& d, http::Request& req, RepoType ty
 }
 
 Result<http::Response> HandleTree(HfDeps& d, http::Request& req, RepoType type) {
-  auto at = OpenAt(d, req, type, true);
-  if (!at) return std::move(at).error();
+  HANGAR_ASSIGN_OR_RETURN(auto at, OpenAt(d, req, type, true));
   bool recursive = http::ParseBool(req.Query("recursive").value_or("false")).value_or(false);
   bool expand = http::ParseBool(req.Query("expand").value_or("false")).value_or(false);
-  auto list = d.content.ListTree(at->repo, at->commit, at->path, recursive);
-  if (!list) return std::move(list).error();
-  auto offset = OffsetCursor(req);
-  if (!offset) return std::move(offset).error();
+  HANGAR_ASSIGN_OR_RETURN(auto list, d.content.ListTree(at.repo, at.commit, at.path, recursive));
+  HANGAR_ASSIGN_OR_RETURN(auto offset, OffsetCursor(req));
   size_t page = expand ? PageSize(req, kTreePageExpanded, kTreePageExpanded)
                        : PageSize(req, kTreePage, kMaxTreePage);
-  const auto& entries = **list;
-  size_t begin = std::min(*offset, entries.size());
+  const auto& entries = *list;
+  size_t begin = std::min(offset, entries.size());
   size_t end = std::min(entries.size(), begin + page);
   std::string body = "[";
   for (size_t i = begin; i < end; ++i) {
     json::object o = EntryJson(entries[i]);
-    if (expand) HANGAR_TRY(AddLastCommit(d, at->repo, at->commit, entries[i], o));
+    if (expand) HANGAR_TRY(AddLastCommit(d, at.repo, at.commit, entries[i], o));
     if (i > begin) body += ',';
     body += json::serialize(o);
   }
@@ -188,17 +177,15 @@ Result<http::Response> HandleTree(HfDeps& d, http::Request& req, RepoType type) 
 }
 
 Result<http::Response> HandlePathsInfo(HfDeps& d, http::Request& req, RepoType type) {
-  auto at = OpenAt(d, req, type, true);
-  if (!at) return std::move(at).error();
+  HANGAR_ASSIGN_OR_RETURN(auto at, OpenAt(d, req, type, true));
   size_t max = static_cast<size_t>(d.config.limits.max_json_body_bytes);
-  auto text = req.ReadBody(max);
-  if (!text) return std::move(text).error();
+  HANGAR_ASSIGN_OR_RETURN(auto text, req.ReadBody(max));
   std::vector<std::string> paths;
   bool expand = false;
   std::string_view ctype = req.Header("content-type");
   if (ctype.find("application/json") != std::string_view::npos) {
     boost::system::error_code ec;
-    json::value v = json::parse(*text, ec);
+    json::value v = json::parse(text, ec);
     if (ec || !v.is_object()) return MakeError(ErrorCode::BadRequest, "malformed JSON body");
     const auto* ps = v.as_object().if_contains("paths");
     if (!ps || !ps->is_array()) return MakeError(ErrorCode::BadRequest, "'paths' must be an array");
@@ -211,7 +198,7 @@ Result<http::Response> HandlePathsInfo(HfDeps& d, http::Request& req, RepoType t
   } else {
     // Python sends a form body: paths=a&paths=b&expand=false (hf-api.md §4.2).
     http::Request form;
-    form.query = *text;
+    form.query = text;
     paths = form.QueryAll("paths");
     expand = http::ParseBool(form.Query("expand").value_or("false")).value_or(false);
   }
@@ -220,27 +207,23 @@ Result<http::Response> HandlePathsInfo(HfDeps& d, http::Request& req, RepoType t
     while (!p.empty() && p.back() == '/') p.pop_back();
     HANGAR_TRY(ValidateReadPath(p));
   }
-  auto entries = d.content.PathsInfo(at->repo, at->commit, paths);
-  if (!entries) return std::move(entries).error();
+  HANGAR_ASSIGN_OR_RETURN(auto entries, d.content.PathsInfo(at.repo, at.commit, paths));
   json::array out;
-  for (const auto& e : *entries) {
+  for (const auto& e : entries) {
     json::object o = EntryJson(e);
-    if (expand) HANGAR_TRY(AddLastCommit(d, at->repo, at->commit, e, o));
+    if (expand) HANGAR_TRY(AddLastCommit(d, at.repo, at.commit, e, o));
     out.push_back(std::move(o));
   }
   return JsonResponse(out);
 }
 
 Result<http::Response> HandleRefs(HfDeps& d, http::Request& req, RepoType type) {
-  auto id = RepoFromParams(req, type);
-  if (!id) return std::move(id).error();
-  auto repo = d.repos.Open(req.principal, *id, services::Access::Read);
-  if (!repo) return std::move(repo).error();
-  auto refs = d.content.Refs(*repo);
-  if (!refs) return std::move(refs).error();
+  HANGAR_ASSIGN_OR_RETURN(auto id, RepoFromParams(req, type));
+  HANGAR_ASSIGN_OR_RETURN(auto repo, d.repos.Open(req.principal, id, services::Access::Read));
+  HANGAR_ASSIGN_OR_RETURN(auto refs, d.content.Refs(repo));
   bool prs = http::ParseBool(req.Query("include_prs").value_or("false")).value_or(false);
   json::array branches, tags, converts, pulls;
-  for (const auto& r : *refs) {
+  for (const auto& r : refs) {
     auto item = [&](std::string_view prefix) {
       return json::object{{"name", r.name.substr(prefix.size())},
                           {"ref", r.name},
@@ -264,17 +247,13 @@ Result<http::Response> HandleRefs(HfDeps& d, http::Request& req, RepoType type) 
 }
 
 Result<http::Response> HandleCommits(HfDeps& d, http::Request& req, RepoType type) {
-  auto at = OpenAt(d, req, type, true);
-  if (!at) return std::move(at).error();
-  auto offset = OffsetCursor(req);
-  if (!offset) return std::move(offset).error();
+  HANGAR_ASSIGN_OR_RETURN(auto at, OpenAt(d, req, type, true));
+  HANGAR_ASSIGN_OR_RETURN(auto offset, OffsetCursor(req));
   size_t page = PageSize(req, 100, 1000);
-  auto total = d.content.CountCommits(at->repo, at->commit);
-  if (!total) return std::move(total).error();
-  auto log = d.content.Log(at->repo, at->commit, *offset, page);
-  if (!log) return std::move(log).error();
+  HANGAR_ASSIGN_OR_RETURN(auto total, d.content.CountCommits(at.repo, at.commit));
+  HANGAR_ASSIGN_OR_RETURN(auto log, d.content.Log(at.repo, at.commit, offset, page));
   json::array out;
-  for (const auto& c : *log) {
+  for (const auto& c : log) {
     // The body after the title; a one-line commit has none.
     std::string message =
         c.message.size() > c.summary.size() ? c.message.substr(c.summary.size()) : std::string();
@@ -290,9 +269,9 @@ Result<http::Response> HandleCommits(HfDeps& d, http::Request& req, RepoType typ
         {"date", Iso8601(c.author_time)}});
   }
   http::Response res = JsonResponse(out);
-  res.SetHeader("X-Total-Count", std::to_string(*total));
-  if (*offset + log->size() < *total && !log->empty()) {
-    SetNextLink(res, req, std::to_string(*offset + log->size()));
+  res.SetHeader("X-Total-Count", std::to_string(total));
+  if (offset + log.size() < total && !log.empty()) {
+    SetNextLink(res, req, std::to_string(offset + log.size()));
   }
   return res;
 }

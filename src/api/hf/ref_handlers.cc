@@ -17,11 +17,10 @@ namespace {
 // Errors: PayloadTooLarge, BadRequest.
 Result<json::object> BodyOrEmpty(HfDeps& d, http::Request& req) {
   size_t max = static_cast<size_t>(d.config.limits.max_json_body_bytes);
-  auto text = req.ReadBody(max);
-  if (!text) return std::move(text).error();
-  if (text->find_first_not_of(" \t\r\n") == std::string::npos) return json::object();
+  HANGAR_ASSIGN_OR_RETURN(auto text, req.ReadBody(max));
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return json::object();
   boost::system::error_code ec;
-  json::value v = json::parse(*text, ec);
+  json::value v = json::parse(text, ec);
   if (ec || !v.is_object()) {
     return MakeError(ErrorCode::BadRequest, "the body must be a JSON object");
   }
@@ -29,7 +28,7 @@ Result<json::object> BodyOrEmpty(HfDeps& d, http::Request& req) {
 }
 
 // A ref short name from the rest of the path: the clients encode '/' as %2F; a raw '/'
-// is taken as part of the name too. Decoded once. Errors: BadRequest (empty).
+// is taken as part of the name too. Decoded once. Errors: BadRequest empty.
 Result<std::string> NameParam(const http::Request& req, std::string_view what) {
   std::string name = PercentDecode(req.Param("rest"));
   if (name.empty()) {
@@ -67,63 +66,47 @@ json::object RefJson(std::string_view prefix, std::string_view name, const Oid& 
 }  // namespace
 
 Result<http::Response> HandleCreateBranch(HfDeps& d, http::Request& req, RepoType type) {
-  auto id = RepoFromParams(req, type);
-  if (!id) return std::move(id).error();
-  auto name = NameParam(req, "branch");
-  if (!name) return std::move(name).error();
-  auto body = BodyOrEmpty(d, req);
-  if (!body) return std::move(body).error();
+  HANGAR_ASSIGN_OR_RETURN(auto id, RepoFromParams(req, type));
+  HANGAR_ASSIGN_OR_RETURN(auto name, NameParam(req, "branch"));
+  HANGAR_ASSIGN_OR_RETURN(auto body, BodyOrEmpty(d, req));
   services::BranchInput in;
-  in.name = std::move(*name);
-  auto start = OptionalString(*body, "startingPoint");
-  if (!start) return std::move(start).error();
-  in.starting_point = std::move(*start);
-  auto overwrite = BoolField(*body, "overwrite");
-  if (!overwrite) return std::move(overwrite).error();
-  in.overwrite = *overwrite;
-  auto empty = BoolField(*body, "emptyBranch");
-  if (!empty) return std::move(empty).error();
-  in.empty = *empty;
-  auto target = d.commits.CreateBranch(req.principal, *id, in);
-  if (!target) return std::move(target).error();
-  return JsonResponse(RefJson("refs/heads/", in.name, *target));
+  in.name = std::move(name);
+  HANGAR_ASSIGN_OR_RETURN(auto start, OptionalString(body, "startingPoint"));
+  in.starting_point = std::move(start);
+  HANGAR_ASSIGN_OR_RETURN(auto overwrite, BoolField(body, "overwrite"));
+  in.overwrite = overwrite;
+  HANGAR_ASSIGN_OR_RETURN(auto empty, BoolField(body, "emptyBranch"));
+  in.empty = empty;
+  HANGAR_ASSIGN_OR_RETURN(auto target, d.commits.CreateBranch(req.principal, id, in));
+  return JsonResponse(RefJson("refs/heads/", in.name, target));
 }
 
 Result<http::Response> HandleDeleteBranch(HfDeps& d, http::Request& req, RepoType type) {
-  auto id = RepoFromParams(req, type);
-  if (!id) return std::move(id).error();
-  auto name = NameParam(req, "branch");
-  if (!name) return std::move(name).error();
-  HANGAR_TRY(d.commits.DeleteBranch(req.principal, *id, *name));
+  HANGAR_ASSIGN_OR_RETURN(auto id, RepoFromParams(req, type));
+  HANGAR_ASSIGN_OR_RETURN(auto name, NameParam(req, "branch"));
+  HANGAR_TRY(d.commits.DeleteBranch(req.principal, id, name));
   return JsonResponse(json::object{{"success", true}});
 }
 
 Result<http::Response> HandleCreateTag(HfDeps& d, http::Request& req, RepoType type) {
-  auto id = RepoFromParams(req, type);
-  if (!id) return std::move(id).error();
-  auto split = SplitRevisionAndPath(req.Param("rest"));
-  if (!split) return std::move(split).error();
-  if (!split->path.empty()) return MakeError(ErrorCode::RevisionNotFound, "invalid revision");
-  auto body = BodyOrEmpty(d, req);
-  if (!body) return std::move(body).error();
-  auto tag = OptionalString(*body, "tag");
-  if (!tag) return std::move(tag).error();
-  if (!*tag) return MakeError(ErrorCode::BadRequest, "'tag' must be a string");
-  auto message = OptionalString(*body, "message");
-  if (!message) return std::move(message).error();
+  HANGAR_ASSIGN_OR_RETURN(auto id, RepoFromParams(req, type));
+  HANGAR_ASSIGN_OR_RETURN(auto split, SplitRevisionAndPath(req.Param("rest")));
+  if (!split.path.empty()) return MakeError(ErrorCode::RevisionNotFound, "invalid revision");
+  HANGAR_ASSIGN_OR_RETURN(auto body, BodyOrEmpty(d, req));
+  HANGAR_ASSIGN_OR_RETURN(auto tag, OptionalString(body, "tag"));
+  if (!tag) return MakeError(ErrorCode::BadRequest, "'tag' must be a string");
+  HANGAR_ASSIGN_OR_RETURN(auto message, OptionalString(body, "message"));
   // Python sends "message": null or "" for a lightweight tag.
-  if (*message && (*message)->empty()) message->reset();
-  auto target = d.commits.CreateTag(req.principal, *id, split->revision, **tag, *message);
-  if (!target) return std::move(target).error();
-  return JsonResponse(RefJson("refs/tags/", **tag, *target));
+  if (message && message->empty()) message.reset();
+  HANGAR_ASSIGN_OR_RETURN(auto target,
+                          d.commits.CreateTag(req.principal, id, split.revision, *tag, message));
+  return JsonResponse(RefJson("refs/tags/", *tag, target));
 }
 
 Result<http::Response> HandleDeleteTag(HfDeps& d, http::Request& req, RepoType type) {
-  auto id = RepoFromParams(req, type);
-  if (!id) return std::move(id).error();
-  auto name = NameParam(req, "tag");
-  if (!name) return std::move(name).error();
-  HANGAR_TRY(d.commits.DeleteTag(req.principal, *id, *name));
+  HANGAR_ASSIGN_OR_RETURN(auto id, RepoFromParams(req, type));
+  HANGAR_ASSIGN_OR_RETURN(auto name, NameParam(req, "tag"));
+  HANGAR_TRY(d.commits.DeleteTag(req.principal, id, name));
   return JsonResponse(json::object{{"success", true}});
 }
 

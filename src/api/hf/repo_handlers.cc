@@ -16,25 +16,21 @@ size_t MaxJson(const HfDeps& d) { return static_cast<size_t>(d.config.limits.max
 
 // `type` of a create/delete/move body: absent → model (hf-api.md §6.1).
 Result<RepoType> TypeFromBody(const json::object& body) {
-  auto name = StringField(body, "type");
-  if (!name) return std::move(name).error();
-  if (name->empty()) return RepoType::Model;
-  auto t = ParseRepoType(*name);
-  if (!t) return MakeError(ErrorCode::BadRequest, "unknown repo type '" + *name + "'");
+  HANGAR_ASSIGN_OR_RETURN(auto name, StringField(body, "type"));
+  if (name.empty()) return RepoType::Model;
+  auto t = ParseRepoType(name);
+  if (!t) return MakeError(ErrorCode::BadRequest, "unknown repo type '" + name + "'");
   return *t;
 }
 
 // {"name", "organization", "type"} as create and delete send them; organization null →
 // the caller's own namespace (hf-api.md §6.1).
 Result<RepoId> RepoFromBody(const json::object& body, const Principal& who) {
-  auto name = StringField(body, "name");
-  if (!name) return std::move(name).error();
-  auto org = StringField(body, "organization");
-  if (!org) return std::move(org).error();
-  auto type = TypeFromBody(body);
-  if (!type) return std::move(type).error();
-  std::string ns = *org;
-  std::string repo_name = *name;
+  HANGAR_ASSIGN_OR_RETURN(auto name, StringField(body, "name"));
+  HANGAR_ASSIGN_OR_RETURN(auto org, StringField(body, "organization"));
+  HANGAR_ASSIGN_OR_RETURN(auto type, TypeFromBody(body));
+  std::string ns = org;
+  std::string repo_name = name;
   if (ns.empty()) {
     size_t slash = repo_name.find('/');
     if (slash != std::string::npos) {  // "ns/name" in `name`
@@ -47,7 +43,7 @@ Result<RepoId> RepoFromBody(const json::object& body, const Principal& who) {
       ns = who.name;
     }
   }
-  return RepoId::Parse(*type, ns, repo_name);
+  return RepoId::Parse(type, ns, repo_name);
 }
 
 // `private` (bool, older clients) and `visibility` ("public"|"private"|"protected", newer
@@ -138,19 +134,16 @@ json::object RepoSummary(const db::RepoRecord& r, bool trending) {
 }  // namespace
 
 Result<http::Response> HandleCreateRepo(HfDeps& d, http::Request& req) {
-  auto body = ReadJsonObject(req, MaxJson(d));
-  if (!body) return std::move(body).error();
-  auto id = RepoFromBody(*body, req.principal);
-  if (!id) return std::move(id).error();
-  auto is_private = PrivacyFromBody(*body);
-  if (!is_private) return std::move(is_private).error();
-  std::string url = req.base_url + "/" + id->UrlPath();
-  auto created = d.repos.Create(req.principal, *id, is_private->value_or(false));
+  HANGAR_ASSIGN_OR_RETURN(auto body, ReadJsonObject(req, MaxJson(d)));
+  HANGAR_ASSIGN_OR_RETURN(auto id, RepoFromBody(body, req.principal));
+  HANGAR_ASSIGN_OR_RETURN(auto is_private, PrivacyFromBody(body));
+  std::string url = req.base_url + "/" + id.UrlPath();
+  auto created = d.repos.Create(req.principal, id, is_private.value_or(false));
   if (!created) {
     if (created.error().code == ErrorCode::Conflict) {
       // Python's exist_ok path reads `url` from the 409 body (hf-api.md §6.1).
       std::string msg =
-          "You already created this " + std::string(RepoTypeName(id->type)) + " repo: " + id->Id();
+          "You already created this " + std::string(RepoTypeName(id.type)) + " repo: " + id.Id();
       http::Response res = JsonResponse(json::object{{"error", msg}, {"url", url}}, 409);
       res.SetHeader("X-Error-Code", "Conflict");
       res.SetHeader("X-Error-Message", msg);
@@ -159,50 +152,39 @@ Result<http::Response> HandleCreateRepo(HfDeps& d, http::Request& req) {
     return std::move(created).error();
   }
   return JsonResponse(
-      json::object{{"url", url}, {"name", id->Id()}, {"id", ObjectId(created->id, '6')}});
+      json::object{{"url", url}, {"name", id.Id()}, {"id", ObjectId(created->id, '6')}});
 }
 
 Result<http::Response> HandleDeleteRepo(HfDeps& d, http::Request& req) {
-  auto body = ReadJsonObject(req, MaxJson(d));
-  if (!body) return std::move(body).error();
-  auto id = RepoFromBody(*body, req.principal);
-  if (!id) return std::move(id).error();
-  HANGAR_TRY(d.repos.Delete(req.principal, *id));
+  HANGAR_ASSIGN_OR_RETURN(auto body, ReadJsonObject(req, MaxJson(d)));
+  HANGAR_ASSIGN_OR_RETURN(auto id, RepoFromBody(body, req.principal));
+  HANGAR_TRY(d.repos.Delete(req.principal, id));
   return JsonResponse(json::object{});
 }
 
 Result<http::Response> HandleMoveRepo(HfDeps& d, http::Request& req) {
-  auto body = ReadJsonObject(req, MaxJson(d));
-  if (!body) return std::move(body).error();
-  auto from = StringField(*body, "fromRepo");
-  if (!from) return std::move(from).error();
-  auto to = StringField(*body, "toRepo");
-  if (!to) return std::move(to).error();
-  auto type = TypeFromBody(*body);
-  if (!type) return std::move(type).error();
-  auto parse = [t = *type](const std::string& s) -> Result<RepoId> {
+  HANGAR_ASSIGN_OR_RETURN(auto body, ReadJsonObject(req, MaxJson(d)));
+  HANGAR_ASSIGN_OR_RETURN(auto from, StringField(body, "fromRepo"));
+  HANGAR_ASSIGN_OR_RETURN(auto to, StringField(body, "toRepo"));
+  HANGAR_ASSIGN_OR_RETURN(auto type, TypeFromBody(body));
+  auto parse = [t = type](const std::string& s) -> Result<RepoId> {
     size_t slash = s.find('/');
     if (slash == std::string::npos) {
       return MakeError(ErrorCode::BadRequest, "repo id '" + s + "' must be 'namespace/name'");
     }
     return RepoId::Parse(t, s.substr(0, slash), s.substr(slash + 1));
   };
-  auto from_id = parse(*from);
-  if (!from_id) return std::move(from_id).error();
-  auto to_id = parse(*to);
-  if (!to_id) return std::move(to_id).error();
-  auto moved = d.repos.Move(req.principal, *from_id, *to_id);
-  if (!moved) return std::move(moved).error();
-  return JsonResponse(json::object{{"url", req.base_url + "/" + to_id->UrlPath()}});
+  HANGAR_ASSIGN_OR_RETURN(auto from_id, parse(from));
+  HANGAR_ASSIGN_OR_RETURN(auto to_id, parse(to));
+  HANGAR_TRY(d.repos.Move(req.principal, from_id, to_id));
+  return JsonResponse(json::object{{"url", req.base_url + "/" + to_id.UrlPath()}});
 }
 
 Result<http::Response> HandleRepoSettings(HfDeps& d, http::Request& req, RepoType type) {
-  auto id = RepoFromParams(req, type);
-  if (!id) return std::move(id).error();
-  auto body = ReadJsonObject(req, MaxJson(d));
-  if (!body) return std::move(body).error();
-  HANGAR_ASSIGN_OR_RETURN(services::RepoSettings settings, SettingsFromBody(*body, type));
-  HANGAR_TRY(d.repos.UpdateSettings(req.principal, *id, settings));
+  HANGAR_ASSIGN_OR_RETURN(auto id, RepoFromParams(req, type));
+  HANGAR_ASSIGN_OR_RETURN(auto body, ReadJsonObject(req, MaxJson(d)));
+  HANGAR_ASSIGN_OR_RETURN(services::RepoSettings settings, SettingsFromBody(body, type));
+  HANGAR_TRY(d.repos.UpdateSettings(req.principal, id, settings));
   return JsonResponse(json::object{});
 }
 
@@ -235,22 +217,20 @@ Result<http::Response> HandleListRepos(HfDeps& d, http::Request& req, RepoType t
     // includes them (a no-op when nothing is pending; a failure keeps them for later).
     (void)d.downloads->Flush();
   }
-  auto page = d.repos.List(req.principal, q);
-  if (!page) return std::move(page).error();
+  HANGAR_ASSIGN_OR_RETURN(auto page, d.repos.List(req.principal, q));
   json::array items;
-  for (const auto& r : page->items) {
+  for (const auto& r : page.items) {
     items.push_back(RepoSummary(r, q.sort == db::RepoSort::Trending));
   }
   http::Response res = JsonResponse(items);
-  if (!page->next_cursor.empty()) SetNextLink(res, req, page->next_cursor);
+  if (!page.next_cursor.empty()) SetNextLink(res, req, page.next_cursor);
   return res;
 }
 
 Result<http::Response> HandleWhoAmI(HfDeps& d, http::Request& req) {
-  auto who = d.authenticator.WhoAmI(req.principal);
-  if (!who) return std::move(who).error();
+  HANGAR_ASSIGN_OR_RETURN(auto who, d.authenticator.WhoAmI(req.principal));
   json::array orgs;
-  for (const auto& m : who->orgs) {
+  for (const auto& m : who.orgs) {
     orgs.push_back(json::object{{"type", "org"},
                                 {"id", ObjectId(m.org.id, '7')},
                                 {"name", m.org.name},
@@ -261,17 +241,17 @@ Result<http::Response> HandleWhoAmI(HfDeps& d, http::Request& req) {
                                 {"periodEnd", nullptr},
                                 {"roleInOrg", std::string(db::OrgRoleName(m.role))}});
   }
-  json::object token{{"displayName", who->token_display_name},
-                     {"role", std::string(db::TokenRoleName(who->token_role))},
-                     {"createdAt", Iso8601(who->token_created_at)}};
+  json::object token{{"displayName", who.token_display_name},
+                     {"role", std::string(db::TokenRoleName(who.token_role))},
+                     {"createdAt", Iso8601(who.token_created_at)}};
   return JsonResponse(json::object{
       {"type", "user"},
-      {"id", ObjectId(who->user_id, '6')},
-      {"name", who->name},
-      {"fullname", who->fullname.empty() ? who->name : who->fullname},
-      {"email", who->email.empty() ? json::value(nullptr) : json::value(who->email)},
-      {"emailVerified", !who->email.empty()},
-      {"avatarUrl", "/avatars/" + who->name + ".svg"},
+      {"id", ObjectId(who.user_id, '6')},
+      {"name", who.name},
+      {"fullname", who.fullname.empty() ? who.name : who.fullname},
+      {"email", who.email.empty() ? json::value(nullptr) : json::value(who.email)},
+      {"emailVerified", !who.email.empty()},
+      {"avatarUrl", "/avatars/" + who.name + ".svg"},
       {"isPro", false},
       {"canPay", false},
       {"periodEnd", nullptr},

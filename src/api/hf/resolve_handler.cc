@@ -100,20 +100,16 @@ std::optional<http::Response> ChooseRange(const http::Request& req, http::Respon
 }  // namespace
 
 Result<http::Response> HandleResolve(HfDeps& deps, http::Request& req, RepoType type, bool raw) {
-  auto id = RepoFromParams(req, type);
-  if (!id) return std::move(id).error();
-  auto repo = deps.repos.Open(req.principal, *id, services::Access::Read);
-  if (!repo) return std::move(repo).error();
-  auto split = SplitRevisionAndPath(req.Param("rest"));
-  if (!split) return std::move(split).error();
-  if (split->path.empty()) {
+  HANGAR_ASSIGN_OR_RETURN(auto id, RepoFromParams(req, type));
+  HANGAR_ASSIGN_OR_RETURN(auto repo, deps.repos.Open(req.principal, id, services::Access::Read));
+  HANGAR_ASSIGN_OR_RETURN(auto split, SplitRevisionAndPath(req.Param("rest")));
+  if (split.path.empty()) {
     return MakeError(ErrorCode::EntryNotFound, "no file path given after the revision");
   }
-  auto commit = deps.content.ResolveRevision(*repo, split->revision);
-  if (!commit) return std::move(commit).error();
-  std::string commit_hex = commit->Hex();
+  HANGAR_ASSIGN_OR_RETURN(auto commit, deps.content.ResolveRevision(repo, split.revision));
+  std::string commit_hex = commit.Hex();
 
-  auto file = deps.content.Stat(*repo, *commit, split->path);
+  auto file = deps.content.Stat(repo, commit, split.path);
   if (!file) {
     // Python caches the absence under this commit (hf-api.md §1.10).
     http::Response res = RenderError(http::ApiFamily::Hf, file.error(), req);
@@ -123,8 +119,8 @@ Result<http::Response> HandleResolve(HfDeps& deps, http::Request& req, RepoType 
   bool serve_lfs = file->lfs && !raw;
   uint64_t size = serve_lfs ? file->lfs->size : file->git.size;
 
-  http::Response res = FileHead(*file, serve_lfs, commit_hex, split->path);
-  CountDownload(deps, req, *repo, raw);
+  http::Response res = FileHead(*file, serve_lfs, commit_hex, split.path);
+  CountDownload(deps, req, repo, raw);
   // The answer to an error carries the commit too (§1.10): clients cache it under it.
   auto with_commit = [&](const Error& e) {
     http::Response err = RenderError(http::ApiFamily::Hf, e, req);
@@ -136,7 +132,7 @@ Result<http::Response> HandleResolve(HfDeps& deps, http::Request& req, RepoType 
   // an absolute 302 carrying the metadata headers above (hf-api.md §2.5); the target
   // honours Range. A store without presigned URLs (local) gives "": serve as usual.
   if (serve_lfs && deps.config.storage.download_mode == config::DownloadMode::Redirect) {
-    auto url = deps.content.RedirectUrl(*repo, *file,
+    auto url = deps.content.RedirectUrl(repo, *file,
                                         std::chrono::seconds(deps.config.storage.s3_url_ttl_s));
     if (!url) return with_commit(url.error());
     if (!url->empty()) {
@@ -152,13 +148,13 @@ Result<http::Response> HandleResolve(HfDeps& deps, http::Request& req, RepoType 
   if (req.method == http::Method::Head) {
     // A missing LFS object fails the HEAD too, so clients never start a download of it.
     if (serve_lfs) {
-      if (auto linked = deps.content.CheckLinked(*repo, *file); !linked) {
+      if (auto linked = deps.content.CheckLinked(repo, *file); !linked) {
         return with_commit(linked.error());
       }
     }
     return res;
   }
-  auto body = deps.content.Open(*repo, *file, raw, range.offset, range.length);
+  auto body = deps.content.Open(repo, *file, raw, range.offset, range.length);
   if (!body) return with_commit(body.error());
   res.stream = std::move(*body);
   return res;

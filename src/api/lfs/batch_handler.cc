@@ -149,7 +149,7 @@ Result<RepoId> RepoFromParams(const http::Request& req, RepoType type) {
 }
 
 // The repo the route names and the request's JSON object body (at most max_body_bytes).
-// Errors: RepoNotFound / BadRequest (names), Unprocessable or PayloadTooLarge (body).
+// Errors: RepoNotFound / BadRequest (names), Unprocessable or PayloadTooLarge body.
 Result<std::pair<RepoId, json::object>> RepoAndBody(http::Request& req, RepoType type,
                                                     int64_t max_body_bytes) {
   HANGAR_ASSIGN_OR_RETURN(RepoId repo, RepoFromParams(req, type));
@@ -164,18 +164,16 @@ Result<http::Response> HandleBatch(services::LfsService& lfs, http::Request& req
                                    int64_t max_body_bytes) {
   HANGAR_ASSIGN_OR_RETURN(auto input, RepoAndBody(req, type, max_body_bytes));
   const auto& [repo, body] = input;
-  auto batch = ParseBatch(body);
-  if (!batch) return std::move(batch).error();
-  auto result = lfs.Batch(req.principal, repo, *batch);
-  if (!result) return std::move(result).error();
+  HANGAR_ASSIGN_OR_RETURN(auto batch, ParseBatch(body));
+  HANGAR_ASSIGN_OR_RETURN(auto result, lfs.Batch(req.principal, repo, batch));
 
   json::array objects;
-  objects.reserve(result->objects.size());
-  for (const auto& r : result->objects) {
-    objects.push_back(RenderObject(r, result->operation, req, repo, result->expires_in));
+  objects.reserve(result.objects.size());
+  for (const auto& r : result.objects) {
+    objects.push_back(RenderObject(r, result.operation, req, repo, result.expires_in));
   }
   return LfsJson(json::object{
-      {"transfer", result->transfer}, {"objects", std::move(objects)}, {"hash_algo", "sha256"}});
+      {"transfer", result.transfer}, {"objects", std::move(objects)}, {"hash_algo", "sha256"}});
 }
 
 Result<http::Response> HandleVerify(services::LfsService& lfs, http::Request& req, RepoType type,

@@ -49,30 +49,26 @@ Result<std::vector<services::LfsPartRef>> ParseCompletion(const json::object& bo
 }  // namespace
 
 Result<http::Response> HandlePartUpload(services::LfsService& lfs, http::Request& req) {
-  auto oid = OidParam(req);
-  if (!oid) return std::move(oid).error();
+  HANGAR_ASSIGN_OR_RETURN(auto oid, OidParam(req));
   auto part = ParseUint64(req.Param("part"));
   if (!part) return MakeError(ErrorCode::NotFound, "no such part URL: " + req.path);
-  auto etag = lfs.UploadPart(req.Param("ticket"), *oid, std::string(req.Param("upload")), *part,
-                             *req.body, req.ContentLength());
-  if (!etag) return std::move(etag).error();
+  HANGAR_ASSIGN_OR_RETURN(
+      auto etag, lfs.UploadPart(req.Param("ticket"), oid, std::string(req.Param("upload")), *part,
+                                *req.body, req.ContentLength()));
   http::Response res = http::Response::Json(200, "{}", kLfsMediaType);
-  res.SetHeader("ETag", *etag);
+  res.SetHeader("ETag", etag);
   return res;
 }
 
 Result<http::Response> HandleMultipartComplete(services::LfsService& lfs, http::Request& req,
                                                int64_t max_body_bytes) {
-  auto oid = OidParam(req);
-  if (!oid) return std::move(oid).error();
-  auto body = ReadJsonObject(req, static_cast<size_t>(std::max<int64_t>(0, max_body_bytes)),
-                             ErrorCode::Unprocessable);
-  if (!body) return std::move(body).error();
-  auto parts = ParseCompletion(*body, *oid);
-  if (!parts) return std::move(parts).error();
-  auto ok =
-      lfs.CompleteMultipart(req.Param("ticket"), *oid, std::string(req.Param("upload")), *parts);
-  if (!ok) return std::move(ok).error();
+  HANGAR_ASSIGN_OR_RETURN(auto oid, OidParam(req));
+  HANGAR_ASSIGN_OR_RETURN(
+      auto body, ReadJsonObject(req, static_cast<size_t>(std::max<int64_t>(0, max_body_bytes)),
+                                ErrorCode::Unprocessable));
+  HANGAR_ASSIGN_OR_RETURN(auto parts, ParseCompletion(body, oid));
+  HANGAR_TRY(
+      lfs.CompleteMultipart(req.Param("ticket"), oid, std::string(req.Param("upload")), parts));
   return http::Response::Json(200, "{}", kLfsMediaType);
 }
 

@@ -18,18 +18,15 @@ Result<Sha256> OidParam(const http::Request& req) {
 }
 
 Result<http::Response> HandleUpload(services::LfsService& lfs, http::Request& req) {
-  auto oid = OidParam(req);
-  if (!oid) return std::move(oid).error();
+  HANGAR_ASSIGN_OR_RETURN(auto oid, OidParam(req));
   // Any Content-Type is fine: git-lfs sniffs it from the content (git-lfs.md §11.5).
-  auto ok = lfs.Upload(req.Param("ticket"), *oid, *req.body, req.ContentLength());
-  if (!ok) return std::move(ok).error();
+  HANGAR_TRY(lfs.Upload(req.Param("ticket"), oid, *req.body, req.ContentLength()));
   return http::Response::Json(200, "{}", kLfsMediaType);
 }
 
 Result<http::Response> HandleDownload(services::LfsService& lfs, http::Request& req) {
-  auto oid = OidParam(req);
-  if (!oid) return std::move(oid).error();
-  const std::string etag = "\"" + oid->Hex() + "\"";
+  HANGAR_ASSIGN_OR_RETURN(auto oid, OidParam(req));
+  const std::string etag = "\"" + oid.Hex() + "\"";
   if (auto status = http::EvaluatePreconditions(req, etag)) {
     http::Response res =
         http::Response::Text(*status, *status == 304 ? "" : "precondition failed\n");
@@ -42,7 +39,7 @@ Result<http::Response> HandleDownload(services::LfsService& lfs, http::Request& 
     object_size = size;
     return ChosenRange(req, etag, size, {}, partial);
   };
-  auto dl = lfs.Download(req.Param("ticket"), *oid, chooser);
+  auto dl = lfs.Download(req.Param("ticket"), oid, chooser);
   if (!dl) {
     if (dl.error().code != ErrorCode::RangeNotSatisfiable) return std::move(dl).error();
     http::Response res = http::Response::Text(416, dl.error().message + "\n");

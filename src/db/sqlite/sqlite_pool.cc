@@ -76,9 +76,8 @@ Result<bool> SqliteStmt::Step() {
 
 Result<void> SqliteStmt::Run() {
   for (;;) {
-    auto r = Step();
-    if (!r) return std::move(r).error();
-    if (!*r) return {};
+    HANGAR_ASSIGN_OR_RETURN(auto r, Step());
+    if (!r) return {};
   }
 }
 
@@ -176,17 +175,16 @@ Result<void> Migrate(SqliteConnection& conn) {
     auto applied = InTransaction(conn, [&]() -> Result<bool> {
       int64_t current = 0;
       {
-        auto q = conn.Prepare("SELECT COALESCE(MAX(version), 0) FROM schema_version");
-        if (!q) return std::move(q).error();
-        auto row = q->Step();
-        if (!row) return std::move(row).error();
-        current = q->Int(0);
+        HANGAR_ASSIGN_OR_RETURN(
+            auto q, conn.Prepare("SELECT COALESCE(MAX(version), 0) FROM schema_version"));
+        HANGAR_TRY(q.Step());
+        current = q.Int(0);
       }
       if (current >= m.version) return false;
       HANGAR_TRY(conn.Exec(RenderMigration(m, SqlDialect::Sqlite)));
-      auto ins = conn.Prepare("INSERT INTO schema_version (version) VALUES (?)");
-      if (!ins) return std::move(ins).error();
-      HANGAR_TRY(ins->Bind(1, static_cast<int64_t>(m.version)).Run());
+      HANGAR_ASSIGN_OR_RETURN(auto ins,
+                              conn.Prepare("INSERT INTO schema_version (version) VALUES (?)"));
+      HANGAR_TRY(ins.Bind(1, static_cast<int64_t>(m.version)).Run());
       return true;
     });
     if (!applied) return std::move(applied).error();
@@ -201,11 +199,10 @@ Result<std::shared_ptr<SqlitePool>> SqlitePool::Open(const std::filesystem::path
                                                      Options options) {
   if (options.max_connections < 1) options.max_connections = 1;
   std::shared_ptr<SqlitePool> pool(new SqlitePool(file, options));
-  auto conn = SqliteConnection::Open(file, options.busy_timeout_ms);
-  if (!conn) return std::move(conn).error();
-  HANGAR_TRY(Migrate(**conn));
+  HANGAR_ASSIGN_OR_RETURN(auto conn, SqliteConnection::Open(file, options.busy_timeout_ms));
+  HANGAR_TRY(Migrate(*conn));
   pool->open_count_ = 1;
-  pool->idle_.push_back(std::move(*conn));
+  pool->idle_.push_back(std::move(conn));
   return pool;
 }
 
@@ -241,16 +238,14 @@ void SqlitePool::Give(std::unique_ptr<SqliteConnection> conn) {
 }
 
 Result<SqlitePool::Lease> SqlitePool::Read() {
-  auto conn = Take();
-  if (!conn) return std::move(conn).error();
-  return Lease(this, std::move(*conn), {});
+  HANGAR_ASSIGN_OR_RETURN(auto conn, Take());
+  return Lease(this, std::move(conn), {});
 }
 
 Result<SqlitePool::Lease> SqlitePool::Write() {
   std::unique_lock write_lock(write_mu_);
-  auto conn = Take();
-  if (!conn) return std::move(conn).error();
-  return Lease(this, std::move(*conn), std::move(write_lock));
+  HANGAR_ASSIGN_OR_RETURN(auto conn, Take());
+  return Lease(this, std::move(conn), std::move(write_lock));
 }
 
 }  // namespace hangar::db

@@ -71,21 +71,19 @@ CommitService::CommitService(RepoService& repos, ContentService& content, LfsSer
 Result<std::vector<PreuploadAnswer>> CommitService::Preupload(
     const Principal& who, const RepoId& id, std::string_view revision,
     const std::vector<PreuploadFile>& files, const std::optional<std::string>& git_attributes) {
-  auto repo = repos_.Open(who, id, Access::Write);
-  if (!repo) return std::move(repo).error();
+  HANGAR_ASSIGN_OR_RETURN(auto repo, repos_.Open(who, id, Access::Write));
   if (files.size() > kMaxPreuploadFiles) {
     return MakeError(ErrorCode::BadRequest, "too many files (max 10000)");
   }
   for (const auto& f : files) HANGAR_TRY(ValidateRepoPath(f.path));
-  auto commit = content_.ResolveRevision(*repo, revision);
-  if (!commit) return std::move(commit).error();
+  HANGAR_ASSIGN_OR_RETURN(auto commit, content_.ResolveRevision(repo, revision));
   std::string attributes;
   if (git_attributes) {
     attributes = *git_attributes;
   } else {
-    auto text = content_.ReadText(*repo, *commit, ".gitattributes", kMaxGitattributes);
-    if (!text) return std::move(text).error();
-    if (*text) attributes = std::move(**text);
+    HANGAR_ASSIGN_OR_RETURN(auto text,
+                            content_.ReadText(repo, commit, ".gitattributes", kMaxGitattributes));
+    if (text) attributes = std::move(*text);
   }
   std::vector<PreuploadAnswer> out;
   out.reserve(files.size());
@@ -94,7 +92,7 @@ Result<std::vector<PreuploadAnswer>> CommitService::Preupload(
     a.path = f.path;
     a.lfs = f.size >= kLfsSizeThreshold || f.sample.find('\0') != std::string::npos ||
             MatchesLfsAttribute(attributes, f.path);
-    auto existing = content_.Stat(*repo, *commit, f.path);
+    auto existing = content_.Stat(repo, commit, f.path);
     if (existing) {
       a.oid = existing->git.oid;
     } else if (existing.error().code != ErrorCode::EntryNotFound) {
@@ -138,14 +136,13 @@ Result<git::TreeChange> CommitService::Change(const RepoHandle& repo, const std:
       if (IsGitmodulesPath(op.path)) {
         return MakeError(ErrorCode::BadRequest, "invalid .gitmodules: it cannot be an LFS file");
       }
-      auto linked = lfs_.LinkedSize(repo.record.id, op.lfs_oid);
-      if (!linked) return std::move(linked).error();
-      if (!*linked || (op.lfs_size && **linked != *op.lfs_size)) {
+      HANGAR_ASSIGN_OR_RETURN(auto linked, lfs_.LinkedSize(repo.record.id, op.lfs_oid));
+      if (!linked || (op.lfs_size && *linked != *op.lfs_size)) {
         std::string size = op.lfs_size ? " of size " + std::to_string(*op.lfs_size) : "";
         return MakeError(ErrorCode::Unprocessable, "LFS object " + op.lfs_oid.Hex() + size +
                                                        " was not uploaded to this repo");
       }
-      c.content = git::FormatPointer(git::Pointer{op.lfs_oid, **linked});
+      c.content = git::FormatPointer(git::Pointer{op.lfs_oid, *linked});
       break;
     }
     case CommitOperation::Kind::CopyFile: {
@@ -181,8 +178,7 @@ Result<git::TreeChange> CommitService::Change(const RepoHandle& repo, const std:
 
 Result<CommitOutcome> CommitService::Commit(const Principal& who, const RepoId& id,
                                             std::string_view branch, CommitInput input) {
-  auto repo = repos_.Open(who, id, Access::Write);
-  if (!repo) return std::move(repo).error();
+  HANGAR_ASSIGN_OR_RETURN(auto repo, repos_.Open(who, id, Access::Write));
   if (input.summary.empty()) return MakeError(ErrorCode::BadRequest, "the commit summary is empty");
   if (input.operations.empty()) return MakeError(ErrorCode::BadRequest, "no operations to commit");
   git::CommitRequest req;
@@ -200,7 +196,7 @@ Result<CommitOutcome> CommitService::Commit(const Principal& who, const RepoId& 
   req.expected_parent = input.parent_commit;
   req.detached = input.create_pr;
   for (auto& op : input.operations) {
-    HANGAR_ASSIGN_OR_RETURN(git::TreeChange c, Change(*repo, req.branch, op));
+    HANGAR_ASSIGN_OR_RETURN(git::TreeChange c, Change(repo, req.branch, op));
     req.changes.push_back(std::move(c));
   }
   req.author = git::Signature{who.name, who.name + "@users.noreply.hangar",
@@ -208,17 +204,15 @@ Result<CommitOutcome> CommitService::Commit(const Principal& who, const RepoId& 
   req.message = input.summary;
   if (!input.description.empty()) req.message += "\n\n" + input.description;
   if (!req.message.ends_with('\n')) req.message += '\n';
-  auto commit = git::CommitChanges(repo->git_path, req);
-  if (!commit) return std::move(commit).error();
-  CommitOutcome out{*commit, std::nullopt};
+  HANGAR_ASSIGN_OR_RETURN(auto commit, git::CommitChanges(repo.git_path, req));
+  CommitOutcome out{commit, std::nullopt};
   if (input.create_pr) {
     // The branch did not move: no metadata to refresh.
-    auto n = git::CreatePullRequestRef(repo->git_path, *commit);
-    if (!n) return std::move(n).error();
-    out.pull_request = *n;
+    HANGAR_ASSIGN_OR_RETURN(auto n, git::CreatePullRequestRef(repo.git_path, commit));
+    out.pull_request = n;
     return out;
   }
-  if (!req.branch.starts_with("refs/")) repos_.AfterPush(*repo);  // a PR ref: no metadata
+  if (!req.branch.starts_with("refs/")) repos_.AfterPush(repo);  // a PR ref: no metadata
   return out;
 }
 

@@ -21,8 +21,7 @@ Result<void> CheckName(std::string_view what, std::string_view name) {
 
 Result<Oid> CommitService::CreateBranch(const Principal& who, const RepoId& id,
                                         const BranchInput& in) {
-  auto repo = repos_.Open(who, id, Access::Write);
-  if (!repo) return std::move(repo).error();
+  HANGAR_ASSIGN_OR_RETURN(auto repo, repos_.Open(who, id, Access::Write));
   HANGAR_TRY(CheckName("branch", in.name));
   Result<Oid> start = Oid();
   if (in.empty) {
@@ -31,55 +30,51 @@ Result<Oid> CommitService::CreateBranch(const Principal& who, const RepoId& id,
     }
     git::Signature author{who.name, who.name + "@users.noreply.hangar",
                           static_cast<int64_t>(std::time(nullptr)), 0};
-    start = git::CommitEmptyRoot(repo->git_path, author, "Empty branch " + in.name + "\n");
+    start = git::CommitEmptyRoot(repo.git_path, author, "Empty branch " + in.name + "\n");
   } else {
-    start = content_.ResolveRevision(*repo, in.starting_point.value_or("HEAD"));
+    start = content_.ResolveRevision(repo, in.starting_point.value_or("HEAD"));
   }
   if (!start) return std::move(start).error();
-  HANGAR_TRY(git::CreateRef(repo->git_path, "refs/heads/" + in.name, *start, in.overwrite));
+  HANGAR_TRY(git::CreateRef(repo.git_path, "refs/heads/" + in.name, *start, in.overwrite));
   // Only an overwrite of the default branch moves it (new branches never are the default).
-  if (in.name == repo->record.default_branch) repos_.AfterPush(*repo);
+  if (in.name == repo.record.default_branch) repos_.AfterPush(repo);
   return *start;
 }
 
 Result<void> CommitService::DeleteBranch(const Principal& who, const RepoId& id,
                                          std::string_view name) {
-  auto repo = repos_.Open(who, id, Access::Write);
-  if (!repo) return std::move(repo).error();
+  HANGAR_ASSIGN_OR_RETURN(auto repo, repos_.Open(who, id, Access::Write));
   HANGAR_TRY(CheckName("branch", name));
-  if (name == repo->record.default_branch) {
+  if (name == repo.record.default_branch) {
     return MakeError(ErrorCode::Forbidden,
                      "'" + std::string(name) + "' is the default branch and cannot be deleted");
   }
-  return git::DeleteRef(repo->git_path, "refs/heads/" + std::string(name));
+  return git::DeleteRef(repo.git_path, "refs/heads/" + std::string(name));
 }
 
 Result<Oid> CommitService::CreateTag(const Principal& who, const RepoId& id,
                                      std::string_view revision, std::string_view tag,
                                      const std::optional<std::string>& message) {
-  auto repo = repos_.Open(who, id, Access::Write);
-  if (!repo) return std::move(repo).error();
+  HANGAR_ASSIGN_OR_RETURN(auto repo, repos_.Open(who, id, Access::Write));
   HANGAR_TRY(CheckName("tag", tag));
-  auto target = content_.ResolveRevision(*repo, revision);
-  if (!target) return std::move(target).error();
+  HANGAR_ASSIGN_OR_RETURN(auto target, content_.ResolveRevision(repo, revision));
   std::string name(tag);
   if (message) {
     git::Signature tagger{who.name, who.name + "@users.noreply.hangar",
                           static_cast<int64_t>(std::time(nullptr)), 0};
-    auto made = git::CreateAnnotatedTag(repo->git_path, name, *target, tagger, *message);
-    if (!made) return std::move(made).error();
+    HANGAR_TRY(git::CreateAnnotatedTag(repo.git_path, name, target, tagger, *message));
+
   } else {
-    HANGAR_TRY(git::CreateRef(repo->git_path, "refs/tags/" + name, *target, false));
+    HANGAR_TRY(git::CreateRef(repo.git_path, "refs/tags/" + name, target, false));
   }
-  return *target;
+  return target;
 }
 
 Result<void> CommitService::DeleteTag(const Principal& who, const RepoId& id,
                                       std::string_view tag) {
-  auto repo = repos_.Open(who, id, Access::Write);
-  if (!repo) return std::move(repo).error();
+  HANGAR_ASSIGN_OR_RETURN(auto repo, repos_.Open(who, id, Access::Write));
   HANGAR_TRY(CheckName("tag", tag));
-  return git::DeleteRef(repo->git_path, "refs/tags/" + std::string(tag));
+  return git::DeleteRef(repo.git_path, "refs/tags/" + std::string(tag));
 }
 
 }  // namespace hangar::services

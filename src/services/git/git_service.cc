@@ -237,13 +237,13 @@ Result<std::string> Prebuffer(ByteSource& body, size_t max, bool* all) {
   *all = false;
   while (have < max) {
     if (have == out.size()) out.resize(std::min(max, out.size() * 2));
-    auto n = body.Read(std::span<char>(out.data() + have, out.size() - have));
-    if (!n) return std::move(n).error();
-    if (*n == 0) {
+    HANGAR_ASSIGN_OR_RETURN(auto n,
+                            body.Read(std::span<char>(out.data() + have, out.size() - have)));
+    if (n == 0) {
       *all = true;
       break;
     }
-    have += *n;
+    have += n;
   }
   out.resize(have);
   return out;
@@ -417,17 +417,15 @@ Result<RepoHandle> GitService::OpenFor(const Principal& who, const RepoId& id, G
 
 Result<GitAdvertisement> GitService::InfoRefs(const Principal& who, const RepoId& id, GitRpc rpc,
                                               std::string_view git_protocol) {
-  auto repo = OpenFor(who, id, rpc);
-  if (!repo) return std::move(repo).error();
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenFor(who, id, rpc));
   std::string protocol = SanitizeGitProtocol(git_protocol);
-  git::Command cmd = BaseCommand(rpc, repo->git_path, protocol);
+  git::Command cmd = BaseCommand(rpc, repo.git_path, protocol);
   cmd.Arg("--advertise-refs").Arg(".");
   cmd.Timeout(limits_.advertise_timeout).MaxOutput(kMaxAdvertisement);
-  auto out = cmd.Run();
-  if (!out) return std::move(out).error();
-  if (!out->ok()) {
+  HANGAR_ASSIGN_OR_RETURN(auto out, cmd.Run());
+  if (!out.ok()) {
     return MakeError(ErrorCode::Internal, std::string(GitRpcName(rpc)) + " of " + id.UrlPath() +
-                                              " failed: " + out->stderr_data);
+                                              " failed: " + out.stderr_data);
   }
   GitAdvertisement ad;
   // http-backend sends the preamble only when the negotiated version is not 2; receive-pack
@@ -437,19 +435,17 @@ Result<GitAdvertisement> GitService::InfoRefs(const Principal& who, const RepoId
     ad.body = git::PktLine("# service=" + std::string(GitRpcName(rpc)) + "\n");
     ad.body += git::PktFlush();
   }
-  ad.body += out->stdout_data;
+  ad.body += out.stdout_data;
   return ad;
 }
 
 Result<std::unique_ptr<ByteSource>> GitService::Rpc(const Principal& who, const RepoId& id,
                                                     GitRpc rpc, GitRpcRequest request) {
-  auto repo = OpenFor(who, id, rpc);
-  if (!repo) return std::move(repo).error();
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenFor(who, id, rpc));
 
   // Read what fits before taking a slot: a slow client then holds no git process.
   bool all = false;
-  auto prefix = Prebuffer(*request.body, limits_.request_prebuffer, &all);
-  if (!prefix) return std::move(prefix).error();
+  HANGAR_ASSIGN_OR_RETURN(auto prefix, Prebuffer(*request.body, limits_.request_prebuffer, &all));
 
   auto slot = admission_.Acquire(rpc, PrincipalKey(who, request.client_address));
   if (!slot) {
@@ -458,7 +454,7 @@ Result<std::unique_ptr<ByteSource>> GitService::Rpc(const Principal& who, const 
   }
 
   std::string protocol = SanitizeGitProtocol(request.git_protocol);
-  git::Command cmd = BaseCommand(rpc, repo->git_path, protocol);
+  git::Command cmd = BaseCommand(rpc, repo.git_path, protocol);
   cmd.Arg(".").Timeout(limits_.rpc_timeout);
   if (rpc == GitRpc::ReceivePack) {
     // Reflog entries name the pusher, as with http-backend's REMOTE_USER (§4.3); hooks
@@ -468,18 +464,17 @@ Result<std::unique_ptr<ByteSource>> GitService::Rpc(const Principal& who, const 
     cmd.Env("HANGAR_USER_ID", std::to_string(who.user_id));
     cmd.Env("HANGAR_REPO", id.UrlPath());
   }
-  auto process = cmd.Start();
-  if (!process) return std::move(process).error();
+  HANGAR_ASSIGN_OR_RETURN(auto process, cmd.Start());
 
   auto state = std::make_shared<FeedState>();
-  state->process = std::shared_ptr<git::Process>(std::move(*process));
+  state->process = std::shared_ptr<git::Process>(std::move(process));
   state->body = std::move(request.body);
   state->prefix_is_all = all;
-  bool changes_refs = rpc == GitRpc::ReceivePack && (!all || HasCommands(*prefix));
-  state->prefix = std::move(*prefix);
+  bool changes_refs = rpc == GitRpc::ReceivePack && (!all || HasCommands(prefix));
+  state->prefix = std::move(prefix);
 
   auto source =
-      std::make_unique<RpcSource>(rpc, std::move(*repo), std::move(*slot), std::move(state),
+      std::make_unique<RpcSource>(rpc, std::move(repo), std::move(*slot), std::move(state),
                                   repos_.after_push, changes_refs, log_);
   HANGAR_TRY(source->StartFeeder());
   return std::unique_ptr<ByteSource>(std::move(source));

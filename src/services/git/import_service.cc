@@ -87,12 +87,11 @@ Result<git::Output> RunIn(const std::string& repo, git::Command& cmd, Clock::tim
 // Runs `cmd` in `repo` and wants exit 0; Internal (naming the command) otherwise.
 Result<std::string> MustRun(const std::string& repo, git::Command& cmd,
                             Clock::time_point deadline) {
-  auto out = RunIn(repo, cmd, deadline);
-  if (!out) return std::move(out).error();
-  if (!out->ok()) {
-    return MakeError(ErrorCode::Internal, cmd.ToString() + " failed: " + out->stderr_data);
+  HANGAR_ASSIGN_OR_RETURN(auto out, RunIn(repo, cmd, deadline));
+  if (!out.ok()) {
+    return MakeError(ErrorCode::Internal, cmd.ToString() + " failed: " + out.stderr_data);
   }
-  return std::move(out->stdout_data);
+  return std::move(out.stdout_data);
 }
 
 std::vector<std::string> Lines(const std::string& text) {
@@ -177,9 +176,8 @@ Result<std::string> SettleHead(const std::string& repo, Clock::time_point deadli
   if (branches.empty()) return Bad("the source has no branches: nothing to import");
   git::Command head("symbolic-ref");
   head.Arg("-q").Arg("HEAD");
-  auto current = RunIn(repo, head, deadline);
-  if (!current) return std::move(current).error();
-  std::string target = current->ok() ? Lines(current->stdout_data).front() : "";
+  HANGAR_ASSIGN_OR_RETURN(auto current, RunIn(repo, head, deadline));
+  std::string target = current.ok() ? Lines(current.stdout_data).front() : "";
   auto has = [&](const std::string& ref) {
     return std::find(branches.begin(), branches.end(), ref) != branches.end();
   };

@@ -48,8 +48,7 @@ Result<RepoHandle> LfsService::OpenRepo(const Principal& who, const RepoId& repo
 Result<LfsBatchResult> LfsService::Batch(const Principal& who, const RepoId& repo,
                                          const LfsBatchRequest& request) {
   bool upload = request.operation == LfsOperation::Upload;
-  auto handle = OpenRepo(who, repo, upload ? Access::Write : Access::Read);
-  if (!handle) return std::move(handle).error();
+  HANGAR_ASSIGN_OR_RETURN(auto handle, OpenRepo(who, repo, upload ? Access::Write : Access::Read));
 
   if (!HashAlgoIsSha256(request.hash_algo)) {
     return MakeError(ErrorCode::Unprocessable,
@@ -73,10 +72,10 @@ Result<LfsBatchResult> LfsService::Batch(const Principal& who, const RepoId& rep
                                                "multipart") != request.transfers.end();
   out.objects.reserve(request.objects.size());
   for (const auto& obj : request.objects) {
-    auto r = AnswerObject(who, *handle, request.operation, obj, expires_at, multipart_offered);
-    if (!r) return std::move(r).error();
-    if (r->chunk_size != 0) out.transfer = "multipart";
-    out.objects.push_back(std::move(*r));
+    HANGAR_ASSIGN_OR_RETURN(
+        auto r, AnswerObject(who, handle, request.operation, obj, expires_at, multipart_offered));
+    if (r.chunk_size != 0) out.transfer = "multipart";
+    out.objects.push_back(std::move(r));
   }
   return out;
 }
@@ -110,8 +109,7 @@ Result<LfsBatchObjectResult> LfsService::AnswerObject(const Principal& who, cons
   if (r.error) return r;
   const uint64_t size = static_cast<uint64_t>(obj.size);
 
-  auto linked = links_.IsLinked(repo.record.id, *oid);
-  if (!linked) return std::move(linked).error();
+  HANGAR_ASSIGN_OR_RETURN(auto linked, links_.IsLinked(repo.record.id, *oid));
 
   TicketClaims claims;
   claims.repo_id = repo.record.id;
@@ -122,10 +120,10 @@ Result<LfsBatchObjectResult> LfsService::AnswerObject(const Principal& who, cons
   if (op == LfsOperation::Upload) {
     // Linked and still stored: no actions, the client skips it. Linked but gone from the
     // store (lost, or removed by a GC race): ask for the bytes again, so a push repairs it.
-    if (linked->has_value() && blobs_.Stat(*oid).has_value()) {
-      if (**linked == size) return r;
+    if (linked.has_value() && blobs_.Stat(*oid).has_value()) {
+      if (*linked == size) return r;
       r.error = ObjectError(422, "Object " + obj.oid + " is stored with size " +
-                                     std::to_string(**linked) + ", not " + std::to_string(size));
+                                     std::to_string(*linked) + ", not " + std::to_string(size));
       return r;
     }
     // Not linked here. Even if the blob store holds it (another repo uploaded it), the
@@ -138,7 +136,7 @@ Result<LfsBatchObjectResult> LfsService::AnswerObject(const Principal& who, cons
   }
 
   // Download: only objects this repo links, and that the store still has.
-  if (!linked->has_value()) {
+  if (!linked.has_value()) {
     r.error = ObjectError(404, "Object does not exist");
     return r;
   }
@@ -160,9 +158,8 @@ Result<LfsBatchObjectResult> LfsService::AnswerObject(const Principal& who, cons
   claims.size = *stored;
   r.ticket = IssueTicket(key_, claims);
   if (options_.download_redirect) {
-    auto url = blobs_.RedirectUrl(*oid, options_.ticket_ttl);
-    if (!url) return std::move(url).error();
-    if (!url->empty()) r.download_url = std::move(*url);
+    HANGAR_ASSIGN_OR_RETURN(auto url, blobs_.RedirectUrl(*oid, options_.ticket_ttl));
+    if (!url.empty()) r.download_url = std::move(url);
   }
   return r;
 }
@@ -195,41 +192,38 @@ Result<TicketClaims> LfsService::CheckTicket(std::string_view ticket, const Sha2
 
 Result<void> LfsService::Upload(std::string_view ticket, const Sha256& oid, ByteSource& body,
                                 std::optional<uint64_t> content_length) {
-  auto claims = CheckTicket(ticket, oid, TicketOp::Upload);
-  if (!claims) return std::move(claims).error();
-  if (content_length && *content_length != claims->size) {
+  HANGAR_ASSIGN_OR_RETURN(auto claims, CheckTicket(ticket, oid, TicketOp::Upload));
+  if (content_length && *content_length != claims.size) {
     return MakeError(ErrorCode::SizeInvalid, "Content-Length " + std::to_string(*content_length) +
                                                  " differs from the object's size " +
-                                                 std::to_string(claims->size));
+                                                 std::to_string(claims.size));
   }
-  auto writer = blobs_.Create(oid, claims->size);
-  if (!writer) return std::move(writer).error();
+  HANGAR_ASSIGN_OR_RETURN(auto writer, blobs_.Create(oid, claims.size));
   std::vector<char> buf(kUploadChunk);
   for (;;) {
     auto n = body.Read(buf);
     if (!n) {
-      (*writer)->Abort();
+      writer->Abort();
       return std::move(n).error();
     }
     if (*n == 0) break;
-    auto appended = (*writer)->Append(std::span<const char>(buf.data(), *n));
+    auto appended = writer->Append(std::span<const char>(buf.data(), *n));
     if (!appended) return appended;  // the writer aborted itself
   }
   // Always verified, even when the store already has the blob: the bytes prove the client
   // has the object, which is what entitles this repo to link it.
-  HANGAR_TRY((*writer)->Commit());
-  return links_.Link(claims->repo_id, oid, claims->size);
+  HANGAR_TRY(writer->Commit());
+  return links_.Link(claims.repo_id, oid, claims.size);
 }
 
 Result<void> LfsService::CheckLinked(int64_t repo_id, const Sha256& oid, int64_t size) {
-  auto linked = links_.IsLinked(repo_id, oid);
-  if (!linked) return std::move(linked).error();
-  if (!linked->has_value()) {
+  HANGAR_ASSIGN_OR_RETURN(auto linked, links_.IsLinked(repo_id, oid));
+  if (!linked.has_value()) {
     return MakeError(ErrorCode::NotFound, "Object " + oid.Hex() + " does not exist");
   }
-  if (size < 0 || **linked != static_cast<uint64_t>(size)) {
+  if (size < 0 || *linked != static_cast<uint64_t>(size)) {
     return MakeError(ErrorCode::Unprocessable, "Object " + oid.Hex() + " has size " +
-                                                   std::to_string(**linked) + ", not " +
+                                                   std::to_string(*linked) + ", not " +
                                                    std::to_string(size));
   }
   return {};
@@ -237,25 +231,21 @@ Result<void> LfsService::CheckLinked(int64_t repo_id, const Sha256& oid, int64_t
 
 Result<void> LfsService::Verify(const Principal& who, const RepoId& repo, const Sha256& oid,
                                 int64_t size) {
-  auto handle = OpenRepo(who, repo, Access::Read);
-  if (!handle) return std::move(handle).error();
-  return CheckLinked(handle->record.id, oid, size);
+  HANGAR_ASSIGN_OR_RETURN(auto handle, OpenRepo(who, repo, Access::Read));
+  return CheckLinked(handle.record.id, oid, size);
 }
 
 Result<void> LfsService::VerifyWithTicket(std::string_view ticket, const Sha256& oid,
                                           int64_t size) {
-  auto claims = CheckTicket(ticket, oid, TicketOp::Upload);
-  if (!claims) return std::move(claims).error();
-  return CheckLinked(claims->repo_id, oid, size);
+  HANGAR_ASSIGN_OR_RETURN(auto claims, CheckTicket(ticket, oid, TicketOp::Upload));
+  return CheckLinked(claims.repo_id, oid, size);
 }
 
 Result<LfsDownload> LfsService::Download(std::string_view ticket, const Sha256& oid,
                                          const LfsRangeChooser& choose) {
-  auto claims = CheckTicket(ticket, oid, TicketOp::Download);
-  if (!claims) return std::move(claims).error();
-  auto linked = links_.IsLinked(claims->repo_id, oid);
-  if (!linked) return std::move(linked).error();
-  if (!linked->has_value()) {
+  HANGAR_ASSIGN_OR_RETURN(auto claims, CheckTicket(ticket, oid, TicketOp::Download));
+  HANGAR_ASSIGN_OR_RETURN(auto linked, links_.IsLinked(claims.repo_id, oid));
+  if (!linked.has_value()) {
     return MakeError(ErrorCode::NotFound, "Object " + oid.Hex() + " does not exist");
   }
   auto size = blobs_.Stat(oid);
@@ -267,20 +257,18 @@ Result<LfsDownload> LfsService::Download(std::string_view ticket, const Sha256& 
   }
   storage::ByteRange range;
   if (choose) {
-    auto chosen = choose(*size);
-    if (!chosen) return std::move(chosen).error();
-    range = *chosen;
+    HANGAR_ASSIGN_OR_RETURN(auto chosen, choose(*size));
+    range = chosen;
   }
-  auto window = storage::ResolveRange(range, *size);
-  if (!window) return std::move(window).error();
-  auto body = blobs_.Open(oid, storage::ByteRange::Window(window->offset, window->length));
+  HANGAR_ASSIGN_OR_RETURN(auto window, storage::ResolveRange(range, *size));
+  auto body = blobs_.Open(oid, storage::ByteRange::Window(window.offset, window.length));
   if (!body) {
     if (body.error().code == ErrorCode::BlobUnknown) {
       return MakeError(ErrorCode::NotFound, "Object " + oid.Hex() + " does not exist");
     }
     return std::move(body).error();
   }
-  return LfsDownload{std::move(*body), *size, window->offset, window->length};
+  return LfsDownload{std::move(*body), *size, window.offset, window.length};
 }
 
 Result<std::optional<uint64_t>> LfsService::LinkedSize(int64_t repo_id, const Sha256& oid) {

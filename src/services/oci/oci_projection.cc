@@ -6,8 +6,8 @@
 #include <set>
 
 #include "core/lru.h"
-#include "core/util.h"
 #include "core/oci_media_types.h"
+#include "core/util.h"
 #include "git/pointer.h"
 #include "services/oci/oci_model_config.h"
 #include "services/oci/oci_names.h"
@@ -188,24 +188,21 @@ Result<BlobFacts> OciProjection::Impl::FactsOf(const RepoHandle& repo, const git
   BlobFacts f;
   if (e.size < git::kMaxPointerSize) {
     // Small enough to be an LFS pointer: read it (cheap) and look.
-    auto text = reader.ReadBlob(repo.git_path, e.oid, git::kMaxPointerSize);
-    if (!text) return std::move(text).error();
-    if (auto p = git::ParsePointer(*text)) {
+    HANGAR_ASSIGN_OR_RETURN(auto text, reader.ReadBlob(repo.git_path, e.oid, git::kMaxPointerSize));
+    if (auto p = git::ParsePointer(text)) {
       f = {p->oid, p->size, true};
     } else {
-      f = {Sha256::Of(*text), text->size(), false};
-      auto known = oci.FindGitBlobByOid(e.oid.Hex());
-      if (!known) return std::move(known).error();
-      if (!*known) {
+      f = {Sha256::Of(text), text.size(), false};
+      HANGAR_ASSIGN_OR_RETURN(auto known, oci.FindGitBlobByOid(e.oid.Hex()));
+      if (!known) {
         if (auto put = oci.PutGitBlob({f.sha256, e.oid.Hex(), f.size}); !put)
           return std::move(put).error();
       }
     }
   } else {
-    auto known = oci.FindGitBlobByOid(e.oid.Hex());
-    if (!known) return std::move(known).error();
-    if (*known) {
-      f = {(*known)->sha256, (*known)->size, false};
+    HANGAR_ASSIGN_OR_RETURN(auto known, oci.FindGitBlobByOid(e.oid.Hex()));
+    if (known) {
+      f = {known->sha256, known->size, false};
     } else {
       auto hashed = HashGitBlob(repo, e);
       if (!hashed) return hashed;
@@ -220,17 +217,15 @@ Result<BlobFacts> OciProjection::Impl::FactsOf(const RepoHandle& repo, const git
 
 Result<BlobFacts> OciProjection::Impl::HashGitBlob(const RepoHandle& repo,
                                                    const git::TreeEntry& e) {
-  auto src = reader.OpenBlob(repo.git_path, e.oid, 0, std::nullopt);
-  if (!src) return std::move(src).error();
+  HANGAR_ASSIGN_OR_RETURN(auto src, reader.OpenBlob(repo.git_path, e.oid, 0, std::nullopt));
   Sha256Hasher hasher;
   uint64_t size = 0;
   std::array<char, 64 * 1024> buf;
   for (;;) {
-    auto n = (*src)->Read(buf);
-    if (!n) return std::move(n).error();
-    if (*n == 0) break;
-    hasher.Update(std::string_view(buf.data(), *n));
-    size += *n;
+    HANGAR_ASSIGN_OR_RETURN(auto n, src->Read(buf));
+    if (n == 0) break;
+    hasher.Update(std::string_view(buf.data(), n));
+    size += n;
   }
   return BlobFacts{hasher.Finish(), size, false};
 }
@@ -242,10 +237,9 @@ Result<std::optional<std::string>> OciProjection::Impl::SideFile(
   auto it = std::find_if(files.begin(), files.end(),
                          [&](const git::TreeEntry& e) { return e.path == path; });
   if (it == files.end() || it->size > kMaxSideFileBytes) return std::optional<std::string>();
-  auto text = reader.ReadBlob(repo.git_path, it->oid, kMaxSideFileBytes);
-  if (!text) return std::move(text).error();
-  if (git::ParsePointer(*text)) return std::optional<std::string>();
-  return std::optional<std::string>(std::move(*text));
+  HANGAR_ASSIGN_OR_RETURN(auto text, reader.ReadBlob(repo.git_path, it->oid, kMaxSideFileBytes));
+  if (git::ParsePointer(text)) return std::optional<std::string>();
+  return std::optional<std::string>(std::move(text));
 }
 
 // A layer per file (in `files`' order), each the git blob or the LFS object it points to.
@@ -253,11 +247,10 @@ Result<Layers> OciProjection::Impl::LayersOf(const RepoHandle& repo, RepoType ty
                                              const std::vector<git::TreeEntry>& files) {
   Layers out;
   for (const auto& e : files) {
-    auto f = FactsOf(repo, e);
-    if (!f) return std::move(f).error();
-    LayerClass cls = ClassifyLayer(type, e.path, f->lfs);
-    std::string digest = "sha256:" + f->sha256.Hex();
-    out.layers.push_back(LayerJson(cls, digest, f->size, e.path));
+    HANGAR_ASSIGN_OR_RETURN(auto f, FactsOf(repo, e));
+    LayerClass cls = ClassifyLayer(type, e.path, f.lfs);
+    std::string digest = "sha256:" + f.sha256.Hex();
+    out.layers.push_back(LayerJson(cls, digest, f.size, e.path));
     if (cls.is_weight) out.weight_paths.push_back(e.path);
     out.refs.insert(digest);
     out.diff_ids.push_back(std::move(digest));
@@ -277,12 +270,10 @@ Result<std::string> OciProjection::Impl::ConfigOf(
   in.name = id.name;
   in.doc_url = page;
   in.revision = commit.Hex();
-  auto readme = SideFile(repo, files, "README.md");
-  if (!readme) return std::move(readme).error();
-  auto config_json = SideFile(repo, files, "config.json");
-  if (!config_json) return std::move(config_json).error();
-  in.readme = std::move(*readme);
-  in.config_json = std::move(*config_json);
+  HANGAR_ASSIGN_OR_RETURN(auto readme, SideFile(repo, files, "README.md"));
+  HANGAR_ASSIGN_OR_RETURN(auto config_json, SideFile(repo, files, "config.json"));
+  in.readme = std::move(readme);
+  in.config_json = std::move(config_json);
   in.weight_paths = std::move(weight_paths);
   in.diff_ids = std::move(diff_ids);
   return BuildModelConfig(in);
@@ -292,11 +283,9 @@ Result<std::shared_ptr<const Built>> OciProjection::Impl::Build(const RepoHandle
                                                                 const Oid& commit,
                                                                 std::string_view reference) {
   const RepoId id{repo.record.type, repo.record.ns, repo.record.name};
-  auto info = reader.ReadCommit(repo.git_path, commit);
-  if (!info) return std::move(info).error();
-  auto tree = reader.ListTree(repo.git_path, commit, "", true);
-  if (!tree) return std::move(tree).error();
-  std::vector<git::TreeEntry> files = RegularFiles(std::move(*tree));
+  HANGAR_ASSIGN_OR_RETURN(auto info, reader.ReadCommit(repo.git_path, commit));
+  HANGAR_ASSIGN_OR_RETURN(auto tree, reader.ListTree(repo.git_path, commit, "", true));
+  std::vector<git::TreeEntry> files = RegularFiles(std::move(tree));
   size_t lower_bound = MinManifestBytes(files);
   // Checked before hashing anything, so a huge tree costs no blob reads.
   if (lower_bound > kMaxManifestBytes) {
@@ -304,27 +293,26 @@ Result<std::shared_ptr<const Built>> OciProjection::Impl::Build(const RepoHandle
   }
   std::sort(files.begin(), files.end(),
             [](const git::TreeEntry& a, const git::TreeEntry& b) { return a.path < b.path; });
-  auto layers = LayersOf(repo, id.type, files);
-  if (!layers) return std::move(layers).error();
+  HANGAR_ASSIGN_OR_RETURN(auto layers, LayersOf(repo, id.type, files));
 
   auto built = std::make_shared<Built>();
-  std::string created = Rfc3339Utc(info->committer_time);
+  std::string created = Rfc3339Utc(info.committer_time);
   // Without a configured public_url the hub's address depends on each request's Host, which
   // must not change a digest: the source annotation and docURL are then left out.
   std::string page = public_url.empty() ? "" : public_url + "/" + id.UrlPath();
-  auto config = ConfigOf(repo, id, commit, files, created, page, std::move(layers->weight_paths),
-                         std::move(layers->diff_ids));
-  if (!config) return std::move(config).error();
-  built->config = std::move(*config);
+  HANGAR_ASSIGN_OR_RETURN(
+      auto config, ConfigOf(repo, id, commit, files, created, page, std::move(layers.weight_paths),
+                            std::move(layers.diff_ids)));
+  built->config = std::move(config);
   std::string config_digest = "sha256:" + Sha256::Of(built->config).Hex();
-  layers->refs.insert(config_digest);
+  layers.refs.insert(config_digest);
 
   json::object annotations = ManifestAnnotations(created, commit, page);
   built->annotations_json = json::serialize(annotations);
   built->artifact_type = std::string(ArtifactTypeOf(id.type));
   std::string body =
       ManifestBody(id.type, built->artifact_type, config_digest, built->config.size(),
-                   std::move(layers->layers), std::move(annotations));
+                   std::move(layers.layers), std::move(annotations));
   if (body.size() > kMaxManifestBytes) {
     return TooLarge(id, reference, files.size(), body.size(), lower_bound);
   }
@@ -332,7 +320,7 @@ Result<std::shared_ptr<const Built>> OciProjection::Impl::Build(const RepoHandle
   built->manifest.media_type = std::string(kOciManifestType);
   built->manifest.body = std::move(body);
   built->manifest.commit = commit.Hex();
-  built->refs.assign(layers->refs.begin(), layers->refs.end());
+  built->refs.assign(layers.refs.begin(), layers.refs.end());
   return std::shared_ptr<const Built>(std::move(built));
 }
 
@@ -343,10 +331,9 @@ Result<void> OciProjection::Impl::Persist(const RepoHandle& repo, const Built& b
   auto stat = blobs.Stat(config_sha);
   if (!stat && stat.error().code != ErrorCode::BlobUnknown) return std::move(stat).error();
   if (!stat) {
-    auto writer = blobs.Create(config_sha, b.config.size());
-    if (!writer) return std::move(writer).error();
-    if (auto r = (*writer)->Append(b.config); !r) return r;
-    if (auto r = (*writer)->Commit(); !r) return r;
+    HANGAR_ASSIGN_OR_RETURN(auto writer, blobs.Create(config_sha, b.config.size()));
+    if (auto r = writer->Append(b.config); !r) return r;
+    if (auto r = writer->Commit(); !r) return r;
   }
   int64_t now = NowUnix();
   if (auto r = oci.LinkBlob(repo.record.id, config_sha, b.config.size(), now); !r) return r;
@@ -371,39 +358,36 @@ OciProjection::~OciProjection() = default;
 
 Result<std::optional<ProjectedManifest>> OciProjection::Manifest(const RepoHandle& repo,
                                                                  std::string_view reference) {
-  auto commit = impl_->Resolve(repo, reference);
-  if (!commit) return std::move(commit).error();
-  if (!*commit) return std::optional<ProjectedManifest>();
+  HANGAR_ASSIGN_OR_RETURN(auto commit, impl_->Resolve(repo, reference));
+  if (!commit) return std::optional<ProjectedManifest>();
   // The repo's path is in the key: the source annotation names it, and a renamed repo
   // keeps its id.
   std::string key = std::to_string(repo.record.id) + "\n" +
                     RepoId{repo.record.type, repo.record.ns, repo.record.name}.UrlPath() + "\n" +
-                    (*commit)->Hex();
+                    commit->Hex();
   if (auto hit = impl_->manifests.Get(key)) {
     // The row may be gone (manifest DELETE, repo deleted and its id reused): store again.
-    auto row = impl_->oci.GetManifest(repo.record.id, (*hit)->manifest.digest);
-    if (!row) return std::move(row).error();
-    if (!*row) {
+    HANGAR_ASSIGN_OR_RETURN(auto row,
+                            impl_->oci.GetManifest(repo.record.id, (*hit)->manifest.digest));
+    if (!row) {
       if (auto r = impl_->Persist(repo, **hit); !r) return std::move(r).error();
     }
     return std::optional<ProjectedManifest>((*hit)->manifest);
   }
-  auto built = impl_->Build(repo, **commit, reference);
-  if (!built) return std::move(built).error();
-  if (auto r = impl_->Persist(repo, **built); !r) return std::move(r).error();
-  impl_->manifests.Put(key, *built, (*built)->manifest.body.size() + (*built)->config.size());
-  return std::optional<ProjectedManifest>((*built)->manifest);
+  HANGAR_ASSIGN_OR_RETURN(auto built, impl_->Build(repo, *commit, reference));
+  if (auto r = impl_->Persist(repo, *built); !r) return std::move(r).error();
+  impl_->manifests.Put(key, built, built->manifest.body.size() + built->config.size());
+  return std::optional<ProjectedManifest>(built->manifest);
 }
 
 Result<std::optional<ProjectedBlob>> OciProjection::OpenBlob(const RepoHandle& repo,
                                                              const Sha256& sha256,
                                                              storage::ByteRange range) {
-  auto rec = impl_->oci.FindGitBlobBySha256(sha256);
-  if (!rec) return std::move(rec).error();
-  if (!*rec) return std::optional<ProjectedBlob>();
-  auto oid = Oid::ParseHex((*rec)->git_oid);
+  HANGAR_ASSIGN_OR_RETURN(auto rec, impl_->oci.FindGitBlobBySha256(sha256));
+  if (!rec) return std::optional<ProjectedBlob>();
+  auto oid = Oid::ParseHex(rec->git_oid);
   if (!oid) return std::optional<ProjectedBlob>();
-  auto window = storage::ResolveRange(range, (*rec)->size);
+  auto window = storage::ResolveRange(range, rec->size);
   // Only this repo's objects: a blob of another repo is unknown here, even for a bad range.
   auto body = impl_->reader.OpenBlob(repo.git_path, *oid, window ? window->offset : 0,
                                      window ? std::optional<uint64_t>(window->length) : 0);
@@ -412,14 +396,13 @@ Result<std::optional<ProjectedBlob>> OciProjection::OpenBlob(const RepoHandle& r
     return std::move(body).error();
   }
   if (!window) return std::move(window).error();
-  return std::optional<ProjectedBlob>(ProjectedBlob{std::move(*body), (*rec)->size});
+  return std::optional<ProjectedBlob>(ProjectedBlob{std::move(*body), rec->size});
 }
 
 Result<std::vector<std::string>> OciProjection::RevisionTags(const RepoHandle& repo) {
-  auto refs = impl_->reader.ListRefs(repo.git_path);
-  if (!refs) return std::move(refs).error();
+  HANGAR_ASSIGN_OR_RETURN(auto refs, impl_->reader.ListRefs(repo.git_path));
   std::vector<std::string> tags;
-  for (const auto& r : *refs) {
+  for (const auto& r : refs) {
     std::string_view name = r.name;
     for (std::string_view prefix : {"refs/heads/", "refs/tags/"}) {
       if (name.substr(0, prefix.size()) != prefix) continue;

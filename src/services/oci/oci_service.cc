@@ -118,8 +118,7 @@ Result<Access> OciService::AccessFor(const Principal& who, std::string_view name
 }
 
 Result<void> OciService::CheckPush(const Principal& who, std::string_view name) {
-  auto repo = OpenRepo(who, name, Access::Write, IfMissing::CheckOnly);
-  if (!repo) return std::move(repo).error();
+  HANGAR_TRY(OpenRepo(who, name, Access::Write, IfMissing::CheckOnly));
   return {};
 }
 

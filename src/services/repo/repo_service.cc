@@ -122,11 +122,10 @@ Result<db::RepoRecord> RepoService::Create(const Principal& who, const RepoId& i
 }
 
 Result<void> RepoService::Delete(const Principal& who, const RepoId& id) {
-  auto repo = Open(who, id, Access::Admin);
-  if (!repo) return std::move(repo).error();
+  HANGAR_ASSIGN_OR_RETURN(auto repo, Open(who, id, Access::Admin));
   HANGAR_TRY(repos_.Delete(id));
   Invalidate(id);
-  return git::DeleteRepo(repo->git_path);
+  return git::DeleteRepo(repo.git_path);
 }
 
 Result<db::RepoRecord> RepoService::Move(const Principal& who, const RepoId& from,
@@ -134,8 +133,7 @@ Result<db::RepoRecord> RepoService::Move(const Principal& who, const RepoId& fro
   if (from.type != to.type) {
     return MakeError(ErrorCode::BadRequest, "a repo cannot change type when moved");
   }
-  auto repo = Open(who, from, Access::Admin);
-  if (!repo) return std::move(repo).error();
+  HANGAR_ASSIGN_OR_RETURN(auto repo, Open(who, from, Access::Admin));
   if (access_.NamespaceAccess(who, to.ns) < Access::Write) {
     return MakeError(ErrorCode::Forbidden, "you cannot create repos in namespace '" + to.ns + "'");
   }
@@ -143,7 +141,7 @@ Result<db::RepoRecord> RepoService::Move(const Principal& who, const RepoId& fro
   if (!moved) return moved;
   Invalidate(from);
   Invalidate(to);
-  auto git_moved = git::MoveRepo(repo->git_path, GitPath(to));
+  auto git_moved = git::MoveRepo(repo.git_path, GitPath(to));
   if (!git_moved) {
     (void)repos_.Move(to, from);  // put the row back: the repository did not move
     return std::move(git_moved).error();
@@ -152,9 +150,8 @@ Result<db::RepoRecord> RepoService::Move(const Principal& who, const RepoId& fro
 }
 
 Result<void> RepoService::SetPrivate(const Principal& who, const RepoId& id, bool is_private) {
-  auto repo = Open(who, id, Access::Admin);
-  if (!repo) return std::move(repo).error();
-  HANGAR_TRY(repos_.SetPrivate(repo->record.id, is_private));
+  HANGAR_ASSIGN_OR_RETURN(auto repo, Open(who, id, Access::Admin));
+  HANGAR_TRY(repos_.SetPrivate(repo.record.id, is_private));
   Invalidate(id);
   return {};
 }

@@ -88,10 +88,9 @@ Result<std::unique_ptr<ByteSource>> MemoryBlobStore::Open(const Sha256& id, Byte
     if (it == state_->blobs.end()) return UnknownBlob(id);
     blob = it->second;
   }
-  auto window = ResolveRange(range, blob->size());
-  if (!window) return std::move(window).error();
+  HANGAR_ASSIGN_OR_RETURN(auto window, ResolveRange(range, blob->size()));
   return std::unique_ptr<ByteSource>(
-      std::make_unique<SharedStringSource>(std::move(blob), window->offset, window->length));
+      std::make_unique<SharedStringSource>(std::move(blob), window.offset, window.length));
 }
 
 Result<std::unique_ptr<BlobWriter>> MemoryBlobStore::Create(const Sha256& expected,

@@ -115,11 +115,10 @@ void S3Api::Backoff(int attempt) {
 }
 
 Result<int64_t> S3Api::LastPartTime(std::string_view key, std::string_view upload_id) {
-  auto res = Call("GET", key, {{"uploadId", std::string(upload_id)}});
-  if (!res) return std::move(res).error();
-  if (!Ok(*res)) return Fail("ListParts " + std::string(key), *res);
+  HANGAR_ASSIGN_OR_RETURN(auto res, Call("GET", key, {{"uploadId", std::string(upload_id)}}));
+  if (!Ok(res)) return Fail("ListParts " + std::string(key), res);
   int64_t last = 0;
-  for (std::string_view part : s3xml::Elements(res->body, "Part")) {
+  for (std::string_view part : s3xml::Elements(res.body, "Part")) {
     last = std::max(last, ParseS3Time(s3xml::Text(part, "LastModified").value_or("")));
   }
   return last;
@@ -152,51 +151,47 @@ Error S3Api::Fail(std::string_view what, const net::HttpResponse& res, ErrorCode
 }
 
 Result<std::optional<uint64_t>> S3Api::Head(std::string_view key) {
-  auto res = Call("HEAD", key);
-  if (!res) return std::move(res).error();
-  if (res->status == 404) return std::optional<uint64_t>();
-  if (!Ok(*res)) return Fail("HEAD " + std::string(key), *res);
-  auto cl = res->Header("content-length");
+  HANGAR_ASSIGN_OR_RETURN(auto res, Call("HEAD", key));
+  if (res.status == 404) return std::optional<uint64_t>();
+  if (!Ok(res)) return Fail("HEAD " + std::string(key), res);
+  auto cl = res.Header("content-length");
   return std::optional<uint64_t>(cl ? std::strtoull(cl->c_str(), nullptr, 10) : 0);
 }
 
 Result<void> S3Api::DeleteObject(std::string_view key) {
-  auto res = Call("DELETE", key);
-  if (!res) return std::move(res).error();
-  if (!Ok(*res) && res->status != 404) return Fail("DELETE " + std::string(key), *res);
+  HANGAR_ASSIGN_OR_RETURN(auto res, Call("DELETE", key));
+  if (!Ok(res) && res.status != 404) return Fail("DELETE " + std::string(key), res);
   return {};
 }
 
 Result<void> S3Api::Copy(std::string_view src, std::string_view dst, uint64_t size) {
   const std::string source = "/" + options_.bucket + "/" + AwsUriEncode(src, true);
   if (size <= kMaxCopyObject) {
-    auto res = Call("PUT", dst, {}, {{"x-amz-copy-source", source}});
-    if (!res) return std::move(res).error();
+    HANGAR_ASSIGN_OR_RETURN(auto res, Call("PUT", dst, {}, {{"x-amz-copy-source", source}}));
     // CopyObject may fail after a 200: the body then holds an <Error>.
-    if (!Ok(*res) || res->body.find("<Error>") != std::string::npos) {
-      return Fail("copy to " + std::string(dst), *res, ErrorCode::Internal);
+    if (!Ok(res) || res.body.find("<Error>") != std::string::npos) {
+      return Fail("copy to " + std::string(dst), res, ErrorCode::Internal);
     }
     return {};
   }
-  auto upload = CreateMultipart(dst);
-  if (!upload) return std::move(upload).error();
+  HANGAR_ASSIGN_OR_RETURN(auto upload, CreateMultipart(dst));
   std::vector<std::pair<uint64_t, std::string>> parts;
   for (uint64_t off = 0, n = 1; off < size; off += kCopyPartBytes, ++n) {
     uint64_t last = std::min(size, off + kCopyPartBytes) - 1;
     auto res = Call(
-        "PUT", dst, {{"partNumber", std::to_string(n)}, {"uploadId", *upload}},
+        "PUT", dst, {{"partNumber", std::to_string(n)}, {"uploadId", upload}},
         {{"x-amz-copy-source", source},
          {"x-amz-copy-source-range", "bytes=" + std::to_string(off) + "-" + std::to_string(last)}});
     if (!res || !Ok(*res) || res->body.find("<Error>") != std::string::npos) {
       Error e = res ? Fail("copy part to " + std::string(dst), *res, ErrorCode::Internal)
                     : std::move(res).error();
-      (void)AbortMultipart(dst, *upload);
+      (void)AbortMultipart(dst, upload);
       return e;
     }
     parts.emplace_back(n, Unquote(s3xml::Text(res->body, "ETag").value_or("")));
   }
-  auto done = CompleteMultipart(dst, *upload, parts);
-  if (!done) (void)AbortMultipart(dst, *upload);
+  auto done = CompleteMultipart(dst, upload, parts);
+  if (!done) (void)AbortMultipart(dst, upload);
   return done;
 }
 
@@ -206,12 +201,11 @@ Result<void> S3Api::ListObjects(std::string_view prefix,
   for (;;) {
     Query q = {{"list-type", "2"}, {"prefix", std::string(prefix)}};
     if (!token.empty()) q.emplace_back("continuation-token", token);
-    auto res = Call("GET", "", q);
-    if (!res) return std::move(res).error();
-    if (!Ok(*res)) return Fail("ListObjectsV2", *res, ErrorCode::Internal);
-    for (std::string_view c : s3xml::Elements(res->body, "Contents")) HANGAR_TRY(fn(c));
-    if (s3xml::Text(res->body, "IsTruncated").value_or("false") != "true") return {};
-    token = s3xml::Text(res->body, "NextContinuationToken").value_or("");
+    HANGAR_ASSIGN_OR_RETURN(auto res, Call("GET", "", q));
+    if (!Ok(res)) return Fail("ListObjectsV2", res, ErrorCode::Internal);
+    for (std::string_view c : s3xml::Elements(res.body, "Contents")) HANGAR_TRY(fn(c));
+    if (s3xml::Text(res.body, "IsTruncated").value_or("false") != "true") return {};
+    token = s3xml::Text(res.body, "NextContinuationToken").value_or("");
     if (token.empty()) return {};
   }
 }
@@ -220,12 +214,12 @@ Result<void> S3Api::Touch(std::string_view key, uint64_t size) {
   if (size > kMaxCopyObject) return {};
   const std::string source = "/" + options_.bucket + "/" + AwsUriEncode(key, true);
   for (int attempt = 1;; ++attempt) {  // concurrent writers of one blob may collide: retry
-    auto res = Call("PUT", key, {},
-                    {{"x-amz-copy-source", source}, {"x-amz-metadata-directive", "REPLACE"}});
-    if (!res) return std::move(res).error();
-    if (Ok(*res) && res->body.find("<Error>") == std::string::npos) return {};
-    if (attempt == 6 || !Retryable(*res)) {
-      return Fail("touch " + std::string(key), *res, ErrorCode::Internal);
+    HANGAR_ASSIGN_OR_RETURN(
+        auto res, Call("PUT", key, {},
+                       {{"x-amz-copy-source", source}, {"x-amz-metadata-directive", "REPLACE"}}));
+    if (Ok(res) && res.body.find("<Error>") == std::string::npos) return {};
+    if (attempt == 6 || !Retryable(res)) {
+      return Fail("touch " + std::string(key), res, ErrorCode::Internal);
     }
     // Jittered: writers of one blob that collided must not retry in lockstep.
     thread_local std::minstd_rand jitter(std::random_device{}());
@@ -235,10 +229,9 @@ Result<void> S3Api::Touch(std::string_view key, uint64_t size) {
 }
 
 Result<std::string> S3Api::CreateMultipart(std::string_view key) {
-  auto res = Call("POST", key, {{"uploads", ""}});
-  if (!res) return std::move(res).error();
-  if (!Ok(*res)) return Fail("CreateMultipartUpload " + std::string(key), *res);
-  auto id = s3xml::Text(res->body, "UploadId");
+  HANGAR_ASSIGN_OR_RETURN(auto res, Call("POST", key, {{"uploads", ""}}));
+  if (!Ok(res)) return Fail("CreateMultipartUpload " + std::string(key), res);
+  auto id = s3xml::Text(res.body, "UploadId");
   if (!id || id->empty()) {
     return MakeError(ErrorCode::Internal, "CreateMultipartUpload " + std::string(key) + ": S3 " +
                                               Where() + " gave no UploadId");
@@ -248,12 +241,12 @@ Result<std::string> S3Api::CreateMultipart(std::string_view key) {
 
 Result<std::string> S3Api::UploadPart(std::string_view key, std::string_view upload_id,
                                       uint64_t number, ByteSource& body) {
-  auto res = Call("PUT", key,
-                  {{"partNumber", std::to_string(number)}, {"uploadId", std::string(upload_id)}},
-                  {}, &body);
-  if (!res) return std::move(res).error();
-  if (!Ok(*res)) return Fail("UploadPart " + std::string(key), *res);
-  return Unquote(res->Header("etag").value_or(""));
+  HANGAR_ASSIGN_OR_RETURN(
+      auto res, Call("PUT", key,
+                     {{"partNumber", std::to_string(number)}, {"uploadId", std::string(upload_id)}},
+                     {}, &body));
+  if (!Ok(res)) return Fail("UploadPart " + std::string(key), res);
+  return Unquote(res.Header("etag").value_or(""));
 }
 
 Result<void> S3Api::CompleteMultipart(std::string_view key, std::string_view upload_id,
@@ -264,21 +257,20 @@ Result<void> S3Api::CompleteMultipart(std::string_view key, std::string_view upl
            s3xml::Escape(etag) + "\"</ETag></Part>";
   }
   xml += "</CompleteMultipartUpload>";
-  auto res = Call("POST", key, {{"uploadId", std::string(upload_id)}},
-                  {{"Content-Type", "application/xml"}}, nullptr, std::move(xml));
-  if (!res) return std::move(res).error();
+  HANGAR_ASSIGN_OR_RETURN(auto res,
+                          Call("POST", key, {{"uploadId", std::string(upload_id)}},
+                               {{"Content-Type", "application/xml"}}, nullptr, std::move(xml)));
   // Like CopyObject, a 200 may carry an <Error> that came up while S3 assembled the parts.
-  if (!Ok(*res) || res->body.find("<Error>") != std::string::npos) {
-    return Fail("CompleteMultipartUpload " + std::string(key), *res);
+  if (!Ok(res) || res.body.find("<Error>") != std::string::npos) {
+    return Fail("CompleteMultipartUpload " + std::string(key), res);
   }
   return {};
 }
 
 Result<void> S3Api::AbortMultipart(std::string_view key, std::string_view upload_id) {
-  auto res = Call("DELETE", key, {{"uploadId", std::string(upload_id)}});
-  if (!res) return std::move(res).error();
-  if (!Ok(*res) && res->status != 404) {
-    return Fail("AbortMultipartUpload " + std::string(key), *res);
+  HANGAR_ASSIGN_OR_RETURN(auto res, Call("DELETE", key, {{"uploadId", std::string(upload_id)}}));
+  if (!Ok(res) && res.status != 404) {
+    return Fail("AbortMultipartUpload " + std::string(key), res);
   }
   return {};
 }
@@ -289,18 +281,17 @@ Result<std::vector<PartInfo>> S3Api::ListParts(std::string_view key, std::string
   for (;;) {
     Query q = {{"uploadId", std::string(upload_id)}};
     if (!marker.empty()) q.emplace_back("part-number-marker", marker);
-    auto res = Call("GET", key, q);
-    if (!res) return std::move(res).error();
-    if (!Ok(*res)) return Fail("ListParts " + std::string(key), *res);
-    for (std::string_view part : s3xml::Elements(res->body, "Part")) {
+    HANGAR_ASSIGN_OR_RETURN(auto res, Call("GET", key, q));
+    if (!Ok(res)) return Fail("ListParts " + std::string(key), res);
+    for (std::string_view part : s3xml::Elements(res.body, "Part")) {
       PartInfo p;
       p.number = std::strtoull(s3xml::Text(part, "PartNumber").value_or("0").c_str(), nullptr, 10);
       p.size = std::strtoull(s3xml::Text(part, "Size").value_or("0").c_str(), nullptr, 10);
       p.etag = Unquote(s3xml::Text(part, "ETag").value_or(""));
       out.push_back(std::move(p));
     }
-    if (s3xml::Text(res->body, "IsTruncated").value_or("false") != "true") break;
-    marker = s3xml::Text(res->body, "NextPartNumberMarker").value_or("");
+    if (s3xml::Text(res.body, "IsTruncated").value_or("false") != "true") break;
+    marker = s3xml::Text(res.body, "NextPartNumberMarker").value_or("");
     if (marker.empty()) break;
   }
   std::sort(out.begin(), out.end(),

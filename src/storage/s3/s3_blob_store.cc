@@ -56,26 +56,24 @@ class VerifyingSource final : public ByteSource {
 
   Result<size_t> Read(std::span<char> buf) override {
     if (left_ == 0) return size_t{0};
-    auto n = body_.Read(buf.first(std::min<uint64_t>(buf.size(), left_)));
-    if (!n) return std::move(n).error();
-    if (*n == 0) {
+    HANGAR_ASSIGN_OR_RETURN(auto n, body_.Read(buf.first(std::min<uint64_t>(buf.size(), left_))));
+    if (n == 0) {
       return MakeError(ErrorCode::SizeInvalid,
                        "part body ended " + std::to_string(left_) + " bytes short");
     }
-    hasher_.Update(std::string_view(buf.data(), *n));
-    left_ -= *n;
+    hasher_.Update(std::string_view(buf.data(), n));
+    left_ -= n;
     if (left_ == 0) {
       char extra;
-      auto more = body_.Read({&extra, 1});
-      if (!more) return std::move(more).error();
-      if (*more > 0) return MakeError(ErrorCode::SizeInvalid, "part body is longer than its size");
+      HANGAR_ASSIGN_OR_RETURN(auto more, body_.Read({&extra, 1}));
+      if (more > 0) return MakeError(ErrorCode::SizeInvalid, "part body is longer than its size");
       Sha256 actual = hasher_.Finish();
       if (sha256_ && actual != *sha256_) {
         return MakeError(ErrorCode::DigestInvalid,
                          "part has sha256 " + actual.Hex() + ", expected " + sha256_->Hex());
       }
     }
-    return *n;
+    return n;
   }
   std::optional<uint64_t> Size() const override { return left_; }
 
@@ -94,18 +92,16 @@ S3BlobStore::~S3BlobStore() = default;
 size_t S3BlobStore::PendingWriters() const { return api_->pending_writers.load(); }
 
 Result<uint64_t> S3BlobStore::Stat(const Sha256& id) {
-  auto size = api_->Head(api_->BlobKey(id));
-  if (!size) return std::move(size).error();
-  if (!*size) return UnknownBlob(id);
-  return **size;
+  HANGAR_ASSIGN_OR_RETURN(auto size, api_->Head(api_->BlobKey(id)));
+  if (!size) return UnknownBlob(id);
+  return *size;
 }
 
 Result<std::unique_ptr<ByteSource>> S3BlobStore::Open(const Sha256& id, ByteRange range) {
   auto empty = [] { return std::unique_ptr<ByteSource>(std::make_unique<StringSource>("")); };
   if (range.length && *range.length == 0) {  // no Range header can ask for nothing
-    auto size = Stat(id);
-    if (!size) return std::move(size).error();
-    HANGAR_TRY(ResolveRange(range, *size));
+    HANGAR_ASSIGN_OR_RETURN(auto size, Stat(id));
+    HANGAR_TRY(ResolveRange(range, size));
     return empty();
   }
   std::vector<std::pair<std::string, std::string>> headers;
@@ -115,19 +111,17 @@ Result<std::unique_ptr<ByteSource>> S3BlobStore::Open(const Sha256& id, ByteRang
     headers.emplace_back("Range", spec);
   }
   const std::string key = api_->BlobKey(id);
-  auto stream = api_->Stream(key, std::move(headers));
-  if (!stream) return std::move(stream).error();
-  long status = (*stream)->Status();
-  if (status == 200 || status == 206) return std::unique_ptr<ByteSource>(std::move(*stream));
+  HANGAR_ASSIGN_OR_RETURN(auto stream, api_->Stream(key, std::move(headers)));
+  long status = stream->Status();
+  if (status == 200 || status == 206) return std::unique_ptr<ByteSource>(std::move(stream));
   if (status == 404) return UnknownBlob(id);
   if (status == 416) {  // offset at or past the end: which one decides
-    auto size = Stat(id);
-    if (!size) return std::move(size).error();
-    HANGAR_TRY(ResolveRange(range, *size));
+    HANGAR_ASSIGN_OR_RETURN(auto size, Stat(id));
+    HANGAR_TRY(ResolveRange(range, size));
     return empty();
   }
-  net::HttpResponse res = (*stream)->Head();
-  if (auto body = ReadAll(**stream, 64 * 1024)) res.body = std::move(*body);
+  net::HttpResponse res = stream->Head();
+  if (auto body = ReadAll(*stream, 64 * 1024)) res.body = std::move(*body);
   return api_->Fail("GET " + key, res);
 }
 
@@ -138,9 +132,8 @@ Result<std::unique_ptr<BlobWriter>> S3BlobStore::Create(const Sha256& expected,
 
 Result<void> S3BlobStore::Delete(const Sha256& id) {
   const std::string key = api_->BlobKey(id);
-  auto size = api_->Head(key);
-  if (!size) return std::move(size).error();
-  if (!*size) return UnknownBlob(id);
+  HANGAR_ASSIGN_OR_RETURN(auto size, api_->Head(key));
+  if (!size) return UnknownBlob(id);
   return api_->DeleteObject(key);
 }
 
@@ -166,16 +159,14 @@ Result<std::string> S3BlobStore::BeginParts(std::string_view key, uint64_t size,
   }
   const std::string name =
       std::string(key) + "-" + std::to_string(part_size) + "-" + std::to_string(NowUnix());
-  auto id = api_->CreateMultipart(api_->UploadsPrefix() + name);
-  if (!id) return std::move(id).error();
-  return name + ":" + *id;
+  HANGAR_ASSIGN_OR_RETURN(auto id, api_->CreateMultipart(api_->UploadsPrefix() + name));
+  return name + ":" + id;
 }
 
 Result<PartInfo> S3BlobStore::PutPart(std::string_view handle, uint64_t number, uint64_t offset,
                                       uint64_t size, ByteSource& body,
                                       std::optional<Sha256> sha256) {
-  auto h = ParseHandle(handle);
-  if (!h) return std::move(h).error();
+  HANGAR_ASSIGN_OR_RETURN(auto h, ParseHandle(handle));
   if (number == 0 || number > kMaxPartNumber) {
     return MakeError(ErrorCode::BadRequest, "part number must be 1 to 10000");
   }
@@ -184,9 +175,9 @@ Result<PartInfo> S3BlobStore::PutPart(std::string_view handle, uint64_t number, 
                                                  " bytes, expected " + std::to_string(size));
   }
   VerifyingSource verified(body, size, sha256);
-  auto etag = api_->UploadPart(api_->UploadsPrefix() + h->name, h->upload_id, number, verified);
-  if (!etag) return std::move(etag).error();
-  return PartInfo{number, size, *etag};
+  HANGAR_ASSIGN_OR_RETURN(
+      auto etag, api_->UploadPart(api_->UploadsPrefix() + h.name, h.upload_id, number, verified));
+  return PartInfo{number, size, etag};
 }
 
 Result<std::string> S3BlobStore::PartUrl(std::string_view handle, uint64_t number, uint64_t size,
@@ -199,26 +190,23 @@ Result<std::string> S3BlobStore::PartUrl(std::string_view handle, uint64_t numbe
 }
 
 Result<std::vector<PartInfo>> S3BlobStore::ListParts(std::string_view handle) {
-  auto h = ParseHandle(handle);
-  if (!h) return std::move(h).error();
-  return api_->ListParts(api_->UploadsPrefix() + h->name, h->upload_id);
+  HANGAR_ASSIGN_OR_RETURN(auto h, ParseHandle(handle));
+  return api_->ListParts(api_->UploadsPrefix() + h.name, h.upload_id);
 }
 
 Result<void> S3BlobStore::CompleteParts(std::string_view handle, const Sha256& expected,
                                         uint64_t size) {
-  auto h = ParseHandle(handle);
-  if (!h) return std::move(h).error();
-  if (h->part_size == 0) return MakeError(ErrorCode::NotFound, "'" + h->name + "' takes no parts");
-  const std::string staging = api_->UploadsPrefix() + h->name;
-  const uint64_t count = std::max<uint64_t>(1, (size + h->part_size - 1) / h->part_size);
+  HANGAR_ASSIGN_OR_RETURN(auto h, ParseHandle(handle));
+  if (h.part_size == 0) return MakeError(ErrorCode::NotFound, "'" + h.name + "' takes no parts");
+  const std::string staging = api_->UploadsPrefix() + h.name;
+  const uint64_t count = std::max<uint64_t>(1, (size + h.part_size - 1) / h.part_size);
 
-  auto parts = api_->ListParts(staging, h->upload_id);
+  auto parts = api_->ListParts(staging, h.upload_id);
   if (!parts && parts.error().code == ErrorCode::NotFound) {
     // Completed by an earlier call that failed later (copy, network): resume from the
     // staging object if it is there.
-    auto exists = api_->Head(staging);
-    if (!exists) return std::move(exists).error();
-    if (!*exists) return std::move(parts).error();
+    HANGAR_ASSIGN_OR_RETURN(auto exists, api_->Head(staging));
+    if (!exists) return std::move(parts).error();
   } else if (!parts) {
     return std::move(parts).error();
   } else {
@@ -227,7 +215,7 @@ Result<void> S3BlobStore::CompleteParts(std::string_view handle, const Sha256& e
     auto it = parts->begin();
     for (uint64_t n = 1; n <= count; ++n) {
       while (it != parts->end() && it->number < n) ++it;
-      uint64_t want = n < count ? h->part_size : size - (count - 1) * h->part_size;
+      uint64_t want = n < count ? h.part_size : size - (count - 1) * h.part_size;
       if (it == parts->end() || it->number != n) {
         missing += (missing.empty() ? "" : ", ") + std::to_string(n);
       } else if (it->size != want) {
@@ -244,28 +232,26 @@ Result<void> S3BlobStore::CompleteParts(std::string_view handle, const Sha256& e
       if (!wrong.empty()) msg += (missing.empty() ? " " : "; ") + wrong;
       return MakeError(ErrorCode::Conflict, msg);
     }
-    HANGAR_TRY(api_->CompleteMultipart(staging, h->upload_id, use));
+    HANGAR_TRY(api_->CompleteMultipart(staging, h.upload_id, use));
   }
 
   // S3 knows no sha256 of the whole: read the staging object back and hash it.
-  auto stream = api_->Stream(staging, {});
-  if (!stream) return std::move(stream).error();
-  if (!Ok((*stream)->Head())) {
-    net::HttpResponse res = (*stream)->Head();
-    if (auto body = ReadAll(**stream, 64 * 1024)) res.body = std::move(*body);
+  HANGAR_ASSIGN_OR_RETURN(auto stream, api_->Stream(staging, {}));
+  if (!Ok(stream->Head())) {
+    net::HttpResponse res = stream->Head();
+    if (auto body = ReadAll(*stream, 64 * 1024)) res.body = std::move(*body);
     return api_->Fail("GET " + staging, res);
   }
   Sha256Hasher hasher;
   uint64_t total = 0;
   std::vector<char> buf(256 * 1024);
   for (;;) {
-    auto n = (*stream)->Read(buf);
-    if (!n) return std::move(n).error();
-    if (*n == 0) break;
-    hasher.Update(std::string_view(buf.data(), *n));
-    total += *n;
+    HANGAR_ASSIGN_OR_RETURN(auto n, stream->Read(buf));
+    if (n == 0) break;
+    hasher.Update(std::string_view(buf.data(), n));
+    total += n;
   }
-  stream->reset();
+  stream.reset();
   if (total != size) {
     (void)api_->DeleteObject(staging);
     return MakeError(ErrorCode::SizeInvalid, "parts hold " + std::to_string(total) +
@@ -278,9 +264,8 @@ Result<void> S3BlobStore::CompleteParts(std::string_view handle, const Sha256& e
                      "content has sha256 " + actual.Hex() + ", expected " + expected.Hex());
   }
   const std::string key = api_->BlobKey(expected);
-  auto exists = api_->Head(key);
-  if (!exists) return std::move(exists).error();
-  HANGAR_TRY(*exists ? api_->Touch(key, **exists) : api_->Copy(staging, key, size));
+  HANGAR_ASSIGN_OR_RETURN(auto exists, api_->Head(key));
+  HANGAR_TRY(exists ? api_->Touch(key, *exists) : api_->Copy(staging, key, size));
   return api_->DeleteObject(staging);
 }
 
@@ -304,10 +289,9 @@ Result<std::vector<std::string>> S3BlobStore::ListStaleParts(std::chrono::second
       q.emplace_back("key-marker", key_marker);
       q.emplace_back("upload-id-marker", id_marker);
     }
-    auto res = api_->Call("GET", "", q);
-    if (!res) return std::move(res).error();
-    if (!Ok(*res)) return api_->Fail("ListMultipartUploads", *res, ErrorCode::Internal);
-    for (std::string_view u : s3xml::Elements(res->body, "Upload")) {
+    HANGAR_ASSIGN_OR_RETURN(auto res, api_->Call("GET", "", q));
+    if (!Ok(res)) return api_->Fail("ListMultipartUploads", res, ErrorCode::Internal);
+    for (std::string_view u : s3xml::Elements(res.body, "Upload")) {
       std::string key = s3xml::Text(u, "Key").value_or("");
       if (!key.starts_with(prefix)) continue;
       std::string handle =
@@ -326,9 +310,9 @@ Result<std::vector<std::string>> S3BlobStore::ListStaleParts(std::chrono::second
       }
       out.push_back(std::move(handle));
     }
-    if (s3xml::Text(res->body, "IsTruncated").value_or("false") != "true") break;
-    key_marker = s3xml::Text(res->body, "NextKeyMarker").value_or("");
-    id_marker = s3xml::Text(res->body, "NextUploadIdMarker").value_or("");
+    if (s3xml::Text(res.body, "IsTruncated").value_or("false") != "true") break;
+    key_marker = s3xml::Text(res.body, "NextKeyMarker").value_or("");
+    id_marker = s3xml::Text(res.body, "NextUploadIdMarker").value_or("");
     if (key_marker.empty()) break;
   }
   // Staging objects a completed-but-unfinished write left: handle "<name>:".

@@ -62,14 +62,13 @@ class S3BlobWriter final : public VerifyingBlobWriter {
 
   Result<void> FlushPart() {
     if (upload_id_.empty()) {
-      auto id = api_->CreateMultipart(staging_key_);
-      if (!id) return std::move(id).error();
-      upload_id_ = *id;
+      HANGAR_ASSIGN_OR_RETURN(auto id, api_->CreateMultipart(staging_key_));
+      upload_id_ = id;
     }
     SpanSource body(buffer_);
-    auto etag = api_->UploadPart(staging_key_, upload_id_, parts_.size() + 1, body);
-    if (!etag) return std::move(etag).error();
-    parts_.emplace_back(parts_.size() + 1, *etag);
+    HANGAR_ASSIGN_OR_RETURN(auto etag,
+                            api_->UploadPart(staging_key_, upload_id_, parts_.size() + 1, body));
+    parts_.emplace_back(parts_.size() + 1, etag);
     buffer_.clear();
     return {};
   }
@@ -78,9 +77,8 @@ class S3BlobWriter final : public VerifyingBlobWriter {
   // against the signed x-amz-content-sha256 (the blob's own sha256).
   Result<void> PublishSmall(const Sha256& id) {
     const std::string key = api_->BlobKey(id);
-    auto exists = api_->Head(key);
-    if (!exists) return std::move(exists).error();
-    if (*exists) return api_->Touch(key, **exists);  // same address, same bytes
+    HANGAR_ASSIGN_OR_RETURN(auto exists, api_->Head(key));
+    if (exists) return api_->Touch(key, *exists);  // same address, same bytes
     for (int attempt = 1;; ++attempt) {
       SpanSource body(buffer_);
       auto res = api_->Call("PUT", key, {}, {{"x-amz-content-sha256", id.Hex()}}, &body);
@@ -100,10 +98,8 @@ class S3BlobWriter final : public VerifyingBlobWriter {
     upload_id_.clear();
     completed_ = true;
     const std::string key = api_->BlobKey(id);
-    auto exists = api_->Head(key);
-    if (!exists) return std::move(exists).error();
-    HANGAR_TRY(*exists ? api_->Touch(key, **exists)
-                       : api_->Copy(staging_key_, key, BytesWritten()));
+    HANGAR_ASSIGN_OR_RETURN(auto exists, api_->Head(key));
+    HANGAR_TRY(exists ? api_->Touch(key, *exists) : api_->Copy(staging_key_, key, BytesWritten()));
     HANGAR_TRY(api_->DeleteObject(staging_key_));
     completed_ = false;
     return {};
