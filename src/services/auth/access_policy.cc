@@ -67,10 +67,9 @@ Result<void> AccessPolicy::ApplyVisibility(const Principal& who, db::RepoQuery& 
     q.include_all_private = true;
     return {};
   }
-  auto orgs = users_.ListOrgsOfUser(who.user_id);
-  if (!orgs) return std::move(orgs).error();
+  HANGAR_ASSIGN_OR_RETURN(auto orgs, users_.ListOrgsOfUser(who.user_id));
   q.readable_namespaces.push_back(who.name);
-  for (const auto& m : *orgs) q.readable_namespaces.push_back(m.org.name);
+  for (const auto& m : orgs) q.readable_namespaces.push_back(m.org.name);
   return {};
 }
 

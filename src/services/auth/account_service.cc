@@ -98,24 +98,20 @@ Result<db::UserRecord> AccountService::CreateUser(std::string_view name, std::st
   if (password) {
     HANGAR_TRY(ValidatePassword(*password));
     // Fail fast on a taken name before spending a hash on it.
-    auto kind = users_.GetNamespaceKind(name);
-    if (!kind) return std::move(kind).error();
-    if (*kind != db::NamespaceKind::None)
+    HANGAR_ASSIGN_OR_RETURN(auto kind, users_.GetNamespaceKind(name));
+    if (kind != db::NamespaceKind::None)
       return MakeError(ErrorCode::Conflict, "the name '" + rec.name + "' is taken");
-    auto hash = HashPassword(*password);
-    if (!hash) return std::move(hash).error();
-    rec.password_hash = std::move(*hash);
+    HANGAR_ASSIGN_OR_RETURN(auto hash, HashPassword(*password));
+    rec.password_hash = std::move(hash);
   }
   return users_.CreateUser(rec);
 }
 
 Result<void> AccountService::SetPassword(std::string_view user, std::string_view password) {
   HANGAR_TRY(ValidatePassword(password));
-  auto u = users_.FindUserByName(user);
-  if (!u) return std::move(u).error();
-  auto hash = HashPassword(password);
-  if (!hash) return std::move(hash).error();
-  return users_.SetPasswordHash(u->id, *hash);
+  HANGAR_ASSIGN_OR_RETURN(auto u, users_.FindUserByName(user));
+  HANGAR_ASSIGN_OR_RETURN(auto hash, HashPassword(password));
+  return users_.SetPasswordHash(u.id, hash);
 }
 
 Result<db::UserRecord> AccountService::CheckPassword(std::string_view user,
@@ -132,9 +128,8 @@ Result<db::UserRecord> AccountService::CheckPassword(std::string_view user,
     if (!dummy_hash_.empty()) (void)VerifyPassword(dummy_hash_, password);
     return bad;
   }
-  auto ok = VerifyPassword(*u->password_hash, password);
-  if (!ok) return std::move(ok).error();
-  if (!*ok) return bad;
+  HANGAR_ASSIGN_OR_RETURN(auto ok, VerifyPassword(*u->password_hash, password));
+  if (!ok) return bad;
   return std::move(*u);
 }
 
@@ -143,38 +138,35 @@ Result<db::UserRecord> AccountService::CheckPassword(std::string_view user,
 Result<db::OrgRecord> AccountService::CreateOrg(std::string_view name, std::string_view owner,
                                                 std::string_view fullname) {
   HANGAR_TRY(ValidateNamespaceName(name, "organization name"));
-  auto u = users_.FindUserByName(owner);
-  if (!u) return std::move(u).error();
+  HANGAR_ASSIGN_OR_RETURN(auto u, users_.FindUserByName(owner));
   db::OrgRecord org;
   org.name = std::string(name);
   org.fullname = std::string(fullname);
-  auto created = users_.CreateOrg(org, u->id);
-  if (created) access_.ForgetMembership(u->id, name);
+  auto created = users_.CreateOrg(org, u.id);
+  if (created) access_.ForgetMembership(u.id, name);
   return created;
 }
 
 Result<void> AccountService::AddMember(std::string_view org, std::string_view user,
                                        db::OrgRole role) {
-  auto o = users_.FindOrgByName(org);
-  if (!o) return std::move(o).error();
-  auto u = users_.FindUserByName(user);
-  if (!u) return std::move(u).error();
+  HANGAR_ASSIGN_OR_RETURN(auto o, users_.FindOrgByName(org));
+  HANGAR_ASSIGN_OR_RETURN(auto u, users_.FindUserByName(user));
   if (role != db::OrgRole::Admin) {
     // An org keeps at least one admin: the last one cannot step down.
-    HANGAR_ASSIGN_OR_RETURN(auto members, users_.ListMembers(o->id));
+    HANGAR_ASSIGN_OR_RETURN(auto members, users_.ListMembers(o.id));
     size_t admins = 0;
     bool was_admin = false;
     for (const auto& m : members) {
       if (m.role != db::OrgRole::Admin) continue;
       ++admins;
-      was_admin = was_admin || m.user_id == u->id;
+      was_admin = was_admin || m.user_id == u.id;
     }
     if (was_admin && admins == 1)
       return MakeError(ErrorCode::Conflict, std::string(user) + " is the only admin of " +
                                                 std::string(org) + ": add another admin first");
   }
-  HANGAR_TRY(users_.AddMember(o->id, u->id, role));
-  access_.ForgetMembership(u->id, org);
+  HANGAR_TRY(users_.AddMember(o.id, u.id, role));
+  access_.ForgetMembership(u.id, org);
   return {};
 }
 

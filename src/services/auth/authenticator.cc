@@ -112,35 +112,30 @@ Result<NewToken> Authenticator::CreateToken(std::string_view user, std::string_v
                                             TokenRole role, std::optional<int64_t> expires_at) {
   if (token_name.empty() || token_name.size() > 100)
     return MakeError(ErrorCode::BadRequest, "a token name must be 1 to 100 characters long");
-  auto u = users_.FindUserByName(user);
-  if (!u) return std::move(u).error();
+  HANGAR_ASSIGN_OR_RETURN(auto u, users_.FindUserByName(user));
   NewToken out;
   out.token = "hf_" + RandomAlnum(34);
   db::TokenRecord rec;
-  rec.user_id = u->id;
+  rec.user_id = u.id;
   rec.name = std::string(token_name);
   rec.role = role;
   rec.sha256_hex = Sha256::Of(out.token).Hex();
   rec.created_at = options_.now_millis() / 1000;
   rec.expires_at = expires_at;
-  auto stored = users_.CreateToken(rec);
-  if (!stored) return std::move(stored).error();
-  out.record = std::move(*stored);
+  HANGAR_ASSIGN_OR_RETURN(auto stored, users_.CreateToken(rec));
+  out.record = std::move(stored);
   return out;
 }
 
 Result<std::vector<db::TokenRecord>> Authenticator::ListTokens(std::string_view user) {
-  auto u = users_.FindUserByName(user);
-  if (!u) return std::move(u).error();
-  return users_.ListTokens(u->id);
+  HANGAR_ASSIGN_OR_RETURN(auto u, users_.FindUserByName(user));
+  return users_.ListTokens(u.id);
 }
 
 Result<void> Authenticator::RevokeToken(std::string_view user, int64_t token_id) {
-  auto u = users_.FindUserByName(user);
-  if (!u) return std::move(u).error();
-  auto rec = users_.RevokeToken(u->id, token_id);
-  if (!rec) return std::move(rec).error();
-  tokens_.Erase(rec->sha256_hex);
+  HANGAR_ASSIGN_OR_RETURN(auto u, users_.FindUserByName(user));
+  HANGAR_ASSIGN_OR_RETURN(auto rec, users_.RevokeToken(u.id, token_id));
+  tokens_.Erase(rec.sha256_hex);
   return {};
 }
 
@@ -151,8 +146,7 @@ Result<WhoAmIInfo> Authenticator::WhoAmI(const Principal& who) {
     if (u.error().code == ErrorCode::NotFound) return Unauthorized();
     return std::move(u).error();
   }
-  auto orgs = users_.ListOrgsOfUser(u->id);
-  if (!orgs) return std::move(orgs).error();
+  HANGAR_ASSIGN_OR_RETURN(auto orgs, users_.ListOrgsOfUser(u->id));
   WhoAmIInfo info;
   info.user_id = u->id;
   info.name = u->name;
@@ -160,7 +154,7 @@ Result<WhoAmIInfo> Authenticator::WhoAmI(const Principal& who) {
   info.email = u->email;
   info.is_admin = u->is_admin;
   info.created_at = u->created_at;
-  info.orgs = std::move(*orgs);
+  info.orgs = std::move(orgs);
   info.token_display_name = who.token_name;
   info.token_role = who.role;
   info.token_created_at = who.token_created_at;
