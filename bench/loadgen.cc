@@ -97,12 +97,14 @@ void ParseUrl(Options& o) {
   size_t colon = authority.rfind(':');
   std::string host(authority.substr(0, colon));
   int port = 80;
-  if (colon != std::string_view::npos) port = std::atoi(std::string(authority.substr(colon + 1)).c_str());
+  if (colon != std::string_view::npos)
+    port = std::atoi(std::string(authority.substr(colon + 1)).c_str());
   if (port <= 0 || port > 65535) Die("bad port in URL");
   if (host == "localhost") host = "127.0.0.1";
   o.addr.sin_family = AF_INET;
   o.addr.sin_port = htons(static_cast<uint16_t>(port));
-  if (inet_pton(AF_INET, host.c_str(), &o.addr.sin_addr) != 1) Die("host must be an IPv4 literal or localhost: " + host);
+  if (inet_pton(AF_INET, host.c_str(), &o.addr.sin_addr) != 1)
+    Die("host must be an IPv4 literal or localhost: " + host);
   // Load is only ever sent to this machine.
   if ((ntohl(o.addr.sin_addr.s_addr) >> 24) != 127) Die("refusing non-loopback target " + host);
 }
@@ -115,18 +117,30 @@ Options ParseArgs(int argc, char** argv) {
       if (i + 1 >= argc) Usage();
       return argv[++i];
     };
-    if (a == "-R" || a == "--rate") o.rate = std::atof(next().c_str());
-    else if (a == "-d" || a == "--duration") o.duration = std::atof(next().c_str());
-    else if (a == "-c" || a == "--connections") o.connections = std::atoi(next().c_str());
-    else if (a == "-m" || a == "--method") o.method = next();
-    else if (a == "-H" || a == "--header") o.headers.push_back(next());
-    else if (a == "-w" || a == "--warmup") o.warmup = std::atof(next().c_str());
-    else if (a == "--drain") o.drain = std::atof(next().c_str());
-    else if (a == "--timeout") o.timeout = std::atof(next().c_str());
-    else if (a == "--json") o.json = true;
-    else if (a == "-h" || a == "--help") Usage();
-    else if (!a.empty() && a[0] == '-') Die("unknown option " + a);
-    else o.url = a;
+    if (a == "-R" || a == "--rate")
+      o.rate = std::atof(next().c_str());
+    else if (a == "-d" || a == "--duration")
+      o.duration = std::atof(next().c_str());
+    else if (a == "-c" || a == "--connections")
+      o.connections = std::atoi(next().c_str());
+    else if (a == "-m" || a == "--method")
+      o.method = next();
+    else if (a == "-H" || a == "--header")
+      o.headers.push_back(next());
+    else if (a == "-w" || a == "--warmup")
+      o.warmup = std::atof(next().c_str());
+    else if (a == "--drain")
+      o.drain = std::atof(next().c_str());
+    else if (a == "--timeout")
+      o.timeout = std::atof(next().c_str());
+    else if (a == "--json")
+      o.json = true;
+    else if (a == "-h" || a == "--help")
+      Usage();
+    else if (!a.empty() && a[0] == '-')
+      Die("unknown option " + a);
+    else
+      o.url = a;
   }
   if (o.url.empty()) Usage();
   if (o.rate <= 0 || o.rate > 200000) Die("rate must be in (0, 200000]");
@@ -248,12 +262,23 @@ class ResponseParser {
   }
 
  private:
-  enum class State { kHead, kBody, kUntilEof, kChunkSize, kChunkData, kChunkCrlf, kTrailers, kDoneState };
+  enum class State {
+    kHead,
+    kBody,
+    kUntilEof,
+    kChunkSize,
+    kChunkData,
+    kChunkCrlf,
+    kTrailers,
+    kDoneState
+  };
 
   static bool IEquals(std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;
     for (size_t k = 0; k < a.size(); ++k)
-      if (std::tolower(static_cast<unsigned char>(a[k])) != std::tolower(static_cast<unsigned char>(b[k]))) return false;
+      if (std::tolower(static_cast<unsigned char>(a[k])) !=
+          std::tolower(static_cast<unsigned char>(b[k])))
+        return false;
     return true;
   }
 
@@ -275,7 +300,8 @@ class ResponseParser {
       if (colon == std::string_view::npos) continue;
       std::string_view name = line.substr(0, colon);
       std::string_view value = line.substr(colon + 1);
-      while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+      while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+        value.remove_prefix(1);
       if (IEquals(name, "content-length")) {
         have_len = true;
         len = std::strtoull(std::string(value).c_str(), nullptr, 10);
@@ -434,7 +460,8 @@ class LoadGen {
         }
       }
     }
-    stats_.unfinished = (total_ - next) + queue_.size() + static_cast<uint64_t>(std::max(inflight, 0));
+    stats_.unfinished =
+        (total_ - next) + queue_.size() + static_cast<uint64_t>(std::max(inflight, 0));
     for (auto& c : conns_)
       if (c.fd >= 0) close(c.fd);
     Report(Now());
@@ -447,7 +474,9 @@ class LoadGen {
     bool warmup;
   };
 
-  Nanos Sched(uint64_t i) const { return t0_ + static_cast<Nanos>(static_cast<double>(i) * interval_ns_); }
+  Nanos Sched(uint64_t i) const {
+    return t0_ + static_cast<Nanos>(static_cast<double>(i) * interval_ns_);
+  }
 
   bool Connect(size_t k) {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -508,7 +537,8 @@ class LoadGen {
   bool Flush(size_t k) {
     Conn& c = conns_[k];
     while (c.out_off < request_.size()) {
-      ssize_t w = send(c.fd, request_.data() + c.out_off, request_.size() - c.out_off, MSG_NOSIGNAL);
+      ssize_t w =
+          send(c.fd, request_.data() + c.out_off, request_.size() - c.out_off, MSG_NOSIGNAL);
       if (w < 0) {
         if (errno == EAGAIN) {
           SetWantOut(k, true);
@@ -615,17 +645,19 @@ class LoadGen {
     double achieved = static_cast<double>(completed) / measured_s;
     (void)finished;
     if (o_.json) {
-      std::printf("{\"method\":\"%s\",\"url\":\"%s\",\"rate\":%.1f,\"duration_s\":%.2f,\"warmup_s\":%.2f,"
-                  "\"connections\":%d,\"sent\":%" PRIu64 ",\"completed\":%" PRIu64 ",\"ok\":%" PRIu64
-                  ",\"bad_status\":%" PRIu64 ",\"io_errors\":%" PRIu64 ",\"timeouts\":%" PRIu64
-                  ",\"unfinished\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"reconnects\":%" PRIu64
-                  ",\"max_queue\":%" PRIu64 ",\"achieved_rps\":%.1f,"
-                  "\"p50_ms\":%.3f,\"p90_ms\":%.3f,\"p99_ms\":%.3f,\"p999_ms\":%.3f,\"max_ms\":%.3f,"
-                  "\"svc_p50_ms\":%.3f,\"svc_p99_ms\":%.3f,\"status\":{",
-                  o_.method.c_str(), o_.url.c_str(), o_.rate, o_.duration, o_.warmup, o_.connections,
-                  stats_.sent, completed, ok, bad, stats_.io_errors, stats_.timeouts, stats_.unfinished, errors,
-                  stats_.reconnects, stats_.max_queue, achieved, Pct(lat, 50), Pct(lat, 90), Pct(lat, 99),
-                  Pct(lat, 99.9), lat.empty() ? 0 : lat.back(), Pct(svc, 50), Pct(svc, 99));
+      std::printf(
+          "{\"method\":\"%s\",\"url\":\"%s\",\"rate\":%.1f,\"duration_s\":%.2f,\"warmup_s\":%.2f,"
+          "\"connections\":%d,\"sent\":%" PRIu64 ",\"completed\":%" PRIu64 ",\"ok\":%" PRIu64
+          ",\"bad_status\":%" PRIu64 ",\"io_errors\":%" PRIu64 ",\"timeouts\":%" PRIu64
+          ",\"unfinished\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"reconnects\":%" PRIu64
+          ",\"max_queue\":%" PRIu64
+          ",\"achieved_rps\":%.1f,"
+          "\"p50_ms\":%.3f,\"p90_ms\":%.3f,\"p99_ms\":%.3f,\"p999_ms\":%.3f,\"max_ms\":%.3f,"
+          "\"svc_p50_ms\":%.3f,\"svc_p99_ms\":%.3f,\"status\":{",
+          o_.method.c_str(), o_.url.c_str(), o_.rate, o_.duration, o_.warmup, o_.connections,
+          stats_.sent, completed, ok, bad, stats_.io_errors, stats_.timeouts, stats_.unfinished,
+          errors, stats_.reconnects, stats_.max_queue, achieved, Pct(lat, 50), Pct(lat, 90),
+          Pct(lat, 99), Pct(lat, 99.9), lat.empty() ? 0 : lat.back(), Pct(svc, 50), Pct(svc, 99));
       bool first = true;
       for (auto [code, n] : stats_.status) {
         std::printf("%s\"%d\":%" PRIu64, first ? "" : ",", code, n);
@@ -635,20 +667,22 @@ class LoadGen {
       return;
     }
     std::printf("target      %s %s\n", o_.method.c_str(), o_.url.c_str());
-    std::printf("schedule    %.0f req/s for %.1f s (%.1f s warmup not counted), %d connections\n", o_.rate,
-                o_.duration, o_.warmup, o_.connections);
-    std::printf("requests    %" PRIu64 " sent, %" PRIu64 " completed; errors %" PRIu64 " (bad status %" PRIu64
-                ", io %" PRIu64 ", timeout %" PRIu64 ", unfinished %" PRIu64 "); reconnects %" PRIu64
-                ", max queue %" PRIu64 "\n",
-                stats_.sent, completed, errors, bad, stats_.io_errors, stats_.timeouts, stats_.unfinished,
-                stats_.reconnects, stats_.max_queue);
+    std::printf("schedule    %.0f req/s for %.1f s (%.1f s warmup not counted), %d connections\n",
+                o_.rate, o_.duration, o_.warmup, o_.connections);
+    std::printf("requests    %" PRIu64 " sent, %" PRIu64 " completed; errors %" PRIu64
+                " (bad status %" PRIu64 ", io %" PRIu64 ", timeout %" PRIu64 ", unfinished %" PRIu64
+                "); reconnects %" PRIu64 ", max queue %" PRIu64 "\n",
+                stats_.sent, completed, errors, bad, stats_.io_errors, stats_.timeouts,
+                stats_.unfinished, stats_.reconnects, stats_.max_queue);
     std::printf("status     ");
     for (auto [code, n] : stats_.status) std::printf(" %d=%" PRIu64, code, n);
     std::printf("\n");
     std::printf("achieved    %.1f req/s\n", achieved);
-    std::printf("latency ms  p50=%.3f p90=%.3f p99=%.3f p99.9=%.3f max=%.3f  (from scheduled send time)\n",
-                Pct(lat, 50), Pct(lat, 90), Pct(lat, 99), Pct(lat, 99.9), lat.empty() ? 0 : lat.back());
-    std::printf("service ms  p50=%.3f p99=%.3f  (from actual send time)\n", Pct(svc, 50), Pct(svc, 99));
+    std::printf(
+        "latency ms  p50=%.3f p90=%.3f p99=%.3f p99.9=%.3f max=%.3f  (from scheduled send time)\n",
+        Pct(lat, 50), Pct(lat, 90), Pct(lat, 99), Pct(lat, 99.9), lat.empty() ? 0 : lat.back());
+    std::printf("service ms  p50=%.3f p99=%.3f  (from actual send time)\n", Pct(svc, 50),
+                Pct(svc, 99));
   }
 
   Options o_;

@@ -237,8 +237,8 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
 
 void App::OpenRegistry(const std::string& secret) {
   const auto& c = config_;
-  oci_projection_ = std::make_unique<services::OciProjection>(
-      *reader_, *blobs_, *stores_.oci, *stores_.lfs, c.server.public_url);
+  oci_projection_ = std::make_unique<services::OciProjection>(*reader_, *blobs_, *stores_.oci,
+                                                              *stores_.lfs, c.server.public_url);
   services::OciOptions oci_options;
   oci_options.max_manifest_bytes = static_cast<uint64_t>(c.oci.max_manifest_bytes);
   oci_options.max_open_uploads = static_cast<size_t>(c.oci.max_open_uploads);
@@ -317,8 +317,8 @@ http::Router& App::Router() {
   api::AddHfFileRoutes(r, *routes_->hf);
   routes_->page_caches = std::make_unique<web::PageCaches>();
   routes_->web = std::make_unique<web::WebDeps>(
-      web::WebDeps{*authenticator_, *access_, *sessions_, *repos_, *content_, *imports_,
-                   *accounts_, config_, *routes_->page_caches});
+      web::WebDeps{*authenticator_, *access_, *sessions_, *repos_, *content_, *imports_, *accounts_,
+                   config_, *routes_->page_caches});
   web::AddWebRoutes(r, *routes_->web);
   return r;
 }

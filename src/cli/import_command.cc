@@ -11,8 +11,8 @@
 #include <string>
 #include <thread>
 
-#include "cli/cli_util.h"
 #include "cli/app.h"
+#include "cli/cli_util.h"
 #include "cli/maintain_command.h"
 #include "cli/stop_on_signal.h"
 #include "core/log.h"

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/result.h"
 #include "core/oci_media_types.h"
+#include "core/result.h"
 
 namespace hangar::client {
 

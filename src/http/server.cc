@@ -213,8 +213,7 @@ asio::awaitable<std::optional<uint64_t>> Server::Impl::WriteWhole(Conn& c, Respo
 }
 
 asio::awaitable<std::optional<uint64_t>> Server::Impl::WriteStream(Conn& c, const Request& req,
-                                                                   Response& res,
-                                                                   bool keep_alive) {
+                                                                   Response& res, bool keep_alive) {
   bhttp::response<bhttp::buffer_body> r;
   FillHead(r, res, keep_alive);
   if (res.content_length) {

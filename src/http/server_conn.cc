@@ -146,8 +146,7 @@ Response Server::Impl::Refuse(const Admission& admission, const Error& e,
 }
 
 std::optional<Error> Server::Impl::TakeBodyPlaces(const Conn& c, const Request& req,
-                                                  const Admission& admission,
-                                                  BodyPlaces& places) {
+                                                  const Admission& admission, BodyPlaces& places) {
   // A caller still anonymous after admission cannot write, so its body has to fit in the
   // read-ahead; so do web forms (pages read their session themselves, and no page takes
   // more than a form). Only ticket routes (LFS transfers), whose ticket the router checked,
@@ -158,17 +157,16 @@ std::optional<Error> Server::Impl::TakeBodyPlaces(const Conn& c, const Request& 
       places.anonymous && (gate != Gate::Ticket || admission.route->api == ApiFamily::Html);
   const size_t bound = options.body_buffer_bytes;
   if (places.capped && c.raw_left && *c.raw_left > bound) {
-    return MakeError(ErrorCode::PayloadTooLarge,
-                     "a request body of an unauthenticated caller may have at most " +
-                         std::to_string(bound) +
-                         " bytes (limits.body_buffer_bytes); this one declares " +
-                         std::to_string(*c.raw_left));
+    return MakeError(
+        ErrorCode::PayloadTooLarge,
+        "a request body of an unauthenticated caller may have at most " + std::to_string(bound) +
+            " bytes (limits.body_buffer_bytes); this one declares " + std::to_string(*c.raw_left));
   }
   if (places.anonymous) {
     if (!anonymous_bodies.TryAcquire(c.ip, options.anonymous_bodies_per_ip)) {
       return MakeError(ErrorCode::TooManyRequests,
-                       "too many request bodies in flight from unauthenticated callers at " +
-                           c.ip + " (limits.anonymous_bodies_per_ip = " +
+                       "too many request bodies in flight from unauthenticated callers at " + c.ip +
+                           " (limits.anonymous_bodies_per_ip = " +
                            std::to_string(options.anonymous_bodies_per_ip) + ")");
     }
     places.anonymous_slot = PerKeySlot(anonymous_bodies, c.ip);
@@ -193,14 +191,14 @@ bool Server::Impl::TakePrincipalPlace(BodyPlaces& places) {
 }
 
 Error Server::Impl::TooManyBodies(const BodyPlaces& places) const {
-  return MakeError(ErrorCode::TooManyRequests,
-                   "too many large request bodies in flight for " + places.quota_key +
-                       " (limits.bodies_per_principal = " +
-                       std::to_string(options.bodies_per_principal) + ")");
+  return MakeError(
+      ErrorCode::TooManyRequests,
+      "too many large request bodies in flight for " + places.quota_key +
+          " (limits.bodies_per_principal = " + std::to_string(options.bodies_per_principal) + ")");
 }
 
-void Server::Impl::LogAccess(const Request& req, const Response& res,
-                             std::optional<uint64_t> sent, Clock::time_point start) const {
+void Server::Impl::LogAccess(const Request& req, const Response& res, std::optional<uint64_t> sent,
+                             Clock::time_point start) const {
   auto ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   Log("access")->info("[req {}] {} {} {} {} {} {:.2f}ms {}", req.request_id, req.remote,
                       req.method_name, req.log_target.empty() ? req.target : req.log_target,

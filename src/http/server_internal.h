@@ -388,8 +388,8 @@ struct Server::Impl {
   // Write's three shapes: headers only (HEAD), a body in memory, a streamed body.
   asio::awaitable<std::optional<uint64_t>> WriteHead(Conn& c, Response& res, bool keep_alive);
   asio::awaitable<std::optional<uint64_t>> WriteWhole(Conn& c, Response& res, bool keep_alive);
-  asio::awaitable<std::optional<uint64_t>> WriteStream(Conn& c, const Request& req,
-                                                       Response& res, bool keep_alive);
+  asio::awaitable<std::optional<uint64_t>> WriteStream(Conn& c, const Request& req, Response& res,
+                                                       bool keep_alive);
 
   // The rest is plain code (server_conn.cc, server_control.cc): no coroutine is defined
   // outside server.cc, since clang 14 cannot build coroutines split across files.
@@ -399,8 +399,8 @@ struct Server::Impl {
                                        const Conn& c);
   // The body limits a request is held to before its body is read (ServeWithBody): takes
   // its places in the counts of bodies in flight, or returns the refusal.
-  std::optional<Error> TakeBodyPlaces(const Conn& c, const Request& req,
-                                      const Admission& admission, BodyPlaces& places);
+  std::optional<Error> TakeBodyPlaces(const Conn& c, const Request& req, const Admission& admission,
+                                      BodyPlaces& places);
   // A place in the large bodies of places.quota_key; false when it holds them all.
   bool TakePrincipalPlace(BodyPlaces& places);
   // The refusal when TakePrincipalPlace fails.

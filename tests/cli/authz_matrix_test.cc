@@ -33,7 +33,6 @@ constexpr const char* kPassword = "alice-Passw0rd-long";
 // A double-submit CSRF cookie value (32 alphanumerics) for forms without a session.
 constexpr const char* kCsrfCookie = "abcdefghijklmnopqrstuvwxyz012345";
 
-
 // A concrete path for `pattern` naming repo `name` of namespace acme.
 std::string PathFor(const std::string& pattern, const std::string& name) {
   static const std::map<std::string, std::string> kValues = {

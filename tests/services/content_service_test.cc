@@ -99,8 +99,7 @@ TEST_F(ContentServiceTest, UnknownRevisionNamesTheRevisionAndRepo) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, ErrorCode::RevisionNotFound);
   EXPECT_EQ(r.error().message, "revision 'nope' not found in alice/open");
-  EXPECT_EQ(content_->Tag(Public(), "v9").error().code,
-            ErrorCode::RevisionNotFound);
+  EXPECT_EQ(content_->Tag(Public(), "v9").error().code, ErrorCode::RevisionNotFound);
 }
 
 TEST_F(ContentServiceTest, RevisionsResolveToTheSameCachedCommit) {
@@ -174,12 +173,9 @@ TEST_F(ContentServiceTest, BlameChecksTheEntryFirstAndIsCached) {
   ASSERT_TRUE(again);
   EXPECT_EQ(again->value.get(), blame->value.get());
 
-  EXPECT_EQ(content_->Blame(Public(), "main", "dir").error().code,
-            ErrorCode::BadRequest);
-  EXPECT_EQ(content_->Blame(Public(), "main", "nope").error().code,
-            ErrorCode::EntryNotFound);
-  EXPECT_EQ(content_->Blame(Public(), "main", "../x").error().code,
-            ErrorCode::BadRequest);
+  EXPECT_EQ(content_->Blame(Public(), "main", "dir").error().code, ErrorCode::BadRequest);
+  EXPECT_EQ(content_->Blame(Public(), "main", "nope").error().code, ErrorCode::EntryNotFound);
+  EXPECT_EQ(content_->Blame(Public(), "main", "../x").error().code, ErrorCode::BadRequest);
 }
 
 TEST_F(ContentServiceTest, GrepArchiveRefsAndTags) {

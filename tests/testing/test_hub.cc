@@ -71,12 +71,12 @@ const std::string& TestHub::Session(const std::string& user) {
   if (auto it = sessions_.find(user); it != sessions_.end()) return it->second;
   // The double-submit CSRF cookie a browser holds before it has a session.
   const std::string csrf = "abcdefghijklmnopqrstuvwxyz012345";
-  Answer a = Send({http::Method::Post,
-                   "/login",
-                   "",
-                   {{"content-type", "application/x-www-form-urlencoded"},
-                    {"cookie", "hangar_csrf=" + csrf}},
-                   "_csrf=" + csrf + "&username=" + user + "&password=" + kPassword + "&next=/"});
+  Answer a = Send(
+      {http::Method::Post,
+       "/login",
+       "",
+       {{"content-type", "application/x-www-form-urlencoded"}, {"cookie", "hangar_csrf=" + csrf}},
+       "_csrf=" + csrf + "&username=" + user + "&password=" + kPassword + "&next=/"});
   EXPECT_EQ(a.status, 303) << a.body;
   std::string session;
   for (const auto& [k, v] : a.headers) {
@@ -114,8 +114,8 @@ Answer TestHub::Send(Call call) {
   req.remote = "127.0.0.1:40000";
   req.base_url = "http://127.0.0.1:8080";
   req.headers.emplace_back("host", "127.0.0.1:8080");
-  if (size_t colon = call.as.find(':'); colon != std::string::npos &&
-                                        call.as.substr(colon + 1) == "session") {
+  if (size_t colon = call.as.find(':');
+      colon != std::string::npos && call.as.substr(colon + 1) == "session") {
     req.headers.emplace_back("cookie", "hangar_session=" + Session(call.as.substr(0, colon)));
   } else if (!call.as.empty()) {
     req.headers.emplace_back("authorization", "Bearer " + Token(call.as));
@@ -174,18 +174,18 @@ void TestHub::CreateRepo(const std::string& as, const std::string& ns, const std
 }
 
 std::string TestHub::Commit(const std::string& as, const std::string& repo_path,
-                            const std::map<std::string, std::string>& files,
-                            const std::string& rev, const std::string& summary) {
-  std::string body = json::serialize(json::object{
-                         {"key", "header"}, {"value", json::object{{"summary", summary}}}}) +
+                            const std::map<std::string, std::string>& files, const std::string& rev,
+                            const std::string& summary) {
+  std::string body = json::serialize(json::object{{"key", "header"},
+                                                  {"value", json::object{{"summary", summary}}}}) +
                      "\n";
   for (const auto& [path, content] : files) {
-    body += json::serialize(json::object{
-                {"key", "file"},
-                {"value", json::object{{"path", path},
-                                       {"encoding", "base64"},
-                                       {"content", Base64Encode(content)}}}}) +
-            "\n";
+    body +=
+        json::serialize(json::object{{"key", "file"},
+                                     {"value", json::object{{"path", path},
+                                                            {"encoding", "base64"},
+                                                            {"content", Base64Encode(content)}}}}) +
+        "\n";
   }
   Answer a = Send({http::Method::Post,
                    "/api/" + repo_path + "/commit/" + rev,

@@ -12,8 +12,8 @@
 
 #include "api/error_render.h"
 #include "api/oci/oci_handlers.h"
-#include "core/util.h"
 #include "core/oci_media_types.h"
+#include "core/util.h"
 #include "http/preconditions.h"
 
 namespace hangar::api::oci {

@@ -87,7 +87,7 @@ Result<uint64_t> ContentService::CountCommits(const RepoHandle& repo, const Oid&
 }
 
 Result<void> ContentService::FillSignatures(const std::string& git_path,
-                                           std::vector<git::LogEntry>& entries) {
+                                            std::vector<git::LogEntry>& entries) {
   std::vector<Oid> missing;
   std::vector<size_t> where;
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -116,9 +116,9 @@ Result<void> ContentService::FillSignatures(const std::string& git_path,
 }
 
 Result<AtCommit<git::LogPage>> ContentService::History(const RepoHandle& repo,
-                                                  std::string_view revision, std::string_view path,
-                                                  size_t skip, size_t limit,
-                                                  bool verify_signatures) {
+                                                       std::string_view revision,
+                                                       std::string_view path, size_t skip,
+                                                       size_t limit, bool verify_signatures) {
   HANGAR_ASSIGN_OR_RETURN(Oid commit, At(repo, revision));
   limit = std::min(limit, options_.max_log_limit);
   std::string key = Key(repo.git_path, commit) + '\0' + std::string(path) + '\0' +
@@ -127,8 +127,7 @@ Result<AtCommit<git::LogPage>> ContentService::History(const RepoHandle& repo,
   if (auto hit = caches_->logs.Get(key)) {
     page = std::move(*hit);
   } else {
-    HANGAR_ASSIGN_OR_RETURN(git::LogPage fresh,
-                            git::Log(repo.git_path, commit, path, skip, limit));
+    HANGAR_ASSIGN_OR_RETURN(git::LogPage fresh, git::Log(repo.git_path, commit, path, skip, limit));
     page = std::make_shared<const git::LogPage>(std::move(fresh));
     caches_->logs.Put(key, page, key.size() + Weight(*page));
   }
@@ -148,8 +147,8 @@ Result<AtCommit<std::shared_ptr<const git::CommitDetail>>> ContentService::ShowC
     std::shared_ptr<const git::CommitDetail> detail = std::move(*hit);
     if (!verify || IsFinal(*detail->commit.signature)) return Out{commit, detail};
     // The verdict was not final (e.g. the key was unknown): ask gpg again.
-    HANGAR_ASSIGN_OR_RETURN(auto sig, git::VerifyCommits(repo.git_path, std::span(&commit, 1),
-                                                         options_.gnupg_home));
+    HANGAR_ASSIGN_OR_RETURN(
+        auto sig, git::VerifyCommits(repo.git_path, std::span(&commit, 1), options_.gnupg_home));
     auto copy = std::make_shared<git::CommitDetail>(*detail);
     copy->commit.signature = sig[0];
     if (IsFinal(sig[0])) caches_->commits.Put(key, copy, key.size() + Weight(*copy));
@@ -189,9 +188,9 @@ Result<AtCommit<std::shared_ptr<const git::BlameResult>>> ContentService::Blame(
 }
 
 Result<AtCommit<git::GrepResult>> ContentService::Grep(const RepoHandle& repo,
-                                                      std::string_view revision,
-                                                      std::string_view pattern,
-                                                      git::GrepOptions options) {
+                                                       std::string_view revision,
+                                                       std::string_view pattern,
+                                                       git::GrepOptions options) {
   HANGAR_ASSIGN_OR_RETURN(Oid commit, At(repo, revision));
   options.max_matches = std::min(options.max_matches, options_.max_grep_matches);
   const std::string key =
@@ -207,9 +206,8 @@ Result<AtCommit<git::GrepResult>> ContentService::Grep(const RepoHandle& repo,
   return AtCommit<git::GrepResult>{commit, *shared};
 }
 
-Result<ArchiveDownload> ContentService::Archive(const RepoHandle& repo,
-                                               std::string_view revision,
-                                               git::ArchiveFormat format) {
+Result<ArchiveDownload> ContentService::Archive(const RepoHandle& repo, std::string_view revision,
+                                                git::ArchiveFormat format) {
   HANGAR_ASSIGN_OR_RETURN(Oid commit, At(repo, revision));
   const std::string base = repo.record.name + "-" + FileNamePart(revision);
   HANGAR_ASSIGN_OR_RETURN(auto body, git::Archive(repo.git_path, commit, format, base + "/"));

@@ -39,8 +39,8 @@ Result<std::shared_ptr<const std::vector<git::RefInfo>>> ContentService::RefInfo
   return refs;
 }
 
-Result<ContentService::RefsPage> ContentService::DescribedRefs(const RepoHandle& repo,
-                                                             size_t first, size_t count) {
+Result<ContentService::RefsPage> ContentService::DescribedRefs(const RepoHandle& repo, size_t first,
+                                                               size_t count) {
   HANGAR_ASSIGN_OR_RETURN(auto all, RefInfos(repo));
   RefsPage page;
   page.total = all->size();
@@ -80,7 +80,8 @@ Result<std::shared_ptr<const git::TagInfo>> ContentService::Tag(const RepoHandle
   const bool verify = !options_.gnupg_home.empty();
   auto tag = git::ShowTag(repo.git_path, name, git::SignatureCheck{verify, options_.gnupg_home});
   if (!tag && tag.error().code == ErrorCode::RevisionNotFound)
-    return MakeError(ErrorCode::RevisionNotFound, tag.error().message + " in " + repo.record.Id().Id());
+    return MakeError(ErrorCode::RevisionNotFound,
+                     tag.error().message + " in " + repo.record.Id().Id());
   if (!tag) return std::move(tag).error();
   auto shared = std::make_shared<const git::TagInfo>(std::move(*tag));
   if (!verify || IsFinal(*shared->signature))

@@ -1,7 +1,7 @@
 // ParseOciManifest (oci.md §5 step 3): light validation, unknown fields kept.
 
-#include "core/oci_media_types.h"
 #include "services/oci/oci_manifest_doc.h"
+#include "core/oci_media_types.h"
 
 #include <boost/json.hpp>
 

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/repo_id.h"
 #include "core/oci_media_types.h"
+#include "core/repo_id.h"
 
 namespace hangar::services {
 

@@ -34,9 +34,9 @@ struct UploadServiceOptions {
   // Presigned part URLs (storage.upload_mode = direct) stay valid this long
   // (storage.s3_url_ttl_s).
   std::chrono::seconds part_url_ttl{0};
-  bool direct_parts = false;         // storage.upload_mode == direct
-  int64_t max_open_per_user = 0;     // limits.max_open_uploads; 0 = none
-  std::function<int64_t()> now;      // unix seconds; empty = NowUnix
+  bool direct_parts = false;      // storage.upload_mode == direct
+  int64_t max_open_per_user = 0;  // limits.max_open_uploads; 0 = none
+  std::function<int64_t()> now;   // unix seconds; empty = NowUnix
 };
 
 // Part sizes are clamped to S3's limits, and raised so no upload has more parts.

@@ -107,8 +107,8 @@ Result<http::Response> Commits(WebDeps& deps, PageContext& ctx, http::Request& r
   HANGAR_ASSIGN_OR_RETURN(std::string path, DecodedParam(req, "path"));
   while (path.ends_with('/')) path.pop_back();
   HANGAR_ASSIGN_OR_RETURN(size_t page, PageNumber(req));
-  HANGAR_ASSIGN_OR_RETURN(auto log, deps.content.History(repo, rev, path,
-                                                    page * kCommitsPerPage, kCommitsPerPage, true));
+  HANGAR_ASSIGN_OR_RETURN(auto log, deps.content.History(repo, rev, path, page * kCommitsPerPage,
+                                                         kCommitsPerPage, true));
   const std::string base = RepoPath(repo.record.Id());
   Data data = RepoHeader(repo, ctx, rev, "commits");
   if (!path.empty()) data.set("path", path);
@@ -198,8 +198,7 @@ Result<http::Response> Blame(WebDeps& deps, PageContext& ctx, http::Request& req
   HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(deps, ctx, req, type));
   HANGAR_ASSIGN_OR_RETURN(std::string rev, DecodedParam(req, "rev"));
   HANGAR_ASSIGN_OR_RETURN(std::string path, DecodedParam(req, "path"));
-  HANGAR_ASSIGN_OR_RETURN(auto found,
-                          deps.content.Blame(repo, rev, path));
+  HANGAR_ASSIGN_OR_RETURN(auto found, deps.content.Blame(repo, rev, path));
   const git::BlameResult& b = *found.value;
   const std::string base = RepoPath(repo.record.Id());
   // Built here rather than in the template: a 7,000-line file is 7,000 rows.
@@ -240,7 +239,8 @@ Result<http::Response> Refs(WebDeps& deps, PageContext& ctx, http::Request& req,
   HANGAR_ASSIGN_OR_RETURN(size_t page, PageNumber(req));
   // Pages of kRefsPerPage refs in name order (branches, then other refs, then tags); only
   // the page's refs are read (DescribedRefs), not all of them.
-  HANGAR_ASSIGN_OR_RETURN(auto refs, deps.content.DescribedRefs(repo, page * kRefsPerPage, kRefsPerPage));
+  HANGAR_ASSIGN_OR_RETURN(auto refs,
+                          deps.content.DescribedRefs(repo, page * kRefsPerPage, kRefsPerPage));
   const std::string base = RepoPath(repo.record.Id());
   Data data = RepoHeader(repo, ctx, repo.record.default_branch, "refs");
   List branches, tags, others;
@@ -309,8 +309,7 @@ Result<http::Response> Search(WebDeps& deps, PageContext& ctx, http::Request& re
   data.set("regex", !options.fixed_string);
   data.set("ignore_case", options.ignore_case);
   if (!q.empty()) {
-    HANGAR_ASSIGN_OR_RETURN(auto found,
-                            deps.content.Grep(repo, rev, q, options));
+    HANGAR_ASSIGN_OR_RETURN(auto found, deps.content.Grep(repo, rev, q, options));
     const std::string base = RepoPath(repo.record.Id()) + "/blob/" + found.commit.Hex() + "/";
     List matches;
     for (const auto& m : found.value.matches) {
@@ -343,8 +342,7 @@ Result<http::Response> Archive(WebDeps& deps, PageContext& ctx, http::Request& r
   } else {
     return MakeError(ErrorCode::NotFound, "archives are REV.tar.gz or REV.zip");
   }
-  HANGAR_ASSIGN_OR_RETURN(auto archive,
-                          deps.content.Archive(repo, rev, format));
+  HANGAR_ASSIGN_OR_RETURN(auto archive, deps.content.Archive(repo, rev, format));
   http::Response res = http::Response::Stream(200, std::move(archive.body), archive.content_type);
   res.SetHeader("Content-Disposition", http::ContentDisposition(archive.filename, true));
   res.SetHeader("X-Repo-Commit", archive.commit.Hex());

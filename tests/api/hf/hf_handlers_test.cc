@@ -56,13 +56,12 @@ TEST_F(HfTest, RepoInfoListWhoamiAndDuplicates) {
 }
 
 TEST_F(HfTest, MoveAndDelete) {
-  Answer moved = hub_.PostJson("/api/repos/move",
-                               R"({"fromRepo":"alice/m","toRepo":"alice/n","type":"model"})",
-                               "alice");
+  Answer moved = hub_.PostJson(
+      "/api/repos/move", R"({"fromRepo":"alice/m","toRepo":"alice/n","type":"model"})", "alice");
   EXPECT_EQ(moved.status, 200) << moved.body;
   EXPECT_EQ(hub_.Get("/api/models/alice/n").status, 200);
-  Answer gone = hub_.PostJson("/api/repos/delete", R"({"name":"n","type":"model"})", "alice",
-                              Method::Delete);
+  Answer gone =
+      hub_.PostJson("/api/repos/delete", R"({"name":"n","type":"model"})", "alice", Method::Delete);
   EXPECT_EQ(gone.status, 200) << gone.body;
   EXPECT_EQ(hub_.Get("/api/models/alice/n").ErrorCode(), "RepoNotFound");
 }
@@ -115,17 +114,19 @@ TEST_F(HfTest, CommitPreuploadAndBadBodies) {
   ASSERT_EQ(pre.status, 200) << pre.body;
   EXPECT_EQ(Json(pre).at("files").as_array().size(), 1u);
   std::string header = R"({"key":"header","value":{"summary":"s"}})";
-  Answer deleted = Ndjson("/api/models/alice/m/commit/main",
-                          header + "\n" + R"({"key":"deletedFile","value":{"path":"a.txt"}})" + "\n",
-                          "alice");
+  Answer deleted =
+      Ndjson("/api/models/alice/m/commit/main",
+             header + "\n" + R"({"key":"deletedFile","value":{"path":"a.txt"}})" + "\n", "alice");
   ASSERT_EQ(deleted.status, 200) << deleted.body;
   EXPECT_EQ(hub_.Head("/alice/m/resolve/main/a.txt").status, 404);
   // Refused, and nothing committed: the branch still points at the last good commit.
   std::string before = std::string(Json(hub_.Get("/api/models/alice/m")).at("sha").as_string());
   for (const std::string& body :
        {std::string("{not json\n"), header + "\n" + header + "\n",
-        header + "\n" + R"({"key":"file","value":{"path":"../x","content":"","encoding":"base64"}})",
-        header + "\n" + R"({"key":"file","value":{"path":"y","content":"!!","encoding":"base64"}})"}) {
+        header + "\n" +
+            R"({"key":"file","value":{"path":"../x","content":"","encoding":"base64"}})",
+        header + "\n" +
+            R"({"key":"file","value":{"path":"y","content":"!!","encoding":"base64"}})"}) {
     Answer a = Ndjson("/api/models/alice/m/commit/main", body, "alice");
     EXPECT_EQ(a.status, 400) << body << " → " << a.body;
   }

@@ -49,12 +49,16 @@ TEST(HfRoutes, RequirementsAreCheckedBeforeTheHandler) {
   hub.CreateRepo("alice", "alice", "m");
   const std::string commit_body =
       "{\"key\":\"header\",\"value\":{\"summary\":\"x\"}}\n"
-      "{\"key\":\"file\",\"value\":{\"path\":\"x\",\"content\":\"eA==\",\"encoding\":\"base64\"}}\n";
+      "{\"key\":\"file\",\"value\":{\"path\":\"x\",\"content\":\"eA==\",\"encoding\":\"base64\"}}"
+      "\n";
   auto commit = [&](const std::string& as) {
-    return hub.Send({Method::Post, "/api/models/alice/m/commit/main", as,
-                     {{"Content-Type", "application/x-ndjson"}}, commit_body});
+    return hub.Send({Method::Post,
+                     "/api/models/alice/m/commit/main",
+                     as,
+                     {{"Content-Type", "application/x-ndjson"}},
+                     commit_body});
   };
-  EXPECT_EQ(commit("").status, 401);           // anonymous: credentials needed
+  EXPECT_EQ(commit("").status, 401);            // anonymous: credentials needed
   EXPECT_EQ(commit("alice:read").status, 403);  // a read token
   EXPECT_EQ(commit("bob").status, 403);         // a writer of another namespace
   EXPECT_EQ(commit("alice").status, 200);
@@ -64,11 +68,13 @@ TEST(HfRoutes, RequirementsAreCheckedBeforeTheHandler) {
   Answer create = hub.PostJson("/api/repos/create", "{\"name\":\"n\"}", "bob:read");
   EXPECT_EQ(create.status, 403) << create.body;
   // Settings need admin of the repo: bob's write token is not enough.
-  Answer settings = hub.PostJson("/api/models/alice/m/settings", "{\"private\":true}", "bob",
-                                 Method::Put);
+  Answer settings =
+      hub.PostJson("/api/models/alice/m/settings", "{\"private\":true}", "bob", Method::Put);
   EXPECT_EQ(settings.status, 403) << settings.body;
   // A commit body announced over the limit is refused from its head, before it is read.
-  Answer big = hub.Send({Method::Post, "/api/models/alice/m/commit/main", "alice",
+  Answer big = hub.Send({Method::Post,
+                         "/api/models/alice/m/commit/main",
+                         "alice",
                          {{"Content-Type", "application/x-ndjson"},
                           {"Content-Length", std::to_string(uint64_t{1} << 40)}},
                          ""});

@@ -47,7 +47,8 @@ TEST_F(ResolveTest, ResolveByCommitSha) {
 
 TEST_F(ResolveTest, Ranges) {
   auto get = [&](const std::string& range) {
-    return hub_.Send({Method::Get, "/alice/m/resolve/main/config.json", "", {{"Range", range}}, {}});
+    return hub_.Send(
+        {Method::Get, "/alice/m/resolve/main/config.json", "", {{"Range", range}}, {}});
   };
   Answer a = get("bytes=2-4");
   EXPECT_EQ(a.status, 206);

@@ -5,8 +5,8 @@
 
 #include <boost/json.hpp>
 
-#include "core/sha256.h"
 #include "api/lfs/lfs_handlers.h"
+#include "core/sha256.h"
 #include "testing/test_hub.h"
 
 namespace hangar::api {
@@ -109,8 +109,8 @@ TEST_F(LfsTest, UploadNeedsWriteAccess) {
 }
 
 TEST_F(LfsTest, AForgedTicketIsRefused) {
-  Answer put = hub_.Send(
-      {Method::Put, "/lfs-objects/upload/not-a-ticket/" + oid_, "", {}, kContent});
+  Answer put =
+      hub_.Send({Method::Put, "/lfs-objects/upload/not-a-ticket/" + oid_, "", {}, kContent});
   EXPECT_EQ(put.status, 403) << put.body;
 }
 
@@ -130,8 +130,8 @@ TEST(LfsMultipartTest, PartsThenCompleteThenDownload) {
                            {{"Content-Type", kLfsJson}, {"Accept", kLfsJson}},
                            json::serialize(req)});
   ASSERT_EQ(batch.status, 200) << batch.body;
-  json::object upload = json::parse(batch.body)
-                            .at("objects").at(0).at("actions").at("upload").as_object();
+  json::object upload =
+      json::parse(batch.body).at("objects").at(0).at("actions").at("upload").as_object();
   const json::object& header = upload.at("header").as_object();
   ASSERT_EQ(header.at("chunk_size").as_string(), "1024");
   auto path = [](const json::value& href) {
@@ -150,7 +150,10 @@ TEST(LfsMultipartTest, PartsThenCompleteThenDownload) {
   EXPECT_EQ(unknown.status, 404) << unknown.body;
   json::array parts;
   for (int n = 1; n <= 3; ++n) {
-    Answer put = hub.Send({Method::Put, path(header.at(std::to_string(n))), "", {},
+    Answer put = hub.Send({Method::Put,
+                           path(header.at(std::to_string(n))),
+                           "",
+                           {},
                            bytes.substr((n - 1) * 1024, 1024)});
     ASSERT_EQ(put.status, 200) << put.body;
     parts.push_back(json::object{{"partNumber", n}, {"etag", put.Header("ETag")}});
@@ -162,11 +165,15 @@ TEST(LfsMultipartTest, PartsThenCompleteThenDownload) {
   // A completion naming a part that was never sent is refused, and the upload stays open.
   json::array wrong = parts;
   wrong.push_back(json::object{{"partNumber", 4}, {"etag", "\"x\""}});
-  Answer bad = hub.Send({Method::Post, path(upload.at("href")), "",
+  Answer bad = hub.Send({Method::Post,
+                         path(upload.at("href")),
+                         "",
                          {{"Content-Type", "application/json"}},
                          json::serialize(json::object{{"oid", oid}, {"parts", wrong}})});
   EXPECT_EQ(bad.status, 400) << bad.body;
-  Answer done = hub.Send({Method::Post, path(upload.at("href")), "",
+  Answer done = hub.Send({Method::Post,
+                          path(upload.at("href")),
+                          "",
                           {{"Content-Type", "application/json"}},
                           json::serialize(json::object{{"oid", oid}, {"parts", parts}})});
   ASSERT_EQ(done.status, 200) << done.body;
@@ -177,10 +184,12 @@ TEST(LfsMultipartTest, PartsThenCompleteThenDownload) {
                           {{"Content-Type", kLfsJson}, {"Accept", kLfsJson}},
                           json::serialize(req)});
   ASSERT_EQ(down.status, 200) << down.body;
-  EXPECT_EQ(hub.Get(path(json::parse(down.body)
-                             .at("objects").at(0).at("actions").at("download").at("href")))
-                .body,
-            bytes);
+  EXPECT_EQ(
+      hub
+          .Get(path(
+              json::parse(down.body).at("objects").at(0).at("actions").at("download").at("href")))
+          .body,
+      bytes);
 }
 
 }  // namespace

@@ -7,8 +7,8 @@
 
 #include <boost/json.hpp>
 
-#include "core/sha256.h"
 #include "api/lfs/lfs_handlers.h"
+#include "core/sha256.h"
 #include "testing/test_hub.h"
 
 namespace hangar::api {
@@ -26,8 +26,11 @@ Answer Batch(TestHub& hub, const std::string& repo_path, const std::string& as,
              const std::string& op, const std::string& oid, int64_t size) {
   json::object req{{"operation", op},
                    {"objects", json::array{json::object{{"oid", oid}, {"size", size}}}}};
-  return hub.Send({Method::Post, repo_path + ".git/info/lfs/objects/batch", as,
-                   {{"Content-Type", kLfsJson}, {"Accept", kLfsJson}}, json::serialize(req)});
+  return hub.Send({Method::Post,
+                   repo_path + ".git/info/lfs/objects/batch",
+                   as,
+                   {{"Content-Type", kLfsJson}, {"Accept", kLfsJson}},
+                   json::serialize(req)});
 }
 
 TEST(LfsRoutes, BatchAndVerifyForEveryRepoType) {
@@ -40,13 +43,14 @@ TEST(LfsRoutes, BatchAndVerifyForEveryRepoType) {
     Answer batch = Batch(hub, path, "alice", "upload", oid, 9);
     ASSERT_EQ(batch.status, 200) << type << ": " << batch.body;
     EXPECT_EQ(batch.Header("Content-Type"), kLfsJson);
-    json::object actions =
-        json::parse(batch.body).at("objects").at(0).at("actions").as_object();
+    json::object actions = json::parse(batch.body).at("objects").at(0).at("actions").as_object();
     std::string href(actions.at("upload").at("href").as_string());
     Answer put = hub.Send({Method::Put, href.substr(href.find("/lfs-objects/")), "", {}, bytes});
     EXPECT_EQ(put.status, 200) << type << ": " << put.body;
     std::string verify(actions.at("verify").at("href").as_string());
-    Answer ok = hub.Send({Method::Post, verify.substr(verify.find(path)), "",
+    Answer ok = hub.Send({Method::Post,
+                          verify.substr(verify.find(path)),
+                          "",
                           {{"Content-Type", kLfsJson}},
                           json::serialize(json::object{{"oid", oid}, {"size", 9}})});
     EXPECT_EQ(ok.status, 200) << type << ": " << ok.body;
@@ -74,24 +78,27 @@ TEST(LfsRoutes, TransferRoutesCheckTheirTicketFromTheHead) {
         "/lfs-multipart/forged/" + oid + "/" + std::string(32, 'a') + "/part/1",
         "/lfs-multipart/forged/" + oid + "/" + std::string(32, 'a') + "/complete"}) {
     Method m = target.find("/download/") != std::string::npos ? Method::Get
-               : target.ends_with("/complete")                 ? Method::Post
-                                                               : Method::Put;
+               : target.ends_with("/complete")                ? Method::Post
+                                                              : Method::Put;
     // A body announced at 1 TiB: refused before a byte of it would be read.
-    Answer a = hub.Send(
-        {m, target, "", {{"Content-Length", std::to_string(uint64_t{1} << 40)}}, ""});
+    Answer a =
+        hub.Send({m, target, "", {{"Content-Length", std::to_string(uint64_t{1} << 40)}}, ""});
     EXPECT_EQ(a.status, 403) << target << ": " << a.body;
   }
   // The verify route takes the upload ticket in its query instead of credentials.
-  Answer verify = hub.Send({Method::Post, "/alice/m.git/info/lfs/objects/verify?ticket=forged",
-                            "", {{"Content-Type", kLfsJson}}, "{}"});
+  Answer verify = hub.Send({Method::Post,
+                            "/alice/m.git/info/lfs/objects/verify?ticket=forged",
+                            "",
+                            {{"Content-Type", kLfsJson}},
+                            "{}"});
   EXPECT_EQ(verify.status, 403) << verify.body;
 }
 
 TEST(LfsRoutes, LocksAnswerAndWrongMethodsAre405) {
   TestHub hub;
   hub.CreateRepo("alice", "alice", "m");
-  Answer locks = hub.Send({Method::Get, "/alice/m.git/info/lfs/locks", "alice",
-                           {{"Accept", kLfsJson}}, ""});
+  Answer locks =
+      hub.Send({Method::Get, "/alice/m.git/info/lfs/locks", "alice", {{"Accept", kLfsJson}}, ""});
   EXPECT_LT(locks.status, 500) << locks.body;
   EXPECT_NE(locks.status, 405);
   Answer wrong = hub.Send({Method::Get, "/alice/m.git/info/lfs/objects/batch", "alice", {}, ""});

@@ -57,21 +57,24 @@ TEST_F(OciTest, TokenRealmIssuesScopedTokens) {
   size_t at = www.find("service=\"");
   ASSERT_NE(at, std::string::npos) << www;
   std::string service = www.substr(at + 9, www.find('"', at + 9) - at - 9);
-  Answer t = Send(Method::Get,
-                  "/v2/token?service=" + service + "&scope=repository:alice/m:pull,push");
+  Answer t =
+      Send(Method::Get, "/v2/token?service=" + service + "&scope=repository:alice/m:pull,push");
   ASSERT_EQ(t.status, 200) << t.body;
   auto body = boost::json::parse(t.body).as_object();
   std::string token(body.at("token").as_string());
   EXPECT_EQ(body.at("access_token").as_string(), token);
   EXPECT_GT(body.at("expires_in").as_int64(), 0);
-  Answer listed = hub_.Send({Method::Get, "/v2/alice/m/tags/list", "",
-                             {{"Authorization", "Bearer " + token}}, {}});
+  Answer listed = hub_.Send(
+      {Method::Get, "/v2/alice/m/tags/list", "", {{"Authorization", "Bearer " + token}}, {}});
   EXPECT_NE(listed.status, 401) << listed.body;
-  Answer wrong = hub_.Send({Method::Get, "/v2/token?service=" + service + "&scope=repository:alice/m:pull",
-                            "", {{"Authorization", "Basic " + Base64Encode("alice:wrong")}}, {}});
+  Answer wrong = hub_.Send({Method::Get,
+                            "/v2/token?service=" + service + "&scope=repository:alice/m:pull",
+                            "",
+                            {{"Authorization", "Basic " + Base64Encode("alice:wrong")}},
+                            {}});
   EXPECT_EQ(wrong.status, 401) << wrong.body;
-  Answer forged = hub_.Send({Method::Get, "/v2/alice/m/tags/list", "",
-                             {{"Authorization", "Bearer not.a.token"}}, {}});
+  Answer forged = hub_.Send(
+      {Method::Get, "/v2/alice/m/tags/list", "", {{"Authorization", "Bearer not.a.token"}}, {}});
   EXPECT_EQ(forged.status, 401) << forged.body;
 }
 
@@ -110,8 +113,10 @@ TEST_F(OciTest, AManifestNamingAMissingBlobIsRefused) {
   std::string manifest =
       R"({"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json",)"
       R"("config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":")" +
-      config + R"(","size":2},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar",)"
-               R"("digest":")" + missing + R"(","size":12}]})";
+      config +
+      R"(","size":2},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar",)"
+      R"("digest":")" +
+      missing + R"(","size":12}]})";
   Answer a = Send(Method::Put, "/v2/alice/m/manifests/v1", manifest,
                   {{"Content-Type", "application/vnd.oci.image.manifest.v1+json"}});
   EXPECT_EQ(a.status, 400) << a.body;

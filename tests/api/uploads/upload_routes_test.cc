@@ -62,9 +62,9 @@ TEST_F(UploadsTest, WrongBytesFailTheCompleteAndKeepNothing) {
 }
 
 TEST_F(UploadsTest, BadCreatesAndForeignSessions) {
-  EXPECT_EQ(hub_.PostJson("/api/models/alice/m/uploads", R"({"sha256":"x","size":1})", "alice")
-                .status,
-            400);
+  EXPECT_EQ(
+      hub_.PostJson("/api/models/alice/m/uploads", R"({"sha256":"x","size":1})", "alice").status,
+      400);
   EXPECT_EQ(Create("abc", "alice", R"(,"partSize":0)").status, 400);
   EXPECT_EQ(hub_.PostJson("/api/models/alice/m/uploads", "{not json", "alice").status, 400);
   EXPECT_EQ(Create("abc", "bob").status, 403);

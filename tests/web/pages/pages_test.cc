@@ -62,8 +62,8 @@ TEST_F(PagesTest, RepoTreeAndBlob) {
 }
 
 TEST_F(PagesTest, PrivateRepoPagesAreHidden) {
-  for (const char* path : {"/alice/secret", "/alice/secret/blob/main/s.txt",
-                           "/alice/secret/commits/main"}) {
+  for (const char* path :
+       {"/alice/secret", "/alice/secret/blob/main/s.txt", "/alice/secret/commits/main"}) {
     Answer anon = hub_.Get(path);
     EXPECT_EQ(anon.status, 404) << path;
     EXPECT_FALSE(Has(anon, "private words")) << path;
@@ -90,25 +90,25 @@ TEST_F(PagesTest, HistoryCommitAndRefs) {
 TEST_F(PagesTest, LoginPageAndWrongPassword) {
   EXPECT_EQ(hub_.Get("/login").status, 200);
   const std::string csrf = "abcdefghijklmnopqrstuvwxyz012345";
-  Answer bad = hub_.Send({http::Method::Post,
-                          "/login",
-                          "",
-                          {{"Content-Type", "application/x-www-form-urlencoded"},
-                           {"Cookie", "hangar_csrf=" + csrf}},
-                          "_csrf=" + csrf + "&username=alice&password=wrong&next=/"});
+  Answer bad = hub_.Send(
+      {http::Method::Post,
+       "/login",
+       "",
+       {{"Content-Type", "application/x-www-form-urlencoded"}, {"Cookie", "hangar_csrf=" + csrf}},
+       "_csrf=" + csrf + "&username=alice&password=wrong&next=/"});
   EXPECT_EQ(bad.status, 401);
   EXPECT_TRUE(bad.Header("Set-Cookie").find("hangar_session=") == std::string::npos);
 }
 
 TEST_F(PagesTest, LoginRefusesAnOffSiteNext) {
   const std::string csrf = "abcdefghijklmnopqrstuvwxyz012345";
-  Answer a = hub_.Send({http::Method::Post,
-                        "/login",
-                        "",
-                        {{"Content-Type", "application/x-www-form-urlencoded"},
-                         {"Cookie", "hangar_csrf=" + csrf}},
-                        "_csrf=" + csrf + "&username=alice&password=" +
-                            TestHub::kPassword + "&next=//evil.example"});
+  Answer a = hub_.Send(
+      {http::Method::Post,
+       "/login",
+       "",
+       {{"Content-Type", "application/x-www-form-urlencoded"}, {"Cookie", "hangar_csrf=" + csrf}},
+       "_csrf=" + csrf + "&username=alice&password=" + TestHub::kPassword +
+           "&next=//evil.example"});
   EXPECT_EQ(a.status, 303);
   EXPECT_EQ(a.Header("Location"), "/");
 }
