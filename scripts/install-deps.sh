@@ -13,7 +13,7 @@ APT_PACKAGES=(
   libcmark-gfm-dev libcmark-gfm-extensions-dev libkainjow-mustache-dev libgumbo-dev
   libjs-highlight.js gpg
   libgtest-dev libgmock-dev libbenchmark-dev
-  wrk python3 jq
+  wrk python3 jq clang-format
 )
 
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
