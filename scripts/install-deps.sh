@@ -67,3 +67,67 @@ if [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ] &&
     { echo "install-deps: the browser tests need Node.js >= 20 on this $(dpkg --print-architecture) machine" >&2; exit 1; }
   (cd tests/js/node20 && npm ci --no-audit --no-fund --loglevel=error)
 fi
+
+# DuckDB for the dataset viewer (issue 15; Debian packages none): libduckdb.so from
+# @duckdb/node-bindings-linux-x64 and the matching duckdb.h from the duckdb package's source
+# tree, both pinned in scripts/duckdb.pin and checked against their sha256. They go into
+# .deps/duckdb-<version>/{lib,include} (git-ignored), with VERSION (the header's release,
+# from the same source tree) written last, so a present VERSION means a whole install.
+# The tarballs are kept in ~/.cache/hangar/duckdb; CMakeLists.txt finds the rest.
+install_duckdb() {
+  # shellcheck source=duckdb.pin
+  . scripts/duckdb.pin
+  local dest=".deps/duckdb-$DUCKDB_VERSION"
+  if [ "$(cat "$dest/VERSION" 2>/dev/null)" = "v$DUCKDB_VERSION" ] &&
+     [ -f "$dest/lib/libduckdb.so" ] && [ -f "$dest/include/duckdb.h" ]; then
+    return 0
+  fi
+  [ "$(dpkg --print-architecture)" = amd64 ] ||
+    { echo "install-deps: DuckDB's npm library is pinned for amd64, not $(dpkg --print-architecture)" >&2; return 1; }
+  local cache="${XDG_CACHE_HOME:-$HOME/.cache}/hangar/duckdb"
+  mkdir -p "$cache"
+  local lib_tgz header_tgz
+  lib_tgz=$(fetch_npm_tarball "$cache" "$DUCKDB_LIB_PACKAGE" "$DUCKDB_LIB_SHA256") || return 1
+  header_tgz=$(fetch_npm_tarball "$cache" "$DUCKDB_HEADER_PACKAGE" "$DUCKDB_HEADER_SHA256") || return 1
+  local tmp
+  tmp=$(mktemp -d)
+  local src=package/src/duckdb/src
+  tar -xzf "$lib_tgz" -C "$tmp" package/libduckdb.so &&
+    tar -xzf "$header_tgz" -C "$tmp" "$src/include/duckdb.h" \
+      "$src/function/table/version/pragma_version.cpp" || { rm -rf "$tmp"; return 1; }
+  # The header has no version macro; its source tree's pragma_version.cpp names the release.
+  local header_version
+  header_version=$(sed -n 's/^#define DUCKDB_VERSION "\(.*\)"$/\1/p' \
+                     "$tmp/$src/function/table/version/pragma_version.cpp")
+  if [ "$header_version" != "v$DUCKDB_VERSION" ]; then
+    echo "install-deps: $DUCKDB_HEADER_PACKAGE holds DuckDB '$header_version', not v$DUCKDB_VERSION" >&2
+    rm -rf "$tmp"; return 1
+  fi
+  rm -rf "$dest" && mkdir -p "$dest/lib" "$dest/include" &&
+    mv "$tmp/package/libduckdb.so" "$dest/lib/" &&
+    mv "$tmp/$src/include/duckdb.h" "$dest/include/" &&
+    echo "$header_version" >"$dest/VERSION"
+  local rc=$?
+  rm -rf "$tmp"
+  return $rc
+}
+
+# fetch_npm_tarball CACHE_DIR NAME@VERSION SHA256: prints the path of the package's tarball
+# in CACHE_DIR, fetched with `npm pack` unless a copy with that sha256 is already there.
+fetch_npm_tarball() {
+  local cache=$1 spec=$2 want=$3 file
+  # npm pack's file name: the scope's "@" dropped and its "/" made "-".
+  file="$cache/$(echo "${spec%@*}" | sed 's|^@||; s|/|-|')-${spec##*@}.tgz"
+  if [ ! -f "$file" ] || ! echo "$want  $file" | sha256sum --check --status; then
+    rm -f "$file"
+    (cd "$cache" && npm pack --silent "$spec" >/dev/null) ||
+      { echo "install-deps: npm pack $spec failed" >&2; return 1; }
+    if ! echo "$want  $file" | sha256sum --check --status; then
+      echo "install-deps: $spec: sha256 is not the pinned $want (scripts/duckdb.pin)" >&2
+      rm -f "$file"; return 1
+    fi
+  fi
+  echo "$file"
+}
+
+install_duckdb
