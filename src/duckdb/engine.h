@@ -47,6 +47,12 @@ struct EngineOptions {
   std::string temp_directory;
   // At most this many bytes of spill files at once (DuckDB's max_temp_directory_size).
   uint64_t temp_directory_limit_bytes = 4ull << 30;
+  // Whether DuckDB keeps each Parquet file's footer (schema, row groups, statistics) in
+  // memory after its first read: without it, every query parses the footer again (5-13 ms
+  // for a 10M-row file of 977 row groups, 0.3 ms with it). An entry is revalidated by the
+  // file's modification time only, so keep it for files that never change under their path
+  // (blobs are content-addressed; a conversion writes new paths).
+  bool cache_parquet_metadata = true;
   // Whether COPY statements run (the Parquet conversion writes with COPY ... TO). A reading
   // engine (the viewer's queries) keeps false, so none of its queries writes a file.
   bool allow_writes = false;

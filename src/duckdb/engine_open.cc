@@ -105,9 +105,12 @@ Result<void> ApplySandbox(duckdb_database db, const EngineOptions& o) {
   std::string dirs;
   for (const std::string& dir : o.allowed_directories)
     dirs += (dirs.empty() ? "" : ", ") + QuoteLiteral(dir);
-  HANGAR_TRY(Exec(c.get(), "SET allowed_directories = [" + dirs + "]"));
-  HANGAR_TRY(Exec(c.get(), "SET enable_external_access = false"));
-  HANGAR_TRY(Exec(c.get(), "SET lock_configuration = true"));
+  HANGAR_TRY(Exec(c.get(), "SET GLOBAL allowed_directories = [" + dirs + "]"));
+  // Parquet's settings exist once its (built-in) extension has loaded, after the open.
+  if (o.cache_parquet_metadata)
+    HANGAR_TRY(Exec(c.get(), "SET GLOBAL parquet_metadata_cache = true"));
+  HANGAR_TRY(Exec(c.get(), "SET GLOBAL enable_external_access = false"));
+  HANGAR_TRY(Exec(c.get(), "SET GLOBAL lock_configuration = true"));
   return {};
 }
 

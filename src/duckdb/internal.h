@@ -81,8 +81,8 @@ std::string TakeString(char* s);
 
 // ---- errors.cc
 
-// The Hangar error for a DuckDB error of `type` with DuckDB's `message` (errors.h's table in
-// engine.h, Run). The echo of the SQL ("LINE 1: …") and DuckDB's tuning advice are cut.
+// The Hangar error for a DuckDB error of `type` with DuckDB's `message` (the codes are listed
+// at Engine::Run). The echo of the SQL ("LINE 1: …") and DuckDB's tuning advice are cut.
 Error FromDuckDb(duckdb_error_type type, std::string_view message);
 // The error type DuckDB names at the start of `message` ("Binder Error: …"); INVALID when
 // it names none it is known to write (duckdb_prepare gives only the message).

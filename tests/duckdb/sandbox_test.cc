@@ -106,11 +106,13 @@ TEST_F(DuckDbSandbox, ConfigurationIsLockedAndExternalAccessOff) {
   auto r =
       engine_->Run(Query("SELECT current_setting('enable_external_access') AS ext, "
                          "current_setting('lock_configuration') AS locked, "
-                         "current_setting('autoinstall_known_extensions') AS autoinstall"));
+                         "current_setting('autoinstall_known_extensions') AS autoinstall, "
+                         "current_setting('parquet_metadata_cache') AS footers"));
   ASSERT_TRUE(r.has_value()) << r.error().message;
   EXPECT_EQ(r->rows[0][0], Value(false));
   EXPECT_EQ(r->rows[0][1], Value(true));
   EXPECT_EQ(r->rows[0][2], Value(false));
+  EXPECT_EQ(r->rows[0][3], Value(true));  // EngineOptions::cache_parquet_metadata
 }
 
 }  // namespace
