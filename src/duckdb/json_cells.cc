@@ -1,7 +1,9 @@
 // Nested cells (LIST, ARRAY, STRUCT, MAP, UNION) as JSON text, recursively.
 
-#include <cstdio>
 #include <cstring>
+
+#include <boost/json/serialize.hpp>
+#include <boost/json/string_view.hpp>
 
 #include "duckdb/internal.h"
 
@@ -104,35 +106,8 @@ void AppendJson(std::string& out, duckdb_vector v, const TypeInfo& t, uint64_t r
 }
 
 void AppendJsonString(std::string& out, std::string_view s) {
-  out += '"';
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
+  // Boost.JSON's serializer escapes quotes, backslashes and control characters.
+  out += boost::json::serialize(boost::json::string_view(s.data(), s.size()));
 }
 
 }  // namespace hangar::duckdb::internal
