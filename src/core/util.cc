@@ -161,4 +161,9 @@ std::optional<uint64_t> ParseUint64(std::string_view s) {
   return v;
 }
 
+bool LooksBinary(std::string_view text) {
+  constexpr size_t kSniffBytes = 8000;
+  return text.substr(0, kSniffBytes).find('\0') != std::string_view::npos;
+}
+
 }  // namespace hangar

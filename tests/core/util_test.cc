@@ -35,6 +35,14 @@ TEST(Util, NextLineSplitsOnNewlines) {
   EXPECT_EQ(pos, 2u);  // past the end: the loop stops without an empty last line
 }
 
+TEST(Util, LooksBinaryWhenANulIsInTheFirst8000Bytes) {
+  EXPECT_FALSE(LooksBinary(""));
+  EXPECT_FALSE(LooksBinary("plain text\n\xc3\xa9\n"));
+  EXPECT_TRUE(LooksBinary(std::string("a\0b", 3)));
+  EXPECT_TRUE(LooksBinary(std::string(7999, 'x') + '\0'));
+  EXPECT_FALSE(LooksBinary(std::string(8000, 'x') + '\0'));  // git looks no further
+}
+
 TEST(Util, ParseUint64TakesDigitsOnly) {
   EXPECT_EQ(ParseUint64("0"), 0u);
   EXPECT_EQ(ParseUint64("007"), 7u);

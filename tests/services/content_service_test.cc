@@ -176,6 +176,15 @@ TEST_F(ContentServiceTest, BlameChecksTheEntryFirstAndIsCached) {
   EXPECT_EQ(content_->Blame(Public(), "main", "dir").error().code, ErrorCode::BadRequest);
   EXPECT_EQ(content_->Blame(Public(), "main", "nope").error().code, ErrorCode::EntryNotFound);
   EXPECT_EQ(content_->Blame(Public(), "main", "../x").error().code, ErrorCode::BadRequest);
+
+  // A binary file (a NUL in its first 8,000 bytes) is refused before git blames it.
+  Sh(dir_.string(),
+     "cd work && printf 'a\\000b\\n' > bin.dat && git add bin.dat && git commit -q -m bin && "
+     "git push -q origin HEAD:main");
+  auto binary = content_->Blame(Public(), "main", "bin.dat");
+  ASSERT_FALSE(binary);
+  EXPECT_EQ(binary.error().code, ErrorCode::BadRequest);
+  EXPECT_EQ(binary.error().message, "'bin.dat' is a binary file; blame shows text files only");
 }
 
 TEST_F(ContentServiceTest, GrepArchiveRefsAndTags) {

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/repo_path.h"
+#include "core/util.h"
 #include "services/content/content_internal.h"
 
 namespace hangar::services {
@@ -179,6 +180,11 @@ Result<AtCommit<std::shared_ptr<const git::BlameResult>>> ContentService::Blame(
     return MakeError(ErrorCode::PayloadTooLarge,
                      "file is too large to blame (" + std::to_string(entry.size) +
                          " bytes; limit " + std::to_string(options_.blame.max_bytes) + ")");
+  HANGAR_ASSIGN_OR_RETURN(std::string text,
+                          reader_.ReadBlob(repo.git_path, entry.oid, options_.blame.max_bytes));
+  if (LooksBinary(text))
+    return MakeError(ErrorCode::BadRequest,
+                     "'" + std::string(path) + "' is a binary file; blame shows text files only");
   HANGAR_ASSIGN_OR_RETURN(auto slot, HeavySlot());
   HANGAR_ASSIGN_OR_RETURN(git::BlameResult fresh,
                           git::Blame(repo.git_path, commit, path, options_.blame));

@@ -169,9 +169,9 @@ class ContentService {
   Result<AtCommit<std::shared_ptr<const git::CommitDetail>>> ShowCommit(const RepoHandle& repo,
                                                                         std::string_view revision);
 
-  // Blame of file `path` at `revision`. Errors: BadRequest (invalid path, or a
-  // directory), EntryNotFound (no such file), PayloadTooLarge (over ContentOptions::blame),
-  // TooManyRequests (no heavy slot within heavy_wait).
+  // Blame of file `path` at `revision`. Errors: BadRequest (invalid path, a directory, or
+  // a binary file: core LooksBinary), EntryNotFound (no such file), PayloadTooLarge (over
+  // ContentOptions::blame), TooManyRequests (no heavy slot within heavy_wait).
   Result<AtCommit<std::shared_ptr<const git::BlameResult>>> Blame(const RepoHandle& repo,
                                                                   std::string_view revision,
                                                                   std::string_view path);

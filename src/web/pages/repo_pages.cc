@@ -32,7 +32,6 @@ namespace {
 
 constexpr uint64_t kMaxShownBytes = 1 << 20;  // larger text files are not rendered
 constexpr uint64_t kMaxCardBytes = 1 << 20;   // README.md rendered as the card
-constexpr size_t kBinarySniffBytes = 8000;
 
 std::string_view Extension(std::string_view path) {
   auto slash = path.rfind('/');
@@ -67,10 +66,6 @@ std::string_view LanguageOf(std::string_view path) {
     if (ext == e) return l;
   }
   return {};
-}
-
-bool LooksBinary(std::string_view text) {
-  return text.substr(0, kBinarySniffBytes).find('\0') != std::string_view::npos;
 }
 
 // The file as a table of lines with anchors #L1, #L2, ... (escaped here, highlighted in
