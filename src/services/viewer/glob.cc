@@ -39,8 +39,8 @@ bool Expand(std::string_view p, std::vector<std::string>& out) {
     if (i < body.size() && body[i] == '{') ++depth;
     if (i < body.size() && body[i] == '}') --depth;
     if (i == body.size() || (body[i] == ',' && depth == 0)) {
-      std::string alt = std::string(head) + std::string(body.substr(start, i - start)) +
-                        std::string(tail);
+      std::string alt =
+          std::string(head) + std::string(body.substr(start, i - start)) + std::string(tail);
       if (!Expand(alt, out)) return false;
       start = i + 1;
     }

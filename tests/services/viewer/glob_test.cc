@@ -42,8 +42,8 @@ TEST(Glob, ClassesAndQuestionMarks) {
   EXPECT_FALSE(GlobMatch("[!a]x", "ax"));
   EXPECT_TRUE(GlobMatch("f?.csv", "f1.csv"));
   EXPECT_FALSE(GlobMatch("f?.csv", "f12.csv"));
-  EXPECT_TRUE(GlobMatch("[]]", "]"));     // a leading ']' is a member
-  EXPECT_TRUE(GlobMatch("a[b", "a[b"));   // unclosed: literal
+  EXPECT_TRUE(GlobMatch("[]]", "]"));    // a leading ']' is a member
+  EXPECT_TRUE(GlobMatch("a[b", "a[b"));  // unclosed: literal
 }
 
 TEST(Glob, BracesAreAlternatives) {
