@@ -36,7 +36,7 @@ struct ViewerExport {
   bool viewer = true;         // false: README says `viewer: false`
   std::string error_code;     // dataset-level failure (ConfigNamesError, …); "" otherwise
   std::string error;
-  int64_t updated_at = 0;     // unix seconds
+  int64_t updated_at = 0;  // unix seconds
 };
 
 // One split of one config, or a config that failed as a whole (split "" then).
@@ -47,9 +47,9 @@ struct ViewerSplit {
   ExportStatus status = ExportStatus::Pending;
   std::string error_code;
   std::string error;
-  std::string builder;          // "csv", "json", "parquet", "text"
-  bool partial = false;         // the export stops at the size cap (§8.3)
-  int64_t num_rows = 0;         // rows in the export
+  std::string builder;                        // "csv", "json", "parquet", "text"
+  bool partial = false;                       // the export stops at the size cap (§8.3)
+  int64_t num_rows = 0;                       // rows in the export
   std::optional<int64_t> estimated_num_rows;  // of the whole source when partial
   int64_t num_columns = 0;
   int64_t num_bytes_original = 0;  // the source files
@@ -60,11 +60,11 @@ struct ViewerSplit {
 
 // One Parquet file of a split's export.
 struct ViewerFile {
-  int shard = 0;            // 0… in order; the file is <config>/<dir>/<shard:04>.parquet
-  std::string path;         // its path on refs/convert/parquet
-  Sha256 sha256;            // the LFS object holding it
-  int64_t size = 0;         // bytes
-  int64_t row_offset = 0;   // rows of the split before this file
+  int shard = 0;           // 0… in order; the file is <config>/<dir>/<shard:04>.parquet
+  std::string path;        // its path on refs/convert/parquet
+  Sha256 sha256;           // the LFS object holding it
+  int64_t size = 0;        // bytes
+  int64_t row_offset = 0;  // rows of the split before this file
   int64_t num_rows = 0;
   std::vector<int64_t> row_group_rows;  // rows of each row group, in order
 };

@@ -77,9 +77,8 @@ std::optional<std::string> ShardedSplit(std::string_view name) {
        dash = name.find('-', dash + 1)) {
     std::string_view rest = name.substr(dash + 1);
     auto digits = [](std::string_view s) {
-      return s.size() == 5 && std::all_of(s.begin(), s.end(), [](char c) {
-               return c >= '0' && c <= '9';
-             });
+      return s.size() == 5 &&
+             std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
     };
     if (rest.size() >= 14 && digits(rest.substr(0, 5)) && rest.substr(5, 4) == "-of-" &&
         digits(rest.substr(9, 5)) && rest.substr(14).find('.') != std::string_view::npos) {
@@ -156,9 +155,9 @@ constexpr std::array<ExtensionInfo, 9> kExtensions{{
 // Extensions with a reader elsewhere (arrow, lance, media folders, webdataset): they decide
 // a config's builder as they would on the Hub, which makes it unsupported here.
 constexpr std::array<std::string_view, 24> kOtherReaders{
-    ".arrow", ".lance", ".tar", ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".webp",
-    ".wav", ".mp3", ".flac", ".ogg", ".opus", ".m4a", ".mp4", ".avi", ".mkv", ".mov", ".webm",
-    ".pdf", ".xml"};
+    ".arrow", ".lance", ".tar",  ".png", ".jpg", ".jpeg", ".gif", ".bmp",
+    ".tif",   ".tiff",  ".webp", ".wav", ".mp3", ".flac", ".ogg", ".opus",
+    ".m4a",   ".mp4",   ".avi",  ".mkv", ".mov", ".webm", ".pdf", ".xml"};
 constexpr std::array<std::string_view, 2> kCompressions{".gz", ".zst"};
 
 std::string Lower(std::string_view s) {
@@ -209,8 +208,7 @@ void ChooseBuilder(ConfigLayout& config) {
         best = &*it;
         best_count = n;
       }
-    } else if (std::find(kOtherReaders.begin(), kOtherReaders.end(), ext) !=
-                   kOtherReaders.end() &&
+    } else if (std::find(kOtherReaders.begin(), kOtherReaders.end(), ext) != kOtherReaders.end() &&
                n > other_count) {
       other = ext;
       other_count = n;
@@ -227,8 +225,9 @@ void ChooseBuilder(ConfigLayout& config) {
   if (!best) {
     config.splits.clear();
     config.error_code = "DataFilesNotFoundError";
-    config.error = "no data files found: the viewer reads .parquet, .csv, .tsv, .json, "
-                   ".jsonl, .ndjson and .txt files (also .gz and .zst compressed)";
+    config.error =
+        "no data files found: the viewer reads .parquet, .csv, .tsv, .json, "
+        ".jsonl, .ndjson and .txt files (also .gz and .zst compressed)";
     return;
   }
   config.builder = best->builder;
@@ -394,11 +393,16 @@ void OrderConfigs(std::vector<ConfigLayout>& configs, const std::string& default
 
 std::string_view BuilderName(Builder builder) {
   switch (builder) {
-    case Builder::Parquet: return "parquet";
-    case Builder::Csv: return "csv";
-    case Builder::Json: return "json";
-    case Builder::Text: return "text";
-    case Builder::Unsupported: break;
+    case Builder::Parquet:
+      return "parquet";
+    case Builder::Csv:
+      return "csv";
+    case Builder::Json:
+      return "json";
+    case Builder::Text:
+      return "text";
+    case Builder::Unsupported:
+      break;
   }
   return "unsupported";
 }
@@ -428,7 +432,8 @@ Result<DatasetLayout> DeriveLayout(const std::vector<std::string>& files, std::s
     card = std::move(*parsed);
   }
   if (card) {
-    if (const auto* v = card->if_contains("viewer"); v && v->is_bool()) layout.viewer = v->as_bool();
+    if (const auto* v = card->if_contains("viewer"); v && v->is_bool())
+      layout.viewer = v->as_bool();
   }
   const json::value* configs = card ? card->if_contains("configs") : nullptr;
   if (!configs) {
@@ -466,7 +471,7 @@ Result<DatasetLayout> DeriveLayout(const std::vector<std::string>& files, std::s
   if (marked_default.size() > 1)
     return ConfigError("more than one config is marked default: " + marked_default[0] + ", " +
                        marked_default[1]);
-  std::string default_name = !marked_default.empty()  ? marked_default[0]
+  std::string default_name = !marked_default.empty()     ? marked_default[0]
                              : names.contains("default") ? std::string("default")
                                                          : std::string();
   OrderConfigs(layout.configs, default_name);

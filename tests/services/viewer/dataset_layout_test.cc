@@ -79,8 +79,7 @@ TEST(DatasetLayout, BuilderFromTheMostFrequentExtension) {
   EXPECT_EQ(layout.configs[0].params.at("sep").as_string(), "\t");
   EXPECT_EQ(Describe(layout), "default: train=train.tsv.gz test=test.tsv.zst");
   // A tie goes to Parquet.
-  EXPECT_EQ(DeriveLayout({"a.csv", "a.parquet"}, "").value().configs[0].builder,
-            Builder::Parquet);
+  EXPECT_EQ(DeriveLayout({"a.csv", "a.parquet"}, "").value().configs[0].builder, Builder::Parquet);
   // Images decide an imagefolder, which the viewer does not read: a config error.
   layout = DeriveLayout({"a.png", "b.png", "meta.csv"}, "").value();
   EXPECT_EQ(layout.configs[0].error_code, "FileFormatNotSupportedError");
@@ -108,7 +107,7 @@ viewer: true
 ---
 )";
   Files files{"data/train-1.csv", "data/train-0.csv", "holdout/a.csv", "holdout/b.csv",
-              "extra/x.jsonl", "tab/train.tsv", "tab/test.tsv", "other.csv"};
+              "extra/x.jsonl",    "tab/train.tsv",    "tab/test.tsv",  "other.csv"};
   auto layout = DeriveLayout(files, readme).value();
   EXPECT_EQ(Describe(layout),
             "default: train=data/train-0.csv,data/train-1.csv test=holdout/b.csv,holdout/a.csv | "
@@ -149,10 +148,10 @@ TEST(DatasetLayout, BadYamlIsAConfigNamesError) {
   EXPECT_TRUE(error("configs:\n- config_name: a\n  data_dir: ../x\n").find("data_dir") !=
               std::string::npos);
   // A pattern that matches nothing fails that config only.
-  auto layout =
-      DeriveLayout({"a.csv"}, "---\nconfigs:\n- config_name: a\n  data_files: missing/*.csv\n"
-                              "- config_name: b\n  data_files: a.csv\n---\n")
-          .value();
+  auto layout = DeriveLayout({"a.csv"},
+                             "---\nconfigs:\n- config_name: a\n  data_files: missing/*.csv\n"
+                             "- config_name: b\n  data_files: a.csv\n---\n")
+                    .value();
   EXPECT_EQ(Describe(layout), "a: !DataFilesNotFoundError | b: train=a.csv");
 }
 
