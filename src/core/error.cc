@@ -11,6 +11,14 @@ const ErrorInfo& Describe(ErrorCode code) {
   return kInfos[static_cast<size_t>(code)];
 }
 
+std::optional<ErrorCode> ErrorCodeByName(std::string_view name) {
+#define HANGAR_ERROR(n, status, oci) \
+  if (name == #n) return ErrorCode::n;
+#include "core/error_codes.def"
+#undef HANGAR_ERROR
+  return std::nullopt;
+}
+
 ErrorCode ErrorCodeForStatus(int status) {
   switch (status) {
     case 401:

@@ -2,6 +2,7 @@
 // The error catalog (error_codes.def) and the Error value services return.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,9 @@ struct ErrorInfo {
 
 // The catalog row for `code`. Never fails.
 const ErrorInfo& Describe(ErrorCode code);
+
+// The code whose wire name is `name` ("RepoNotFound"), or nullopt. Never fails.
+std::optional<ErrorCode> ErrorCodeByName(std::string_view name);
 
 // The code a client gives an HTTP error status whose answer names no code of its own: the
 // generic one of that status (401 Unauthorized, 404 NotFound, 429 TooManyRequests, ...),

@@ -200,7 +200,9 @@ void ChooseBuilder(ConfigLayout& config) {
   int best_count = 0;
   std::string other;
   int other_count = 0;
-  for (const auto& [ext, n] : counts) {
+  for (const auto& entry : counts) {
+    const std::string& ext = entry.first;  // not a structured binding: clang 14 cannot capture one
+    const int n = entry.second;
     auto it = std::find_if(kExtensions.begin(), kExtensions.end(),
                            [&](const ExtensionInfo& e) { return e.extension == ext; });
     if (it != kExtensions.end()) {

@@ -28,14 +28,15 @@ constexpr int64_t kMaxRecordBytes = 64ll << 20;
 constexpr int64_t kMaxJsonObjectBytes = 32ll << 20;
 
 // The builder parameter `key` (or `alias`) of the config as a string, or `fallback`.
-Result<std::string> StringParam(const ConfigLayout& c, std::string_view key,
-                                std::string_view alias, std::string_view fallback) {
+Result<std::string> StringParam(const ConfigLayout& c, std::string_view key, std::string_view alias,
+                                std::string_view fallback) {
   for (std::string_view k : {key, alias}) {
     if (k.empty()) continue;
     if (const auto* v = c.params.if_contains(k)) {
       if (!v->is_string())
         return MakeError(ErrorCode::BadRequest, "builder parameter '" + std::string(k) +
-                                                    "' of config '" + c.name + "' must be a string");
+                                                    "' of config '" + c.name +
+                                                    "' must be a string");
       return std::string(v->as_string());
     }
   }
@@ -50,8 +51,8 @@ Result<Query> CsvCopy(const ConfigLayout& c, StringList files, std::string out,
   HANGAR_ASSIGN_OR_RETURN(std::string quote, StringParam(c, "quotechar", "", "\""));
   HANGAR_ASSIGN_OR_RETURN(std::string encoding, StringParam(c, "encoding", "", "utf-8"));
   if (delim.empty() || delim.size() > 4)
-    return MakeError(ErrorCode::BadRequest, "the separator of config '" + c.name +
-                                                "' must be 1 to 4 bytes");
+    return MakeError(ErrorCode::BadRequest,
+                     "the separator of config '" + c.name + "' must be 1 to 4 bytes");
   bool header = true;
   // pandas' header=None (YAML null) or false: the first line is data.
   if (const auto* h = c.params.if_contains("header"))
@@ -64,8 +65,15 @@ Result<Query> CsvCopy(const ConfigLayout& c, StringList files, std::string out,
   duckdb::SqlText sql(
       "COPY (SELECT * FROM read_csv($1, delim = $2, header = $3, quote = $4, encoding = $5, "
       "max_line_size = $6, buffer_size = $6, null_padding = true, union_by_name = true");
-  std::vector<Param> params{std::move(files), delim, header, quote, encoding, kMaxRecordBytes,
-                            std::move(out), l.row_group_rows, l.row_groups_per_file};
+  std::vector<Param> params{std::move(files),
+                            delim,
+                            header,
+                            quote,
+                            encoding,
+                            kMaxRecordBytes,
+                            std::move(out),
+                            l.row_group_rows,
+                            l.row_groups_per_file};
   if (skip > 0) {
     sql += ", skip = $10";
     params.emplace_back(skip);
@@ -202,12 +210,18 @@ Result<SplitExport> ExportSplit(duckdb::Engine& engine, const ConfigLayout& conf
       copy.emplace(std::move(q));
       break;
     }
-    case Builder::Json: copy.emplace(JsonCopy(std::move(files), out_dir, limits)); break;
-    case Builder::Text: copy.emplace(TextCopy(std::move(files), out_dir, limits)); break;
-    case Builder::Parquet: copy.emplace(ParquetCopy(std::move(files), out_dir, limits)); break;
+    case Builder::Json:
+      copy.emplace(JsonCopy(std::move(files), out_dir, limits));
+      break;
+    case Builder::Text:
+      copy.emplace(TextCopy(std::move(files), out_dir, limits));
+      break;
+    case Builder::Parquet:
+      copy.emplace(ParquetCopy(std::move(files), out_dir, limits));
+      break;
     case Builder::Unsupported:
-      return MakeError(ErrorCode::Unprocessable, "files of type " + config.extension +
-                                                     " cannot be shown by the viewer yet");
+      return MakeError(ErrorCode::Unprocessable,
+                       "files of type " + config.extension + " cannot be shown by the viewer yet");
   }
   copy->timeout = limits.timeout;
   HANGAR_TRY(engine.Run(*copy));
@@ -219,8 +233,8 @@ Result<SplitExport> ExportSplit(duckdb::Engine& engine, const ConfigLayout& conf
   std::error_code ec;
   for (const fs::path& path : WrittenShards(out_dir)) {
     HANGAR_ASSIGN_OR_RETURN(auto groups, RowGroups(engine, path.string()));
-    Shard shard{path.string(), static_cast<uint64_t>(fs::file_size(path, ec)), 0,
-                std::move(groups), std::nullopt};
+    Shard shard{path.string(), static_cast<uint64_t>(fs::file_size(path, ec)), 0, std::move(groups),
+                std::nullopt};
     for (int64_t n : shard.row_group_rows) shard.num_rows += n;
     written_rows += shard.num_rows;
     if (parquet_bytes >= limits.max_parquet_bytes && !out.shards.empty()) {
@@ -235,13 +249,14 @@ Result<SplitExport> ExportSplit(duckdb::Engine& engine, const ConfigLayout& conf
   if (out.num_rows == 0)
     return MakeError(ErrorCode::Unprocessable, "EmptyDatasetError: the split has no rows");
   HANGAR_ASSIGN_OR_RETURN(out.columns, ColumnsOf(engine, out.shards[0].local_path, limits.timeout));
-  if (out.columns.empty()) return MakeError(ErrorCode::Unprocessable, "EmptyDatasetError: the split has no columns");
+  if (out.columns.empty())
+    return MakeError(ErrorCode::Unprocessable, "EmptyDatasetError: the split has no columns");
   if (read_bytes < all_bytes) {
     out.partial = true;
     // Rows of the files not read, estimated at the rows per byte of those read.
-    written_rows = static_cast<int64_t>(static_cast<double>(written_rows) *
-                                        static_cast<double>(all_bytes) /
-                                        static_cast<double>(std::max<uint64_t>(read_bytes, 1)));
+    written_rows =
+        static_cast<int64_t>(static_cast<double>(written_rows) * static_cast<double>(all_bytes) /
+                             static_cast<double>(std::max<uint64_t>(read_bytes, 1)));
   }
   if (out.partial) out.estimated_num_rows = written_rows;
   return out;

@@ -43,7 +43,7 @@ struct SourceFile {
 // One Parquet file of the export, on local disk.
 struct Shard {
   std::string local_path;
-  uint64_t size = 0;                    // bytes
+  uint64_t size = 0;  // bytes
   int64_t num_rows = 0;
   std::vector<int64_t> row_group_rows;  // rows of each row group
   // Index into the sources when this shard is a Parquet source indexed as it is; the
@@ -65,8 +65,8 @@ struct SplitExport {
 // params, writing shards into `out_dir` (an empty directory under the engine's allowed
 // directories; the engine must allow writes). Errors: Unprocessable with the reader's
 // message when the data cannot be read (malformed, mixed encodings, a cut Parquet file),
-// or "EmptyDatasetError: …" when there are no rows or no columns; Unavailable on the deadline or memory limit; BadRequest for a builder
-// parameter of the wrong type; Internal.
+// or "EmptyDatasetError: …" when there are no rows or no columns; Unavailable on the deadline or
+// memory limit; BadRequest for a builder parameter of the wrong type; Internal.
 Result<SplitExport> ExportSplit(duckdb::Engine& engine, const ConfigLayout& config,
                                 const std::vector<SourceFile>& sources, const std::string& out_dir,
                                 const ExportLimits& limits);

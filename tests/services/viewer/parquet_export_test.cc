@@ -61,11 +61,16 @@ class ParquetExport : public ::testing::Test {
         std::string line;
         for (size_t c = 0; c < row.size(); ++c) {
           if (c) line += "|";
-          if (std::holds_alternative<std::monostate>(row[c])) line += "∅";
-          else if (auto* i = std::get_if<int64_t>(&row[c])) line += std::to_string(*i);
-          else if (auto* t = std::get_if<std::string>(&row[c])) line += *t;
-          else if (auto* d = std::get_if<double>(&row[c])) line += std::to_string(*d);
-          else if (auto* b = std::get_if<bool>(&row[c])) line += *b ? "true" : "false";
+          if (std::holds_alternative<std::monostate>(row[c]))
+            line += "∅";
+          else if (auto* i = std::get_if<int64_t>(&row[c]))
+            line += std::to_string(*i);
+          else if (auto* t = std::get_if<std::string>(&row[c]))
+            line += *t;
+          else if (auto* d = std::get_if<double>(&row[c]))
+            line += std::to_string(*d);
+          else if (auto* b = std::get_if<bool>(&row[c]))
+            line += *b ? "true" : "false";
         }
         out.push_back(line);
       }
@@ -114,9 +119,10 @@ TEST_F(ParquetExport, TsvGzipJsonLinesAndText) {
   std::string gz = dir_.File("src/t.tsv.gz");
   std::filesystem::create_directories(dir_.path() / "src");
   {
-    auto r = engine_->Run(Query("COPY (SELECT * FROM (VALUES (1, 'x y'), (2, 'z')) t(a, b)) TO "
-                                "$1 (FORMAT csv, DELIMITER E'\\t', HEADER, COMPRESSION gzip)",
-                                {gz}));
+    auto r =
+        engine_->Run(Query("COPY (SELECT * FROM (VALUES (1, 'x y'), (2, 'z')) t(a, b)) TO "
+                           "$1 (FORMAT csv, DELIMITER E'\\t', HEADER, COMPRESSION gzip)",
+                           {gz}));
     ASSERT_TRUE(r.has_value()) << r.error().message;
   }
   boost::json::object tab{{"sep", "\t"}};
@@ -124,9 +130,10 @@ TEST_F(ParquetExport, TsvGzipJsonLinesAndText) {
   ASSERT_TRUE(tr.has_value()) << tr.error().message;
   EXPECT_EQ(Rows(*tr), (std::vector<std::string>{"1|x y", "2|z"}));
 
-  auto j = Export(Builder::Json,
-                  {Source("a.jsonl", "{\"a\": 1, \"t\": \"Zoë\"}\n{\"a\": null, \"t\": \"日本\"}\n"),
-                   Source("b.jsonl", "{\"a\": 3, \"extra\": true}\n")});
+  auto j =
+      Export(Builder::Json,
+             {Source("a.jsonl", "{\"a\": 1, \"t\": \"Zoë\"}\n{\"a\": null, \"t\": \"日本\"}\n"),
+              Source("b.jsonl", "{\"a\": 3, \"extra\": true}\n")});
   ASSERT_TRUE(j.has_value()) << j.error().message;
   EXPECT_EQ(j->num_rows, 3);  // schema drift between files: union by name
   EXPECT_EQ(j->columns.size(), 3u);
@@ -139,9 +146,10 @@ TEST_F(ParquetExport, TsvGzipJsonLinesAndText) {
 TEST_F(ParquetExport, ParquetWithSmallRowGroupsIsIndexedNotCopied) {
   std::filesystem::create_directories(dir_.path() / "src");
   std::string small = dir_.File("src/small.parquet");
-  ASSERT_TRUE(engine_->Run(Query("COPY (SELECT range AS i FROM range(5000)) TO $1 "
-                                 "(FORMAT parquet, ROW_GROUP_SIZE 2048)",
-                                 {small}))
+  ASSERT_TRUE(engine_
+                  ->Run(Query("COPY (SELECT range AS i FROM range(5000)) TO $1 "
+                              "(FORMAT parquet, ROW_GROUP_SIZE 2048)",
+                              {small}))
                   .has_value());
   auto e = Export(Builder::Parquet, {{small, std::filesystem::file_size(small)}}).value();
   ASSERT_EQ(e.shards.size(), 1u);
@@ -150,9 +158,10 @@ TEST_F(ParquetExport, ParquetWithSmallRowGroupsIsIndexedNotCopied) {
   EXPECT_EQ(e.shards[0].row_group_rows, (std::vector<int64_t>{2048, 2048, 904}));
   // Row groups over the native bound: rewritten into small ones.
   std::string big = dir_.File("src/big.parquet");
-  ASSERT_TRUE(engine_->Run(Query("COPY (SELECT range AS i FROM range(20000)) TO $1 "
-                                 "(FORMAT parquet, ROW_GROUP_SIZE 20480)",
-                                 {big}))
+  ASSERT_TRUE(engine_
+                  ->Run(Query("COPY (SELECT range AS i FROM range(20000)) TO $1 "
+                              "(FORMAT parquet, ROW_GROUP_SIZE 20480)",
+                              {big}))
                   .has_value());
   auto r = Export(Builder::Parquet, {{big, std::filesystem::file_size(big)}}).value();
   EXPECT_FALSE(r.shards[0].native_source.has_value());
@@ -190,9 +199,10 @@ TEST_F(ParquetExport, BadDataIsAClearError) {
   auto junk = Export(Builder::Csv, {Source("g.csv", garbage)});
   EXPECT_FALSE(junk.has_value()) << junk->num_rows;
   std::string whole = dir_.File("src/whole.parquet");
-  ASSERT_TRUE(engine_->Run(Query("COPY (SELECT range AS i FROM range(5000)) TO $1 "
-                                 "(FORMAT parquet)",
-                                 {whole}))
+  ASSERT_TRUE(engine_
+                  ->Run(Query("COPY (SELECT range AS i FROM range(5000)) TO $1 "
+                              "(FORMAT parquet)",
+                              {whole}))
                   .has_value());
   std::ifstream in(whole, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), {});
@@ -205,8 +215,8 @@ TEST_F(ParquetExport, BadDataIsAClearError) {
                          boost::json::object{{"encoding", "latin-1"}});
   ASSERT_TRUE(declared.has_value()) << declared.error().message;
   EXPECT_EQ(Rows(*declared), (std::vector<std::string>{"café"}));
-  auto bad_param = Export(Builder::Csv, {Source("b.csv", "a\n1\n")},
-                          boost::json::object{{"sep", 3}});
+  auto bad_param =
+      Export(Builder::Csv, {Source("b.csv", "a\n1\n")}, boost::json::object{{"sep", 3}});
   EXPECT_EQ(code(bad_param), "BadRequest");
 }
 
