@@ -1,6 +1,8 @@
-// Name mappings declared in the store interfaces (user_store.h, repo_store.h).
+// Name mappings declared in the store interfaces (user_store.h, repo_store.h,
+// viewer_store.h).
 #include "db/repo_store.h"
 #include "db/user_store.h"
+#include "db/viewer_store.h"
 
 namespace hangar::db {
 
@@ -37,6 +39,28 @@ RepoSort ParseRepoSort(std::string_view s) {
   if (s == "downloads" || s == "downloadsAllTime") return RepoSort::Downloads;
   if (s == "trendingScore" || s == "trending") return RepoSort::Trending;
   return RepoSort::LastModified;
+}
+
+std::string_view ExportStatusName(ExportStatus status) {
+  switch (status) {
+    case ExportStatus::Pending:
+      return "pending";
+    case ExportStatus::Running:
+      return "running";
+    case ExportStatus::Ready:
+      return "ready";
+    case ExportStatus::Failed:
+      return "failed";
+  }
+  return "pending";
+}
+
+std::optional<ExportStatus> ParseExportStatus(std::string_view name) {
+  if (name == "pending") return ExportStatus::Pending;
+  if (name == "running") return ExportStatus::Running;
+  if (name == "ready") return ExportStatus::Ready;
+  if (name == "failed") return ExportStatus::Failed;
+  return std::nullopt;
 }
 
 }  // namespace hangar::db

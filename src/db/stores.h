@@ -9,6 +9,7 @@
 #include "db/repo_store.h"
 #include "db/upload_store.h"
 #include "db/user_store.h"
+#include "db/viewer_store.h"
 
 namespace hangar::db {
 
@@ -19,6 +20,7 @@ struct Stores {
   std::unique_ptr<LfsStore> lfs;
   std::unique_ptr<UploadStore> uploads;
   std::unique_ptr<OciStore> oci;
+  std::unique_ptr<ViewerStore> viewer;
 };
 
 }  // namespace hangar::db

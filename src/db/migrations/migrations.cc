@@ -174,8 +174,60 @@ CREATE TABLE oci_git_blobs (
 CREATE INDEX oci_git_blobs_sha256 ON oci_git_blobs(sha256);
 )sql";
 
+// Version 6: the dataset viewer's Parquet export (dataset-viewer.md §8; db/viewer_store.h).
+// One export row per repo; its splits and their files hang off it, so deleting the export
+// (or the repo) takes them along. row_group_rows is the decimal row count of each row
+// group, comma-separated in order ("" for none): read whole, never queried.
+constexpr const char kV6[] = R"sql(
+CREATE TABLE viewer_exports (
+  repo_id BIGINT PRIMARY KEY REFERENCES repos(id) ON DELETE CASCADE,
+  source_commit VARCHAR(64) NOT NULL,
+  status VARCHAR(8) NOT NULL,
+  export_commit VARCHAR(64) NOT NULL DEFAULT '',
+  viewer INTEGER NOT NULL DEFAULT 1,
+  error_code VARCHAR(64) NOT NULL DEFAULT '',
+  error TEXT NOT NULL DEFAULT '',
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX viewer_exports_status ON viewer_exports(status, repo_id);
+CREATE TABLE viewer_splits (
+  repo_id BIGINT NOT NULL REFERENCES viewer_exports(repo_id) ON DELETE CASCADE,
+  config TEXT NOT NULL,
+  split TEXT NOT NULL,
+  ordinal INTEGER NOT NULL,
+  status VARCHAR(8) NOT NULL,
+  error_code VARCHAR(64) NOT NULL DEFAULT '',
+  error TEXT NOT NULL DEFAULT '',
+  builder VARCHAR(16) NOT NULL DEFAULT '',
+  partial INTEGER NOT NULL DEFAULT 0,
+  num_rows BIGINT NOT NULL DEFAULT 0,
+  estimated_num_rows BIGINT,
+  num_columns BIGINT NOT NULL DEFAULT 0,
+  num_bytes_original BIGINT NOT NULL DEFAULT 0,
+  num_bytes_parquet BIGINT NOT NULL DEFAULT 0,
+  num_bytes_memory BIGINT NOT NULL DEFAULT 0,
+  columns_json TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (repo_id, config, split)
+);
+CREATE TABLE viewer_files (
+  repo_id BIGINT NOT NULL,
+  config TEXT NOT NULL,
+  split TEXT NOT NULL,
+  shard INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  sha256 CHAR(64) NOT NULL,
+  size BIGINT NOT NULL,
+  row_offset BIGINT NOT NULL,
+  num_rows BIGINT NOT NULL,
+  row_group_rows TEXT NOT NULL,
+  PRIMARY KEY (repo_id, config, split, shard),
+  FOREIGN KEY (repo_id, config, split) REFERENCES viewer_splits(repo_id, config, split)
+    ON DELETE CASCADE
+);
+)sql";
+
 constexpr Migration kMigrations[] = {
-    {1, kV1}, {2, kV2}, {3, kV3}, {4, kV4}, {5, kV5},
+    {1, kV1}, {2, kV2}, {3, kV3}, {4, kV4}, {5, kV5}, {6, kV6},
 };
 
 void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {

@@ -5,6 +5,7 @@
 #include "db/sqlite/sqlite_repo_store.h"
 #include "db/sqlite/sqlite_upload_store.h"
 #include "db/sqlite/sqlite_user_store.h"
+#include "db/sqlite/sqlite_viewer_store.h"
 
 namespace hangar::db {
 
@@ -16,6 +17,7 @@ Result<Stores> OpenSqliteStores(const std::filesystem::path& db_file, SqlitePool
   stores.lfs = std::make_unique<SqliteLfsStore>(pool);
   stores.uploads = std::make_unique<SqliteUploadStore>(pool);
   stores.oci = std::make_unique<SqliteOciStore>(pool);
+  stores.viewer = std::make_unique<SqliteViewerStore>(pool);
   return stores;
 }
 
