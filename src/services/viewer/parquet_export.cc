@@ -179,6 +179,29 @@ Result<std::vector<int64_t>> RowGroups(duckdb::Engine& engine, const std::string
   return out;
 }
 
+namespace {
+
+// The COPY that converts `files` with the config's builder into shards under `out_dir`.
+Result<Query> CopyQuery(const ConfigLayout& config, StringList files, const std::string& out_dir,
+                        const ExportLimits& limits) {
+  switch (config.builder) {
+    case Builder::Csv:
+      return CsvCopy(config, std::move(files), out_dir, limits);
+    case Builder::Json:
+      return JsonCopy(std::move(files), out_dir, limits);
+    case Builder::Text:
+      return TextCopy(std::move(files), out_dir, limits);
+    case Builder::Parquet:
+      return ParquetCopy(std::move(files), out_dir, limits);
+    case Builder::Unsupported:
+      break;
+  }
+  return MakeError(ErrorCode::Unprocessable,
+                   "files of type " + config.extension + " cannot be shown by the viewer yet");
+}
+
+}  // namespace
+
 Result<SplitExport> ExportSplit(duckdb::Engine& engine, const ConfigLayout& config,
                                 const std::vector<SourceFile>& sources, const std::string& out_dir,
                                 const ExportLimits& limits) {
@@ -203,28 +226,9 @@ Result<SplitExport> ExportSplit(duckdb::Engine& engine, const ConfigLayout& conf
     }
   }
 
-  std::optional<Query> copy;
-  switch (config.builder) {
-    case Builder::Csv: {
-      HANGAR_ASSIGN_OR_RETURN(auto q, CsvCopy(config, std::move(files), out_dir, limits));
-      copy.emplace(std::move(q));
-      break;
-    }
-    case Builder::Json:
-      copy.emplace(JsonCopy(std::move(files), out_dir, limits));
-      break;
-    case Builder::Text:
-      copy.emplace(TextCopy(std::move(files), out_dir, limits));
-      break;
-    case Builder::Parquet:
-      copy.emplace(ParquetCopy(std::move(files), out_dir, limits));
-      break;
-    case Builder::Unsupported:
-      return MakeError(ErrorCode::Unprocessable,
-                       "files of type " + config.extension + " cannot be shown by the viewer yet");
-  }
-  copy->timeout = limits.timeout;
-  HANGAR_TRY(engine.Run(*copy));
+  HANGAR_ASSIGN_OR_RETURN(auto copy, CopyQuery(config, std::move(files), out_dir, limits));
+  copy.timeout = limits.timeout;
+  HANGAR_TRY(engine.Run(copy));
 
   SplitExport out;
   out.source_bytes = all_bytes;
