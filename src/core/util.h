@@ -40,6 +40,9 @@ std::optional<uint64_t> ParseUint64(std::string_view s);
 // Whether file content `text` is binary: a NUL byte in its first 8,000 bytes, the test
 // git applies before it diffs or blames a file.
 bool LooksBinary(std::string_view text);
+// Whether `s` is well-formed UTF-8 (RFC 3629): no overlong forms, no surrogates (U+D800 to
+// U+DFFF), nothing past U+10FFFF, no sequence cut short. NUL bytes are valid UTF-8.
+bool IsUtf8(std::string_view s);
 
 // Appends `s` to `out` with & < > " ' written as character references (&amp; &lt; &gt;
 // &quot; &#39;) and NUL dropped: safe as HTML or XML text and attribute values.

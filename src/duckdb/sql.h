@@ -56,6 +56,11 @@ class SqlText {
     text_.append(name.quoted());
     return *this;
   }
+  // Another composed text: still only Sql pieces and Identifiers.
+  SqlText& operator+=(const SqlText& more) {
+    text_.append(more.text_);
+    return *this;
+  }
   const std::string& str() const { return text_; }
 
  private:

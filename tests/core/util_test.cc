@@ -43,6 +43,19 @@ TEST(Util, LooksBinaryWhenANulIsInTheFirst8000Bytes) {
   EXPECT_FALSE(LooksBinary(std::string(8000, 'x') + '\0'));  // git looks no further
 }
 
+TEST(Util, IsUtf8RefusesMalformedSequences) {
+  for (const char* good : {"", "plain", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
+                           "\xed\x9f\xbf", "\xf4\x8f\xbf\xbf", "\xef\xbf\xbf"}) {
+    EXPECT_TRUE(IsUtf8(good)) << good;
+  }
+  EXPECT_TRUE(IsUtf8(std::string("a\0b", 3)));
+  for (const char* bad : {"\x80", "\xbf", "\xc0\x80", "\xc1\xbf", "\xc3", "\xc3x", "\xe0\x80\x80",
+                          "\xe0\x9f\xbf", "\xed\xa0\x80", "\xe2\x82", "\xf0\x8f\xbf\xbf",
+                          "\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xff", "a\xfe"}) {
+    EXPECT_FALSE(IsUtf8(bad)) << bad;
+  }
+}
+
 TEST(Util, ParseUint64TakesDigitsOnly) {
   EXPECT_EQ(ParseUint64("0"), 0u);
   EXPECT_EQ(ParseUint64("007"), 7u);
