@@ -109,6 +109,25 @@ Query ParquetCopy(StringList files, std::string out, const ExportLimits& l) {
       {std::move(files), std::move(out), l.row_group_rows, l.row_groups_per_file});
 }
 
+// The COPY of the config's reader into shards in `out_dir`.
+Result<Query> CopyQuery(const ConfigLayout& config, StringList files, const std::string& out_dir,
+                        const ExportLimits& limits) {
+  switch (config.builder) {
+    case Builder::Csv:
+      return CsvCopy(config, std::move(files), out_dir, limits);
+    case Builder::Json:
+      return JsonCopy(std::move(files), out_dir, limits);
+    case Builder::Text:
+      return TextCopy(std::move(files), out_dir, limits);
+    case Builder::Parquet:
+      return ParquetCopy(std::move(files), out_dir, limits);
+    case Builder::Unsupported:
+      break;
+  }
+  return MakeError(ErrorCode::Unprocessable,
+                   "files of type " + config.extension + " cannot be shown by the viewer yet");
+}
+
 Result<std::vector<duckdb::Column>> ColumnsOf(duckdb::Engine& engine, const std::string& path,
                                               std::chrono::milliseconds timeout) {
   Query q("SELECT * FROM read_parquet($1) LIMIT 0", {path});
@@ -203,28 +222,9 @@ Result<SplitExport> ExportSplit(duckdb::Engine& engine, const ConfigLayout& conf
     }
   }
 
-  std::optional<Query> copy;
-  switch (config.builder) {
-    case Builder::Csv: {
-      HANGAR_ASSIGN_OR_RETURN(auto q, CsvCopy(config, std::move(files), out_dir, limits));
-      copy.emplace(std::move(q));
-      break;
-    }
-    case Builder::Json:
-      copy.emplace(JsonCopy(std::move(files), out_dir, limits));
-      break;
-    case Builder::Text:
-      copy.emplace(TextCopy(std::move(files), out_dir, limits));
-      break;
-    case Builder::Parquet:
-      copy.emplace(ParquetCopy(std::move(files), out_dir, limits));
-      break;
-    case Builder::Unsupported:
-      return MakeError(ErrorCode::Unprocessable,
-                       "files of type " + config.extension + " cannot be shown by the viewer yet");
-  }
-  copy->timeout = limits.timeout;
-  HANGAR_TRY(engine.Run(*copy));
+  HANGAR_ASSIGN_OR_RETURN(Query copy, CopyQuery(config, std::move(files), out_dir, limits));
+  copy.timeout = limits.timeout;
+  HANGAR_TRY(engine.Run(copy));
 
   SplitExport out;
   out.source_bytes = all_bytes;
