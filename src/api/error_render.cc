@@ -58,6 +58,16 @@ http::Response RenderError(http::ApiFamily api, const Error& e, const http::Requ
       res.SetHeader("Content-Type", "application/json");
       break;
     }
+    case http::ApiFamily::Viewer: {
+      // The dataset viewer's form (dataset-viewer.md §3): every error names its code, and
+      // an error is never cached, so a retry after ResponseNotReady sees the answer.
+      res.SetHeader("X-Error-Code", std::string(info.name));
+      res.SetHeader("Cache-Control", "no-store");
+      res.SetHeader("Access-Control-Expose-Headers", "X-Error-Code, X-Revision");
+      res.body = json::serialize(json::object{{"error", e.message}});
+      res.SetHeader("Content-Type", "application/json");
+      break;
+    }
     case http::ApiFamily::Lfs: {
       if (e.code == ErrorCode::Unauthorized) {
         res.SetHeader("LFS-Authenticate", "Basic realm=\"Hangar\"");

@@ -13,6 +13,7 @@
 #include "api/lfs/lfs_routes.h"
 #include "api/oci/oci_routes.h"
 #include "api/uploads/upload_routes.h"
+#include "api/viewer/viewer_routes.h"
 #include "core/log.h"
 #include "core/util.h"
 #include "db/sqlite/sqlite_stores.h"
@@ -232,7 +233,79 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   app->imports_ = std::make_unique<services::ImportService>(
       *app->stores_.repos, *app->stores_.users, *app->access_, *app->repos_, import_options);
   app->OpenRegistry(secret);
+  if (c.viewer.enabled) HANGAR_TRY(app->OpenViewer());
   return app;
+}
+
+Result<void> App::OpenViewer() {
+  const auto& v = config_.viewer;
+  const fs::path dir = fs::path(config_.storage.data_dir) / "viewer";
+  const std::string work = (dir / "work").string(), cache = (dir / "cache").string();
+  std::error_code ec;
+  for (const auto& d : {work, cache}) fs::create_directories(d, ec);
+  if (ec)
+    return MakeError(ErrorCode::Internal, "cannot create " + dir.string() + ": " + ec.message());
+  duckdb::EngineOptions engine;
+  engine.memory_limit_bytes = static_cast<uint64_t>(v.memory_bytes);
+  engine.threads = v.threads;
+  engine.default_timeout = std::chrono::milliseconds(v.query_timeout_ms);
+  engine.default_max_result_bytes = static_cast<uint64_t>(v.max_rows_bytes);
+  // The reader sees the shard cache only; the writer the export's work dir too.
+  engine.allowed_directories = {cache};
+  engine.temp_directory = (dir / "tmp-read").string();
+  HANGAR_ASSIGN_OR_RETURN(viewer_reader_, duckdb::Engine::Open(engine));
+  engine.allowed_directories = {work, cache};
+  engine.temp_directory = (dir / "tmp-export").string();
+  engine.allow_writes = true;
+  engine.max_connections = v.workers;
+  engine.default_timeout = std::chrono::seconds(v.export_timeout_s);
+  HANGAR_ASSIGN_OR_RETURN(viewer_writer_, duckdb::Engine::Open(engine));
+
+  services::viewer::ExportOptions export_options;
+  export_options.work_dir = work;
+  export_options.cache_dir = cache;
+  auto& limits = export_options.limits;
+  limits.row_group_rows = static_cast<uint64_t>(v.row_group_rows);
+  limits.row_groups_per_file = static_cast<uint64_t>(v.row_groups_per_file);
+  limits.max_parquet_bytes = static_cast<uint64_t>(v.max_parquet_bytes);
+  limits.max_source_bytes = static_cast<uint64_t>(v.max_source_bytes);
+  limits.native_max_row_group_rows = static_cast<uint64_t>(v.native_max_row_group_rows);
+  limits.native_max_row_groups = static_cast<uint64_t>(v.native_max_row_groups);
+  limits.timeout = std::chrono::seconds(v.export_timeout_s);
+  // The service is made below; the job reaches it through this pointer once it exists.
+  export_options.on_change = [this](int64_t repo_id) {
+    if (viewer_) viewer_->Invalidate(repo_id);
+  };
+  export_job_ = std::make_unique<services::viewer::ExportJob>(
+      services::viewer::ExportDeps{*stores_.repos, *stores_.viewer, *stores_.lfs, *blobs_, *repos_,
+                                   *content_, *viewer_writer_},
+      std::move(export_options));
+  export_queue_ = std::make_unique<services::viewer::ExportQueue>(
+      [job = export_job_.get()](int64_t repo_id, const std::atomic<bool>& cancel) {
+        auto done = job->Run(repo_id, cancel);
+        if (!done)
+          Log("viewer")->warn("export of repo {} failed: {}", repo_id, done.error().message);
+      },
+      v.workers);
+  services::viewer::ViewerOptions options;
+  options.cache_dir = cache;
+  options.state_ttl_ms = v.state_ttl_ms;
+  options.file_cache_entries = static_cast<size_t>(config_.cache.entries);
+  options.query_timeout = std::chrono::milliseconds(v.query_timeout_ms);
+  options.max_result_bytes = static_cast<uint64_t>(v.max_rows_bytes);
+  // Statistics read every row of a split once (then they are kept): a minute, not a page's
+  // deadline.
+  options.statistics_timeout =
+      std::max(std::chrono::milliseconds(v.query_timeout_ms), std::chrono::milliseconds(60'000));
+  viewer_ = std::make_unique<services::viewer::ViewerService>(
+      services::viewer::ViewerDeps{*repos_, *stores_.viewer, *blobs_, *viewer_reader_,
+                                   export_queue_.get()},
+      std::move(options));
+  repos_->AddPushListener(
+      [viewer = viewer_.get()](const services::RepoHandle& repo, const std::string& head) {
+        viewer->AfterPush(repo, head);
+      });
+  return {};
 }
 
 void App::OpenRegistry(const std::string& secret) {
@@ -310,6 +383,7 @@ http::Router& App::Router() {
                   (fs::path(config_.storage.data_dir) / "tmp").string()});
   // Literal prefixes first; the /{ns}/{name}/... patterns last (first match wins).
   api::AddOciRoutes(r, *oci_, *oci_auth_);
+  if (viewer_) api::AddViewerRoutes(r, *viewer_);
   api::AddHfApiRoutes(r, *routes_->hf);
   api::AddUploadRoutes(r, *uploads_, config_.limits);
   api::AddLfsRoutes(r, *lfs_, config_.limits);
@@ -318,7 +392,7 @@ http::Router& App::Router() {
   routes_->page_caches = std::make_unique<web::PageCaches>();
   routes_->web = std::make_unique<web::WebDeps>(
       web::WebDeps{*authenticator_, *access_, *sessions_, *repos_, *content_, *imports_, *accounts_,
-                   config_, *routes_->page_caches});
+                   config_, *routes_->page_caches, viewer_.get()});
   web::AddWebRoutes(r, *routes_->web);
   return r;
 }

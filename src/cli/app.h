@@ -8,6 +8,7 @@
 #include "config/config.h"
 #include "core/result.h"
 #include "db/stores.h"
+#include "duckdb/engine.h"
 #include "git/repo_reader.h"
 #include "http/router.h"
 #include "services/auth/access_policy.h"
@@ -25,6 +26,9 @@
 #include "services/oci/oci_service.h"
 #include "services/repo/repo_service.h"
 #include "services/uploads/upload_service.h"
+#include "services/viewer/export_job.h"
+#include "services/viewer/export_queue.h"
+#include "services/viewer/viewer_service.h"
 #include "storage/local/local_blob_store.h"
 
 namespace hangar::cli {
@@ -60,11 +64,16 @@ class App {
   // Repository maintenance (docs/maintenance.md): `hangar admin maintain`, `hangar import`,
   // the queue behind web imports and the GC loop.
   services::MaintenanceService& maintenance() { return *maintenance_; }
+  // The dataset viewer (docs/viewer.md); null when viewer.enabled is false.
+  services::viewer::ViewerService* viewer() { return viewer_.get(); }
 
  private:
   explicit App(config::Config config);
   // The registry's services and its credentials (docs/oci.md), signing with `secret`.
   void OpenRegistry(const std::string& secret);
+  // The viewer's engines (<data>/viewer/), its export job and queue, and its service;
+  // pushes to datasets queue their export from then on. Errors: Internal (DuckDB).
+  Result<void> OpenViewer();
 
   config::Config config_;
   db::Stores stores_;
@@ -86,6 +95,12 @@ class App {
   std::unique_ptr<services::OciProjection> oci_projection_;
   std::unique_ptr<services::OciService> oci_;
   std::unique_ptr<api::OciAuth> oci_auth_;
+  // The viewer's members; the queue last, so it is destroyed first and joins its jobs
+  // before the job, the service they tell of changes and the engines go.
+  std::unique_ptr<duckdb::Engine> viewer_reader_, viewer_writer_;
+  std::unique_ptr<services::viewer::ExportJob> export_job_;
+  std::unique_ptr<services::viewer::ViewerService> viewer_;
+  std::unique_ptr<services::viewer::ExportQueue> export_queue_;
   struct Routes;
   std::unique_ptr<Routes> routes_;
 };

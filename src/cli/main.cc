@@ -87,6 +87,8 @@ int Serve(const CommonFlags& f, const std::string& listen, const std::string& pu
                     std::chrono::seconds(60),
                     cfg->maintenance.enabled ? &(*app)->maintenance() : nullptr);
   }
+  // Exports a stopped process left unfinished run again (docs/viewer.md).
+  if (auto* viewer = (*app)->viewer()) viewer->ResumeUnfinished();
   std::string host = so.host.find(':') != std::string::npos ? "[" + so.host + "]" : so.host;
   server.Run([&] {
     std::printf("listening on http://%s:%u\n", host.c_str(), static_cast<unsigned>(*port));

@@ -193,6 +193,7 @@ Result<void> Finalize(Config& c) {
   const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   if (c.server.threads == 0) c.server.threads = cores;
   if (c.server.worker_threads == 0) c.server.worker_threads = std::max(8, 4 * cores);
+  if (c.viewer.threads == 0) c.viewer.threads = cores;
   const std::filesystem::path data_dir(c.storage.data_dir);
   if (c.database.sqlite_path.empty()) c.database.sqlite_path = (data_dir / "hangar.db").string();
   if (c.auth.secret_file.empty()) c.auth.secret_file = (data_dir / "secret").string();

@@ -146,6 +146,24 @@ struct OciConfig {
   int upload_idle_s = 3600;              // an upload untouched this long is dropped, seconds
 };
 
+// [viewer] (docs/viewer.md): the dataset viewer's Parquet export and its queries (issue 15)
+struct ViewerConfig {
+  bool enabled = true;             // datasets are exported after each push
+  int workers = 1;                 // exports running at once (each has its own thread)
+  int64_t row_group_rows = 10240;  // rows per row group of a written shard
+  int row_groups_per_file = 20;    // row groups per written shard
+  int64_t max_parquet_bytes = int64_t{5} << 30;  // a split's export stops past it (partial)
+  int64_t max_source_bytes = int64_t{20} << 30;  // source bytes a split reads at most
+  int64_t native_max_row_group_rows = 100000;    // a Parquet source is indexed as it is when
+  int native_max_row_groups = 200;               // its row groups are no larger and fewer
+  int64_t memory_bytes = int64_t{1} << 30;       // DuckDB memory of each engine (reads, export)
+  int threads = 0;                               // DuckDB threads of each engine; 0 = one per core
+  int export_timeout_s = 3600;                   // one statement of the export, seconds
+  int query_timeout_ms = 10000;                  // one query of the API, milliseconds
+  int64_t max_rows_bytes = 16 << 20;  // one /rows answer's cells, bytes (TooBigContentError)
+  int state_ttl_ms = 2000;            // how long a dataset's state is served from memory
+};
+
 // [log]
 struct LogConfig {
   std::string level = "info";  // trace | debug | info | warn | error | critical | off
@@ -165,6 +183,7 @@ struct Config {
   MaintenanceConfig maintenance;
   ImportConfig import;
   OciConfig oci;
+  ViewerConfig viewer;
   LogConfig log;
 };
 

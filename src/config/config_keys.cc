@@ -448,6 +448,51 @@ std::vector<KeyDef> OciKeys() {
   };
 }
 
+// [viewer]: the dataset viewer's export (shard and row group sizes, caps) and its engines.
+std::vector<KeyDef> ViewerKeys() {
+  return {
+      BoolKey(
+          "viewer", "enabled", [](Config & c) -> auto& { return c.viewer.enabled; }),
+      IntKey(
+          "viewer", "workers", 1, 64, [](Config & c) -> auto& { return c.viewer.workers; }),
+      IntKey(
+          "viewer", "row_group_rows", 2048, 10'000'000,
+          [](Config & c) -> auto& { return c.viewer.row_group_rows; }),
+      IntKey(
+          "viewer", "row_groups_per_file", 1, 100000,
+          [](Config & c) -> auto& { return c.viewer.row_groups_per_file; }),
+      IntKey(
+          "viewer", "max_parquet_bytes", 1 << 20, kMaxInt64,
+          [](Config & c) -> auto& { return c.viewer.max_parquet_bytes; }, true),
+      IntKey(
+          "viewer", "max_source_bytes", 1 << 20, kMaxInt64,
+          [](Config & c) -> auto& { return c.viewer.max_source_bytes; }, true),
+      IntKey(
+          "viewer", "native_max_row_group_rows", 0, kMaxInt64,
+          [](Config & c) -> auto& { return c.viewer.native_max_row_group_rows; }),
+      IntKey(
+          "viewer", "native_max_row_groups", 0, kMaxInt,
+          [](Config & c) -> auto& { return c.viewer.native_max_row_groups; }),
+      IntKey(
+          "viewer", "memory_bytes", 64 << 20, kMaxInt64,
+          [](Config & c) -> auto& { return c.viewer.memory_bytes; }, true),
+      IntKey(
+          "viewer", "threads", 0, 1024, [](Config & c) -> auto& { return c.viewer.threads; }),
+      IntKey(
+          "viewer", "export_timeout_s", 1, kMaxInt,
+          [](Config & c) -> auto& { return c.viewer.export_timeout_s; }),
+      IntKey(
+          "viewer", "query_timeout_ms", 10, kMaxInt,
+          [](Config & c) -> auto& { return c.viewer.query_timeout_ms; }),
+      IntKey(
+          "viewer", "max_rows_bytes", 1 << 20, int64_t{1} << 32,
+          [](Config & c) -> auto& { return c.viewer.max_rows_bytes; }, true),
+      IntKey(
+          "viewer", "state_ttl_ms", 0, kMaxInt,
+          [](Config & c) -> auto& { return c.viewer.state_ttl_ms; }),
+  };
+}
+
 // [log]: the log level and the access log.
 std::vector<KeyDef> LogKeys() {
   return {
@@ -462,8 +507,9 @@ std::vector<KeyDef> LogKeys() {
 // Every section's keys, in documentation order.
 std::vector<KeyDef> MakeKeys() {
   std::vector<KeyDef> keys;
-  for (auto section : {ServerKeys, StorageKeys, DatabaseKeys, LimitsKeys, BodyLimitsKeys, AuthKeys,
-                       CacheKeys, GcKeys, MaintenanceKeys, ImportKeys, OciKeys, LogKeys}) {
+  for (auto section :
+       {ServerKeys, StorageKeys, DatabaseKeys, LimitsKeys, BodyLimitsKeys, AuthKeys, CacheKeys,
+        GcKeys, MaintenanceKeys, ImportKeys, OciKeys, ViewerKeys, LogKeys}) {
     for (KeyDef& key : section()) keys.push_back(std::move(key));
   }
   return keys;

@@ -180,7 +180,7 @@ void Splice(std::string& out, std::string_view text,
 
 Result<http::Response> Html(const PageContext& ctx, int status, std::string_view title,
                             std::string_view tmpl, Data& data,
-                            std::vector<std::string_view> fragments) {
+                            std::vector<std::string_view> fragments, std::string_view layout_name) {
   HANGAR_ASSIGN_OR_RETURN(std::string body, RenderTemplate(tmpl, data));
   Data layout;
   layout.set("title", std::string(title));
@@ -192,7 +192,7 @@ Result<http::Response> Html(const PageContext& ctx, int status, std::string_view
     user.set("admin", ctx.principal.is_admin);
     layout.set("user", user);
   }
-  HANGAR_ASSIGN_OR_RETURN(std::string frame, RenderTemplate("layout", layout));
+  HANGAR_ASSIGN_OR_RETURN(std::string frame, RenderTemplate(layout_name, layout));
   size_t at = frame.find(kBodyMarker);
   if (at == std::string::npos) return MakeError(ErrorCode::Internal, "layout has no {{{body}}}");
   size_t size = frame.size() + body.size();
@@ -284,12 +284,13 @@ std::string EscapeHtml(std::string_view s) {
 }
 
 void SetPageSecurityHeaders(http::Response& res) {
+  res.SetHeader("X-Content-Type-Options", "nosniff");
+  res.SetHeader("Referrer-Policy", "same-origin");
+  if (!res.GetHeader("Content-Security-Policy").empty()) return;
   res.SetHeader("Content-Security-Policy",
                 "default-src 'self'; img-src 'self' https: data:; script-src 'self'; "
                 "style-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
                 "frame-ancestors 'none'");
-  res.SetHeader("X-Content-Type-Options", "nosniff");
-  res.SetHeader("Referrer-Policy", "same-origin");
   res.SetHeader("X-Frame-Options", "DENY");
 }
 

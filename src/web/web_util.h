@@ -27,6 +27,10 @@
 #include "services/repo/repo_service.h"
 #include "web/view.h"
 
+namespace hangar::services::viewer {
+class ViewerService;  // services/viewer/viewer_service.h
+}
+
 namespace hangar::services {
 class ImportService;
 }  // namespace hangar::services
@@ -60,6 +64,7 @@ struct WebDeps {
   services::AccountService& accounts;
   const config::Config& config;
   PageCaches& caches;
+  services::viewer::ViewerService* viewer = nullptr;  // null: the viewer is off
 };
 
 // Who is browsing, as established from the request.
@@ -96,10 +101,13 @@ Result<Form> ReadForm(http::Request& req, const PageContext& ctx);
 // layout's common fields (user, csrf, title). Large HTML built by the page (a file's lines,
 // a blame) goes in `fragments`: fragments[i] replaces FragmentMarker(i), which `data` puts
 // in an unescaped {{{key}}}; the template engine never copies them line by line, and they
-// are copied once, into the page (they must live until Html returns). Errors: Internal.
+// are copied once, into the page (they must live until Html returns). `layout` names the
+// frame: "layout" (the site's header and footer) or "embed_layout" (none, for iframes).
+// Errors: Internal.
 Result<http::Response> Html(const PageContext& ctx, int status, std::string_view title,
                             std::string_view tmpl, Data& data,
-                            std::vector<std::string_view> fragments = {});
+                            std::vector<std::string_view> fragments = {},
+                            std::string_view layout = "layout");
 
 // "<hangar-fragment-N>": a placeholder no escaped text can contain (it has a '<').
 std::string FragmentMarker(size_t i);
@@ -130,7 +138,8 @@ namespace hangar::web {
 // `s` with & < > " ' replaced by entities, for HTML text and attribute values.
 std::string EscapeHtml(std::string_view s);
 // Sets the security headers every page carries (CSP without inline scripts, nosniff,
-// no framing, same-origin referrers).
+// no framing, same-origin referrers). A page that set its own Content-Security-Policy (an
+// embed, which other sites may frame) keeps it, and gets no X-Frame-Options.
 void SetPageSecurityHeaders(http::Response& res);
 
 }  // namespace hangar::web

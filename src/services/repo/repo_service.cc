@@ -202,6 +202,10 @@ void RepoService::IndexCard(const RepoHandle& repo, const Oid& head) {
     Log("services")->warn("repo {}: card index update failed: {}", where, stored.error().message);
 }
 
+void RepoService::AddPushListener(PushListener listener) {
+  push_listeners_.push_back(std::move(listener));
+}
+
 void RepoService::AfterPush(const RepoHandle& repo) {
   auto head = reader_.ResolveRevision(repo.git_path, "HEAD");
   if (head) {
@@ -220,6 +224,8 @@ void RepoService::AfterPush(const RepoHandle& repo) {
     Log("services")
         ->warn("repo {}: commit-graph write failed: {}", repo.record.Id().UrlPath(),
                graph.error().message);
+  std::string head_hex = head ? head->Hex() : "";
+  for (const auto& listener : push_listeners_) listener(repo, head_hex);
 }
 
 }  // namespace hangar::services

@@ -5,9 +5,11 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/principal.h"
 #include "core/repo_id.h"
@@ -74,8 +76,13 @@ class RepoService {
   // After git changed refs (a push): records the default branch's head and the time,
   // indexes the model card of its README.md (services/repo/card_index.h; a malformed card
   // indexes as empty), writes the commit-graph with changed-path filters, drops cached
-  // state. Never fails the push: problems are logged.
+  // state, then calls the push listeners. Never fails the push: problems are logged.
   void AfterPush(const RepoHandle& repo);
+  // Called by AfterPush with the repo and its default branch's head (40 hex; "" for an
+  // empty repo), on the pushing thread. Add listeners before serving (not thread-safe);
+  // they must not block long (the dataset viewer only queues a job).
+  using PushListener = std::function<void(const RepoHandle& repo, const std::string& head)>;
+  void AddPushListener(PushListener listener);
 
   // Directory of the bare repository of `id`.
   std::string GitPath(const RepoId& id) const;
@@ -94,6 +101,7 @@ class RepoService {
   git::RepoReader& reader_;
   std::filesystem::path repos_root_;
   std::unique_ptr<Cache> cache_;
+  std::vector<PushListener> push_listeners_;
 };
 
 }  // namespace hangar::services

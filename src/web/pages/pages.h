@@ -25,6 +25,9 @@ void AddProfilePages(http::Router& router, WebDeps& deps);
 void AddAccountPages(http::Router& router, WebDeps& deps);
 // Repo home (card + files), tree, blob, settings for repos of `type`.
 void AddRepoPages(http::Router& router, WebDeps& deps, RepoType type);
+// The dataset viewer's table, "/datasets/{ns}/{name}/viewer[/{config}/{split}]", and its
+// embed form ".../embed/viewer[/{config}/{split}]".
+void AddViewerPages(http::Router& router, WebDeps& deps);
 // Commits, commit, blame, refs, tags, search, archives for repos of `type`.
 void AddHistoryPages(http::Router& router, WebDeps& deps, RepoType type);
 

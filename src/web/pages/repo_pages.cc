@@ -366,6 +366,7 @@ Data RepoHeader(const services::RepoHandle& repo, const PageContext& ctx, std::s
                       : r.type == RepoType::Dataset ? "Dataset card"
                                                     : "App");
   d.set("private", r.is_private);
+  d.set("is_dataset", r.type == RepoType::Dataset);
   d.set("repo_url", RepoPath(r.Id()));
   d.set("rev", std::string(rev));
   d.set("rev_url", EncodeSegment(rev));

@@ -1,0 +1,114 @@
+// The export's files on local disk (shard_files.h).
+
+#include "services/viewer/shard_files.h"
+
+#include <fstream>
+#include <system_error>
+
+#include "core/util.h"
+
+namespace hangar::services::viewer {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Reads the file at `path` in 1 MiB pieces.
+template <typename F>
+Result<void> ForEachPiece(const std::string& path, F&& fn) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return MakeError(ErrorCode::Internal, "cannot read " + path);
+  std::string buf(1 << 20, '\0');
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    auto n = static_cast<size_t>(in.gcount());
+    if (n == 0) break;
+    HANGAR_TRY(fn(std::string_view(buf.data(), n)));
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string ShardCachePath(const std::string& cache_dir, const Sha256& sha256) {
+  return (fs::path(cache_dir) / (sha256.Hex() + ".parquet")).string();
+}
+
+// Copies `src` to a new file at `path`.
+Result<void> CopyToFile(ByteSource& src, const fs::path& path) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return MakeError(ErrorCode::Internal, "cannot create " + path.string());
+  std::string buf(1 << 20, '\0');
+  while (true) {
+    HANGAR_ASSIGN_OR_RETURN(size_t n, src.Read(buf));
+    if (n == 0) break;
+    out.write(buf.data(), static_cast<std::streamsize>(n));
+    if (!out) return MakeError(ErrorCode::Internal, "cannot write " + path.string());
+  }
+  out.close();
+  if (!out) return MakeError(ErrorCode::Internal, "cannot write " + path.string());
+  return {};
+}
+
+// Stores the file at `path` in the blob store; returns its sha256.
+Result<Sha256> StoreFile(storage::BlobStore& blobs, const std::string& path, uint64_t size) {
+  Sha256Hasher hasher;
+  HANGAR_TRY(ForEachPiece(path, [&](std::string_view piece) -> Result<void> {
+    hasher.Update(piece);
+    return {};
+  }));
+  Sha256 sha = hasher.Finish();
+  HANGAR_ASSIGN_OR_RETURN(auto writer, blobs.Create(sha, size));
+  auto written = ForEachPiece(path, [&](std::string_view piece) {
+    return writer->Append(std::span<const char>(piece.data(), piece.size()));
+  });
+  if (!written) {
+    writer->Abort();
+    return std::move(written).error();
+  }
+  HANGAR_TRY(writer->Commit());
+  return sha;
+}
+
+// Moves (or, across file systems, copies) the shard into the cache under its sha256.
+Result<void> IntoCache(const std::string& from, const std::string& to, bool keep_source) {
+  std::error_code ec;
+  if (fs::exists(to, ec)) return {};
+  std::string tmp = to + ".tmp-" + RandomHex(8);
+  if (keep_source || (fs::rename(from, tmp, ec), ec)) {
+    fs::copy_file(from, tmp, fs::copy_options::overwrite_existing, ec);
+    if (ec) return MakeError(ErrorCode::Internal, "cannot cache " + from + ": " + ec.message());
+  }
+  fs::rename(tmp, to, ec);
+  if (ec) return MakeError(ErrorCode::Internal, "cannot cache " + to + ": " + ec.message());
+  return {};
+}
+
+Result<std::string> FetchShard(storage::BlobStore& blobs, const std::string& cache_dir,
+                               const Sha256& sha256) {
+  std::string path = ShardCachePath(cache_dir, sha256);
+  std::error_code ec;
+  if (fs::exists(path, ec)) return path;
+  HANGAR_ASSIGN_OR_RETURN(auto src, blobs.Open(sha256, storage::ByteRange::From(0)));
+  fs::create_directories(cache_dir, ec);
+  std::string tmp = path + ".tmp-" + RandomHex(8);
+  auto copied = CopyToFile(*src, tmp);
+  Sha256Hasher hasher;
+  if (copied)
+    copied = ForEachPiece(tmp, [&](std::string_view piece) -> Result<void> {
+      hasher.Update(piece);
+      return {};
+    });
+  if (copied && hasher.Finish() != sha256)
+    copied = MakeError(ErrorCode::Internal, "blob " + sha256.Hex() + " does not hold its bytes");
+  if (copied) {
+    fs::rename(tmp, path, ec);
+    if (ec) copied = MakeError(ErrorCode::Internal, "cannot cache " + path + ": " + ec.message());
+  }
+  if (!copied) {
+    fs::remove(tmp, ec);
+    return std::move(copied).error();
+  }
+  return path;
+}
+
+}  // namespace hangar::services::viewer

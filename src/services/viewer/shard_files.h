@@ -1,0 +1,41 @@
+#pragma once
+// The export's files on local disk (issue 15): sources copied out of the repo, shards stored
+// as blobs, and the cache of shards the queries read, one file per LFS object named by its
+// sha256 (content-addressed, so DuckDB's footer cache never sees a file change under it).
+// Every file appears under its final name by a rename, never half-written.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "core/byte_source.h"
+#include "core/result.h"
+#include "core/sha256.h"
+#include "storage/blob_store.h"
+
+namespace hangar::services::viewer {
+
+// The local file of the export shard whose LFS object is `sha256`, under `cache_dir`:
+// <cache_dir>/<hex>.parquet.
+std::string ShardCachePath(const std::string& cache_dir, const Sha256& sha256);
+
+// Copies `src` to a new file at `path` (truncating one that exists). Errors: those of
+// `src`, Internal when the file cannot be written.
+Result<void> CopyToFile(ByteSource& src, const std::filesystem::path& path);
+
+// Stores the local file at `path` (`size` bytes) as a blob; returns its sha256. Errors:
+// Internal (the file, the store).
+Result<Sha256> StoreFile(storage::BlobStore& blobs, const std::string& path, uint64_t size);
+
+// Puts the file `from` into the cache as `to` (a ShardCachePath): moved, or copied when
+// `keep_source` or across file systems. A `to` that exists is kept. Errors: Internal.
+Result<void> IntoCache(const std::string& from, const std::string& to, bool keep_source);
+
+// The cached file of blob `sha256`, fetched from `blobs` first when the cache lacks it
+// (another replica made the export, or the cache was cleared): copied to a temporary file,
+// checked against `sha256`, then renamed. Errors: NotFound (no such blob), Internal
+// (a blob whose bytes do not match, the disk).
+Result<std::string> FetchShard(storage::BlobStore& blobs, const std::string& cache_dir,
+                               const Sha256& sha256);
+
+}  // namespace hangar::services::viewer
