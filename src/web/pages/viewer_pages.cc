@@ -8,6 +8,7 @@
 #include <boost/json.hpp>
 
 #include <charconv>
+#include <cmath>
 
 #include "core/util.h"
 #include "services/viewer/viewer_service.h"
@@ -36,10 +37,37 @@ std::string_view CutUtf8(std::string_view text, size_t n) {
   return text.substr(0, n);
 }
 
+// A double as JavaScript's String(x) writes it (ECMA-262 Number::toString: the shortest
+// digits that round-trip, in fixed notation for exponents -7 < e < 21), so a cell reads
+// the same rendered here or by hangar.js; Boost.JSON would write 24 as 2.4E1.
+std::string NumberText(double x) {
+  if (std::isnan(x)) return "NaN";
+  if (std::isinf(x)) return x < 0 ? "-Infinity" : "Infinity";
+  if (x == 0) return "0";
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific);
+  std::string_view s(buf, end - buf);  // -d.ddde+XX
+  std::string out = s.starts_with('-') ? "-" : "";
+  if (!out.empty()) s.remove_prefix(1);
+  const size_t e = s.find('e');
+  std::string digits(s.substr(0, e));
+  std::erase(digits, '.');
+  int exp = 0;
+  std::from_chars(s.data() + e + (s[e + 1] == '+' ? 2 : 1), s.data() + s.size(), exp);
+  const int k = static_cast<int>(digits.size()), n = exp + 1;  // the point goes after n digits
+  if (k <= n && n <= 21) return out + digits + std::string(n - k, '0');
+  if (0 < n && n <= 21) return out + digits.substr(0, n) + "." + digits.substr(n);
+  if (-6 < n && n <= 0) return out + "0." + std::string(-n, '0') + digits;
+  out += digits.substr(0, 1) + (k > 1 ? "." + digits.substr(1) : "");
+  return out + (exp < 0 ? "e-" : "e+") + std::to_string(std::abs(exp));
+}
+
 // One cell as HTML: null in grey, an image or audio URL as media, long text folded.
 std::string CellHtml(const json::value& v) {
   if (v.is_null()) return "<span class=\"null\">null</span>";
-  std::string text = v.is_string() ? std::string(v.as_string()) : json::serialize(v);
+  std::string text = v.is_string()   ? std::string(v.as_string())
+                     : v.is_double() ? NumberText(v.as_double())
+                                     : json::serialize(v);
   if (v.is_string() &&
       (text.starts_with("https://") || text.starts_with("http://") || text.starts_with("/"))) {
     std::string src = EscapeHtml(text);
