@@ -61,8 +61,8 @@ function cell(v) {
   return el("td", null, el("details", "long", summary, text));
 }
 
-// Bars of `counts` into a header's span.hist; heights through the CSSOM, which the CSP
-// allows (style attributes in HTML it does not).
+// A column's bars (its histogram's bins, or its ten most frequent values) into its header's
+// span.hist; heights through the CSSOM, which the CSP allows (style attributes it does not).
 function drawHistogram(span, s) {
   const cs = s.column_statistics || {};
   let bars;
@@ -98,7 +98,7 @@ function enhanceViewer(section) {
   const dataset = section.dataset.dataset;
   const search = section.querySelector("form.viewer-search");
   const filter = section.querySelector("form.viewer-filter");
-  const statistics = new Map();  // split key -> promise of its /statistics, fetched once
+  const statistics = new Map();  // split key -> promise of its /statistics (again after a failure)
   const splitKey = (s) => JSON.stringify([s.config, s.split]);
   let seq = 0;                   // only the latest navigation renders
   let headKey = section.querySelector("table.viewer-table") ? splitKey(section.dataset) : null;
@@ -208,7 +208,7 @@ function enhanceViewer(section) {
 
   function drawHistograms(state) {
     const key = splitKey(state);
-    if (!statistics.has(key)) statistics.set(key, getJson(`/statistics?${splitParams(state)}`).catch(() => null));
+    if (!statistics.has(key)) statistics.set(key, getJson(`/statistics?${splitParams(state)}`).catch(() => statistics.delete(key) && null));
     statistics.get(key).then((body) => {
       if (!body || headKey !== key) return;  // no statistics (yet), or another split by now
       const hists = new Map([...section.querySelectorAll("th[data-column]")].map((th) => [th.dataset.column, th.querySelector(".hist")]));
