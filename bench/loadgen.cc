@@ -20,6 +20,8 @@
 //   options: -R rate/s  -d seconds  -c connections  -m method  -H 'Name: value' (repeat)
 //            -w warmup seconds (sent but not counted)  --drain seconds  --timeout seconds
 //            --json (one JSON object on stdout instead of the text report)
+//            --paths FILE (one request path per line, sent in turn instead of the URL's
+//            path: random offsets of the dataset viewer's /rows, say)
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -40,6 +42,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <fstream>
 #include <map>
 #include <string>
 #include <string_view>
@@ -71,6 +74,7 @@ struct Options {
   std::vector<std::string> headers;
   std::string url;
   bool json = false;
+  std::string paths_file;  // --paths: request targets, one per line
   // Parsed from url.
   std::string host_header;
   sockaddr_in addr{};
@@ -135,6 +139,8 @@ Options ParseArgs(int argc, char** argv) {
       o.timeout = std::atof(next().c_str());
     else if (a == "--json")
       o.json = true;
+    else if (a == "--paths")
+      o.paths_file = next();
     else if (a == "-h" || a == "--help")
       Usage();
     else if (!a.empty() && a[0] == '-')
@@ -340,6 +346,7 @@ struct Conn {
   Nanos scheduled = 0;  // scheduled send time of the request in flight
   Nanos sent = 0;       // actual send time
   size_t out_off = 0;
+  const std::string* request = nullptr;  // the request in flight
   bool want_out = false;
   ResponseParser parser;
 };
@@ -359,14 +366,23 @@ struct Stats {
 class LoadGen {
  public:
   explicit LoadGen(Options o) : o_(std::move(o)) {
-    request_ = o_.method + " " + o_.target + " HTTP/1.1\r\nHost: " + o_.host_header + "\r\n";
+    std::string rest = " HTTP/1.1\r\nHost: " + o_.host_header + "\r\n";
     bool have_ua = false;
     for (const auto& h : o_.headers) {
-      request_ += h + "\r\n";
+      rest += h + "\r\n";
       if (strncasecmp(h.c_str(), "user-agent:", 11) == 0) have_ua = true;
     }
-    if (!have_ua) request_ += "User-Agent: hangar-loadgen\r\n";
-    request_ += "\r\n";
+    if (!have_ua) rest += "User-Agent: hangar-loadgen\r\n";
+    rest += "\r\n";
+    std::vector<std::string> targets{o_.target};
+    if (!o_.paths_file.empty()) {
+      targets.clear();
+      std::ifstream in(o_.paths_file);
+      for (std::string line; std::getline(in, line);)
+        if (!line.empty() && line[0] == '/') targets.push_back(line);
+      if (targets.empty()) Die("no paths (lines starting with '/') in " + o_.paths_file);
+    }
+    for (const auto& t : targets) requests_.push_back(o_.method + " " + t + rest);
     head_ = o_.method == "HEAD";
     total_ = static_cast<uint64_t>(o_.rate * o_.duration);
     interval_ns_ = 1e9 / o_.rate;
@@ -402,7 +418,7 @@ class LoadGen {
     while (true) {
       Nanos now = Now();
       while (next < total_ && Sched(next) <= now) {
-        queue_.push_back({Sched(next), next < warmup_count_});
+        queue_.push_back({Sched(next), next < warmup_count_, next});
         ++next;
       }
       stats_.max_queue = std::max<uint64_t>(stats_.max_queue, queue_.size());
@@ -472,6 +488,7 @@ class LoadGen {
   struct Pending {
     Nanos scheduled;
     bool warmup;
+    uint64_t index;  // which request of the run: picks its path
   };
 
   Nanos Sched(uint64_t i) const {
@@ -523,6 +540,7 @@ class LoadGen {
     c.scheduled = p.scheduled;
     c.sent = Now();
     c.out_off = 0;
+    c.request = &requests_[p.index % requests_.size()];
     c.parser.Reset(head_);
     warmup_flag_[k] = p.warmup;
     ++stats_.sent;
@@ -536,9 +554,9 @@ class LoadGen {
 
   bool Flush(size_t k) {
     Conn& c = conns_[k];
-    while (c.out_off < request_.size()) {
-      ssize_t w =
-          send(c.fd, request_.data() + c.out_off, request_.size() - c.out_off, MSG_NOSIGNAL);
+    const std::string& request = *c.request;
+    while (c.out_off < request.size()) {
+      ssize_t w = send(c.fd, request.data() + c.out_off, request.size() - c.out_off, MSG_NOSIGNAL);
       if (w < 0) {
         if (errno == EAGAIN) {
           SetWantOut(k, true);
@@ -686,7 +704,7 @@ class LoadGen {
   }
 
   Options o_;
-  std::string request_;
+  std::vector<std::string> requests_;  // one per path, sent in turn
   bool head_ = false;
   uint64_t total_ = 0;
   uint64_t warmup_count_ = 0;

@@ -254,6 +254,13 @@ Result<void> App::OpenViewer() {
   engine.allowed_directories = {cache};
   engine.temp_directory = (dir / "tmp-read").string();
   HANGAR_ASSIGN_OR_RETURN(viewer_reader_, duckdb::Engine::Open(engine));
+  // Point reads (/rows): one thread each, a quarter of the memory (a page is a row group).
+  duckdb::EngineOptions rows = engine;
+  rows.threads = 1;
+  rows.memory_limit_bytes = std::max<uint64_t>(engine.memory_limit_bytes / 4, 64ull << 20);
+  rows.max_connections = std::max(4, 2 * v.threads);
+  rows.temp_directory = "";
+  HANGAR_ASSIGN_OR_RETURN(viewer_rows_reader_, duckdb::Engine::Open(rows));
   engine.allowed_directories = {work, cache};
   engine.temp_directory = (dir / "tmp-export").string();
   engine.allow_writes = true;
@@ -299,7 +306,7 @@ Result<void> App::OpenViewer() {
       std::max(std::chrono::milliseconds(v.query_timeout_ms), std::chrono::milliseconds(60'000));
   viewer_ = std::make_unique<services::viewer::ViewerService>(
       services::viewer::ViewerDeps{*repos_, *stores_.viewer, *blobs_, *viewer_reader_,
-                                   export_queue_.get()},
+                                   *viewer_rows_reader_, export_queue_.get()},
       std::move(options));
   repos_->AddPushListener(
       [viewer = viewer_.get()](const services::RepoHandle& repo, const std::string& head) {

@@ -97,7 +97,7 @@ class App {
   std::unique_ptr<api::OciAuth> oci_auth_;
   // The viewer's members; the queue last, so it is destroyed first and joins its jobs
   // before the job, the service they tell of changes and the engines go.
-  std::unique_ptr<duckdb::Engine> viewer_reader_, viewer_writer_;
+  std::unique_ptr<duckdb::Engine> viewer_reader_, viewer_rows_reader_, viewer_writer_;
   std::unique_ptr<services::viewer::ExportJob> export_job_;
   std::unique_ptr<services::viewer::ViewerService> viewer_;
   std::unique_ptr<services::viewer::ExportQueue> export_queue_;

@@ -148,10 +148,10 @@ struct OciConfig {
 
 // [viewer] (docs/viewer.md): the dataset viewer's Parquet export and its queries (issue 15)
 struct ViewerConfig {
-  bool enabled = true;             // datasets are exported after each push
-  int workers = 1;                 // exports running at once (each has its own thread)
-  int64_t row_group_rows = 10240;  // rows per row group of a written shard
-  int row_groups_per_file = 20;    // row groups per written shard
+  bool enabled = true;            // datasets are exported after each push
+  int workers = 1;                // exports running at once (each has its own thread)
+  int64_t row_group_rows = 4096;  // rows per row group of a written shard
+  int row_groups_per_file = 8;    // row groups per written shard
   int64_t max_parquet_bytes = int64_t{5} << 30;  // a split's export stops past it (partial)
   int64_t max_source_bytes = int64_t{20} << 30;  // source bytes a split reads at most
   int64_t native_max_row_group_rows = 100000;    // a Parquet source is indexed as it is when

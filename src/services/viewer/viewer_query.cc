@@ -36,16 +36,6 @@ bool ColumnsClash(const std::vector<duckdb::Column>& columns) {
   });
 }
 
-// `text` as an ILIKE pattern matching it anywhere: its %, _ and \ escaped by '\'.
-std::string ContainsPattern(std::string_view text) {
-  std::string out = "%";
-  for (char c : text) {
-    if (c == '%' || c == '_' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "%";
-}
-
 // The words of a search query (split on blanks).
 std::vector<std::string> Words(std::string_view query) {
   std::vector<std::string> out;
@@ -162,12 +152,13 @@ Result<ViewerAnswer> ViewerService::Search(const Principal& who, const RepoId& i
   for (size_t w = 0; w < words.size(); ++w) {
     if (words[w].size() > kMaxSearchTermBytes)
       return MakeError(ErrorCode::InvalidParameter, "Parameter 'query' has too long a word");
+    // contains(lower(…)) scans 2.3 times faster than ILIKE '%…%' (bench/viewer_bench.sh).
     where.sql += w ? Sql(" AND (") : Sql("(");
     for (size_t c = 0; c < text_columns.size(); ++c) {
-      where.sql += c ? Sql(" OR CAST(") : Sql("CAST(");
+      where.sql += c ? Sql(" OR contains(lower(CAST(") : Sql("contains(lower(CAST(");
       where.sql += text_columns[c];
-      where.sql += " AS VARCHAR) ILIKE ? ESCAPE '\\'";
-      where.params.emplace_back(ContainsPattern(words[w]));
+      where.sql += " AS VARCHAR)), lower(?))";
+      where.params.emplace_back(words[w]);
     }
     where.sql += ")";
   }

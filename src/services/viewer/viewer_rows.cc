@@ -129,12 +129,14 @@ Result<json::array> ViewerService::ReadRows(const Split& split, int64_t offset, 
     if (local >= it->num_rows) continue;
     int64_t count = std::min(length, it->num_rows - local);
     HANGAR_ASSIGN_OR_RETURN(std::string path, LocalPath(*it));
+    // No ORDER BY: one file's rows come in its order (DuckDB keeps insertion order), and a
+    // sort would cost a third of the query.
     duckdb::Query q(Sql("SELECT * FROM read_parquet(?) WHERE file_row_number >= ? AND "
-                        "file_row_number < ? ORDER BY file_row_number"),
+                        "file_row_number < ?"),
                     {path, local, local + count});
     q.timeout = options_.query_timeout;
     q.max_result_bytes = options_.max_result_bytes;
-    auto result = deps_.engine.Run(q);
+    auto result = deps_.rows_engine.Run(q);
     if (!result) {
       if (result.error().code == ErrorCode::PayloadTooLarge)
         return MakeError(ErrorCode::TooBigContentError,

@@ -203,7 +203,7 @@ Result<std::shared_ptr<const std::vector<duckdb::Column>>> ViewerService::Schema
   HANGAR_ASSIGN_OR_RETURN(std::string path, LocalPath(files.front()));
   duckdb::Query q(duckdb::Sql("SELECT * FROM read_parquet(?) LIMIT 0"), {path});
   q.timeout = options_.query_timeout;
-  auto result = deps_.engine.Run(q);
+  auto result = deps_.rows_engine.Run(q);
   if (!result)
     return MakeError(ErrorCode::UnexpectedError,
                      "The Parquet export could not be read: " + result.error().message);

@@ -46,7 +46,12 @@ struct ViewerDeps {
   RepoService& repos;
   db::ViewerStore& store;
   storage::BlobStore& blobs;
-  duckdb::Engine& engine;        // the reading engine: no writes, allowed to read cache_dir
+  // The reading engines: no writes, allowed to read cache_dir. `engine` runs the scans
+  // (filter, search, statistics) on all its threads; `rows_engine` the point reads of
+  // /rows and /first-rows, on one thread each (a page is a row group or two: splitting it
+  // across threads costs more than it saves). They may be the same engine.
+  duckdb::Engine& engine;
+  duckdb::Engine& rows_engine;
   ExportQueue* queue = nullptr;  // where missing exports are queued; null: none is
 };
 
