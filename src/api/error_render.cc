@@ -61,7 +61,10 @@ http::Response RenderError(http::ApiFamily api, const Error& e, const http::Requ
     case http::ApiFamily::Viewer: {
       // The dataset viewer's form (dataset-viewer.md §3): every error names its code, and
       // an error is never cached, so a retry after ResponseNotReady sees the answer.
-      res.SetHeader("X-Error-Code", std::string(info.name));
+      // A credential the hub refuses is the viewer's ExternalUnauthenticatedError (§3.1).
+      res.SetHeader("X-Error-Code", e.code == ErrorCode::Unauthorized
+                                        ? std::string("ExternalUnauthenticatedError")
+                                        : std::string(info.name));
       res.SetHeader("Cache-Control", "no-store");
       res.SetHeader("Access-Control-Expose-Headers", "X-Error-Code, X-Revision");
       res.body = json::serialize(json::object{{"error", e.message}});

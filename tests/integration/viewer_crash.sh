@@ -78,4 +78,34 @@ check_eq "… whose root holds nothing of the dataset's files" "" \
   "$("${G[@]}" ls-tree "$("${G[@]}" rev-list --max-parents=0 refs/convert/parquet)")"
 check_eq "the work dir of the killed job is gone" "" "$(ls -A "$WORK" 2>/dev/null)"
 
+section "an export that keeps killing the hub is not run a third time"
+EXPORT1="$("${G[@]}" rev-parse refs/convert/parquet)"
+cp "$FLIGHTS" "$W/data/more.parquet"
+git -C "$W" add -A && git -C "$W" commit -qm more
+HEAD2="$(git -C "$W" rev-parse HEAD)"
+git -C "$W" remote set-url origin "$BASE/datasets/alice/flights"  # the restarted hub's port
+gitc "$HA" -C "$W" push -q origin main >"$T/push2.out" 2>&1 || die "push 2" "$(brief "$T/push2.out")"
+wait_until 120 writing || die "the second export never started writing shards"
+kill -KILL "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null; SERVER_PID=""
+ATTEMPT="$(ls "$WORK"/*.attempt 2>/dev/null | head -n 1)"
+check_eq "the killed run left its attempt mark" "$HEAD2 1" "$(cat "$ATTEMPT" 2>/dev/null)"
+# As if the restart had died on it too.
+echo "$HEAD2 2" >"$ATTEMPT"
+start_server "$DATA" || die "hangar serve did not restart"
+given_up() { req GET "$BASE/size?dataset=alice/flights"; [[ "$ST" == 500 && "$(hdr X-Error-Code)" == UnexpectedError ]]; }
+wait_until 60 given_up && pass "after two deaths the export is recorded as failed, not run" ||
+  _fail_http "the export is recorded as failed" "waited 60 s"
+check_json "… with a clear error" .error \
+  "the conversion of this commit stopped the server; it is tried again after the next push"
+req GET "$BASE/is-valid?dataset=alice/flights"
+check_json "is-valid: nothing to show" '[.viewer, .preview, .filter] | any' false
+check_eq "… and refs/convert/parquet still holds the last whole export" "$EXPORT1" \
+  "$("${G[@]}" rev-parse refs/convert/parquet)"
+git -C "$W" rm -q data/more.parquet && git -C "$W" commit -qm "drop more"
+git -C "$W" remote set-url origin "$BASE/datasets/alice/flights"
+gitc "$HA" -C "$W" push -q origin main >/dev/null 2>&1 || die "push 3"
+wait_until 240 done_export && pass "the next push exports again" ||
+  _fail_http "the next push exports again" "waited 240 s"
+check_json "… all its rows" .size.dataset.num_rows 3000000
+
 finish

@@ -307,5 +307,20 @@ check_status "another user: 404" 404
 check_hdr "… ExternalAuthenticatedError" X-Error-Code ExternalAuthenticatedError
 req GET "$BASE/api/datasets/alice/secret/parquet" -H "Authorization: Bearer $BOB"
 check_status "hub parquet route of another's private dataset: 404" 404
+req GET "$BASE/rows?dataset=alice/secret&config=default&split=train" -H "Authorization: Bearer hf_not_a_token"
+check_status "a refused token: 401" 401
+check_hdr "… ExternalUnauthenticatedError" X-Error-Code ExternalUnauthenticatedError
+
+section "croissant"
+req GET "$BASE/croissant-crumbs?$D"
+check_status "/croissant-crumbs: 200" 200
+check_json "conformsTo Croissant 1.1" .conformsTo "http://mlcommons.org/croissant/1.1"
+check_json "a file set per exported config" \
+  '[.distribution[] | select(.["@type"] == "cr:FileSet") | .includes] | join(",")' \
+  "flights/*/*.parquet,birdstrikes/*/*.parquet,boston/*/*.parquet,movies/*/*.parquet,unemployment/*/*.parquet"
+check_json "boston's record set: the split field, then its 14 columns" \
+  '[.recordSet[] | select(.["@id"] == "boston") | .field[]] | length' 15
+check_json "a float column is cr:Float64" \
+  '.recordSet[] | select(.["@id"] == "boston") | .field[] | select(.name == "medv") | .dataType' "cr:Float64"
 
 finish

@@ -222,6 +222,12 @@ void AddViewerRoutes(http::Router& r, ViewerService& v) {
   add("/search", [&v](Request& q) { return Search(v, q); });
   add("/filter", [&v](Request& q) { return Filter(v, q); });
   add("/statistics", [&v](Request& q) { return Statistics(v, q); });
+  add("/croissant-crumbs", [&v](Request& q) -> Result<Response> {
+    HANGAR_ASSIGN_OR_RETURN(RepoId id, DatasetParam(q));
+    HANGAR_ASSIGN_OR_RETURN(auto a,
+                            v.Croissant(q.principal, id, Param(q, "full") != "false", q.base_url));
+    return Answer(a);
+  });
   add("/parquet", [&v](Request& q) {
     return ConfigOrDataset(q, [&](const RepoId& id, const std::string& c) {
       return v.Parquet(q.principal, id, c, q.base_url);

@@ -77,6 +77,19 @@ std::vector<db::ViewerSplit> PlannedRows(const DatasetLayout& layout) {
   return rows;
 }
 
+// Removes a job's attempt file when the job returns, whichever way; a process that dies
+// mid-job leaves it, and so counts the attempt.
+struct AttemptGuard {
+  std::string path;
+  ~AttemptGuard() {
+    std::error_code ec;
+    fs::remove(path, ec);
+  }
+};
+
+// Runs of one commit's export that may end with the process (then it is marked failed).
+constexpr int kMaxAttempts = 2;
+
 git::TreeChange Change(git::TreeChange::Kind kind, std::string path, std::string content = "") {
   git::TreeChange c;
   c.kind = kind;
@@ -104,6 +117,37 @@ struct ExportJob::Context {
   std::vector<db::ViewerFile> exported;  // every split's files, for the commit
 };
 
+std::string ExportJob::AttemptPath(int64_t repo_id) const {
+  return (fs::path(options_.work_dir) / (std::to_string(repo_id) + ".attempt")).string();
+}
+
+Result<int> ExportJob::CountAttempt(int64_t repo_id, const std::string& source) {
+  std::string path = AttemptPath(repo_id);
+  std::string seen;
+  int count = 0;
+  if (std::ifstream in(path); in) in >> seen >> count;
+  count = seen == source ? count + 1 : 1;
+  std::error_code ec;
+  fs::create_directories(options_.work_dir, ec);
+  std::ofstream out(path, std::ios::trunc);
+  out << source << ' ' << count << '\n';
+  out.close();
+  if (!out) return MakeError(ErrorCode::Internal, "cannot write " + path);
+  return count;
+}
+
+Result<bool> ExportJob::RefuseRetry(int64_t repo_id, const std::string& source) {
+  HANGAR_ASSIGN_OR_RETURN(int attempt, CountAttempt(repo_id, source));
+  if (attempt <= kMaxAttempts) return false;
+  Log("viewer")->warn("repo {}: the export of {} stopped the process {} times; not retried",
+                      repo_id, source, kMaxAttempts);
+  HANGAR_TRY(deps_.store.SetExportStatus(
+      repo_id, source, db::ExportStatus::Failed, "", "UnexpectedError",
+      "the conversion of this commit stopped the server; it is tried again after the next push"));
+  if (options_.on_change) options_.on_change(repo_id);
+  return true;
+}
+
 ExportJob::ExportJob(ExportDeps deps, ExportOptions options)
     : deps_(deps), options_(std::move(options)) {}
 
@@ -126,6 +170,11 @@ Result<void> ExportJob::Run(int64_t repo_id, const std::atomic<bool>& cancel) {
   if (existing && existing->source_commit == ctx.source &&
       (existing->status == db::ExportStatus::Ready || existing->status == db::ExportStatus::Failed))
     return {};
+  // A job that killed the process (a reader crashing on a hostile file) is not run a third
+  // time for the same commit: the restart would die again, and again.
+  AttemptGuard guard{AttemptPath(repo_id)};
+  HANGAR_ASSIGN_OR_RETURN(bool refused, RefuseRetry(repo_id, ctx.source));
+  if (refused) return {};
   ctx.dir = fs::path(options_.work_dir) / std::to_string(repo_id);
   std::error_code ec;
   fs::remove_all(ctx.dir, ec);  // what a killed job left

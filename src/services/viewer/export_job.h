@@ -61,6 +61,13 @@ class ExportJob {
 
  private:
   struct Context;
+  // <work_dir>/<repo id>.attempt: the source commit a job runs and how many runs of it began.
+  std::string AttemptPath(int64_t repo_id) const;
+  // Counts one more run of `source` (1 when the file names another commit). Errors: Internal.
+  Result<int> CountAttempt(int64_t repo_id, const std::string& source);
+  // Counts this run; past kMaxAttempts runs of `source` (a job that killed the process, so
+  // a restart would die again) records the export as failed and returns true.
+  Result<bool> RefuseRetry(int64_t repo_id, const std::string& source);
   // The configs and splits of the head's files and README (the outer Result: reading the
   // repo failed; the inner: the layout's error, recorded as the dataset's).
   Result<Result<DatasetLayout>> ReadLayout(Context& ctx);

@@ -174,6 +174,61 @@ const Function* FindFunction(std::string_view name) {
 // Recursive descent over the tokens, writing SQL as it goes. Every `?` it writes binds the
 // Param appended to params_ at the same moment, so params_ is in the order of the `?`s.
 // Every method returns nullopt on a syntax error; the caller words the one message.
+enum class PatternKind : uint8_t { None, Like, ILike, Glob };
+
+// A regex metacharacter of RE2 (escaped when it stands for itself).
+bool IsRegexMeta(char c) {
+  return std::string_view("\\.+*?()|[]{}^$").find(c) != std::string_view::npos;
+}
+
+// The RE2 regex matching what the LIKE / ILIKE / GLOB pattern `p` matches, whole string:
+// LIKE's % and _ (no escape character, as DuckDB's LIKE without ESCAPE), GLOB's * and ?
+// and [classes] ([!…] negated; a [ without its ] stands for itself; \ escapes the next
+// character). Every other character stands for itself.
+std::string PatternRegex(std::string_view p, PatternKind kind) {
+  std::string out = kind == PatternKind::ILike ? "(?si)" : "(?s)";
+  auto literal = [&](char c) {
+    if (IsRegexMeta(c)) out += '\\';
+    out += c;
+  };
+  for (size_t i = 0; i < p.size(); ++i) {
+    char c = p[i];
+    if (kind != PatternKind::Glob) {
+      if (c == '%')
+        out += ".*";
+      else if (c == '_')
+        out += ".";
+      else
+        literal(c);
+      continue;
+    }
+    if (c == '*') {
+      out += ".*";
+    } else if (c == '?') {
+      out += ".";
+    } else if (c == '\\' && i + 1 < p.size()) {
+      literal(p[++i]);
+    } else if (c == '[' && p.find(']', i + 2) != std::string_view::npos) {
+      size_t end = p.find(']', i + 2);  // a ] right after [ (or [!) is a member
+      std::string_view members = p.substr(i + 1, end - i - 1);
+      out += '[';
+      if (!members.empty() && members[0] == '!') {
+        out += '^';
+        members.remove_prefix(1);
+      }
+      for (char m : members) {
+        if (m == '\\' || m == '[' || m == ']' || m == '^') out += '\\';
+        out += m;
+      }
+      out += ']';
+      i = end;
+    } else {
+      literal(c);
+    }
+  }
+  return out;
+}
+
 class Parser {
  public:
   Parser(std::vector<Token> tokens, const std::vector<Column>& columns)
@@ -225,6 +280,10 @@ class Parser {
   struct Test {
     SqlText sql;           // " = ?", " LIKE ?", " IS NOT NULL"
     bool negated = false;  // NOT before LIKE, ILIKE, GLOB or SIMILAR TO
+    // A LIKE, ILIKE or GLOB of a text literal, bound as the RE2 regex it means: DuckDB's
+    // own matchers backtrack (a pattern of a few % took minutes, past any deadline), RE2
+    // runs in linear time. The term is then written regexp_full_match(term, ?).
+    bool regex = false;
   };
   std::optional<Test> Predicate();
   std::optional<SqlText> Value();
@@ -295,8 +354,14 @@ std::optional<SqlText> Parser::Comparison(int depth) {
   if (!predicate) return std::nullopt;
   // A negated pattern test is written NOT (…): DuckDB has NOT LIKE but no NOT GLOB.
   SqlText sql(predicate->negated ? Sql("(NOT (") : Sql("("));
-  sql += *term;
-  sql += predicate->sql;
+  if (predicate->regex) {
+    sql += "regexp_full_match(";
+    sql += *term;
+    sql += ", ?)";
+  } else {
+    sql += *term;
+    sql += predicate->sql;
+  }
   sql += predicate->negated ? Sql("))") : Sql(")");
   return sql;
 }
@@ -304,6 +369,7 @@ std::optional<SqlText> Parser::Comparison(int depth) {
 // The operator and the value after a term.
 std::optional<Parser::Test> Parser::Predicate() {
   Test test;
+  PatternKind pattern = PatternKind::None;
   SqlText& sql = test.sql;
   if (Peek().kind == Tok::Op) {
     std::string_view op = Peek().text;
@@ -331,10 +397,13 @@ std::optional<Parser::Test> Parser::Predicate() {
     test.negated = AcceptWord("not");
     if (AcceptWord("like")) {
       sql += " LIKE ";
+      pattern = PatternKind::Like;
     } else if (AcceptWord("ilike")) {
       sql += " ILIKE ";
+      pattern = PatternKind::ILike;
     } else if (AcceptWord("glob")) {
       sql += " GLOB ";
+      pattern = PatternKind::Glob;
     } else if (IsWord("similar") && IsWord("to", 1)) {
       pos_ += 2;
       sql += " SIMILAR TO ";
@@ -345,6 +414,12 @@ std::optional<Parser::Test> Parser::Predicate() {
   auto value = Value();
   if (!value) return std::nullopt;
   sql += *value;
+  if (pattern != PatternKind::None && !params_.empty() && value->str() == "?") {
+    if (const auto* text = std::get_if<std::string>(&params_.back().value())) {
+      params_.back() = PatternRegex(*text, pattern);
+      test.regex = true;
+    }
+  }
   return test;
 }
 

@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "core/log.h"
+#include "services/viewer/json_depth.h"
 
 namespace hangar::services::viewer {
 namespace fs = std::filesystem;
@@ -226,6 +227,8 @@ Result<SplitExport> ExportSplit(duckdb::Engine& engine, const ConfigLayout& conf
     }
   }
 
+  if (config.builder == Builder::Json)
+    for (const auto& f : files.items) HANGAR_TRY(CheckJsonDepth(f, f));
   HANGAR_ASSIGN_OR_RETURN(auto copy, CopyQuery(config, std::move(files), out_dir, limits));
   copy.timeout = limits.timeout;
   HANGAR_TRY(engine.Run(copy));

@@ -103,6 +103,10 @@ class ViewerService {
   // /statistics (§4.10), computed on first demand and kept for the export's lifetime.
   Result<ViewerAnswer> Statistics(const Principal& who, const RepoId& id, const std::string& config,
                                   const std::string& split);
+  // /croissant-crumbs (§4.11): the export as Croissant JSON-LD, URLs under `base_url`;
+  // `full` false keeps at most 1000 fields a record set.
+  Result<ViewerAnswer> Croissant(const Principal& who, const RepoId& id, bool full,
+                                 const std::string& base_url);
   // /parquet (§4.7) with URLs under `base_url` ("https://hub.example", no trailing '/').
   Result<ViewerAnswer> Parquet(const Principal& who, const RepoId& id, const std::string& config,
                                const std::string& base_url);

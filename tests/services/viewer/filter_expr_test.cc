@@ -161,10 +161,29 @@ TEST_F(FilterExpr, PatternTests) {
   EXPECT_EQ(Where("\"name\" NOT ILIKE 'a%'"), (Ids{1, 2, 3}));
   EXPECT_EQ(Where("\"name\" GLOB '[AB]*'"), (Ids{0, 1}));
   EXPECT_EQ(Where("\"name\" NOT GLOB '*son'"), (Ids{0, 1, 4}));
-  EXPECT_EQ(WhereSql("\"name\" NOT GLOB 'x'"), "(NOT (\"name\" GLOB ?))");
+  // Patterns run as RE2 regexes (linear time: DuckDB's LIKE and GLOB backtrack).
+  EXPECT_EQ(WhereSql("\"name\" NOT GLOB 'x'"), "(NOT (regexp_full_match(\"name\", ?)))");
+  EXPECT_EQ(WhereSql("\"name\" LIKE 'x%'"), "(regexp_full_match(\"name\", ?))");
+  EXPECT_EQ(Where("\"name\" GLOB '[!AB]*'"), (Ids{2, 3, 4}));
+  EXPECT_EQ(Where("\"name\" GLOB '?ob'"), (Ids{1}));
   EXPECT_EQ(Where("\"name\" SIMILAR TO '[a-z]+'"), (Ids{4}));
   EXPECT_EQ(Where("\"name\" NOT SIMILAR TO '.*i.*'"), (Ids{1}));
   EXPECT_EQ(Where("\"my \"\"col\"\"\" LIKE '%'"), (Ids{0, 1, 3, 4, 5}));
+}
+
+TEST_F(FilterExpr, PatternsMatchTheirCharactersLiterallyBesidesTheirWildcards) {
+  // Regex metacharacters in a pattern stand for themselves.
+  for (std::string_view p :
+       {"'A.ice'", "'(x'", "'a|b'", "'^Alice$'", "'Al+ce'", "'[a'", "'\\d'", "'a{2}'"}) {
+    EXPECT_EQ(Where("\"name\" LIKE " + std::string(p)), (Ids{})) << p;
+    EXPECT_EQ(Where("\"name\" GLOB " + std::string(p)), (Ids{})) << p;
+  }
+  // What made DuckDB's LIKE run for minutes is an ordinary regex here.
+  EXPECT_EQ(Where("\"name\" LIKE '%_%_%_%_%_%_%_%_%#'"), (Ids{}));
+  EXPECT_EQ(Where("\"name\" ILIKE '%a%l%i%c%e%'"), (Ids{0, 4}));
+  EXPECT_EQ(Where("\"name\" GLOB '*A*l*i*c*e*'"), (Ids{0}));
+  // An escaped GLOB wildcard is itself.
+  EXPECT_EQ(Where("\"name\" GLOB 'Alice\\*'"), (Ids{}));
 }
 
 TEST_F(FilterExpr, NullTests) {

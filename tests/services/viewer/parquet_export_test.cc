@@ -220,6 +220,26 @@ TEST_F(ParquetExport, BadDataIsAClearError) {
   EXPECT_EQ(code(bad_param), "BadRequest");
 }
 
+// DuckDB's read_json recurses once per nesting level while it guesses types: 100,000
+// nested lists overflowed its stack and killed the process. Such a file is refused first.
+TEST_F(ParquetExport, DeeplyNestedJsonIsRefusedBeforeDuckDBReadsIt) {
+  std::string deep = "{\"a\":" + std::string(100000, '[') + std::string(100000, ']') + "}\n";
+  auto r = Export(Builder::Json, {Source("deep.jsonl", deep)});
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::Unprocessable);
+  EXPECT_TRUE(r.error().message.starts_with("DatasetGenerationError: ")) << r.error().message;
+  EXPECT_NE(r.error().message.find("deeper than 64"), std::string::npos) << r.error().message;
+  // Brackets inside strings do not count, and 64 levels are fine.
+  std::string ok = "{\"t\":\"" + std::string(1000, '[') + "\\\"\",\"a\":" + std::string(63, '[') +
+                   std::string(63, ']') + "}\n";
+  auto fine = Export(Builder::Json, {Source("ok.jsonl", ok)});
+  ASSERT_TRUE(fine.has_value()) << fine.error().message;
+  EXPECT_EQ(fine->num_rows, 1);
+  auto zst = Export(Builder::Json, {Source("z.jsonl.zst", "x")});
+  ASSERT_FALSE(zst.has_value());
+  EXPECT_TRUE(zst.error().message.starts_with("FileFormatNotSupportedError: "));
+}
+
 TEST_F(ParquetExport, ABigCellAndManyColumns) {
   std::string cell(50 << 20, 'x');
   auto big = Export(Builder::Csv, {Source("big.csv", "id,blob\n1," + cell + "\n2,y\n")});
