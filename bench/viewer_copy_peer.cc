@@ -34,8 +34,9 @@ bool Exec(duckdb_connection c, const std::string& sql) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: viewer-copy-peer FILE.csv OUT_DIR [memory_bytes] [threads] "
-                         "[row_group_rows] [groups_per_file]\n");
+    std::fprintf(stderr,
+                 "usage: viewer-copy-peer FILE.csv OUT_DIR [memory_bytes] [threads] "
+                 "[row_group_rows] [groups_per_file]\n");
     return 2;
   }
   std::string memory = argc > 3 ? argv[3] : "1073741824";
@@ -52,9 +53,9 @@ int main(int argc, char** argv) {
   bool ok = Exec(con, "COPY (SELECT * FROM read_csv(" + Literal(argv[1]) +
                           ", delim = ',', header = true, quote = '\"', encoding = 'utf-8', "
                           "max_line_size = 67108864, buffer_size = 67108864, null_padding = true, "
-                          "union_by_name = true)) TO " + Literal(argv[2]) +
-                          " (FORMAT parquet, ROW_GROUP_SIZE " + rows + ", ROW_GROUPS_PER_FILE " +
-                          groups + ")");
+                          "union_by_name = true)) TO " +
+                          Literal(argv[2]) + " (FORMAT parquet, ROW_GROUP_SIZE " + rows +
+                          ", ROW_GROUPS_PER_FILE " + groups + ")");
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   duckdb_disconnect(&con);
   duckdb_close(&db);
