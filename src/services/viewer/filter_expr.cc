@@ -181,6 +181,19 @@ bool IsRegexMeta(char c) {
   return std::string_view("\\.+*?()|[]{}^$").find(c) != std::string_view::npos;
 }
 
+// Whether DuckDB's own matcher runs `p` in linear time: wildcards only as a leading and a
+// trailing "any run" (% or *), none inside and no single-character ones — DuckDB turns
+// those into prefix, suffix and contains tests, faster than any regex.
+bool LinearPattern(std::string_view p, PatternKind kind) {
+  char any = kind == PatternKind::Glob ? '*' : '%';
+  std::string_view others = kind == PatternKind::Glob ? "?[\\" : "_";
+  std::string_view inner = p;
+  if (!inner.empty() && inner.front() == any) inner.remove_prefix(1);
+  if (!inner.empty() && inner.back() == any) inner.remove_suffix(1);
+  return inner.find(any) == std::string_view::npos &&
+         inner.find_first_of(others) == std::string_view::npos;
+}
+
 // The RE2 regex matching what the LIKE / ILIKE / GLOB pattern `p` matches, whole string:
 // LIKE's % and _ (no escape character, as DuckDB's LIKE without ESCAPE), GLOB's * and ?
 // and [classes] ([!…] negated; a [ without its ] stands for itself; \ escapes the next
@@ -280,9 +293,10 @@ class Parser {
   struct Test {
     SqlText sql;           // " = ?", " LIKE ?", " IS NOT NULL"
     bool negated = false;  // NOT before LIKE, ILIKE, GLOB or SIMILAR TO
-    // A LIKE, ILIKE or GLOB of a text literal, bound as the RE2 regex it means: DuckDB's
-    // own matchers backtrack (a pattern of a few % took minutes, past any deadline), RE2
-    // runs in linear time. The term is then written regexp_full_match(term, ?).
+    // A LIKE, ILIKE or GLOB of a text literal with wildcards inside, bound as the RE2 regex
+    // it means: DuckDB's own matchers backtrack on those (a pattern of a few % took
+    // minutes, past any deadline), RE2 runs in linear time. The term is then written
+    // regexp_full_match(term, ?). Patterns LinearPattern accepts stay DuckDB's.
     bool regex = false;
   };
   std::optional<Test> Predicate();
@@ -415,7 +429,8 @@ std::optional<Parser::Test> Parser::Predicate() {
   if (!value) return std::nullopt;
   sql += *value;
   if (pattern != PatternKind::None && !params_.empty() && value->str() == "?") {
-    if (const auto* text = std::get_if<std::string>(&params_.back().value())) {
+    const auto* text = std::get_if<std::string>(&params_.back().value());
+    if (text && !LinearPattern(*text, pattern)) {
       params_.back() = PatternRegex(*text, pattern);
       test.regex = true;
     }

@@ -36,9 +36,9 @@ Result<void> CheckJsonDepth(const std::string& path, const std::string& name, in
       } else if (c == '[' || c == '{') {
         if (++depth > max_depth) {
           gzclose(in);
-          return MakeError(ErrorCode::Unprocessable,
-                           "DatasetGenerationError: " + name + " nests JSON deeper than " +
-                               std::to_string(max_depth) + " levels");
+          return MakeError(ErrorCode::Unprocessable, "DatasetGenerationError: " + name +
+                                                         " nests JSON deeper than " +
+                                                         std::to_string(max_depth) + " levels");
         }
       } else if ((c == ']' || c == '}') && depth > 0) {
         --depth;

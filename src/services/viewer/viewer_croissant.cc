@@ -18,8 +18,7 @@ constexpr size_t kMaxFieldsShort = 1000;  // fields a record set keeps with full
 
 // The Croissant dataType of a Value dtype; "" when it has none.
 std::string DataType(std::string_view dtype) {
-  if (dtype == "string" || dtype == "large_string" || dtype == "binary" ||
-      dtype == "large_binary")
+  if (dtype == "string" || dtype == "large_string" || dtype == "binary" || dtype == "large_binary")
     return "sc:Text";
   if (dtype == "bool") return "sc:Boolean";
   if (dtype.starts_with("date")) return "sc:Date";
@@ -84,27 +83,27 @@ void ConfigRecords(const std::string& dataset, const std::string& config,
       {"dataType", "cr:Split"},
       {"@id", split_set},
       {"key", json::object{{"@id", split_set + "/split_name"}}},
-      {"field", json::array{json::object{{"@type", "cr:Field"},
-                                         {"@id", split_set + "/split_name"},
-                                         {"dataType", "sc:Text"}}}},
+      {"field",
+       json::array{json::object{
+           {"@type", "cr:Field"}, {"@id", split_set + "/split_name"}, {"dataType", "sc:Text"}}}},
       {"data", std::move(split_names)}});
   json::array fields{json::object{
       {"@type", "cr:Field"},
       {"@id", config + "/split"},
       {"dataType", "sc:Text"},
-      {"source", json::object{{"fileSet", json::object{{"@id", files}}},
-                              {"extract", json::object{{"fileProperty", "fullpath"}}},
-                              {"transform", json::object{{"regex", config + "/(?:partial-)?(" +
-                                                                       alternatives +
-                                                                       ")/.+parquet$"}}}}},
+      {"source",
+       json::object{{"fileSet", json::object{{"@id", files}}},
+                    {"extract", json::object{{"fileProperty", "fullpath"}}},
+                    {"transform", json::object{{"regex", config + "/(?:partial-)?(" + alternatives +
+                                                             ")/.+parquet$"}}}}},
       {"references", json::object{{"field", json::object{{"@id", split_set + "/split_name"}}}}}}};
   auto columns = ColumnsFromJson(splits.front()->columns_json);
   size_t kept = full ? columns.size() : std::min(columns.size(), kMaxFieldsShort);
   for (size_t i = 0; i < kept; ++i) {
     json::object source{{"fileSet", json::object{{"@id", files}}},
                         {"extract", json::object{{"column", columns[i].name}}}};
-    fields.push_back(
-        Field(config + "/" + columns[i].name, columns[i].name, FeatureOf(columns[i].sql_type), source));
+    fields.push_back(Field(config + "/" + columns[i].name, columns[i].name,
+                           FeatureOf(columns[i].sql_type), source));
   }
   std::string description = dataset + " - '" + config + "' subset";
   if (kept < columns.size())
@@ -122,15 +121,15 @@ Result<ViewerAnswer> ViewerService::Croissant(const Principal& who, const RepoId
                                               const std::string& base_url) {
   HANGAR_ASSIGN_OR_RETURN(auto state, Open(who, id));
   std::string dataset = id.ns + "/" + id.name;
-  json::array distribution{json::object{
-      {"@type", "cr:FileObject"},
-      {"@id", "repo"},
-      {"name", "repo"},
-      {"description", "The Hangar git repository."},
-      {"contentUrl", base_url + "/datasets/" + PercentEncode(id.ns) + "/" +
-                         PercentEncode(id.name) + "/tree/refs%2Fconvert%2Fparquet"},
-      {"encodingFormat", "git+https"},
-      {"sha256", "https://github.com/mlcommons/croissant/issues/80"}}};
+  json::array distribution{
+      json::object{{"@type", "cr:FileObject"},
+                   {"@id", "repo"},
+                   {"name", "repo"},
+                   {"description", "The Hangar git repository."},
+                   {"contentUrl", base_url + "/datasets/" + PercentEncode(id.ns) + "/" +
+                                      PercentEncode(id.name) + "/tree/refs%2Fconvert%2Fparquet"},
+                   {"encodingFormat", "git+https"},
+                   {"sha256", "https://github.com/mlcommons/croissant/issues/80"}}};
   json::array records;
   size_t described = 0;
   for (const auto& config : ConfigNames(*state)) {

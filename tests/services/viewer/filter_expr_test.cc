@@ -161,9 +161,16 @@ TEST_F(FilterExpr, PatternTests) {
   EXPECT_EQ(Where("\"name\" NOT ILIKE 'a%'"), (Ids{1, 2, 3}));
   EXPECT_EQ(Where("\"name\" GLOB '[AB]*'"), (Ids{0, 1}));
   EXPECT_EQ(Where("\"name\" NOT GLOB '*son'"), (Ids{0, 1, 4}));
-  // Patterns run as RE2 regexes (linear time: DuckDB's LIKE and GLOB backtrack).
-  EXPECT_EQ(WhereSql("\"name\" NOT GLOB 'x'"), "(NOT (regexp_full_match(\"name\", ?)))");
-  EXPECT_EQ(WhereSql("\"name\" LIKE 'x%'"), "(regexp_full_match(\"name\", ?))");
+  // Patterns with wildcards inside run as RE2 regexes (DuckDB's LIKE and GLOB backtrack).
+  EXPECT_EQ(WhereSql("\"name\" NOT GLOB 'x'"), "(NOT (\"name\" GLOB ?))");
+  EXPECT_EQ(WhereSql("\"name\" NOT GLOB 'x*y'"), "(NOT (regexp_full_match(\"name\", ?)))");
+  EXPECT_EQ(WhereSql("\"name\" LIKE 'x%y'"), "(regexp_full_match(\"name\", ?))");
+  EXPECT_EQ(WhereSql("\"name\" LIKE 'x_'"), "(regexp_full_match(\"name\", ?))");
+  // Prefix, suffix and contains tests stay DuckDB's (linear, and faster than a regex).
+  EXPECT_EQ(WhereSql("\"name\" LIKE 'x%'"), "(\"name\" LIKE ?)");
+  EXPECT_EQ(WhereSql("\"name\" ILIKE '%x%'"), "(\"name\" ILIKE ?)");
+  EXPECT_EQ(WhereSql("\"name\" GLOB '*x'"), "(\"name\" GLOB ?)");
+  EXPECT_EQ(WhereSql("\"name\" GLOB '*x?'"), "(regexp_full_match(\"name\", ?))");
   EXPECT_EQ(Where("\"name\" GLOB '[!AB]*'"), (Ids{2, 3, 4}));
   EXPECT_EQ(Where("\"name\" GLOB '?ob'"), (Ids{1}));
   EXPECT_EQ(Where("\"name\" SIMILAR TO '[a-z]+'"), (Ids{4}));
