@@ -215,6 +215,23 @@ check_json "/statistics of medv: min max mean as Python computes them" \
   '.statistics[] | select(.column_name == "medv") | .column_statistics | "\(.min) \(.max) \(.mean)"' \
   "$(python3 "$CHECK" stats csv "$TABLES/boston.csv" medv | sed -e 's/\.0\b//g')"
 
+# One computation per split: a second caller while it runs is told to retry.
+FS="$BASE/statistics?$D&config=flights&split=train"
+curl -s -o "$T/stats1.json" -w '%{http_code}' "$FS" >"$T/stats1.code" &
+STATS_PID=$!
+computing() { [[ -n "$(ls "$DATA"/viewer/cache/*.parquet 2>/dev/null)" ]] && req GET "$FS" && [[ "$ST" == 500 ]]; }
+if wait_until 10 computing; then
+  pass "a second /statistics of a split being computed: 500"
+  check_hdr "… ResponseNotReady" X-Error-Code ResponseNotReady
+else
+  info "the first /statistics of flights ended before a second one came (a fast machine): not checked"
+fi
+wait "$STATS_PID"
+check_eq "the first caller gets the statistics" 200 "$(cat "$T/stats1.code")"
+check_eq "… of all 3,000,000 rows" 3000000 "$(jq -r .num_examples "$T/stats1.json")"
+req GET "$FS"
+check_status "then every caller gets them (kept)" 200
+
 section "hostile queries"
 hostile_where=("read_csv('/etc/passwd')" "\"Airport Name\" = 'x'; DROP TABLE t" "1=1 --" \
   "\"Airport Name\" = 'x' /* c */" "\"Airport Name\" = (SELECT 1)" "\"a\" = 1) OR (1=1" \

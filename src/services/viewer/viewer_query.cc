@@ -191,6 +191,22 @@ Result<ViewerAnswer> ViewerService::Statistics(const Principal& who, const RepoI
                     s.state->export_row.source_commit + '\n' + config + '\n' + split;
   if (auto hit = statistics_.Get(key))
     return ViewerAnswer{**hit, s.state->export_row.source_commit};
+  // One computation per split at a time: the others are told to come back, rather than
+  // each reading the whole split again on a worker of its own.
+  {
+    std::lock_guard lock(statistics_mu_);
+    if (!statistics_running_.insert(key).second)
+      return MakeError(ErrorCode::ResponseNotReady,
+                       "The statistics are being computed. Please retry later.");
+  }
+  struct Done {
+    ViewerService* self;
+    const std::string& key;
+    ~Done() {
+      std::lock_guard lock(self->statistics_mu_);
+      self->statistics_running_.erase(key);
+    }
+  } done{this, key};
   std::vector<std::string> paths;
   for (const auto& f : *s.files) {
     HANGAR_ASSIGN_OR_RETURN(std::string path, LocalPath(f));

@@ -19,7 +19,9 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "core/lru.h"
@@ -101,6 +103,7 @@ class ViewerService {
                               const std::string& split, const std::string& where,
                               const std::string& orderby, int64_t offset, int64_t length);
   // /statistics (§4.10), computed on first demand and kept for the export's lifetime.
+  // Errors: also ResponseNotReady while another request computes the same split's.
   Result<ViewerAnswer> Statistics(const Principal& who, const RepoId& id, const std::string& config,
                                   const std::string& split);
   // /croissant-crumbs (§4.11): the export as Croissant JSON-LD, URLs under `base_url`;
@@ -153,6 +156,8 @@ class ViewerService {
   LruCache<std::shared_ptr<const std::vector<db::ViewerFile>>> files_;
   LruCache<std::shared_ptr<const std::vector<duckdb::Column>>> schemas_;
   LruCache<std::shared_ptr<const boost::json::object>> statistics_;
+  std::mutex statistics_mu_;
+  std::set<std::string> statistics_running_;  // keys being computed (under statistics_mu_)
 };
 
 }  // namespace hangar::services::viewer
