@@ -53,13 +53,10 @@ push_dataset() {  # push_dataset NAME FILE...
   local name="$1"; shift
   must_create "$TOKEN" "$name" alice dataset false
   local w="$T/$name"
-  gitc "$HA" clone -q "$BASE/datasets/alice/$name" "$w" 2>/dev/null || die "clone $name"
-  git -C "$w" lfs install --local >/dev/null
-  git -C "$w" lfs track '*.csv' >/dev/null
+  lfs_clone "$HA" "$BASE/datasets/alice/$name" "$w" '*.csv'
   mkdir -p "$w/data"
   cp "$@" "$w/data/"
-  git -C "$w" add -A && git -C "$w" commit -qm data
-  gitc "$HA" -C "$w" push -q origin main >"$T/push.out" 2>&1 || die "push $name" "$(cat "$T/push.out")"
+  commit_push "$HA" "$w" data
 }
 ready() { req GET "$BASE/size?dataset=alice/$1"; [[ "$ST" == 200 && "$(jbody '.pending | length')" == 0 ]]; }
 push_dataset small "$INPUTS/tables/boston.csv"

@@ -420,6 +420,26 @@ gitc() {
   fi
 }
 
+# lfs_clone HELPER URL DIR [PATTERN...]: clones URL into DIR with git-lfs on and PATTERNs
+# tracked (.gitattributes written, not committed); dies on failure.
+lfs_clone() {
+  local helper="$1" url="$2" dir="$3"; shift 3
+  gitc "$helper" clone -q "$url" "$dir" 2>"$T/clone.err" || die "git clone $url" "$(brief "$T/clone.err")"
+  git -C "$dir" lfs install --local >/dev/null
+  (($#)) && git -C "$dir" lfs track "$@" >/dev/null
+  return 0
+}
+
+# commit_push HELPER DIR MESSAGE: commits everything in DIR, pushes main to its origin and
+# sets HEAD_SHA to the pushed commit; dies on failure.
+commit_push() {
+  local helper="$1" dir="$2" message="$3"
+  git -C "$dir" add -A && git -C "$dir" commit -qm "$message" || die "git commit in $dir"
+  HEAD_SHA="$(git -C "$dir" rev-parse HEAD)"
+  gitc "$helper" -C "$dir" push -q origin main >"$T/push.out" 2>&1 ||
+    die "git push from $dir" "$(brief "$T/push.out")"
+}
+
 # fetch_inputs: sets INPUTS to the cache dir with the real model files (dies if missing).
 fetch_inputs() {
   INPUTS="$("$REPO_ROOT/scripts/fetch-inputs.sh" 2>"$T/fetch-inputs.err" | tail -n 1)" ||

@@ -25,14 +25,10 @@ start_server "$DATA" || die "hangar serve did not start"
 HA="$(cred_helper alice "$ALICE")"
 must_create "$ALICE" flights alice dataset false
 W="$T/flights"
-gitc "$HA" clone -q "$BASE/datasets/alice/flights" "$W" 2>/dev/null || die "clone"
-git -C "$W" lfs install --local >/dev/null
-git -C "$W" lfs track '*.parquet' >/dev/null
+lfs_clone "$HA" "$BASE/datasets/alice/flights" "$W" '*.parquet'
 mkdir -p "$W/data"
 cp "$FLIGHTS" "$W/data/train.parquet"
-git -C "$W" add -A && git -C "$W" commit -qm flights
-HEAD_SHA="$(git -C "$W" rev-parse HEAD)"
-gitc "$HA" -C "$W" push -q origin main >"$T/push.out" 2>&1 || die "push" "$(brief "$T/push.out")"
+commit_push "$HA" "$W" flights
 
 section "kill -9 while the export writes its shards"
 WORK="$DATA/viewer/work"
@@ -83,10 +79,9 @@ check_eq "the work dir of the killed job is gone" "" "$(ls -A "$WORK" 2>/dev/nul
 section "an export that keeps killing the hub is not run a third time"
 EXPORT1="$("${G[@]}" rev-parse refs/convert/parquet)"
 cp "$FLIGHTS" "$W/data/more.parquet"
-git -C "$W" add -A && git -C "$W" commit -qm more
-HEAD2="$(git -C "$W" rev-parse HEAD)"
 git -C "$W" remote set-url origin "$BASE/datasets/alice/flights"  # the restarted hub's port
-gitc "$HA" -C "$W" push -q origin main >"$T/push2.out" 2>&1 || die "push 2" "$(brief "$T/push2.out")"
+commit_push "$HA" "$W" more
+HEAD2="$HEAD_SHA"
 wait_until 120 writing || die "the second export never started writing shards"
 kill -KILL "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null; SERVER_PID=""
 ATTEMPT="$(ls "$WORK"/*.attempt 2>/dev/null | head -n 1)"
@@ -103,9 +98,9 @@ req GET "$BASE/is-valid?dataset=alice/flights"
 check_json "is-valid: nothing to show" '[.viewer, .preview, .filter] | any' false
 check_eq "… and refs/convert/parquet still holds the last whole export" "$EXPORT1" \
   "$("${G[@]}" rev-parse refs/convert/parquet)"
-git -C "$W" rm -q data/more.parquet && git -C "$W" commit -qm "drop more"
+git -C "$W" rm -q data/more.parquet
 git -C "$W" remote set-url origin "$BASE/datasets/alice/flights"
-gitc "$HA" -C "$W" push -q origin main >/dev/null 2>&1 || die "push 3"
+commit_push "$HA" "$W" "drop more"
 wait_until 240 done_export && pass "the next push exports again" ||
   _fail_http "the next push exports again" "waited 240 s"
 check_json "… all its rows" .size.dataset.num_rows 3000000

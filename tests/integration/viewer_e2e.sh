@@ -35,10 +35,7 @@ AUTH=(-H "Authorization: Bearer $ALICE")
 
 must_create "$ALICE" tables alice dataset false
 W="$T/tables"
-gitc "$HA" clone -q "$BASE/datasets/alice/tables" "$W" 2>"$T/clone.err" ||
-  die "git clone" "$(brief "$T/clone.err")"
-git -C "$W" lfs install --local >/dev/null
-git -C "$W" lfs track '*.parquet' '*.csv' '*.json' '*.tsv' >/dev/null
+lfs_clone "$HA" "$BASE/datasets/alice/tables" "$W" '*.parquet' '*.csv' '*.json' '*.tsv'
 mkdir -p "$W/flights" "$W/bad"
 cp "$TABLES/flights-3m.parquet" "$W/flights/"
 cp "$TABLES/birdstrikes.csv" "$TABLES/movies.json" "$TABLES/unemployment.tsv" "$TABLES/boston.csv" "$W/"
@@ -65,11 +62,7 @@ configs:
 ---
 # Real tables
 YAML
-git -C "$W" add -A
-git -C "$W" commit -qm "tables"
-HEAD_SHA="$(git -C "$W" rev-parse HEAD)"
-gitc "$HA" -C "$W" push -q origin main >"$T/push.out" 2>&1 ||
-  die "git push" "$(brief "$T/push.out")"
+commit_push "$HA" "$W" tables
 pass "pushed 5 real tables and a garbage file with git-lfs"
 
 section "the export runs after the push"
@@ -310,10 +303,9 @@ check_hdr "… ExternalUnauthenticatedError" X-Error-Code ExternalUnauthenticate
 section "a private dataset"
 must_create "$ALICE" secret alice dataset true
 P="$T/secret"
-gitc "$HA" clone -q "$BASE/datasets/alice/secret" "$P" 2>/dev/null || die "clone secret"
+lfs_clone "$HA" "$BASE/datasets/alice/secret" "$P"
 cp "$TABLES/boston.csv" "$P/data.csv"
-git -C "$P" add -A && git -C "$P" commit -qm data
-gitc "$HA" -C "$P" push -q origin main >/dev/null 2>&1 || die "push secret"
+commit_push "$HA" "$P" data
 secret_ready() { req GET "$BASE/rows?dataset=alice/secret&config=default&split=train" "${AUTH[@]}"; [[ "$ST" == 200 ]]; }
 wait_until 60 secret_ready && pass "the owner reads the private dataset's rows" ||
   _fail_http "the owner reads the private dataset's rows" "expected 200"

@@ -38,10 +38,7 @@ HA="$(cred_helper alice "$ALICE")"
 
 must_create "$ALICE" tables alice dataset false
 W="$T/tables"
-gitc "$HA" clone -q "$BASE/datasets/alice/tables" "$W" 2>"$T/clone.err" ||
-  die "git clone" "$(brief "$T/clone.err")"
-git -C "$W" lfs install --local >/dev/null
-git -C "$W" lfs track '*.csv' >/dev/null
+lfs_clone "$HA" "$BASE/datasets/alice/tables" "$W" '*.csv'
 cp "$TABLES/birdstrikes.csv" "$TABLES/boston.csv" "$W/"
 # notes: a cell of 1 + 2 × 150 bytes, so the 200-byte cut falls inside an "é"; an empty cell.
 LONG="a$(printf 'é%.0s' $(seq 150))"
@@ -59,11 +56,7 @@ configs:
 ---
 # Tables for the viewer's browser test
 YAML
-git -C "$W" add -A
-git -C "$W" commit -qm "tables"
-HEAD_SHA="$(git -C "$W" rev-parse HEAD)"
-gitc "$HA" -C "$W" push -q origin main >"$T/push.out" 2>&1 ||
-  die "git push" "$(brief "$T/push.out")"
+commit_push "$HA" "$W" tables
 pass "pushed birdstrikes.csv, boston.csv and notes.csv with git-lfs"
 
 exported() {
