@@ -233,7 +233,6 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   app->imports_ = std::make_unique<services::ImportService>(
       *app->stores_.repos, *app->stores_.users, *app->access_, *app->repos_, import_options);
   app->OpenRegistry(secret);
-  if (c.viewer.enabled) HANGAR_TRY(app->OpenViewer());
   return app;
 }
 

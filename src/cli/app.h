@@ -48,6 +48,13 @@ class App {
                                               const std::string& data_dir);
   ~App();
 
+  // Opens the dataset viewer (docs/viewer.md): its DuckDB engines under <data>/viewer/, its
+  // export job and queue, and its service; pushes to datasets queue their export from then
+  // on, and Router() adds its routes and pages. `hangar serve` calls it (with
+  // viewer.enabled) before Router(); admin commands do not pay for it. Call at most once.
+  // Errors: Internal (DuckDB, the data dir).
+  Result<void> OpenViewer();
+
   // Builds the router with all routes (api → lfs → git → files). Call once.
   http::Router& Router();
 
@@ -71,9 +78,6 @@ class App {
   explicit App(config::Config config);
   // The registry's services and its credentials (docs/oci.md), signing with `secret`.
   void OpenRegistry(const std::string& secret);
-  // The viewer's engines (<data>/viewer/), its export job and queue, and its service;
-  // pushes to datasets queue their export from then on. Errors: Internal (DuckDB).
-  Result<void> OpenViewer();
 
   config::Config config_;
   db::Stores stores_;

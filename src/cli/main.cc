@@ -50,6 +50,10 @@ int Serve(const CommonFlags& f, const std::string& listen, const std::string& pu
   SetLogLevel(cfg->log.level);
   auto app = App::Open(*cfg);
   if (!app) return Fail(app.error());
+  // The viewer's engines and export queue serve requests only: admin commands skip them.
+  if (cfg->viewer.enabled) {
+    if (auto opened = (*app)->OpenViewer(); !opened) return Fail(opened.error());
+  }
   auto hp = config::ParseListen(cfg->server.listen);
   if (!hp) return Fail(hp.error());
   http::ServerOptions so;

@@ -78,6 +78,8 @@ class AuthzHub {
     auto app = App::OpenFor("", dir_.path());
     if (!app) ADD_FAILURE() << app.error().message;
     app_ = std::move(*app);
+    // As `hangar serve` does, so the viewer's routes and pages are in the matrix too.
+    if (auto opened = app_->OpenViewer(); !opened) ADD_FAILURE() << opened.error().message;
     router_ = &app_->Router();
     auto& accounts = app_->accounts();
     for (const char* user : {"alice", "root", "bob", "carol", "dave"}) {
