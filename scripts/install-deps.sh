@@ -11,7 +11,7 @@ APT_PACKAGES=(
   libgit2-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libargon2-dev zlib1g-dev
   libtomlplusplus-dev libcli11-dev libspdlog-dev libyaml-cpp-dev
   libcmark-gfm-dev libcmark-gfm-extensions-dev libkainjow-mustache-dev libgumbo-dev
-  libjs-highlight.js gpg
+  libjs-highlight.js gpg libstemmer-dev libutf8proc-dev python3-snowballstemmer
   libgtest-dev libgmock-dev libbenchmark-dev
   wrk python3 jq clang-format
 )

@@ -287,14 +287,17 @@ Result<void> App::OpenViewer() {
                                    *content_, *viewer_writer_},
       std::move(export_options));
   export_queue_ = std::make_unique<services::viewer::ExportQueue>(
-      [job = export_job_.get()](int64_t repo_id, const std::atomic<bool>& cancel) {
+      [this, job = export_job_.get()](int64_t repo_id, const std::atomic<bool>& cancel) {
         auto done = job->Run(repo_id, cancel);
         if (!done)
           Log("viewer")->warn("export of repo {} failed: {}", repo_id, done.error().message);
+        // The search indexes of the new export, built meanwhile on their own thread.
+        if (viewer_ && !cancel) viewer_->PrepareSearch(repo_id);
       },
       v.workers);
   services::viewer::ViewerOptions options;
   options.cache_dir = cache;
+  options.search_dir = (dir / "search").string();
   options.state_ttl_ms = v.state_ttl_ms;
   options.file_cache_entries = static_cast<size_t>(config_.cache.entries);
   options.query_timeout = std::chrono::milliseconds(v.query_timeout_ms);

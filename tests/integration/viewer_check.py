@@ -6,8 +6,8 @@
                                                   its row_idx, cell by cell
   viewer_check.py count KIND SOURCE              prints the source's number of rows
   viewer_check.py search KIND SOURCE WORDS...    prints the row indexes of the rows holding
-                                                  every word (case-insensitively) in one of
-                                                  their text cells
+                                                  any of the words' terms in their text
+                                                  cells, ranked by BM25 as /search ranks
   viewer_check.py stats KIND SOURCE COLUMN       prints min max mean (5 decimals) of COLUMN
   viewer_check.py where KIND SOURCE COLUMN OP VALUE
                                                   prints the row indexes (one per line) of
@@ -19,6 +19,7 @@ import csv
 import json
 import math
 import sys
+import unicodedata
 
 
 def load(kind, path):
@@ -99,15 +100,51 @@ def where(kind, path, column, op, value):
             print(i)
 
 
+def terms(text, stemmer):
+    """The terms of `text` as the viewer cuts them (src/services/viewer/text_terms.h): case
+    folded, marks stripped, runs of letters and digits, each stemmed; long words dropped."""
+    folded = unicodedata.normalize("NFD", text)
+    folded = "".join(c for c in folded if not unicodedata.category(c).startswith("M"))
+    folded = unicodedata.normalize("NFC", folded.casefold())
+    words, word = [], []
+    for c in folded + " ":
+        if unicodedata.category(c)[0] in "LN":
+            word.append(c)
+        elif word:
+            words.append("".join(word))
+            word = []
+    return [stemmer.stemWord(w) for w in words if len(w.encode()) <= 64]
+
+
 def search(kind, path, words):
+    """BM25 (k1 1.2, b 0.75) over the text cells of each row, computed here from the source:
+    the matching rows in rank order, ties by row index."""
+    try:
+        import snowballstemmer
+    except ImportError:  # Debian's package, when python3 is not Debian's own
+        sys.path.append("/usr/lib/python3/dist-packages")
+        import snowballstemmer
+    stemmer = snowballstemmer.stemmer("porter")
     columns, rows = load(kind, path)
-    words = [w.lower() for w in words]
-    for i, row in enumerate(rows):
-        texts = [str(c).lower() for c in row if isinstance(c, str) and c != ""]
+    docs = []
+    for row in rows:
+        texts = [c for c in row if isinstance(c, str) and c != ""]
         if kind != "json":  # a CSV cell is text; the viewer searches only its text columns
             texts = [t for t in texts if not _number(t)]
-        if all(any(w in t for t in texts) for w in words):
-            print(i)
+        docs.append([t for text in texts for t in terms(text, stemmer)])
+    n = len(docs)
+    average = sum(len(d) for d in docs) / n
+    query = sorted(set(t for w in words for t in terms(w, stemmer)))
+    scores = {}
+    for term in query:
+        holding = [(i, d.count(term), len(d)) for i, d in enumerate(docs) if term in d]
+        df = len(holding)
+        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        for i, tf, length in holding:
+            s = idf * tf * (1.2 + 1) / (tf + 1.2 * (1 - 0.75 + 0.75 * length / average))
+            scores[i] = scores.get(i, 0.0) + s
+    for i in sorted(scores, key=lambda i: (-scores[i], i)):
+        print(i)
 
 
 def _number(text):

@@ -9,6 +9,7 @@
 #include "services/viewer/features.h"
 #include "services/viewer/filter_expr.h"
 #include "services/viewer/statistics.h"
+#include "services/viewer/text_terms.h"
 #include "services/viewer/viewer_internal.h"
 
 namespace hangar::services::viewer {
@@ -26,27 +27,14 @@ using duckdb::StringList;
 // no dataset's own column is likely to clash; a clash is refused (ColumnsClash).
 constexpr std::string_view kFileColumn = "__hangar_file";
 constexpr std::string_view kRowIdxColumn = "__hangar_row_idx";
-// A /search query: at most this many words, each at most this many bytes.
+// A /search query: at most this many bytes and terms.
+constexpr size_t kMaxSearchBytes = 4096;
 constexpr size_t kMaxSearchTerms = 16;
-constexpr size_t kMaxSearchTermBytes = 256;
 
 bool ColumnsClash(const std::vector<duckdb::Column>& columns) {
   return std::any_of(columns.begin(), columns.end(), [](const duckdb::Column& c) {
     return c.name == kFileColumn || c.name == kRowIdxColumn;
   });
-}
-
-// The words of a search query (split on blanks).
-std::vector<std::string> Words(std::string_view query) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i < query.size()) {
-    while (i < query.size() && (query[i] == ' ' || query[i] == '\t')) ++i;
-    size_t start = i;
-    while (i < query.size() && query[i] != ' ' && query[i] != '\t') ++i;
-    if (i > start) out.emplace_back(query.substr(start, i - start));
-  }
-  return out;
 }
 
 // Why a query of a client's condition failed, in the viewer's words (§4.6 rule 4).
@@ -131,39 +119,41 @@ Result<ViewerService::Matches> ViewerService::QueryRows(const Split& split,
   return out;
 }
 
+SearchIndexSpec ViewerService::SearchSpec(const Split& split) const {
+  SearchIndexSpec spec;
+  for (const auto& c : *split.columns)
+    if (IsIndexable(FeatureOf(c.sql_type))) spec.columns.push_back(c.name);
+  for (const auto& f : *split.files)
+    spec.files.push_back(
+        {f.sha256, uint64_t(f.row_offset), uint64_t(f.num_rows), uint64_t(f.size)});
+  spec.key = SearchIndexKey(spec.files, spec.columns, spec.language);
+  return spec;
+}
+
 Result<ViewerAnswer> ViewerService::Search(const Principal& who, const RepoId& id,
                                            const std::string& config, const std::string& split,
                                            const std::string& query, int64_t offset,
                                            int64_t length) {
   HANGAR_ASSIGN_OR_RETURN(Split s, FindSplit(who, id, config, split));
-  std::vector<Identifier> text_columns;
-  for (const auto& c : *s.columns)
-    if (IsIndexable(FeatureOf(c.sql_type))) text_columns.push_back(Identifier::Quote(c.name));
-  if (text_columns.empty())
+  SearchIndexSpec spec = SearchSpec(s);
+  if (spec.columns.empty())
     return MakeError(ErrorCode::SearchFeatureNotAvailableError,
                      "The split has no string column to search.");
-  auto words = Words(query);
-  if (words.empty())
+  if (query.find_first_not_of(" \t") == std::string::npos)
     return MakeError(ErrorCode::MissingRequiredParameter, "Parameter 'query' is required");
-  if (words.size() > kMaxSearchTerms)
+  if (query.size() > kMaxSearchBytes)
+    return MakeError(ErrorCode::InvalidParameter, "Parameter 'query' is too long");
+  std::vector<std::string> terms;
+  TermCutter(spec.language).Cut(query, terms);
+  if (terms.size() > kMaxSearchTerms)
     return MakeError(ErrorCode::InvalidParameter, "Parameter 'query' has too many words");
-  // Every word, in any string column (nested ones as their JSON text), case-insensitively.
-  FilterClause where;
-  for (size_t w = 0; w < words.size(); ++w) {
-    if (words[w].size() > kMaxSearchTermBytes)
-      return MakeError(ErrorCode::InvalidParameter, "Parameter 'query' has too long a word");
-    // contains(lower(…)) scans 2.3 times faster than ILIKE '%…%' (bench/viewer_bench.sh).
-    where.sql += w ? Sql(" AND (") : Sql("(");
-    for (size_t c = 0; c < text_columns.size(); ++c) {
-      where.sql += c ? Sql(" OR contains(lower(CAST(") : Sql("contains(lower(CAST(");
-      where.sql += text_columns[c];
-      where.sql += " AS VARCHAR)), lower(?))";
-      where.params.emplace_back(words[w]);
-    }
-    where.sql += ")";
-  }
-  HANGAR_ASSIGN_OR_RETURN(Matches m, QueryRows(s, &where, nullptr, offset, length));
-  return ViewerAnswer{RowsPage(s, std::move(m)), s.state->export_row.source_commit};
+  if (!search_) return MakeError(ErrorCode::ResponseNotReady, "The search index is not available.");
+  HANGAR_ASSIGN_OR_RETURN(auto index, search_->Get(spec));
+  auto ranked = RankBm25(*index, std::move(terms), uint64_t(offset), uint64_t(length));
+  if (!ranked) return MakeError(ErrorCode::UnexpectedError, "The search index could not be read.");
+  HANGAR_ASSIGN_OR_RETURN(json::array rows, ReadRowsAt(s, ranked->rows));
+  return ViewerAnswer{RowsPage(s, Matches{std::move(rows), int64_t(ranked->total)}),
+                      s.state->export_row.source_commit};
 }
 
 Result<ViewerAnswer> ViewerService::Filter(const Principal& who, const RepoId& id,

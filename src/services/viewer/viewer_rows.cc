@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "services/viewer/features.h"
 #include "services/viewer/shard_files.h"
@@ -21,6 +22,16 @@ constexpr size_t kFirstRowsMinNumber = 10;
 constexpr size_t kFirstRowsMaxBytes = 1'000'000;
 constexpr size_t kMinCellBytes = 100;
 constexpr size_t kMaxColumns = 1000;
+
+// Why reading rows failed, in the viewer's words.
+Error RowsError(const Error& e) {
+  if (e.code == ErrorCode::PayloadTooLarge)
+    return MakeError(ErrorCode::TooBigContentError,
+                     "The rows are too big to be served: ask for fewer rows.");
+  return MakeError(
+      e.code == ErrorCode::Unavailable ? ErrorCode::Unavailable : ErrorCode::UnexpectedError,
+      "The rows could not be read: " + e.message);
+}
 
 // One cell as JSON: NaN and infinities null, bytes null ("not supported"), nested values
 // (the engine's JSON text) as JSON, everything else as itself.
@@ -137,19 +148,53 @@ Result<json::array> ViewerService::ReadRows(const Split& split, int64_t offset, 
     q.timeout = options_.query_timeout;
     q.max_result_bytes = options_.max_result_bytes;
     auto result = deps_.rows_engine.Run(q);
-    if (!result) {
-      if (result.error().code == ErrorCode::PayloadTooLarge)
-        return MakeError(ErrorCode::TooBigContentError,
-                         "The rows are too big to be served: ask for fewer rows.");
-      return MakeError(result.error().code == ErrorCode::Unavailable ? ErrorCode::Unavailable
-                                                                     : ErrorCode::UnexpectedError,
-                       "The rows could not be read: " + result.error().message);
-    }
+    if (!result) return RowsError(result.error());
     for (size_t r = 0; r < result->rows.size(); ++r)
       out.push_back(RowJson(offset + static_cast<int64_t>(r), result->rows[r], result->columns));
     offset += count;
     length -= count;
   }
+  return out;
+}
+
+Result<json::array> ViewerService::ReadRowsAt(const Split& split,
+                                              const std::vector<uint64_t>& rows) {
+  const auto& files = *split.files;
+  // The rows of each file, read with one query a file: the row groups between the file's
+  // first and last row asked for, the others skipped by their row numbers.
+  std::map<size_t, std::vector<int64_t>> by_file;
+  for (uint64_t row : rows) {
+    auto it = std::upper_bound(files.begin(), files.end(), int64_t(row),
+                               [](int64_t r, const db::ViewerFile& f) { return r < f.row_offset; });
+    if (it == files.begin()) continue;
+    --it;
+    int64_t local = int64_t(row) - it->row_offset;
+    if (local < it->num_rows) by_file[size_t(it - files.begin())].push_back(local);
+  }
+  std::map<uint64_t, json::object> found;
+  for (auto& [file, locals] : by_file) {
+    std::sort(locals.begin(), locals.end());
+    duckdb::StringList wanted;
+    for (int64_t l : locals) wanted.items.push_back(std::to_string(l));
+    HANGAR_ASSIGN_OR_RETURN(std::string path, LocalPath(files[file]));
+    duckdb::Query q(Sql("SELECT file_row_number, * EXCLUDE (file_row_number) FROM "
+                        "read_parquet(?, file_row_number = true) WHERE file_row_number BETWEEN ? "
+                        "AND ? AND list_contains(?::BIGINT[], file_row_number)"),
+                    {path, locals.front(), locals.back(), std::move(wanted)});
+    q.timeout = options_.query_timeout;
+    q.max_result_bytes = options_.max_result_bytes;
+    auto result = deps_.rows_engine.Run(q);
+    if (!result) return RowsError(result.error());
+    std::vector<duckdb::Column> columns(result->columns.begin() + 1, result->columns.end());
+    for (auto& cells : result->rows) {
+      int64_t idx = files[file].row_offset + std::get<int64_t>(cells.front());
+      cells.erase(cells.begin());
+      found.emplace(uint64_t(idx), RowJson(idx, cells, columns));
+    }
+  }
+  json::array out;
+  for (uint64_t row : rows)
+    if (auto it = found.find(row); it != found.end()) out.push_back(std::move(it->second));
   return out;
 }
 

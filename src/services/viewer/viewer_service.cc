@@ -8,6 +8,7 @@
 #include "core/log.h"
 #include "core/util.h"
 #include "services/viewer/features.h"
+#include "services/viewer/shard_files.h"
 #include "services/viewer/viewer_internal.h"
 
 namespace hangar::services::viewer {
@@ -95,7 +96,13 @@ ViewerService::ViewerService(ViewerDeps deps, ViewerOptions options)
       states_(1024, options_.state_ttl_ms),
       files_(std::max<size_t>(1, options_.file_cache_entries)),
       schemas_(std::max<size_t>(1, options_.file_cache_entries)),
-      statistics_(256) {}
+      statistics_(256) {
+  if (!options_.search_dir.empty())
+    search_ = std::make_unique<SearchIndexes>(
+        options_.search_dir, deps_.engine, [this](const Sha256& sha256) {
+          return FetchShard(deps_.blobs, options_.cache_dir, sha256);
+        });
+}
 
 ViewerService::~ViewerService() = default;
 
@@ -193,6 +200,28 @@ Result<ViewerService::Split> ViewerService::FindSplit(const Principal& who, cons
   HANGAR_ASSIGN_OR_RETURN(out.files, Files(*state, *out.row));
   HANGAR_ASSIGN_OR_RETURN(out.columns, Schema(FilesKey(*state, *out.row), *out.files));
   return out;
+}
+
+void ViewerService::PrepareSearch(int64_t repo_id) {
+  if (!search_) return;
+  auto state = LoadState(repo_id);
+  if (!state) return;
+  for (const auto& row : (*state)->splits) {
+    if (!IsReady(row) || row.split.empty()) continue;
+    Split s{RepoId{}, *state, &row, nullptr, nullptr};
+    auto files = Files(**state, row);
+    if (!files) continue;
+    s.files = *files;
+    auto columns = Schema(FilesKey(**state, row), *s.files);
+    if (!columns) continue;
+    s.columns = *columns;
+    SearchIndexSpec spec = SearchSpec(s);
+    if (!spec.columns.empty()) search_->Prepare(spec);
+  }
+}
+
+void ViewerService::WaitSearchIdle() {
+  if (search_) search_->WaitIdle();
 }
 
 Result<std::shared_ptr<const std::vector<duckdb::Column>>> ViewerService::Schema(

@@ -34,6 +34,7 @@
 #include "services/repo/repo_service.h"
 #include "services/viewer/export_queue.h"
 #include "services/viewer/filter_expr.h"
+#include "services/viewer/search_indexes.h"
 #include "storage/blob_store.h"
 
 namespace hangar::services::viewer {
@@ -64,6 +65,8 @@ struct ViewerOptions {
   std::chrono::milliseconds query_timeout{0};
   uint64_t max_result_bytes = 0;  // rows of one /rows page at most (TooBigContentError)
   std::chrono::milliseconds statistics_timeout{0};  // each statement of /statistics
+  // The splits' search indexes (SearchIndexes); "": /search answers ResponseNotReady.
+  std::string search_dir;
 };
 
 // Thread-safe; calls block (database, DuckDB, blob store).
@@ -77,6 +80,10 @@ class ViewerService {
   void AfterPush(const RepoHandle& repo, const std::string& head);
   // Queues the exports a stopped process left unfinished (at start-up).
   void ResumeUnfinished();
+  // Queues the search index builds of the Ready splits of `repo_id` (after its export).
+  void PrepareSearch(int64_t repo_id);
+  // Blocks until no search index is being built (tests).
+  void WaitSearchIdle();
   // Drops what is cached of `repo_id` (the export job wrote its state).
   void Invalidate(int64_t repo_id);
 
@@ -91,9 +98,10 @@ class ViewerService {
   // /rows (§4.4): rows [offset, offset + length), length ≤ 100 (checked by the caller).
   Result<ViewerAnswer> Rows(const Principal& who, const RepoId& id, const std::string& config,
                             const std::string& split, int64_t offset, int64_t length);
-  // /search (§4.5): the rows holding every word of `query` in a string column (case-
-  // insensitive substrings), in row order. Errors: also SearchFeatureNotAvailableError (no
-  // string column), MissingRequiredParameter (no word), InvalidParameter (too many words).
+  // /search (§4.5): the rows holding any term of `query` (text_terms.h) in a string
+  // column, ranked by BM25 (search_index.h) from the split's index. Errors: also
+  // ResponseNotReady (the index is being built), SearchFeatureNotAvailableError (no string
+  // column), MissingRequiredParameter (no word), InvalidParameter (too many words).
   Result<ViewerAnswer> Search(const Principal& who, const RepoId& id, const std::string& config,
                               const std::string& split, const std::string& query, int64_t offset,
                               int64_t length);
@@ -137,6 +145,10 @@ class ViewerService {
       const std::string& key, const std::vector<db::ViewerFile>& files);
   // The local file of one shard, fetched into the cache when it is not there.
   Result<std::string> LocalPath(const db::ViewerFile& file);
+  // The search index's description of a split: its files and text columns.
+  SearchIndexSpec SearchSpec(const Split& split) const;
+  // Rows `rows` (indexes in the split, any order) of `split` as /rows rows, in that order.
+  Result<boost::json::array> ReadRowsAt(const Split& split, const std::vector<uint64_t>& rows);
   // Rows [offset, offset + length) of `split` as /rows rows ({"row_idx","row",…}).
   Result<boost::json::array> ReadRows(const Split& split, int64_t offset, int64_t length);
   // A page of the rows of `split` where `where` holds (all when null), in `order` (row
@@ -158,6 +170,7 @@ class ViewerService {
   LruCache<std::shared_ptr<const boost::json::object>> statistics_;
   std::mutex statistics_mu_;
   std::set<std::string> statistics_running_;  // keys being computed (under statistics_mu_)
+  std::unique_ptr<SearchIndexes> search_;     // null without options_.search_dir
 };
 
 }  // namespace hangar::services::viewer
