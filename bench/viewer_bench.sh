@@ -11,7 +11,8 @@
 #    Boston CSV) exported first, then the big CSV pushed with git-lfs. From the push's end
 #    to the export being Ready: the hub's time, with its RSS sampled every 0.2 s, and
 #    /rows of the small dataset at 20 requests/s all along (their latency during the
-#    conversion).
+#    conversion). Then the time until its search index is built (Ready → /search
+#    answers), with the RSS meanwhile and the index's size on disk.
 # 3. On the exported split: /rows of 100 rows at random offsets at 50 requests/s for 20 s
 #    (hangar-loadgen, open loop, latency from the scheduled send), then rising rates, 10 s
 #    each, to the highest whose p99 stays under 10 ms; /first-rows at 20/s; /filter and
@@ -91,6 +92,17 @@ report() {  # report LABEL JSON_FILE
 }
 report "/rows of the small dataset during the first ${DURING_S} s of the export, 20 req/s" "$T/during.json"
 D="dataset=alice/big&config=default&split=train"
+# The search index is built after the export, on its own thread: its time and the hub's
+# RSS meanwhile, before the timed reads (they would share the two cores with it).
+( while kill -0 "$SERVER_PID" 2>/dev/null; do
+    awk '/VmRSS/ {print $2}' "/proc/$SERVER_PID/status"; sleep 0.2
+  done >"$T/rss-index" ) &
+RSS_PID=$!
+indexed() { req GET "$BASE/search?$D&query=zephyr&length=1"; [[ "$ST" == 200 ]]; }
+wait_until 900 indexed || die "the big dataset's search index was not built in 15 minutes"
+kill "$RSS_PID" 2>/dev/null; wait "$RSS_PID" 2>/dev/null
+say "search index built (export Ready → /search 200, poll 0.2 s): $(awk -v a="$T1" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }') s, $(du -sm "$DATA/viewer/search" | cut -f1) MiB on disk"
+sort -n "$T/rss-index" | awk '{ v[NR] = $1 } END { printf "hub RSS during the index build: median %.0f MiB, max %.0f MiB (%d samples)\n", v[int((NR + 1) / 2)] / 1024, v[NR] / 1024, NR }'
 req GET "$BASE/rows?$D&length=1"
 TOTAL="$(jbody .num_rows_total)"
 say "exported rows: $TOTAL"

@@ -37,19 +37,12 @@ bool IsWordChar(char c) {
 
 // Checks the SQL text outside its quoted identifiers; returns the number of `?` there.
 size_t CheckSqlText(const std::string& sql) {
-  static const std::set<std::string, std::less<>> kWords = {"NOT",     "AND",
-                                                            "OR",      "IS",
-                                                            "NULL",    "TRUE",
-                                                            "FALSE",   "LIKE",
-                                                            "ILIKE",   "GLOB",
-                                                            "SIMILAR", "TO",
-                                                            "ASC",     "DESC",
-                                                            "lower",   "upper",
-                                                            "length",  "abs",
-                                                            "trim",    "ltrim",
-                                                            "rtrim",   "round",
-                                                            "CAST",    "AS",
-                                                            "INTEGER", "regexp_full_match"};
+  // clang-format off
+  static const std::set<std::string, std::less<>> kWords = {
+      "NOT", "AND", "OR", "IS", "NULL", "TRUE", "FALSE", "LIKE", "ILIKE", "GLOB", "SIMILAR",
+      "TO", "ASC", "DESC", "lower", "upper", "length", "abs", "trim", "ltrim", "rtrim",
+      "round", "CAST", "AS", "INTEGER", "regexp_full_match"};
+  // clang-format on
   const std::string_view kPunctuation = " ()<>=.,?";
   size_t placeholders = 0;
   for (size_t i = 0; i < sql.size();) {

@@ -261,12 +261,13 @@ Result<RankedRows> RankBm25(const SearchIndex& index, std::vector<std::string> t
     double idf = std::log(1 + (n - df + 0.5) / (df + 0.5));
     for (const Posting& p : postings) {
       double tf = p.tf;
-      scored.emplace_back(p.row, idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * p.length / average)));
+      scored.emplace_back(p.row,
+                          idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * p.length / average)));
     }
   }
   if (terms.size() > 1) {
     std::stable_sort(scored.begin(), scored.end(),
-              [](const auto& x, const auto& y) { return x.first < y.first; });
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
     size_t w = 0;
     for (size_t r = 0; r < scored.size(); ++r) {
       if (w && scored[w - 1].first == scored[r].first)

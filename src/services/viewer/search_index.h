@@ -26,9 +26,9 @@ namespace hangar::services::viewer {
 
 // One row holding a term.
 struct Posting {
-  uint64_t row = 0;      // index in the split
-  uint32_t tf = 0;       // how often the term occurs in the row
-  uint32_t length = 0;   // the row's terms, all of them
+  uint64_t row = 0;     // index in the split
+  uint32_t tf = 0;      // how often the term occurs in the row
+  uint32_t length = 0;  // the row's terms, all of them
 };
 
 // Builds an index. Rows are added in ascending order; postings are spilled to one file per

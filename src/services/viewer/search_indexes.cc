@@ -53,7 +53,8 @@ Result<void> BuildSearchIndex(duckdb::Engine& engine, const SearchIndexSpec& spe
                               const std::string& dir, const std::atomic<bool>& cancel) {
   uint64_t bytes = 0;
   for (const auto& f : spec.files) bytes += f.bytes;
-  auto buckets = static_cast<uint32_t>(std::clamp<uint64_t>(bytes / kParquetBytesPerBucket, 16, 65536));
+  auto buckets =
+      static_cast<uint32_t>(std::clamp<uint64_t>(bytes / kParquetBytesPerBucket, 16, 65536));
   HANGAR_ASSIGN_OR_RETURN(auto writer, SearchIndexWriter::Create(dir, buckets, kFlushBytes));
   TermCutter cutter(spec.language);
   SqlText select("SELECT ");
@@ -134,8 +135,7 @@ Result<std::shared_ptr<const SearchIndex>> SearchIndexes::Get(const SearchIndexS
 void SearchIndexes::Prepare(const SearchIndexSpec& spec) {
   {
     std::lock_guard lock(mu_);
-    if (stopping_ || queued_.count(spec.key) || failed_.count(spec.key) || Opened(spec.key))
-      return;
+    if (stopping_ || queued_.count(spec.key) || failed_.count(spec.key) || Opened(spec.key)) return;
     queued_.insert(spec.key);
     waiting_.push_back(spec);
   }

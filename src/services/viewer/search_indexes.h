@@ -33,9 +33,9 @@ struct SearchIndexSpec {
     Sha256 sha256;  // the shard, read through SearchIndexes' LocalPath
     uint64_t row_offset = 0, num_rows = 0, bytes = 0;
   };
-  std::vector<File> files;             // in row order
-  std::vector<std::string> columns;    // the text columns, by name
-  std::string language;                // TermCutter's
+  std::vector<File> files;           // in row order
+  std::vector<std::string> columns;  // the text columns, by name
+  std::string language;              // TermCutter's
 };
 
 // The key of an index of `files` and `columns` with `language`: it changes when any does.

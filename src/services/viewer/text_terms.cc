@@ -18,9 +18,7 @@ struct TermCutter::Stemmer {
 
 namespace {
 
-bool AsciiWordChar(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-}
+bool AsciiWordChar(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
 bool IsWordCategory(utf8proc_int32_t c) {
   switch (utf8proc_category(c)) {
@@ -62,7 +60,8 @@ void TermCutter::AddWord(std::string_view word, std::vector<std::string>& out) {
     out.emplace_back(word);
     return;
   }
-  out.emplace_back(reinterpret_cast<const char*>(stem), size_t(sb_stemmer_length(stemmer_->stemmer)));
+  out.emplace_back(reinterpret_cast<const char*>(stem),
+                   size_t(sb_stemmer_length(stemmer_->stemmer)));
 }
 
 size_t TermCutter::Cut(std::string_view text, std::vector<std::string>& out) {
@@ -83,11 +82,11 @@ size_t TermCutter::Cut(std::string_view text, std::vector<std::string>& out) {
     return out.size() - before;
   }
   utf8proc_uint8_t* mapped = nullptr;
-  utf8proc_ssize_t n = utf8proc_map(
-      reinterpret_cast<const utf8proc_uint8_t*>(text.data()), utf8proc_ssize_t(text.size()),
-      &mapped,
-      utf8proc_option_t(UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_CASEFOLD |
-                        UTF8PROC_STRIPMARK | UTF8PROC_IGNORE));
+  utf8proc_ssize_t n =
+      utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
+                   utf8proc_ssize_t(text.size()), &mapped,
+                   utf8proc_option_t(UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_CASEFOLD |
+                                     UTF8PROC_STRIPMARK | UTF8PROC_IGNORE));
   if (n < 0) {
     // Not UTF-8: cut its ASCII letters and digits only.
     std::string ascii_only(text);

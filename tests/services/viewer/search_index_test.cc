@@ -46,7 +46,9 @@ TEST(TermCutter, FoldsAccentsAndCaseOfEveryScript) {
 TEST(TermCutter, SkipsLongWordsAndInvalidText) {
   std::string long_word(kMaxTermBytes + 1, 'a');
   EXPECT_EQ(Cut("short " + long_word + " word"), (Terms{"short", "word"}));
-  EXPECT_EQ(Cut(std::string("ab\xff\xfe" "cd caf\xc3")), (Terms{"ab", "cd", "caf"}));
+  EXPECT_EQ(Cut(std::string("ab\xff\xfe"
+                            "cd caf\xc3")),
+            (Terms{"ab", "cd", "caf"}));
 }
 
 TEST(TermCutter, UsesTheLanguagesStemmer) {
@@ -189,7 +191,8 @@ class Indexes : public ::testing::Test {
     sql += select;
     sql += ") TO $1 (FORMAT parquet, ROW_GROUP_SIZE 2048)";
     EXPECT_TRUE(engine_->Run(Query(std::move(sql), {dir_.File(sha.Hex())})).has_value());
-    auto rows = engine_->Run(Query("SELECT count(*) FROM read_parquet($1)", {dir_.File(sha.Hex())}));
+    auto rows =
+        engine_->Run(Query("SELECT count(*) FROM read_parquet($1)", {dir_.File(sha.Hex())}));
     return {sha, offset, uint64_t(std::get<int64_t>(rows.value().rows[0][0])), 1000};
   }
   SearchIndexes::LocalPath Local() {
@@ -206,7 +209,8 @@ TEST_F(Indexes, BuildsOnDemandFromTheFilesTextColumns) {
                              "SELECT i, CASE WHEN i % 1000 = 7 THEN 'Zebra crossing' ELSE 'road' "
                              "END AS t, ['x', 'Zebras'] AS l FROM range(12000) r(i)",
                              0));
-  spec.files.push_back(Write(2, "SELECT i, NULL::VARCHAR AS t, NULL AS l FROM range(8000) r(i)", 12000));
+  spec.files.push_back(
+      Write(2, "SELECT i, NULL::VARCHAR AS t, NULL AS l FROM range(8000) r(i)", 12000));
   spec.columns = {"t", "l"};
   spec.key = SearchIndexKey(spec.files, spec.columns, spec.language);
   SearchIndexes indexes(dir_.File("search"), *engine_, Local());
