@@ -81,6 +81,7 @@ wait "$LG_PID"
 kill "$RSS_PID" 2>/dev/null; wait "$RSS_PID" 2>/dev/null
 HUB_S="$(awk -v a="$T0" -v b="$T1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')"
 say "hub export (push end → Ready, poll 0.2 s): ${HUB_S} s"
+grep -h "alice/big default/train" "$SERVER_ERR" | sed 's/^.*\] /  the job: /' 
 sort -n "$T/rss" | awk '{ v[NR] = $1 } END { printf "hub RSS during the export: median %.0f MiB, max %.0f MiB (%d samples)\n", v[int((NR + 1) / 2)] / 1024, v[NR] / 1024, NR }'
 P2="$(peer)" || die "peer conversion failed"
 say "peer (DuckDB alone) after: ${P2} s"
@@ -142,6 +143,7 @@ median_time "/filter \"value\" > 500 orderby \"value\" DESC" "filter?$D" --data-
 median_time "/filter \"name\" LIKE 'star%' AND \"flag\"" "filter?$D" --data-urlencode "where=\"name\" LIKE 'star%' AND \"flag\" = true"
 median_time "/search 'galaxy comet' (first page)" "search?$D" --data-urlencode "query=galaxy comet"
 median_time "/search 'zephyr' (first page)" "search?$D" --data-urlencode "query=zephyr"
+awk '/VmRSS/ {printf "hub RSS after the searches: %.0f MiB\n", $2 / 1024}' "/proc/$SERVER_PID/status"
 S0="$(date +%s%N)"
 req GET "$BASE/statistics?$D"
 say "/statistics (first call, computed): $ST in $(( ($(date +%s%N) - S0) / 1000000 )) ms"

@@ -291,8 +291,8 @@ Result<void> App::OpenViewer() {
         auto done = job->Run(repo_id, cancel);
         if (!done)
           Log("viewer")->warn("export of repo {} failed: {}", repo_id, done.error().message);
-        // The search indexes of the new export, built meanwhile on their own thread.
-        if (viewer_ && !cancel) viewer_->PrepareSearch(repo_id);
+        // The shards' footers warmed and the search indexes queued (viewer_service.h).
+        if (viewer_ && !cancel) viewer_->AfterExport(repo_id);
       },
       v.workers);
   services::viewer::ViewerOptions options;

@@ -214,35 +214,53 @@ Result<SearchIndex> SearchIndex::Open(const std::string& dir) {
   return index;
 }
 
-Result<std::vector<Posting>> SearchIndex::Lookup(std::string_view term) const {
-  std::string path = BucketPath(dir_, TermBucket(term, buckets_));
-  auto data = ReadWhole(path);
-  if (!data) return Damaged(path);
-  std::string_view d(*data);
-  if (!d.starts_with(kBucketMagic)) return Damaged(path);
+Result<PostingList> SearchIndex::Find(std::string_view term) const {
+  PostingList list;
+  list.path_ = BucketPath(dir_, TermBucket(term, buckets_));
+  auto data = ReadWhole(list.path_);
+  if (!data) return Damaged(list.path_);
+  list.bucket_ = std::make_shared<const std::string>(std::move(*data));
+  std::string_view d(*list.bucket_);
+  if (!d.starts_with(kBucketMagic)) return Damaged(list.path_);
   size_t pos = kBucketMagic.size();
   uint64_t count = 0;
-  if (!GetVarint(d, pos, count)) return Damaged(path);
+  if (!GetVarint(d, pos, count)) return Damaged(list.path_);
   std::optional<std::pair<uint64_t, uint64_t>> found;  // df, offset
   for (uint64_t i = 0; i < count; ++i) {
     std::string_view t;
     uint64_t df = 0, offset = 0;
     if (!GetBytes(d, pos, t) || !GetVarint(d, pos, df) || !GetVarint(d, pos, offset))
-      return Damaged(path);
+      return Damaged(list.path_);
     if (t == term) found = {df, offset};
   }
+  if (!found) return list;
+  if (found->second > d.size() - pos) return Damaged(list.path_);
+  list.pos_ = pos + found->second;
+  list.df_ = list.left_ = found->first;
+  return list;
+}
+
+Result<bool> PostingList::Next(Posting& out) {
+  if (left_ == 0) return false;
+  std::string_view d(*bucket_);
+  uint64_t delta = 0, tf = 0, length = 0;
+  if (!GetVarint(d, pos_, delta) || !GetVarint(d, pos_, tf) || !GetVarint(d, pos_, length))
+    return Damaged(path_);
+  --left_;
+  row_ += delta;
+  out = Posting{row_, uint32_t(tf), uint32_t(length)};
+  return true;
+}
+
+Result<std::vector<Posting>> SearchIndex::Lookup(std::string_view term) const {
+  HANGAR_ASSIGN_OR_RETURN(PostingList list, Find(term));
   std::vector<Posting> out;
-  if (!found) return out;
-  if (found->second > d.size() - pos) return Damaged(path);
-  pos += found->second;
-  out.reserve(found->first);
-  uint64_t row = 0;
-  for (uint64_t i = 0; i < found->first; ++i) {
-    uint64_t delta = 0, tf = 0, length = 0;
-    if (!GetVarint(d, pos, delta) || !GetVarint(d, pos, tf) || !GetVarint(d, pos, length))
-      return Damaged(path);
-    row += delta;
-    out.push_back(Posting{row, uint32_t(tf), uint32_t(length)});
+  out.reserve(list.df());
+  Posting p;
+  while (true) {
+    HANGAR_ASSIGN_OR_RETURN(bool more, list.Next(p));
+    if (!more) break;
+    out.push_back(p);
   }
   return out;
 }
@@ -253,41 +271,56 @@ Result<RankedRows> RankBm25(const SearchIndex& index, std::vector<std::string> t
   std::sort(terms.begin(), terms.end());
   terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
   const double n = double(index.docs()), average = std::max(index.average_length(), 1e-9);
-  // Every (row, score) of every term, then summed per row.
-  std::vector<std::pair<uint64_t, double>> scored;
-  for (const auto& term : terms) {
-    HANGAR_ASSIGN_OR_RETURN(auto postings, index.Lookup(term));
-    double df = double(postings.size());
-    double idf = std::log(1 + (n - df + 0.5) / (df + 0.5));
-    for (const Posting& p : postings) {
-      double tf = p.tf;
-      scored.emplace_back(p.row,
-                          idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * p.length / average)));
-    }
-  }
-  if (terms.size() > 1) {
-    std::stable_sort(scored.begin(), scored.end(),
-                     [](const auto& x, const auto& y) { return x.first < y.first; });
-    size_t w = 0;
-    for (size_t r = 0; r < scored.size(); ++r) {
-      if (w && scored[w - 1].first == scored[r].first)
-        scored[w - 1].second += scored[r].second;
-      else
-        scored[w++] = scored[r];
-    }
-    scored.resize(w);
-  }
-  RankedRows out;
-  out.total = scored.size();
-  if (offset >= scored.size() || length == 0) return out;
-  auto better = [](const auto& x, const auto& y) {
-    return x.second != y.second ? x.second > y.second : x.first < y.first;
+  // One cursor a term, at its next posting; the scores of a row are added in term order.
+  struct Cursor {
+    PostingList list;
+    double idf = 0;
+    Posting at;
+    bool live = false;
   };
-  auto first = scored.begin() + std::ptrdiff_t(offset);
-  auto last = scored.begin() + std::ptrdiff_t(std::min<uint64_t>(scored.size(), offset + length));
-  if (offset > 0) std::nth_element(scored.begin(), first, scored.end(), better);
-  std::partial_sort(first, last, scored.end(), better);
-  for (auto it = first; it != last; ++it) out.rows.push_back(it->first);
+  std::vector<Cursor> cursors;
+  for (const auto& term : terms) {
+    HANGAR_ASSIGN_OR_RETURN(PostingList list, index.Find(term));
+    if (list.df() == 0) continue;
+    double df = double(list.df());
+    Cursor& c =
+        cursors.emplace_back(Cursor{std::move(list), std::log(1 + (n - df + 0.5) / (df + 0.5))});
+    HANGAR_ASSIGN_OR_RETURN(c.live, c.list.Next(c.at));
+  }
+  // The best `keep` so far, worst on top (a row scored lower, or equal and later, is worse).
+  using Scored = std::pair<double, uint64_t>;
+  auto better = [](const Scored& x, const Scored& y) {
+    return x.first != y.first ? x.first > y.first : x.second < y.second;
+  };
+  std::vector<Scored> best;
+  const uint64_t keep = offset + length;
+  RankedRows out;
+  while (true) {
+    uint64_t row = UINT64_MAX;
+    for (const auto& c : cursors)
+      if (c.live) row = std::min(row, c.at.row);
+    if (row == UINT64_MAX) break;
+    double score = 0;
+    for (auto& c : cursors) {
+      if (!c.live || c.at.row != row) continue;
+      double tf = c.at.tf;
+      score += c.idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * c.at.length / average));
+      HANGAR_ASSIGN_OR_RETURN(c.live, c.list.Next(c.at));
+    }
+    ++out.total;
+    if (keep == 0) continue;
+    Scored s{score, row};
+    if (best.size() < keep) {
+      best.push_back(s);
+      std::push_heap(best.begin(), best.end(), better);
+    } else if (better(s, best.front())) {
+      std::pop_heap(best.begin(), best.end(), better);
+      best.back() = s;
+      std::push_heap(best.begin(), best.end(), better);
+    }
+  }
+  std::sort_heap(best.begin(), best.end(), better);
+  for (size_t i = offset; i < best.size(); ++i) out.rows.push_back(best[i].second);
   return out;
 }
 

@@ -63,13 +63,31 @@ class SearchIndexWriter {
   uint64_t last_row_ = 0;
 };
 
+// The postings of one term, decoded as they are read. Holds its bucket's bytes.
+class PostingList {
+ public:
+  // Rows holding the term.
+  uint64_t df() const { return df_; }
+  // The next posting (rows ascending); false at the end. Errors: Internal (damaged).
+  Result<bool> Next(Posting& out);
+
+ private:
+  friend class SearchIndex;
+  std::shared_ptr<const std::string> bucket_;
+  std::string path_;
+  size_t pos_ = 0;
+  uint64_t df_ = 0, left_ = 0, row_ = 0;
+};
+
 // A complete index, opened for lookups. Thread-safe (every lookup reads its bucket anew).
 class SearchIndex {
  public:
   // Errors: NotFound (no index in `dir`), Internal (an unreadable or foreign meta).
   static Result<SearchIndex> Open(const std::string& dir);
 
-  // The rows holding `term` (ascending). Errors: Internal (a damaged bucket).
+  // The rows holding `term` (none when no row does). Errors: Internal (a damaged bucket).
+  Result<PostingList> Find(std::string_view term) const;
+  // All of Find's postings at once (tests, small lists).
   Result<std::vector<Posting>> Lookup(std::string_view term) const;
 
   uint64_t docs() const { return docs_; }
@@ -93,7 +111,9 @@ struct RankedRows {
   std::vector<uint64_t> rows;  // the page: at most `length` rows from rank `offset`
   uint64_t total = 0;          // rows holding any of the terms
 };
-// `terms`: the query's terms (repeats ignored). Errors: Lookup's.
+// `terms`: the query's terms (repeats ignored). The lists are merged by row as they are
+// decoded, keeping only the best offset + length rows: memory for the page, not the
+// matches. Errors: Find's.
 Result<RankedRows> RankBm25(const SearchIndex& index, std::vector<std::string> terms,
                             uint64_t offset, uint64_t length);
 

@@ -2,6 +2,10 @@
 
 #include "services/viewer/shard_files.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <system_error>
 
@@ -49,15 +53,10 @@ Result<void> CopyToFile(ByteSource& src, const fs::path& path) {
   return {};
 }
 
-// Stores the file at `path` in the blob store; returns its sha256.
+// Stores the file at `path` in the blob store; returns its sha256. One read: the writer
+// hashes what it is given and publishes the blob under that hash (CommitAs).
 Result<Sha256> StoreFile(storage::BlobStore& blobs, const std::string& path, uint64_t size) {
-  Sha256Hasher hasher;
-  HANGAR_TRY(ForEachPiece(path, [&](std::string_view piece) -> Result<void> {
-    hasher.Update(piece);
-    return {};
-  }));
-  Sha256 sha = hasher.Finish();
-  HANGAR_ASSIGN_OR_RETURN(auto writer, blobs.Create(sha, size));
+  HANGAR_ASSIGN_OR_RETURN(auto writer, blobs.Create(Sha256{}, size));
   auto written = ForEachPiece(path, [&](std::string_view piece) {
     return writer->Append(std::span<const char>(piece.data(), piece.size()));
   });
@@ -65,8 +64,21 @@ Result<Sha256> StoreFile(storage::BlobStore& blobs, const std::string& path, uin
     writer->Abort();
     return std::move(written).error();
   }
-  HANGAR_TRY(writer->Commit());
-  return sha;
+  return writer->CommitAs(std::nullopt);
+}
+
+Result<void> LinkOrCopy(ByteSource& src, const fs::path& path) {
+  // A whole local blob is linked (no byte is copied): the blob store's files are
+  // content-addressed and never written again, and a link outlives the blob's deletion.
+  if (auto region = src.Region(); region && region->offset == 0) {
+    struct stat st {};
+    if (::fstat(region->fd, &st) == 0 && uint64_t(st.st_size) == region->length) {
+      std::string fd_path = "/proc/self/fd/" + std::to_string(region->fd);
+      if (::linkat(AT_FDCWD, fd_path.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) == 0)
+        return {};
+    }
+  }
+  return CopyToFile(src, path);  // another file system, an object store, a window
 }
 
 // Moves (or, across file systems, copies) the shard into the cache under its sha256.

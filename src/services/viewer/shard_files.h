@@ -1,6 +1,6 @@
 #pragma once
-// The export's files on local disk (issue 15): sources copied out of the repo, shards stored
-// as blobs, and the cache of shards the queries read, one file per LFS object named by its
+// The export's files on local disk (issue 15): sources linked or copied out of the repo, shards
+// stored as blobs, and the cache of shards the queries read, one file per LFS object named by its
 // sha256 (content-addressed, so DuckDB's footer cache never sees a file change under it).
 // Every file appears under its final name by a rename, never half-written.
 
@@ -22,6 +22,10 @@ std::string ShardCachePath(const std::string& cache_dir, const Sha256& sha256);
 // Copies `src` to a new file at `path` (truncating one that exists). Errors: those of
 // `src`, Internal when the file cannot be written.
 Result<void> CopyToFile(ByteSource& src, const std::filesystem::path& path);
+
+// Puts the bytes of `src` at `path`, a new name: a hard link to the file when `src` is
+// a whole local file on the same file system, else a copy (CopyToFile). Errors: CopyToFile's.
+Result<void> LinkOrCopy(ByteSource& src, const std::filesystem::path& path);
 
 // Stores the local file at `path` (`size` bytes) as a blob; returns its sha256. Errors:
 // Internal (the file, the store).

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <thread>
 
 #include "services/viewer/features.h"
 #include "services/viewer/shard_files.h"
@@ -22,6 +23,8 @@ constexpr size_t kFirstRowsMinNumber = 10;
 constexpr size_t kFirstRowsMaxBytes = 1'000'000;
 constexpr size_t kMinCellBytes = 100;
 constexpr size_t kMaxColumns = 1000;
+// Threads that read the files of a page of ranked rows (ReadRowsAt) at once.
+constexpr size_t kReadRowsThreads = 4;
 
 // Why reading rows failed, in the viewer's words.
 Error RowsError(const Error& e) {
@@ -171,8 +174,8 @@ Result<json::array> ViewerService::ReadRowsAt(const Split& split,
     int64_t local = int64_t(row) - it->row_offset;
     if (local < it->num_rows) by_file[size_t(it - files.begin())].push_back(local);
   }
-  std::map<uint64_t, json::object> found;
-  for (auto& [file, locals] : by_file) {
+  using Found = std::vector<std::pair<uint64_t, json::object>>;
+  auto read_file = [&](size_t file, std::vector<int64_t>& locals, Found& found) -> Result<void> {
     std::sort(locals.begin(), locals.end());
     duckdb::StringList wanted;
     for (int64_t l : locals) wanted.items.push_back(std::to_string(l));
@@ -189,12 +192,31 @@ Result<json::array> ViewerService::ReadRowsAt(const Split& split,
     for (auto& cells : result->rows) {
       int64_t idx = files[file].row_offset + std::get<int64_t>(cells.front());
       cells.erase(cells.begin());
-      found.emplace(uint64_t(idx), RowJson(idx, cells, columns));
+      found.emplace_back(uint64_t(idx), RowJson(idx, cells, columns));
     }
-  }
+    return {};
+  };
+  // Ranked rows lie all over the split: the files are read by a few threads at once, each
+  // on a connection of the point reader, rather than one after another.
+  std::vector<std::pair<size_t, std::vector<int64_t>>> groups(by_file.begin(), by_file.end());
+  size_t workers = std::min<size_t>(groups.size(), kReadRowsThreads);
+  std::vector<Found> found(std::max<size_t>(workers, 1));
+  std::vector<Result<void>> done(found.size());
+  auto work = [&](size_t w) {
+    for (size_t g = w; g < groups.size() && done[w]; g += workers)
+      done[w] = read_file(groups[g].first, groups[g].second, found[w]);
+  };
+  std::vector<std::thread> threads;
+  for (size_t w = 1; w < workers; ++w) threads.emplace_back(work, w);
+  if (workers > 0) work(0);
+  for (auto& t : threads) t.join();
+  for (auto& d : done) HANGAR_TRY(d);
+  std::map<uint64_t, json::object> by_row;
+  for (auto& f : found)
+    for (auto& [row, obj] : f) by_row.emplace(row, std::move(obj));
   json::array out;
   for (uint64_t row : rows)
-    if (auto it = found.find(row); it != found.end()) out.push_back(std::move(it->second));
+    if (auto it = by_row.find(row); it != by_row.end()) out.push_back(std::move(it->second));
   return out;
 }
 

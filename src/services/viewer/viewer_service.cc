@@ -202,8 +202,7 @@ Result<ViewerService::Split> ViewerService::FindSplit(const Principal& who, cons
   return out;
 }
 
-void ViewerService::PrepareSearch(int64_t repo_id) {
-  if (!search_) return;
+void ViewerService::AfterExport(int64_t repo_id) {
   auto state = LoadState(repo_id);
   if (!state) return;
   for (const auto& row : (*state)->splits) {
@@ -215,8 +214,15 @@ void ViewerService::PrepareSearch(int64_t repo_id) {
     auto columns = Schema(FilesKey(**state, row), *s.files);
     if (!columns) continue;
     s.columns = *columns;
+    for (const auto& f : *s.files) {
+      auto path = LocalPath(f);
+      if (!path) continue;
+      duckdb::Query q(duckdb::Sql("SELECT 1 FROM read_parquet(?) LIMIT 0"), {*path});
+      q.timeout = options_.query_timeout;
+      (void)deps_.rows_engine.Run(q);  // a warm-up: a failure shows on the first read
+    }
     SearchIndexSpec spec = SearchSpec(s);
-    if (!spec.columns.empty()) search_->Prepare(spec);
+    if (search_ && !spec.columns.empty()) search_->Prepare(spec);
   }
 }
 
