@@ -210,6 +210,11 @@ check_json "/search 'star wars': num_rows_total is Python's count (rows holding 
   .num_rows_total "$(grep -c . <<<"$WANT")"
 check_eq "/search: the first page is Python's BM25 ranking" "$(head -100 <<<"$WANT")" \
   "$(jbody '.rows[].row_idx')"
+if out="$(python3 "$CHECK" rows json "$TABLES/movies.json" "$BODY" 2>&1)"; then
+  pass "/search: the $out rows equal the source rows of their indexes"
+else
+  fail "/search: the rows equal the source rows of their indexes" "$out"
+fi
 req GET "$BASE/search?$D&config=movies&split=train" -G --data-urlencode "query=Amélie LEON caché love" \
   --data-urlencode offset=2 --data-urlencode length=3
 WANT="$(python3 "$CHECK" search json "$TABLES/movies.json" Amélie LEON caché love)"

@@ -24,6 +24,9 @@ namespace json = boost::json;
 
 namespace {
 
+// Shards stored as blobs at once (their writes and syncs overlap).
+constexpr size_t kStoreThreads = 4;
+
 using Clock = std::chrono::steady_clock;
 int64_t Millis(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(b - a).count();
@@ -336,8 +339,18 @@ Result<std::vector<db::ViewerFile>> ExportJob::StoreShards(Context& ctx, const C
   // Each shard into the blob store (or, for a native Parquet source, its LFS object as it
   // is), linked to the repo, and into the local cache the queries read.
   std::string split_dir = config.name + "/" + (result.partial ? "partial-" : "") + split.name;
+  auto native_of = [&](const Shard& shard) -> const Entry* {
+    return shard.native_source ? &ctx.files.at(split.files[*shard.native_source]) : nullptr;
+  };
+  std::vector<std::pair<std::string, uint64_t>> written;  // the shards the export wrote
+  for (const Shard& shard : result.shards) {
+    const Entry* native = native_of(shard);
+    if (!native || !native->lfs) written.emplace_back(shard.local_path, shard.size);
+  }
+  HANGAR_ASSIGN_OR_RETURN(auto stored, StoreFiles(deps_.blobs, written, kStoreThreads));
   std::vector<db::ViewerFile> files;
   int64_t offset = 0;
+  size_t next_stored = 0;
   for (size_t i = 0; i < result.shards.size(); ++i) {
     const Shard& shard = result.shards[i];
     db::ViewerFile f;
@@ -350,13 +363,9 @@ Result<std::vector<db::ViewerFile>> ExportJob::StoreShards(Context& ctx, const C
     f.num_rows = shard.num_rows;
     f.row_group_rows = shard.row_group_rows;
     offset += shard.num_rows;
-    const Entry* native =
-        shard.native_source ? &ctx.files.at(split.files[*shard.native_source]) : nullptr;
-    if (native && native->lfs) {
-      f.sha256 = native->lfs->oid;  // indexed, not copied
-    } else {
-      HANGAR_ASSIGN_OR_RETURN(f.sha256, StoreFile(deps_.blobs, shard.local_path, shard.size));
-    }
+    const Entry* native = native_of(shard);
+    // A native Parquet source is indexed, not copied.
+    f.sha256 = native && native->lfs ? native->lfs->oid : stored.at(next_stored++);
     HANGAR_TRY(deps_.lfs.Link(ctx.repo.record.id, f.sha256, shard.size));
     HANGAR_TRY(IntoCache(shard.local_path, ShardCachePath(options_.cache_dir, f.sha256),
                          native != nullptr));

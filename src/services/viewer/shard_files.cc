@@ -6,8 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <fstream>
 #include <system_error>
+#include <thread>
 
 #include "core/util.h"
 
@@ -65,6 +67,29 @@ Result<Sha256> StoreFile(storage::BlobStore& blobs, const std::string& path, uin
     return std::move(written).error();
   }
   return writer->CommitAs(std::nullopt);
+}
+
+Result<std::vector<Sha256>> StoreFiles(storage::BlobStore& blobs,
+                                       const std::vector<std::pair<std::string, uint64_t>>& files,
+                                       size_t threads) {
+  std::vector<Result<Sha256>> stored(files.size(), MakeError(ErrorCode::Internal, "not stored"));
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next++) < files.size();) {
+      stored[i] = StoreFile(blobs, files[i].first, files[i].second);
+      if (!stored[i]) next = files.size();  // stop at the first failure
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < std::min(threads, files.size()); ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  std::vector<Sha256> out;
+  for (auto& r : stored) {
+    if (!r) return std::move(r).error();
+    out.push_back(*r);
+  }
+  return out;
 }
 
 Result<void> LinkOrCopy(ByteSource& src, const fs::path& path) {

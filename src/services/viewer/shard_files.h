@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/byte_source.h"
 #include "core/result.h"
@@ -30,6 +32,13 @@ Result<void> LinkOrCopy(ByteSource& src, const std::filesystem::path& path);
 // Stores the local file at `path` (`size` bytes) as a blob; returns its sha256. Errors:
 // Internal (the file, the store).
 Result<Sha256> StoreFile(storage::BlobStore& blobs, const std::string& path, uint64_t size);
+
+// StoreFile of each of `files` (path, bytes), `threads` at a time, so that their reads,
+// hashes and syncs overlap; the sha256s in order. Errors: the first failure's (the files
+// stored before it stay stored: blobs are content-addressed, a retry finds them).
+Result<std::vector<Sha256>> StoreFiles(storage::BlobStore& blobs,
+                                       const std::vector<std::pair<std::string, uint64_t>>& files,
+                                       size_t threads);
 
 // Puts the file `from` into the cache as `to` (a ShardCachePath): moved, or copied when
 // `keep_source` or across file systems. A `to` that exists is kept. Errors: Internal.
