@@ -34,18 +34,23 @@ constexpr int kIndexFormat = 1;  // in the key: a new format builds new indexes
 
 }  // namespace
 
-std::string SearchIndexKey(const std::vector<SearchIndexSpec::File>& files,
-                           const std::vector<std::string>& columns, const std::string& language) {
+std::string SearchIndexOwner(int64_t repo_id, const std::string& config, const std::string& split) {
   Sha256Hasher h;
-  std::string head = "hangar-search-index " + std::to_string(kIndexFormat) + '\n' + language + '\n';
-  h.Update(head);
-  for (const auto& c : columns) {
+  h.Update(config + '\n' + split);
+  return std::to_string(repo_id) + "-" + h.Finish().Hex().substr(0, 16);
+}
+
+std::string SearchIndexKey(const SearchIndexSpec& spec) {
+  Sha256Hasher h;
+  h.Update("hangar-search-index " + std::to_string(kIndexFormat) + '\n' + spec.language + '\n');
+  for (const auto& c : spec.columns) {
     h.Update(std::to_string(c.size()) + ':');
     h.Update(c);
   }
   h.Update("\n");
-  for (const auto& f : files) h.Update(f.sha256.Hex() + ' ' + std::to_string(f.row_offset) + '\n');
-  return h.Finish().Hex();
+  for (const auto& f : spec.files)
+    h.Update(f.sha256.Hex() + ' ' + std::to_string(f.row_offset) + '\n');
+  return spec.owner + "-" + h.Finish().Hex().substr(0, 32);
 }
 
 Result<void> BuildSearchIndex(duckdb::Engine& engine, const SearchIndexSpec& spec,
@@ -147,6 +152,22 @@ void SearchIndexes::WaitIdle() {
   idle_.wait(lock, [&] { return queued_.empty() || stopping_; });
 }
 
+void SearchIndexes::RemoveOlder(const SearchIndexSpec& spec) {
+  std::error_code ec;
+  std::vector<std::string> older;
+  for (const auto& entry : fs::directory_iterator(root_, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name != spec.key && name.starts_with(spec.owner + "-") &&
+        name.find(".tmp-") == std::string::npos)
+      older.push_back(name);
+  }
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& name : older) opened_.erase(name);
+  }
+  for (const auto& name : older) fs::remove_all(root_ + "/" + name, ec);
+}
+
 void SearchIndexes::Work() {
   std::unique_lock lock(mu_);
   while (true) {
@@ -163,6 +184,7 @@ void SearchIndexes::Work() {
       if (ec) built = MakeError(ErrorCode::Internal, "cannot rename " + tmp + ": " + ec.message());
     }
     if (!built) fs::remove_all(tmp, ec);
+    if (built) RemoveOlder(spec);
     lock.lock();
     queued_.erase(spec.key);
     if (!built && !stopping_) {

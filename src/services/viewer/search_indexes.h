@@ -3,8 +3,9 @@
 // under one directory, each named by a key of what it indexes, and the thread that builds
 // them. An index is built on first demand (a /search, or the end of an export), as the
 // public viewer builds its DuckDB index per split; until it is there, a search is told to
-// retry (ResponseNotReady). Built indexes survive restarts; a directory left half-written
-// by a killed build is removed at start-up.
+// retry (ResponseNotReady). Built indexes survive restarts; once one is built, the older
+// indexes of its owner (the split's earlier exports) are removed, and a directory left
+// half-written by a killed build is removed at start-up.
 
 #include <atomic>
 #include <condition_variable>
@@ -28,7 +29,10 @@ namespace hangar::services::viewer {
 
 // What one index holds: the text columns of a split's Parquet files.
 struct SearchIndexSpec {
-  std::string key;  // names the index: [0-9a-f]+ (a hash of everything below)
+  // Whose index it is, "<repo id>-<16 hex of config and split>": a newer index of the
+  // same owner replaces the older ones on disk.
+  std::string owner;
+  std::string key;  // names the index: "<owner>-<hex>" (SearchIndexKey)
   struct File {
     Sha256 sha256;  // the shard, read through SearchIndexes' LocalPath
     uint64_t row_offset = 0, num_rows = 0, bytes = 0;
@@ -38,9 +42,11 @@ struct SearchIndexSpec {
   std::string language;              // TermCutter's
 };
 
-// The key of an index of `files` and `columns` with `language`: it changes when any does.
-std::string SearchIndexKey(const std::vector<SearchIndexSpec::File>& files,
-                           const std::vector<std::string>& columns, const std::string& language);
+// The owner of the index of split `config`/`split` of repo `repo_id`.
+std::string SearchIndexOwner(int64_t repo_id, const std::string& config, const std::string& split);
+// The key of `spec`'s index from its owner, files, columns and language: it changes when
+// any does.
+std::string SearchIndexKey(const SearchIndexSpec& spec);
 
 // Builds the index of `spec` in `dir` (which must not exist), reading each file's text
 // columns (cast to VARCHAR) with `engine`, a few thousand rows a query; `local_path`
@@ -71,6 +77,8 @@ class SearchIndexes {
 
  private:
   void Work();
+  // Removes the indexes of spec's owner other than spec's own.
+  void RemoveOlder(const SearchIndexSpec& spec);
   // Whether the index is on disk (opened into opened_ then); under mu_.
   bool Opened(const std::string& key);
 

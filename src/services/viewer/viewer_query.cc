@@ -126,7 +126,9 @@ SearchIndexSpec ViewerService::SearchSpec(const Split& split) const {
   for (const auto& f : *split.files)
     spec.files.push_back(
         {f.sha256, uint64_t(f.row_offset), uint64_t(f.num_rows), uint64_t(f.size)});
-  spec.key = SearchIndexKey(spec.files, spec.columns, spec.language);
+  spec.owner =
+      SearchIndexOwner(split.state->export_row.repo_id, split.row->config, split.row->split);
+  spec.key = SearchIndexKey(spec);
   return spec;
 }
 

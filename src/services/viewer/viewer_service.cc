@@ -226,10 +226,6 @@ void ViewerService::AfterExport(int64_t repo_id) {
   }
 }
 
-void ViewerService::WaitSearchIdle() {
-  if (search_) search_->WaitIdle();
-}
-
 Result<std::shared_ptr<const std::vector<duckdb::Column>>> ViewerService::Schema(
     const std::string& key, const std::vector<db::ViewerFile>& files) {
   if (auto hit = schemas_.Get(key)) return *hit;

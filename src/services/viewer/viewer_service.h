@@ -84,8 +84,6 @@ class ViewerService {
   // reader's cache (a first read of a shard's footer costs 5–13 ms of its page), and
   // queues the search index builds of its Ready splits.
   void AfterExport(int64_t repo_id);
-  // Blocks until no search index is being built (tests).
-  void WaitSearchIdle();
   // Drops what is cached of `repo_id` (the export job wrote its state).
   void Invalidate(int64_t repo_id);
 

@@ -212,7 +212,9 @@ TEST_F(Indexes, BuildsOnDemandFromTheFilesTextColumns) {
   spec.files.push_back(
       Write(2, "SELECT i, NULL::VARCHAR AS t, NULL AS l FROM range(8000) r(i)", 12000));
   spec.columns = {"t", "l"};
-  spec.key = SearchIndexKey(spec.files, spec.columns, spec.language);
+  spec.owner = SearchIndexOwner(7, "default", "train");
+  spec.key = SearchIndexKey(spec);
+  EXPECT_EQ(spec.key.rfind("7-", 0), 0u);
   SearchIndexes indexes(dir_.File("search"), *engine_, Local());
   auto first = indexes.Get(spec);
   ASSERT_FALSE(first.has_value());
@@ -230,9 +232,21 @@ TEST_F(Indexes, BuildsOnDemandFromTheFilesTextColumns) {
   // Another key (other columns) is another index.
   SearchIndexSpec other = spec;
   other.columns = {"t"};
-  other.key = SearchIndexKey(other.files, other.columns, other.language);
+  other.key = SearchIndexKey(other);
   EXPECT_NE(other.key, spec.key);
+  // Another split's index: kept when the owner's newer index replaces the older one.
+  SearchIndexSpec elsewhere = spec;
+  elsewhere.owner = SearchIndexOwner(7, "default", "test");
+  elsewhere.key = SearchIndexKey(elsewhere);
+  EXPECT_NE(elsewhere.owner, spec.owner);
+  EXPECT_EQ(indexes.Get(elsewhere).error().code, ErrorCode::ResponseNotReady);
+  indexes.WaitIdle();
   EXPECT_EQ(indexes.Get(other).error().code, ErrorCode::ResponseNotReady);
+  indexes.WaitIdle();
+  EXPECT_TRUE(indexes.Get(other).has_value());
+  EXPECT_FALSE(std::filesystem::exists(dir_.File("search/" + spec.key)));
+  EXPECT_TRUE(std::filesystem::exists(dir_.File("search/" + other.key)));
+  EXPECT_TRUE(std::filesystem::exists(dir_.File("search/" + elsewhere.key)));
 }
 
 TEST_F(Indexes, AFailedBuildIsReportedAndAHalfWrittenOneRemoved) {
