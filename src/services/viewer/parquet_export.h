@@ -71,7 +71,9 @@ Result<SplitExport> ExportSplit(duckdb::Engine& engine, const ConfigLayout& conf
                                 const std::vector<SourceFile>& sources, const std::string& out_dir,
                                 const ExportLimits& limits);
 
-// The rows of each row group of the Parquet file at `path`, in order. Errors: as Engine::Run.
-Result<std::vector<int64_t>> RowGroups(duckdb::Engine& engine, const std::string& path);
+// The rows of each row group of each Parquet file of `paths` (in their order), read in one
+// query. Errors: as Engine::Run.
+Result<std::vector<std::vector<int64_t>>> RowGroups(duckdb::Engine& engine,
+                                                    const std::vector<std::string>& paths);
 
 }  // namespace hangar::services::viewer
