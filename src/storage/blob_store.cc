@@ -1,5 +1,8 @@
 #include "storage/blob_store.h"
 
+#include <filesystem>
+#include <fstream>
+
 namespace hangar::storage {
 
 namespace {
@@ -56,6 +59,24 @@ void VerifyingBlobWriter::Abort() {
   if (closed_) return;
   closed_ = true;
   Discard();
+}
+
+Result<Sha256> BlobStore::Adopt(const std::string& path, uint64_t size) {
+  HANGAR_ASSIGN_OR_RETURN(auto writer, Create(Sha256{}, size));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return MakeError(ErrorCode::Internal, "cannot read " + path);
+  std::string buf(1 << 20, '\0');
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    auto n = static_cast<size_t>(in.gcount());
+    if (n == 0) break;
+    HANGAR_TRY(writer->Append(std::span<const char>(buf.data(), n)));
+  }
+  if (in.bad()) return MakeError(ErrorCode::Internal, "cannot read " + path);
+  HANGAR_ASSIGN_OR_RETURN(Sha256 sha, writer->CommitAs(std::nullopt));
+  std::error_code ec;
+  std::filesystem::remove(path, ec);
+  return sha;
 }
 
 }  // namespace hangar::storage

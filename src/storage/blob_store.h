@@ -130,6 +130,13 @@ class BlobStore {
   virtual Result<std::unique_ptr<BlobWriter>> Create(const Sha256& expected,
                                                      std::optional<uint64_t> expected_size) = 0;
 
+  // Makes the local file at `path` (`size` bytes) a blob and returns its sha256. A store
+  // on the file's file system moves it in (LocalBlobStore: read once to hash it, synced,
+  // renamed: no byte copied); others stream it through Create(). The file is gone
+  // afterwards, also when the blob existed already. Errors: Internal (the file, the store),
+  // SizeInvalid (the file is not `size` bytes).
+  virtual Result<Sha256> Adopt(const std::string& path, uint64_t size);
+
   // Removes blob `id`; readers that already opened it may finish. Callers (GC) make sure
   // no repo links it any more. Errors: BlobUnknown.
   virtual Result<void> Delete(const Sha256& id) = 0;

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -99,6 +101,32 @@ TEST_P(BlobStoreConformance, WriteThenReadBack) {
   EXPECT_EQ(src->Size(), 11u);
   EXPECT_EQ(ReadAll(*src, 100).value(), content);
   EXPECT_EQ(src->Size(), 0u);
+  EXPECT_EQ(Leftovers(), 0u);
+}
+
+TEST_P(BlobStoreConformance, AdoptMakesALocalFileABlob) {
+  auto write = [&](const std::string& name, std::string_view content) {
+    std::string path = (dir_.path() / name).string();
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    std::fwrite(content.data(), 1, content.size(), f);
+    std::fclose(f);
+    return path;
+  };
+  std::string path = write("shard.parquet", "adopted bytes");
+  auto sha = store_->Adopt(path, 13);
+  ASSERT_TRUE(sha.has_value()) << sha.error().message;
+  EXPECT_EQ(*sha, Sha256::Of("adopted bytes"));
+  EXPECT_EQ(Read(*sha), "adopted bytes");
+  EXPECT_FALSE(std::filesystem::exists(path));
+  // Again, when the blob exists: the same blob, and the file is gone too.
+  path = write("again.parquet", "adopted bytes");
+  EXPECT_EQ(store_->Adopt(path, 13).value(), *sha);
+  EXPECT_FALSE(std::filesystem::exists(path));
+  // A size that does not match: refused, nothing published.
+  path = write("short.parquet", "twelve bytes");
+  EXPECT_EQ(store_->Adopt(path, 13).error().code, ErrorCode::SizeInvalid);
+  EXPECT_EQ(Read(Sha256::Of("twelve bytes")), "error:BlobUnknown");
+  EXPECT_EQ(store_->Adopt((dir_.path() / "none").string(), 1).error().code, ErrorCode::Internal);
   EXPECT_EQ(Leftovers(), 0u);
 }
 

@@ -347,7 +347,8 @@ Result<std::vector<db::ViewerFile>> ExportJob::StoreShards(Context& ctx, const C
     const Entry* native = native_of(shard);
     if (!native || !native->lfs) written.emplace_back(shard.local_path, shard.size);
   }
-  HANGAR_ASSIGN_OR_RETURN(auto stored, StoreFiles(deps_.blobs, written, kStoreThreads));
+  HANGAR_ASSIGN_OR_RETURN(
+      auto stored, viewer::StoreShards(deps_.blobs, written, options_.cache_dir, kStoreThreads));
   std::vector<db::ViewerFile> files;
   int64_t offset = 0;
   size_t next_stored = 0;
@@ -367,8 +368,8 @@ Result<std::vector<db::ViewerFile>> ExportJob::StoreShards(Context& ctx, const C
     // A native Parquet source is indexed, not copied.
     f.sha256 = native && native->lfs ? native->lfs->oid : stored.at(next_stored++);
     HANGAR_TRY(deps_.lfs.Link(ctx.repo.record.id, f.sha256, shard.size));
-    HANGAR_TRY(IntoCache(shard.local_path, ShardCachePath(options_.cache_dir, f.sha256),
-                         native != nullptr));
+    if (native)  // a source: it stays in the work dir, so the cache gets a copy
+      HANGAR_TRY(IntoCache(shard.local_path, ShardCachePath(options_.cache_dir, f.sha256), true));
     row.num_bytes_parquet += f.size;
     files.push_back(std::move(f));
   }

@@ -55,28 +55,34 @@ Result<void> CopyToFile(ByteSource& src, const fs::path& path) {
   return {};
 }
 
-// Stores the file at `path` in the blob store; returns its sha256. One read: the writer
-// hashes what it is given and publishes the blob under that hash (CommitAs).
-Result<Sha256> StoreFile(storage::BlobStore& blobs, const std::string& path, uint64_t size) {
-  HANGAR_ASSIGN_OR_RETURN(auto writer, blobs.Create(Sha256{}, size));
-  auto written = ForEachPiece(path, [&](std::string_view piece) {
-    return writer->Append(std::span<const char>(piece.data(), piece.size()));
-  });
-  if (!written) {
-    writer->Abort();
-    return std::move(written).error();
+Result<Sha256> StoreShard(storage::BlobStore& blobs, const std::string& path, uint64_t size,
+                          const std::string& cache_dir) {
+  // A second name for the file in the cache first (a link: one copy of the bytes on disk
+  // when the cache and the blobs share a file system), then the file becomes the blob, then
+  // the cache's name is the blob's sha256.
+  std::error_code ec;
+  std::string tmp = (fs::path(cache_dir) / ("shard.tmp-" + RandomHex(8))).string();
+  fs::create_hard_link(path, tmp, ec);
+  if (ec) fs::copy_file(path, tmp, ec);
+  if (ec) return MakeError(ErrorCode::Internal, "cannot cache " + path + ": " + ec.message());
+  auto sha = blobs.Adopt(path, size);
+  if (sha) {
+    std::string to = ShardCachePath(cache_dir, *sha);
+    if (!fs::exists(to, ec)) fs::rename(tmp, to, ec);
+    if (ec) sha = MakeError(ErrorCode::Internal, "cannot cache " + to + ": " + ec.message());
   }
-  return writer->CommitAs(std::nullopt);
+  fs::remove(tmp, ec);  // when not renamed
+  return sha;
 }
 
-Result<std::vector<Sha256>> StoreFiles(storage::BlobStore& blobs,
-                                       const std::vector<std::pair<std::string, uint64_t>>& files,
-                                       size_t threads) {
+Result<std::vector<Sha256>> StoreShards(storage::BlobStore& blobs,
+                                        const std::vector<std::pair<std::string, uint64_t>>& files,
+                                        const std::string& cache_dir, size_t threads) {
   std::vector<Result<Sha256>> stored(files.size(), MakeError(ErrorCode::Internal, "not stored"));
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i; (i = next++) < files.size();) {
-      stored[i] = StoreFile(blobs, files[i].first, files[i].second);
+      stored[i] = StoreShard(blobs, files[i].first, files[i].second, cache_dir);
       if (!stored[i]) next = files.size();  // stop at the first failure
     }
   };
@@ -112,7 +118,9 @@ Result<void> IntoCache(const std::string& from, const std::string& to, bool keep
   if (fs::exists(to, ec)) return {};
   std::string tmp = to + ".tmp-" + RandomHex(8);
   if (keep_source || (fs::rename(from, tmp, ec), ec)) {
-    fs::copy_file(from, tmp, fs::copy_options::overwrite_existing, ec);
+    ec.clear();
+    fs::create_hard_link(from, tmp, ec);  // the same bytes under a second name
+    if (ec) fs::copy_file(from, tmp, fs::copy_options::overwrite_existing, ec);
     if (ec) return MakeError(ErrorCode::Internal, "cannot cache " + from + ": " + ec.message());
   }
   fs::rename(tmp, to, ec);

@@ -29,19 +29,23 @@ Result<void> CopyToFile(ByteSource& src, const std::filesystem::path& path);
 // a whole local file on the same file system, else a copy (CopyToFile). Errors: CopyToFile's.
 Result<void> LinkOrCopy(ByteSource& src, const std::filesystem::path& path);
 
-// Stores the local file at `path` (`size` bytes) as a blob; returns its sha256. Errors:
-// Internal (the file, the store).
-Result<Sha256> StoreFile(storage::BlobStore& blobs, const std::string& path, uint64_t size);
+// Makes the shard at `path` (`size` bytes) a blob (BlobStore::Adopt: moved in when it
+// can be, so `path` is gone afterwards) and its cached file (ShardCachePath; a hard link to
+// the same bytes when it can be); returns its sha256. Errors: Internal (the file, the
+// store, the cache).
+Result<Sha256> StoreShard(storage::BlobStore& blobs, const std::string& path, uint64_t size,
+                          const std::string& cache_dir);
 
-// StoreFile of each of `files` (path, bytes), `threads` at a time, so that their reads,
+// StoreShard of each of `files` (path, bytes), `threads` at a time, so that their reads,
 // hashes and syncs overlap; the sha256s in order. Errors: the first failure's (the files
 // stored before it stay stored: blobs are content-addressed, a retry finds them).
-Result<std::vector<Sha256>> StoreFiles(storage::BlobStore& blobs,
-                                       const std::vector<std::pair<std::string, uint64_t>>& files,
-                                       size_t threads);
+Result<std::vector<Sha256>> StoreShards(storage::BlobStore& blobs,
+                                        const std::vector<std::pair<std::string, uint64_t>>& files,
+                                        const std::string& cache_dir, size_t threads);
 
-// Puts the file `from` into the cache as `to` (a ShardCachePath): moved, or copied when
-// `keep_source` or across file systems. A `to` that exists is kept. Errors: Internal.
+// Puts the file `from` into the cache as `to` (a ShardCachePath): moved, or, when
+// `keep_source`, hard-linked (copied across file systems). A `to` that exists is kept. Errors:
+// Internal.
 Result<void> IntoCache(const std::string& from, const std::string& to, bool keep_source);
 
 // The cached file of blob `sha256`, fetched from `blobs` first when the cache lacks it

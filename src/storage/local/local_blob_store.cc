@@ -158,6 +158,36 @@ Result<std::unique_ptr<BlobWriter>> LocalBlobStore::Create(const Sha256& expecte
   }
 }
 
+Result<Sha256> LocalBlobStore::Adopt(const std::string& path, uint64_t size) {
+  struct stat file {
+  }, store{};
+  if (::stat(path.c_str(), &file) != 0) return IoError("stat", path, errno);
+  if (::stat(blobs_dir_.c_str(), &store) != 0 || file.st_dev != store.st_dev)
+    return BlobStore::Adopt(path, size);  // another file system: a copy
+  if (uint64_t(file.st_size) != size)
+    return MakeError(ErrorCode::SizeInvalid, path + " holds " + std::to_string(file.st_size) +
+                                                 " bytes, expected " + std::to_string(size));
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return IoError("open", path, errno);
+  Sha256Hasher hasher;
+  std::string buf(1 << 20, '\0');
+  Result<void> read;
+  while (true) {
+    ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) read = IoError("read", path, errno);
+    if (n <= 0) break;
+    hasher.Update(std::string_view(buf.data(), size_t(n)));
+  }
+  // The bytes are durable before the name that publishes them.
+  if (read && ::fsync(fd) != 0) read = IoError("fsync", path, errno);
+  ::close(fd);
+  HANGAR_TRY(read);
+  Sha256 sha = hasher.Finish();
+  HANGAR_TRY(local_fs::PublishFile(path, blobs_dir_, sha));
+  return sha;
+}
+
 Result<void> LocalBlobStore::Delete(const Sha256& id) {
   fs::path path = BlobPath(id);
   if (::unlink(path.c_str()) != 0) {

@@ -40,6 +40,9 @@ class LocalBlobStore final : public BlobStore {
   Result<std::unique_ptr<ByteSource>> Open(const Sha256& id, ByteRange range) override;
   Result<std::unique_ptr<BlobWriter>> Create(const Sha256& expected,
                                              std::optional<uint64_t> expected_size) override;
+  // Hashes the file and renames it into place when it is on the store's file system;
+  // else BlobStore::Adopt.
+  Result<Sha256> Adopt(const std::string& path, uint64_t size) override;
   Result<void> Delete(const Sha256& id) override;
   // Always "": local blobs are served by Hangar itself.
   Result<std::string> RedirectUrl(const Sha256& id, std::chrono::seconds ttl) override;
