@@ -12,7 +12,8 @@
 #    to the export being Ready: the hub's time, with its RSS sampled every 0.2 s, and
 #    /rows of the small dataset at 20 requests/s all along (their latency during the
 #    conversion). Then the time until its search index is built (Ready → /search
-#    answers), with the RSS meanwhile and the index's size on disk.
+#    answers), with the RSS meanwhile and the index's size on disk; then a sync and 5 s
+#    of rest, so that the index's write-back does not fall into the timed reads.
 # 3. On the exported split: /rows of 100 rows at random offsets at 50 requests/s for 20 s
 #    (hangar-loadgen, open loop, latency from the scheduled send), then rising rates, 10 s
 #    each, to the highest whose p99 stays under 10 ms; /first-rows at 20/s; /filter and
@@ -103,6 +104,9 @@ indexed() { req GET "$BASE/search?$D&query=zephyr&length=1"; [[ "$ST" == 200 ]];
 wait_until 900 indexed || die "the big dataset's search index was not built in 15 minutes"
 kill "$RSS_PID" 2>/dev/null; wait "$RSS_PID" 2>/dev/null
 say "search index built (export Ready → /search 200, poll 0.2 s): $(awk -v a="$T1" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }') s, $(du -sm "$DATA/viewer/search" | cut -f1) MiB on disk"
+# The index's files (300 MiB for 10M rows) are still being written back to disk: the timed
+# reads below start once that is done (sync, then 5 s), so they measure a steady state.
+sync; sleep 5
 sort -n "$T/rss-index" | awk '{ v[NR] = $1 } END { printf "hub RSS during the index build: median %.0f MiB, max %.0f MiB (%d samples)\n", v[int((NR + 1) / 2)] / 1024, v[NR] / 1024, NR }'
 req GET "$BASE/rows?$D&length=1"
 TOTAL="$(jbody .num_rows_total)"
