@@ -340,6 +340,28 @@ req GET "$BASE/rows?dataset=alice/secret&config=default&split=train" -H "Authori
 check_status "a refused token: 401" 401
 check_hdr "… ExternalUnauthenticatedError" X-Error-Code ExternalUnauthenticatedError
 
+section "a 20 MB cell"
+must_create "$ALICE" bigcell alice dataset false
+BC="$T/bigcell"
+lfs_clone "$HA" "$BASE/datasets/alice/bigcell" "$BC" '*.csv'
+python3 -c "
+import sys
+with open(sys.argv[1], 'w') as f:
+    f.write('id,text\n0,short\n1,' + 'y' * (20 << 20) + '\n2,also short\n')" "$BC/data.csv"
+commit_push "$HA" "$BC" data
+BD="dataset=alice/bigcell&config=default&split=train"
+bigcell_ready() { req GET "$BASE/first-rows?$BD"; [[ "$ST" != 500 || "$(hdr X-Error-Code)" != ResponseNotReady ]]; }
+wait_until 60 bigcell_ready || fail "the dataset with a 20 MB cell was not exported in 60 s"
+check_status "/first-rows with a 20 MB cell: 200 (spec §4.3: cells cut to the budget)" 200
+check_json "… truncated" .truncated true
+check_json "… the three rows" '.rows | length' 3
+check_json "… the big cell is listed as cut" '.rows[1].truncated_cells | join(",")' text
+check_json "… and cut to 100 bytes" '.rows[1].row.text | length' 100
+check_json "… the other rows whole" '.rows[2].row.text' "also short"
+req GET "$BASE/rows?$BD&offset=1&length=1"
+check_status "/rows of the 20 MB row: 500" 500
+check_hdr "… TooBigContentError" X-Error-Code TooBigContentError
+
 section "croissant"
 req GET "$BASE/croissant-crumbs?$D"
 check_status "/croissant-crumbs: 200" 200

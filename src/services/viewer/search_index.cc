@@ -2,10 +2,14 @@
 
 #include "services/viewer/search_index.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <boost/json.hpp>
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -60,11 +64,22 @@ Result<std::string> ReadWhole(const std::string& path) {
   return data;
 }
 
-Result<void> WriteWhole(const std::string& path, std::string_view data, bool append = false) {
-  std::ofstream out(path, std::ios::binary | (append ? std::ios::app : std::ios::trunc));
-  out.write(data.data(), std::streamsize(data.size()));
-  out.close();
-  if (!out) return MakeError(ErrorCode::Internal, "cannot write " + path);
+// Writes `data` to `path` (appended, or as the whole file); `sync`: durable before it
+// returns (the final files, which a rename then publishes).
+Result<void> WriteWhole(const std::string& path, std::string_view data, bool append, bool sync) {
+  int fd =
+      ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
+  if (fd < 0) return MakeError(ErrorCode::Internal, "cannot write " + path);
+  bool ok = true;
+  for (size_t done = 0; ok && done < data.size();) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    done += ok ? size_t(n) : 0;
+  }
+  if (ok && sync) ok = ::fsync(fd) == 0;
+  ok = ::close(fd) == 0 && ok;
+  if (!ok) return MakeError(ErrorCode::Internal, "cannot write " + path);
   return {};
 }
 
@@ -127,7 +142,7 @@ Result<void> SearchIndexWriter::Add(uint64_t row, std::vector<std::string>& term
 Result<void> SearchIndexWriter::Flush() {
   for (uint32_t b = 0; b < buckets_; ++b) {
     if (pending_[b].empty()) continue;
-    HANGAR_TRY(WriteWhole(BucketPath(dir_, b, true), pending_[b], true));
+    HANGAR_TRY(WriteWhole(BucketPath(dir_, b, true), pending_[b], true, false));
     pending_[b].clear();
     pending_[b].shrink_to_fit();
   }
@@ -172,7 +187,7 @@ Result<void> SearchIndexWriter::FinishBucket(uint32_t bucket) {
     offset += t.postings.size();
   }
   for (const auto& kv : terms) out += kv.second.postings;
-  HANGAR_TRY(WriteWhole(BucketPath(dir_, bucket), out));
+  HANGAR_TRY(WriteWhole(BucketPath(dir_, bucket), out, false, true));
   std::error_code ec;
   fs::remove(raw_path, ec);
   return {};
@@ -181,12 +196,10 @@ Result<void> SearchIndexWriter::FinishBucket(uint32_t bucket) {
 Result<void> SearchIndexWriter::Finish(std::string_view language) {
   HANGAR_TRY(Flush());
   for (uint32_t b = 0; b < buckets_; ++b) HANGAR_TRY(FinishBucket(b));
-  json::object meta{{"version", kVersion},
-                    {"docs", docs_},
-                    {"terms_total", terms_total_},
-                    {"buckets", buckets_},
-                    {"language", language}};
-  return WriteWhole(dir_ + "/meta", json::serialize(meta));
+  json::object meta{{"version", kVersion},         {"docs", docs_},
+                    {"terms_total", terms_total_}, {"rows", any_row_ ? last_row_ + 1 : 0},
+                    {"buckets", buckets_},         {"language", language}};
+  return WriteWhole(dir_ + "/meta", json::serialize(meta), false, true);
 }
 
 Result<SearchIndex> SearchIndex::Open(const std::string& dir) {
@@ -200,15 +213,16 @@ Result<SearchIndex> SearchIndex::Open(const std::string& dir) {
     return x->to_number<uint64_t>(ec);
   };
   auto version = number("version"), docs = number("docs"), total = number("terms_total"),
-       buckets = number("buckets");
+       buckets = number("buckets"), rows = number("rows");
   const json::value* language = meta ? meta->if_contains("language") : nullptr;
-  if (!version || *version != kVersion || !docs || !total || !buckets || *buckets == 0 ||
+  if (!version || *version != kVersion || !docs || !total || !rows || !buckets || *buckets == 0 ||
       *buckets > 65536 || !std::has_single_bit(*buckets) || !language || !language->is_string())
     return MakeError(ErrorCode::Internal, "search index " + dir + " has a foreign meta file");
   SearchIndex index;
   index.dir_ = dir;
   index.docs_ = *docs;
   index.terms_total_ = *total;
+  index.rows_ = *rows;
   index.buckets_ = uint32_t(*buckets);
   index.language_ = std::string(language->as_string());
   return index;
@@ -237,6 +251,7 @@ Result<PostingList> SearchIndex::Find(std::string_view term) const {
   if (found->second > d.size() - pos) return Damaged(list.path_);
   list.pos_ = pos + found->second;
   list.df_ = list.left_ = found->first;
+  list.rows_end_ = rows_;
   return list;
 }
 
@@ -246,6 +261,8 @@ Result<bool> PostingList::Next(Posting& out) {
   uint64_t delta = 0, tf = 0, length = 0;
   if (!GetVarint(d, pos_, delta) || !GetVarint(d, pos_, tf) || !GetVarint(d, pos_, length))
     return Damaged(path_);
+  // Rows ascend from the first and stay inside the split: anything else is damage.
+  if ((delta == 0 && left_ != df_) || row_ + delta >= rows_end_ || tf == 0) return Damaged(path_);
   --left_;
   row_ += delta;
   out = Posting{row_, uint32_t(tf), uint32_t(length)};

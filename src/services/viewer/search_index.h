@@ -5,8 +5,8 @@
 //
 // On disk, one directory, written whole and then renamed into place (an index is complete
 // or absent):
-//   meta      JSON: {"version": 1, "docs": rows, "terms_total": Σ row lengths,
-//             "buckets": B, "language": stemmer}
+//   meta      JSON: {"version": 1, "docs": rows added, "terms_total": Σ row lengths,
+//             "rows": last row + 1, "buckets": B, "language": stemmer}
 //   b<i>      for i < B (a power of two), the terms whose FNV-1a 64 hash ends in i:
 //             "HSI1", varint term count, then per term in byte order: varint length,
 //             bytes, varint df (rows holding it), varint offset of its postings; then the
@@ -76,7 +76,7 @@ class PostingList {
   std::shared_ptr<const std::string> bucket_;
   std::string path_;
   size_t pos_ = 0;
-  uint64_t df_ = 0, left_ = 0, row_ = 0;
+  uint64_t df_ = 0, left_ = 0, row_ = 0, rows_end_ = 0;
 };
 
 // A complete index, opened for lookups. Thread-safe (every lookup reads its bucket anew).
@@ -96,7 +96,7 @@ class SearchIndex {
 
  private:
   std::string dir_;
-  uint64_t docs_ = 0, terms_total_ = 0;
+  uint64_t docs_ = 0, terms_total_ = 0, rows_ = 0;
   uint32_t buckets_ = 1;
   std::string language_;
 };

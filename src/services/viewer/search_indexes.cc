@@ -128,9 +128,9 @@ Result<std::shared_ptr<const SearchIndex>> SearchIndexes::Get(const SearchIndexS
   {
     std::lock_guard lock(mu_);
     if (Opened(spec.key)) return opened_.at(spec.key);
-    if (auto it = failed_.find(spec.key); it != failed_.end())
-      return MakeError(ErrorCode::UnexpectedError,
-                       "The search index could not be built: " + it->second);
+    // The cause is in the log: it names the server's files.
+    if (failed_.count(spec.key))
+      return MakeError(ErrorCode::UnexpectedError, "The search index could not be built.");
   }
   Prepare(spec);
   return MakeError(ErrorCode::ResponseNotReady,
@@ -145,6 +145,20 @@ void SearchIndexes::Prepare(const SearchIndexSpec& spec) {
     waiting_.push_back(spec);
   }
   wake_.notify_one();
+}
+
+void SearchIndexes::Discard(const SearchIndexSpec& spec) {
+  std::error_code ec;
+  {
+    std::lock_guard lock(mu_);
+    opened_.erase(spec.key);
+    // Renamed first, so no reader opens it again; a running lookup keeps its bucket.
+    std::string dir = root_ + "/" + spec.key;
+    fs::rename(dir, dir + ".tmp-damaged", ec);
+  }
+  fs::remove_all(root_ + "/" + spec.key + ".tmp-damaged", ec);
+  Log("viewer")->warn("search index {} is damaged: rebuilding it", spec.key);
+  Prepare(spec);
 }
 
 void SearchIndexes::WaitIdle() {
@@ -180,6 +194,7 @@ void SearchIndexes::Work() {
     auto built = BuildSearchIndex(engine_, spec, local_path_, tmp, stopping_);
     std::error_code ec;
     if (built) {
+      fs::remove_all(dir, ec);  // a damaged index of the same key (Discard renamed it away)
       fs::rename(tmp, dir, ec);
       if (ec) built = MakeError(ErrorCode::Internal, "cannot rename " + tmp + ": " + ec.message());
     }

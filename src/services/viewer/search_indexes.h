@@ -67,11 +67,14 @@ class SearchIndexes {
   SearchIndexes& operator=(const SearchIndexes&) = delete;
 
   // The index of `spec`, when built. Else queues its build (once) and answers
-  // ResponseNotReady; after a failed build, UnexpectedError with its message (the build is
-  // tried again after a restart).
+  // ResponseNotReady (also when the directory holds no readable index: it is built
+  // again); after a failed build, UnexpectedError (the cause is logged; the build is tried
+  // again after a restart).
   Result<std::shared_ptr<const SearchIndex>> Get(const SearchIndexSpec& spec);
   // Queues the build of `spec` unless it is built, queued or failed.
   void Prepare(const SearchIndexSpec& spec);
+  // Drops the index of `spec` (a lookup found it damaged) and queues its build again.
+  void Discard(const SearchIndexSpec& spec);
   // Blocks until no build is queued or running (tests).
   void WaitIdle();
 

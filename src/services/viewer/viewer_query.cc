@@ -141,18 +141,25 @@ Result<ViewerAnswer> ViewerService::Search(const Principal& who, const RepoId& i
   if (spec.columns.empty())
     return MakeError(ErrorCode::SearchFeatureNotAvailableError,
                      "The split has no string column to search.");
-  if (query.find_first_not_of(" \t") == std::string::npos)
+  if (query.empty())
     return MakeError(ErrorCode::MissingRequiredParameter, "Parameter 'query' is required");
   if (query.size() > kMaxSearchBytes)
     return MakeError(ErrorCode::InvalidParameter, "Parameter 'query' is too long");
+  // A query of no term (blanks, punctuation) matches no row.
   std::vector<std::string> terms;
   TermCutter(spec.language).Cut(query, terms);
+  std::sort(terms.begin(), terms.end());
+  terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
   if (terms.size() > kMaxSearchTerms)
     return MakeError(ErrorCode::InvalidParameter, "Parameter 'query' has too many words");
   if (!search_) return MakeError(ErrorCode::ResponseNotReady, "The search index is not available.");
   HANGAR_ASSIGN_OR_RETURN(auto index, search_->Get(spec));
   auto ranked = RankBm25(*index, std::move(terms), uint64_t(offset), uint64_t(length));
-  if (!ranked) return MakeError(ErrorCode::UnexpectedError, "The search index could not be read.");
+  if (!ranked) {  // a damaged index: built again
+    search_->Discard(spec);
+    return MakeError(ErrorCode::ResponseNotReady,
+                     "The search index is being rebuilt. Please retry later.");
+  }
   HANGAR_ASSIGN_OR_RETURN(json::array rows, ReadRowsAt(s, ranked->rows));
   return ViewerAnswer{RowsPage(s, Matches{std::move(rows), int64_t(ranked->total)}),
                       s.state->export_row.source_commit};

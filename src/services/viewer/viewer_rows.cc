@@ -131,7 +131,28 @@ Result<std::string> ViewerService::LocalPath(const db::ViewerFile& file) {
   return FetchShard(deps_.blobs, options_.cache_dir, file.sha256);
 }
 
-Result<json::array> ViewerService::ReadRows(const Split& split, int64_t offset, int64_t length) {
+Result<json::array> ViewerService::ReadRows(const Split& split, int64_t offset, int64_t length,
+                                            int64_t max_cell_chars) {
+  // With a cap, a text column is read cut to it (its cell is cut again by the budget
+  // anyway) and bytes not at all (they are null in the answer): a 50 MB cell stays a cell.
+  duckdb::SqlText select("SELECT *");
+  if (max_cell_chars > 0) {
+    select = duckdb::SqlText("SELECT ");
+    for (size_t c = 0; c < split.columns->size(); ++c) {
+      const auto& column = (*split.columns)[c];
+      auto name = duckdb::Identifier::Quote(column.name);
+      if (c) select += ", ";
+      if (column.type == duckdb::ColumnType::String) {
+        select += "left(";
+        select += name;
+        select += ", ?) AS ";
+      } else if (column.type == duckdb::ColumnType::Blob) {
+        select += "NULL::BLOB AS ";
+      }
+      select += name;
+    }
+  }
+  select += " FROM read_parquet(?) WHERE file_row_number >= ? AND file_row_number < ?";
   json::array out;
   const auto& files = *split.files;
   // The first file holding row `offset`: files are in row order, each from row_offset.
@@ -145,9 +166,12 @@ Result<json::array> ViewerService::ReadRows(const Split& split, int64_t offset, 
     HANGAR_ASSIGN_OR_RETURN(std::string path, LocalPath(*it));
     // No ORDER BY: one file's rows come in its order (DuckDB keeps insertion order), and a
     // sort would cost a third of the query.
-    duckdb::Query q(Sql("SELECT * FROM read_parquet(?) WHERE file_row_number >= ? AND "
-                        "file_row_number < ?"),
-                    {path, local, local + count});
+    std::vector<duckdb::Param> params;
+    if (max_cell_chars > 0)
+      for (const auto& column : *split.columns)
+        if (column.type == duckdb::ColumnType::String) params.emplace_back(max_cell_chars);
+    params.insert(params.end(), {path, local, local + count});
+    duckdb::Query q(select, std::move(params));
     q.timeout = options_.query_timeout;
     q.max_result_bytes = options_.max_result_bytes;
     auto result = deps_.rows_engine.Run(q);
@@ -227,7 +251,8 @@ Result<ViewerAnswer> ViewerService::FirstRows(const Principal& who, const RepoId
     return MakeError(ErrorCode::TooManyColumnsError,
                      "The number of columns (" + std::to_string(s.columns->size()) +
                          ") exceeds the maximum supported number of columns (1000).");
-  HANGAR_ASSIGN_OR_RETURN(json::array rows, ReadRows(s, 0, kFirstRows));
+  HANGAR_ASSIGN_OR_RETURN(json::array rows,
+                          ReadRows(s, 0, kFirstRows, int64_t(kFirstRowsMaxBytes) + 1));
   bool truncated = FitFirstRows(rows);
   json::object out{
       {"dataset", id.ns + "/" + id.name},    {"config", config},        {"split", split},

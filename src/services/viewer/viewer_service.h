@@ -150,7 +150,10 @@ class ViewerService {
   // Rows `rows` (indexes in the split, any order) of `split` as /rows rows, in that order.
   Result<boost::json::array> ReadRowsAt(const Split& split, const std::vector<uint64_t>& rows);
   // Rows [offset, offset + length) of `split` as /rows rows ({"row_idx","row",…}).
-  Result<boost::json::array> ReadRows(const Split& split, int64_t offset, int64_t length);
+  // With `max_cell_chars`, text cells are read cut to that many characters and bytes
+  // not at all (/first-rows, whose budget cuts them anyway).
+  Result<boost::json::array> ReadRows(const Split& split, int64_t offset, int64_t length,
+                                      int64_t max_cell_chars = 0);
   // A page of the rows of `split` where `where` holds (all when null), in `order` (row
   // order when null), and how many rows match.
   struct Matches {

@@ -249,6 +249,54 @@ TEST_F(Indexes, BuildsOnDemandFromTheFilesTextColumns) {
   EXPECT_TRUE(std::filesystem::exists(dir_.File("search/" + elsewhere.key)));
 }
 
+TEST_F(Indexes, ADamagedIndexIsBuiltAgain) {
+  SearchIndexSpec spec;
+  spec.files.push_back(Write(3, "SELECT 'red fox ' || i AS t FROM range(500) r(i)", 0));
+  spec.columns = {"t"};
+  spec.owner = SearchIndexOwner(1, "default", "train");
+  spec.key = SearchIndexKey(spec);
+  std::string dir = dir_.File("search/" + spec.key);
+  {
+    SearchIndexes indexes(dir_.File("search"), *engine_, Local());
+    EXPECT_EQ(indexes.Get(spec).error().code, ErrorCode::ResponseNotReady);
+    indexes.WaitIdle();
+    auto index = indexes.Get(spec).value();
+    // A bucket cut short: the lookup fails, Discard drops it and builds it again.
+    std::string bucket = dir + "/b" + std::to_string(TermBucket("fox", 16));
+    std::filesystem::resize_file(bucket, 7);
+    EXPECT_EQ(index->Lookup("fox").error().code, ErrorCode::Internal);
+    indexes.Discard(spec);
+    indexes.WaitIdle();
+    EXPECT_EQ(indexes.Get(spec).value()->Lookup("fox").value().size(), 500u);
+  }
+  // A damaged meta, found by the next process: built again, not refused forever.
+  std::ofstream(dir + "/meta", std::ios::trunc) << "{";
+  SearchIndexes indexes(dir_.File("search"), *engine_, Local());
+  EXPECT_EQ(indexes.Get(spec).error().code, ErrorCode::ResponseNotReady);
+  indexes.WaitIdle();
+  EXPECT_EQ(indexes.Get(spec).value()->Lookup("red").value().size(), 500u);
+}
+
+TEST_F(Index, PostingsOutOfOrderOrPastTheRowsAreDamage) {
+  SearchIndex index = Build({"a", "a"}, 1);
+  // Rewrite b0 by hand: one term "a", df 2, postings (row 0, tf 1, len 1) twice (delta 0).
+  std::string b = "HSI1";
+  b += char(1);
+  b += char(1);
+  b += 'a';
+  b += char(2);
+  b += char(0);
+  b += std::string("\x00\x01\x01\x00\x01\x01", 6);
+  std::ofstream(Dir("idx1/b0"), std::ios::binary | std::ios::trunc) << b;
+  EXPECT_EQ(index.Lookup("a").error().code, ErrorCode::Internal);
+  b.replace(b.size() - 3, 1, std::string(1, char(11)));  // row 11: past the last (10)
+  std::ofstream(Dir("idx1/b0"), std::ios::binary | std::ios::trunc) << b;
+  EXPECT_EQ(index.Lookup("a").error().code, ErrorCode::Internal);
+  b.replace(b.size() - 3, 1, std::string(1, char(10)));  // rows 0 and 10: fine
+  std::ofstream(Dir("idx1/b0"), std::ios::binary | std::ios::trunc) << b;
+  EXPECT_EQ(index.Lookup("a").value().size(), 2u);
+}
+
 TEST_F(Indexes, AFailedBuildIsReportedAndAHalfWrittenOneRemoved) {
   std::filesystem::create_directories(dir_.File("search/abc.tmp-1234"));
   SearchIndexSpec spec;
