@@ -34,6 +34,7 @@ struct ViewerExport {
   ExportStatus status = ExportStatus::Pending;
   std::string export_commit;  // 40 hex of the refs/convert/parquet commit; "" before it
   bool viewer = true;         // false: README says `viewer: false`
+  std::string language;       // the README's `language` when it names one ("fr"), else ""
   std::string error_code;     // dataset-level failure (ConfigNamesError, …); "" otherwise
   std::string error;
   int64_t updated_at = 0;  // unix seconds
@@ -75,10 +76,11 @@ class ViewerStore {
   virtual ~ViewerStore() = default;
 
   // Starts the export of `source_commit`: the repo's export row becomes `{source_commit,
-  // Pending, viewer}` and its splits exactly `splits` (their files none), in one
+  // Pending, viewer, language}` and its splits exactly `splits` (their files none), in one
   // transaction. Errors: RepoNotFound when the repo row does not exist.
   virtual Result<void> BeginExport(int64_t repo_id, const std::string& source_commit, bool viewer,
-                                   const std::vector<ViewerSplit>& splits) = 0;
+                                   const std::vector<ViewerSplit>& splits,
+                                   const std::string& language = "") = 0;
   // The repo's export row, or nullopt when none was begun.
   virtual Result<std::optional<ViewerExport>> GetExport(int64_t repo_id) = 0;
   // Sets the export's status, export commit and dataset-level error, when its source commit

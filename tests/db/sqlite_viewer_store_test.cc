@@ -101,6 +101,12 @@ TEST_F(ViewerStoreTest, GetExportIsNulloptBeforeAnyAndRoundtripsAfterBegin) {
   EXPECT_FALSE(e->viewer);
   EXPECT_EQ(e->error_code, "");
   EXPECT_EQ(e->updated_at, 1000);
+  EXPECT_EQ(e->language, "");
+  // The README's language, kept with the export and replaced by the next one.
+  ASSERT_TRUE(viewer().BeginExport(repo_, kCommitB, true, {}, "fr").has_value());
+  EXPECT_EQ(viewer().GetExport(repo_).value()->language, "fr");
+  ASSERT_TRUE(viewer().BeginExport(repo_, kCommitA, true, {}).has_value());
+  EXPECT_EQ(viewer().GetExport(repo_).value()->language, "");
 }
 
 TEST_F(ViewerStoreTest, BeginExportRefusesAMissingRepo) {

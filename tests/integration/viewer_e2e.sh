@@ -362,6 +362,20 @@ req GET "$BASE/rows?$BD&offset=1&length=1"
 check_status "/rows of the 20 MB row: 500" 500
 check_hdr "… TooBigContentError" X-Error-Code TooBigContentError
 
+section "the README's language picks the stemmer"
+must_create "$ALICE" french alice dataset false
+FR="$T/french"
+lfs_clone "$HA" "$BASE/datasets/alice/french" "$FR" '*.csv'
+printf 'text\nun cheval blanc\ndes chevaux noirs\nrien\n' >"$FR/data.csv"
+printf -- '---\nlanguage: fr\n---\n# Chevaux\n' >"$FR/README.md"
+commit_push "$HA" "$FR" data
+FD="dataset=alice/french&config=default&split=train"
+french_ready() { req GET "$BASE/search?$FD&query=chevaux"; [[ "$ST" == 200 ]]; }
+wait_until 60 french_ready || fail "the French dataset's search index was not built in 60 s"
+check_json "language: fr: 'chevaux' finds cheval and chevaux (French stemmer)" .num_rows_total 2
+req GET "$BASE/search?$FD&query=CHEVAL"
+check_json "… and so does 'CHEVAL' (Porter would leave chevaux apart)" .num_rows_total 2
+
 section "croissant"
 req GET "$BASE/croissant-crumbs?$D"
 check_status "/croissant-crumbs: 200" 200

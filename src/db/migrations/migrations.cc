@@ -226,8 +226,13 @@ CREATE TABLE viewer_files (
 );
 )sql";
 
+// Version 7: the README's one language, which picks the viewer's search stemmer (§4.5).
+constexpr const char kV7[] = R"sql(
+ALTER TABLE viewer_exports ADD COLUMN language VARCHAR(32) NOT NULL DEFAULT '';
+)sql";
+
 constexpr Migration kMigrations[] = {
-    {1, kV1}, {2, kV2}, {3, kV3}, {4, kV4}, {5, kV5}, {6, kV6},
+    {1, kV1}, {2, kV2}, {3, kV3}, {4, kV4}, {5, kV5}, {6, kV6}, {7, kV7},
 };
 
 void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {

@@ -12,7 +12,8 @@ constexpr const char kSplitCols[] =
     "columns_json";
 
 constexpr const char kExportCols[] =
-    "repo_id, source_commit, status, export_commit, viewer, error_code, error, updated_at";
+    "repo_id, source_commit, status, export_commit, viewer, error_code, error, updated_at, "
+    "language";
 
 constexpr const char kFileCols[] =
     "shard, path, sha256, size, row_offset, num_rows, row_group_rows";
@@ -68,6 +69,7 @@ Result<ViewerExport> ReadExport(const SqliteStmt& s) {
   e.error_code = s.Text(5);
   e.error = s.Text(6);
   e.updated_at = s.Int(7);
+  e.language = s.Text(8);
   return e;
 }
 
@@ -173,7 +175,8 @@ SqliteViewerStore::SqliteViewerStore(std::shared_ptr<SqlitePool> pool, std::func
     : pool_(std::move(pool)), now_(now ? std::move(now) : std::function<int64_t()>(NowUnix)) {}
 
 Result<void> SqliteViewerStore::BeginExport(int64_t repo_id, const std::string& source_commit,
-                                            bool viewer, const std::vector<ViewerSplit>& splits) {
+                                            bool viewer, const std::vector<ViewerSplit>& splits,
+                                            const std::string& language) {
   const int64_t now = now_();
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   return InTransaction(*c, [&]() -> Result<void> {
@@ -182,16 +185,17 @@ Result<void> SqliteViewerStore::BeginExport(int64_t repo_id, const std::string& 
       HANGAR_ASSIGN_OR_RETURN(
           auto s,
           c->Prepare("INSERT INTO viewer_exports (repo_id, source_commit, status, export_commit, "
-                     "viewer, error_code, error, updated_at) SELECT id, ?, ?, '', ?, '', '', ? "
-                     "FROM repos WHERE id = ? ON CONFLICT (repo_id) DO UPDATE SET "
+                     "viewer, error_code, error, updated_at, language) SELECT id, ?, ?, '', ?, "
+                     "'', '', ?, ? FROM repos WHERE id = ? ON CONFLICT (repo_id) DO UPDATE SET "
                      "source_commit = excluded.source_commit, status = excluded.status, "
                      "export_commit = '', viewer = excluded.viewer, error_code = '', error = '', "
-                     "updated_at = excluded.updated_at"));
+                     "updated_at = excluded.updated_at, language = excluded.language"));
       HANGAR_TRY(s.Bind(1, source_commit)
                      .Bind(2, ExportStatusName(ExportStatus::Pending))
                      .Bind(3, int64_t{viewer ? 1 : 0})
                      .Bind(4, now)
-                     .Bind(5, repo_id)
+                     .Bind(5, language)
+                     .Bind(6, repo_id)
                      .Run());
       if (c->Changes() == 0) return RepoMissing(repo_id);
     }

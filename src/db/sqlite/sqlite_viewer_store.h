@@ -20,7 +20,8 @@ class SqliteViewerStore : public ViewerStore {
                              std::function<int64_t()> now = nullptr);
 
   Result<void> BeginExport(int64_t repo_id, const std::string& source_commit, bool viewer,
-                           const std::vector<ViewerSplit>& splits) override;
+                           const std::vector<ViewerSplit>& splits,
+                           const std::string& language) override;
   Result<std::optional<ViewerExport>> GetExport(int64_t repo_id) override;
   Result<bool> SetExportStatus(int64_t repo_id, const std::string& source_commit,
                                ExportStatus status, const std::string& export_commit,

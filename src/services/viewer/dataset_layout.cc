@@ -436,6 +436,12 @@ Result<DatasetLayout> DeriveLayout(const std::vector<std::string>& files, std::s
   if (card) {
     if (const auto* v = card->if_contains("viewer"); v && v->is_bool())
       layout.viewer = v->as_bool();
+    if (const auto* l = card->if_contains("language")) {
+      const json::value* one = l;
+      if (const auto* list = l->if_array()) one = list->size() == 1 ? &(*list)[0] : nullptr;
+      if (one && one->is_string() && one->as_string().size() <= 32)
+        layout.language = std::string(one->as_string());
+    }
   }
   const json::value* configs = card ? card->if_contains("configs") : nullptr;
   if (!configs) {

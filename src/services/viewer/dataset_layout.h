@@ -55,6 +55,9 @@ struct ConfigLayout {
 struct DatasetLayout {
   std::vector<ConfigLayout> configs;
   bool viewer = true;
+  // The README's `language` when it names exactly one (a string, or a list of one), as
+  // written ("fr"); "" otherwise. It picks the search's stemmer (§4.5).
+  std::string language;
 };
 
 // At most this many configs (DatasetWithTooManyConfigsError past it).

@@ -196,7 +196,8 @@ Result<void> ExportJob::Run(int64_t repo_id, const std::atomic<bool>& cancel) {
   std::vector<db::ViewerSplit> rows =
       layout ? PlannedRows(*layout) : std::vector<db::ViewerSplit>{};
   bool viewer = layout ? layout->viewer : true;
-  HANGAR_TRY(deps_.store.BeginExport(repo_id, ctx.source, viewer, rows));
+  HANGAR_TRY(deps_.store.BeginExport(repo_id, ctx.source, viewer, rows,
+                                     layout ? layout->language : std::string()));
   auto notify = [&] {
     if (options_.on_change) options_.on_change(repo_id);
   };

@@ -126,6 +126,7 @@ SearchIndexSpec ViewerService::SearchSpec(const Split& split) const {
   for (const auto& f : *split.files)
     spec.files.push_back(
         {f.sha256, uint64_t(f.row_offset), uint64_t(f.num_rows), uint64_t(f.size)});
+  spec.language = split.state->export_row.language;  // "" or one libstemmer lacks: Porter
   spec.owner =
       SearchIndexOwner(split.state->export_row.repo_id, split.row->config, split.row->split);
   spec.key = SearchIndexKey(spec);

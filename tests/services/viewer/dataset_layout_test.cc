@@ -123,6 +123,18 @@ viewer: true
   EXPECT_FALSE(layout.viewer);
 }
 
+TEST(DatasetLayout, TheReadmesOneLanguage) {
+  auto language = [](std::string_view yaml) {
+    return DeriveLayout({"a.csv"}, "---\n" + std::string(yaml) + "\n---\n").value().language;
+  };
+  EXPECT_EQ(language("language: fr"), "fr");
+  EXPECT_EQ(language("language:\n- de"), "de");
+  EXPECT_EQ(language("language: [en, fr]"), "");  // several: the default stemmer
+  EXPECT_EQ(language("language: 7"), "");
+  EXPECT_EQ(language("license: mit"), "");
+  EXPECT_EQ(DeriveLayout({"a.csv"}, "").value().language, "");
+}
+
 TEST(DatasetLayout, BadYamlIsAConfigNamesError) {
   auto error = [](std::string yaml) {
     auto r = DeriveLayout({"a.csv"}, "---\n" + yaml + "---\n");
