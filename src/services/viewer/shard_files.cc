@@ -16,37 +16,19 @@
 namespace hangar::services::viewer {
 namespace fs = std::filesystem;
 
-namespace {
-
-// Reads the file at `path` in 1 MiB pieces.
-template <typename F>
-Result<void> ForEachPiece(const std::string& path, F&& fn) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(ErrorCode::Internal, "cannot read " + path);
-  std::string buf(1 << 20, '\0');
-  while (in) {
-    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    auto n = static_cast<size_t>(in.gcount());
-    if (n == 0) break;
-    HANGAR_TRY(fn(std::string_view(buf.data(), n)));
-  }
-  return {};
-}
-
-}  // namespace
-
 std::string ShardCachePath(const std::string& cache_dir, const Sha256& sha256) {
   return (fs::path(cache_dir) / (sha256.Hex() + ".parquet")).string();
 }
 
 // Copies `src` to a new file at `path`.
-Result<void> CopyToFile(ByteSource& src, const fs::path& path) {
+Result<void> CopyToFile(ByteSource& src, const fs::path& path, Sha256Hasher* hasher) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) return MakeError(ErrorCode::Internal, "cannot create " + path.string());
   std::string buf(1 << 20, '\0');
   while (true) {
     HANGAR_ASSIGN_OR_RETURN(size_t n, src.Read(buf));
     if (n == 0) break;
+    if (hasher) hasher->Update(std::string_view(buf.data(), n));
     out.write(buf.data(), static_cast<std::streamsize>(n));
     if (!out) return MakeError(ErrorCode::Internal, "cannot write " + path.string());
   }
@@ -136,13 +118,8 @@ Result<std::string> FetchShard(storage::BlobStore& blobs, const std::string& cac
   HANGAR_ASSIGN_OR_RETURN(auto src, blobs.Open(sha256, storage::ByteRange::From(0)));
   fs::create_directories(cache_dir, ec);
   std::string tmp = path + ".tmp-" + RandomHex(8);
-  auto copied = CopyToFile(*src, tmp);
-  Sha256Hasher hasher;
-  if (copied)
-    copied = ForEachPiece(tmp, [&](std::string_view piece) -> Result<void> {
-      hasher.Update(piece);
-      return {};
-    });
+  Sha256Hasher hasher;  // checked as it is copied
+  auto copied = CopyToFile(*src, tmp, &hasher);
   if (copied && hasher.Finish() != sha256)
     copied = MakeError(ErrorCode::Internal, "blob " + sha256.Hex() + " does not hold its bytes");
   if (copied) {

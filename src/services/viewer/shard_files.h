@@ -21,9 +21,10 @@ namespace hangar::services::viewer {
 // <cache_dir>/<hex>.parquet.
 std::string ShardCachePath(const std::string& cache_dir, const Sha256& sha256);
 
-// Copies `src` to a new file at `path` (truncating one that exists). Errors: those of
-// `src`, Internal when the file cannot be written.
-Result<void> CopyToFile(ByteSource& src, const std::filesystem::path& path);
+// Copies `src` to a new file at `path` (truncating one that exists), and into `hasher`
+// when given. Errors: those of `src`, Internal when the file cannot be written.
+Result<void> CopyToFile(ByteSource& src, const std::filesystem::path& path,
+                        Sha256Hasher* hasher = nullptr);
 
 // Puts the bytes of `src` at `path`, a new name: a hard link to the file when `src` is
 // a whole local file on the same file system, else a copy (CopyToFile). Errors: CopyToFile's.
