@@ -17,6 +17,10 @@ set -euo pipefail
 
 INPUTS="${HANGAR_INPUTS:-$HOME/.cache/hangar-inputs}"
 mkdir -p "$INPUTS"
+# One fetch at a time: tests running in parallel (ctest -j) on a fresh machine all call
+# this, and two writers of one .part file corrupt it. The others wait, then find the files.
+exec 9>"$INPUTS/.lock"
+flock 9
 
 TESS_SHA=7d4322bd2a7749724879683fc3912cb542f19906c83bcc1a52132556427170b2
 VAD_SHA=a35ebf52fd3ce5f1469b2a36158dba761bc47b973ea3382b3186ca15b1f5af28
