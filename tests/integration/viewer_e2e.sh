@@ -319,10 +319,15 @@ req GET "$BASE/rows?dataset=alice/nothing&config=a&split=b"
 check_status "an unknown dataset, anonymous: 401" 401
 check_hdr "… ExternalUnauthenticatedError" X-Error-Code ExternalUnauthenticatedError
 
+# new_dataset NAME PRIVATE [LFS PATTERN...]: alice's dataset NAME, cloned into $T/NAME.
+new_dataset() {
+  must_create "$ALICE" "$1" alice dataset "$2"
+  lfs_clone "$HA" "$BASE/datasets/alice/$1" "$T/$1" "${@:3}"
+}
+
 section "a private dataset"
-must_create "$ALICE" secret alice dataset true
+new_dataset secret true
 P="$T/secret"
-lfs_clone "$HA" "$BASE/datasets/alice/secret" "$P"
 cp "$TABLES/boston.csv" "$P/data.csv"
 commit_push "$HA" "$P" data
 secret_ready() { req GET "$BASE/rows?dataset=alice/secret&config=default&split=train" "${AUTH[@]}"; [[ "$ST" == 200 ]]; }
@@ -341,9 +346,8 @@ check_status "a refused token: 401" 401
 check_hdr "… ExternalUnauthenticatedError" X-Error-Code ExternalUnauthenticatedError
 
 section "a 20 MB cell"
-must_create "$ALICE" bigcell alice dataset false
+new_dataset bigcell false '*.csv'
 BC="$T/bigcell"
-lfs_clone "$HA" "$BASE/datasets/alice/bigcell" "$BC" '*.csv'
 python3 -c "
 import sys
 with open(sys.argv[1], 'w') as f:
@@ -363,9 +367,8 @@ check_status "/rows of the 20 MB row: 500" 500
 check_hdr "… TooBigContentError" X-Error-Code TooBigContentError
 
 section "the README's language picks the stemmer"
-must_create "$ALICE" french alice dataset false
+new_dataset french false '*.csv'
 FR="$T/french"
-lfs_clone "$HA" "$BASE/datasets/alice/french" "$FR" '*.csv'
 printf 'text\nun cheval blanc\ndes chevaux noirs\nrien\n' >"$FR/data.csv"
 printf -- '---\nlanguage: fr\n---\n# Chevaux\n' >"$FR/README.md"
 commit_push "$HA" "$FR" data
