@@ -6,6 +6,7 @@
 
 #include "db/lfs_store.h"
 #include "db/oci_store.h"
+#include "db/registry_store.h"
 #include "db/repo_store.h"
 #include "db/upload_store.h"
 #include "db/user_store.h"
@@ -21,6 +22,7 @@ struct Stores {
   std::unique_ptr<UploadStore> uploads;
   std::unique_ptr<OciStore> oci;
   std::unique_ptr<ViewerStore> viewer;
+  std::unique_ptr<RegistryStore> registry;
 };
 
 }  // namespace hangar::db

@@ -37,6 +37,7 @@ class DbTest : public ::testing::Test {
   RepoStore& repos() { return *stores_.repos; }
   LfsStore& lfs() { return *stores_.lfs; }
   UploadStore& uploads() { return *stores_.uploads; }
+  RegistryStore& registry() { return *stores_.registry; }
 
   std::filesystem::path dir_;
   Stores stores_;

@@ -231,8 +231,96 @@ constexpr const char kV7[] = R"sql(
 ALTER TABLE viewer_exports ADD COLUMN language VARCHAR(32) NOT NULL DEFAULT '';
 )sql";
 
+// Version 8: the model registry (issue 16, docs/registry.md). Versions keep their repo's
+// name and commit as text, so a version stays readable after its repo is deleted.
+constexpr const char kV8[] = R"sql(
+CREATE TABLE registered_models (
+  id {{ID}},
+  name VARCHAR(256) NOT NULL UNIQUE,
+  owner_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  description TEXT NOT NULL DEFAULT '',
+  private INTEGER NOT NULL DEFAULT 0,
+  created_by BIGINT NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  next_version BIGINT NOT NULL DEFAULT 1
+);
+CREATE INDEX registered_models_owner ON registered_models(owner_id, name);
+CREATE INDEX registered_models_updated ON registered_models(updated_at, name);
+CREATE TABLE registered_model_tags (
+  model_id BIGINT NOT NULL REFERENCES registered_models(id) ON DELETE CASCADE,
+  key VARCHAR(250) NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (model_id, key)
+);
+CREATE TABLE model_versions (
+  model_id BIGINT NOT NULL REFERENCES registered_models(id) ON DELETE CASCADE,
+  version BIGINT NOT NULL,
+  repo_id BIGINT REFERENCES repos(id) ON DELETE SET NULL,
+  repo_type VARCHAR(8) NOT NULL,
+  repo TEXT NOT NULL,
+  commit_sha CHAR(40) NOT NULL,
+  description TEXT NOT NULL DEFAULT '',
+  status VARCHAR(24) NOT NULL,
+  status_message TEXT NOT NULL DEFAULT '',
+  run_id TEXT NOT NULL DEFAULT '',
+  run_link TEXT NOT NULL DEFAULT '',
+  base_model_id BIGINT NOT NULL DEFAULT 0,
+  base_version BIGINT NOT NULL DEFAULT 0,
+  archived INTEGER NOT NULL DEFAULT 0,
+  created_by BIGINT NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  PRIMARY KEY (model_id, version)
+);
+CREATE INDEX model_versions_repo ON model_versions(repo_id);
+CREATE INDEX model_versions_run ON model_versions(run_id);
+CREATE TABLE model_version_datasets (
+  model_id BIGINT NOT NULL,
+  version BIGINT NOT NULL,
+  position INTEGER NOT NULL,
+  repo_id BIGINT REFERENCES repos(id) ON DELETE SET NULL,
+  repo TEXT NOT NULL,
+  commit_sha CHAR(40) NOT NULL,
+  PRIMARY KEY (model_id, version, position),
+  FOREIGN KEY (model_id, version) REFERENCES model_versions(model_id, version) ON DELETE CASCADE
+);
+CREATE TABLE model_version_tags (
+  model_id BIGINT NOT NULL,
+  version BIGINT NOT NULL,
+  key VARCHAR(250) NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (model_id, version, key),
+  FOREIGN KEY (model_id, version) REFERENCES model_versions(model_id, version) ON DELETE CASCADE
+);
+CREATE TABLE model_aliases (
+  model_id BIGINT NOT NULL,
+  alias VARCHAR(256) NOT NULL,
+  version BIGINT NOT NULL,
+  PRIMARY KEY (model_id, alias),
+  FOREIGN KEY (model_id, version) REFERENCES model_versions(model_id, version) ON DELETE CASCADE
+);
+CREATE TABLE model_alias_events (
+  id {{ID}},
+  model_id BIGINT NOT NULL REFERENCES registered_models(id) ON DELETE CASCADE,
+  alias VARCHAR(256) NOT NULL,
+  from_version BIGINT NOT NULL,
+  to_version BIGINT NOT NULL,
+  actor_id BIGINT NOT NULL,
+  actor TEXT NOT NULL,
+  at BIGINT NOT NULL
+);
+CREATE INDEX model_alias_events_model ON model_alias_events(model_id, id);
+CREATE TABLE model_roles (
+  model_id BIGINT NOT NULL REFERENCES registered_models(id) ON DELETE CASCADE,
+  user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  role VARCHAR(16) NOT NULL,
+  PRIMARY KEY (model_id, user_id)
+);
+)sql";
+
 constexpr Migration kMigrations[] = {
-    {1, kV1}, {2, kV2}, {3, kV3}, {4, kV4}, {5, kV5}, {6, kV6}, {7, kV7},
+    {1, kV1}, {2, kV2}, {3, kV3}, {4, kV4}, {5, kV5}, {6, kV6}, {7, kV7}, {8, kV8},
 };
 
 void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {

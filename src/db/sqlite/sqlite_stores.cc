@@ -2,6 +2,7 @@
 
 #include "db/sqlite/sqlite_lfs_store.h"
 #include "db/sqlite/sqlite_oci_store.h"
+#include "db/sqlite/sqlite_registry_store.h"
 #include "db/sqlite/sqlite_repo_store.h"
 #include "db/sqlite/sqlite_upload_store.h"
 #include "db/sqlite/sqlite_user_store.h"
@@ -18,6 +19,7 @@ Result<Stores> OpenSqliteStores(const std::filesystem::path& db_file, SqlitePool
   stores.uploads = std::make_unique<SqliteUploadStore>(pool);
   stores.oci = std::make_unique<SqliteOciStore>(pool);
   stores.viewer = std::make_unique<SqliteViewerStore>(pool);
+  stores.registry = std::make_unique<SqliteRegistryStore>(pool);
   return stores;
 }
 
