@@ -31,6 +31,33 @@ bool SendsHfErrorCode(ErrorCode c) {
   }
 }
 
+// MLflow's error code and HTTP status for `c` (mlflow/exceptions.py's table): clients read
+// the code, so a hub-only code becomes the nearest of MLflow's.
+std::pair<std::string_view, int> MlflowError(ErrorCode c, int status) {
+  switch (c) {
+    case ErrorCode::NotFound:
+    case ErrorCode::RepoNotFound:
+    case ErrorCode::RevisionNotFound:
+    case ErrorCode::EntryNotFound:
+      return {"RESOURCE_DOES_NOT_EXIST", 404};
+    case ErrorCode::Conflict:
+      return {"RESOURCE_ALREADY_EXISTS", 400};
+    case ErrorCode::Unauthorized:
+      return {"UNAUTHENTICATED", 401};
+    case ErrorCode::Forbidden:
+    case ErrorCode::GatedRepo:
+      return {"PERMISSION_DENIED", 403};
+    case ErrorCode::TooManyRequests:
+      return {"REQUEST_LIMIT_EXCEEDED", 429};
+    case ErrorCode::Unavailable:
+      return {"TEMPORARILY_UNAVAILABLE", 503};
+    default:
+      break;
+  }
+  if (status >= 500) return {"INTERNAL_ERROR", 500};
+  return {"INVALID_PARAMETER_VALUE", 400};
+}
+
 // Header values may not carry CR/LF; messages can quote user input.
 std::string HeaderSafe(std::string s) {
   for (auto& c : s) {
@@ -86,6 +113,13 @@ http::Response RenderError(http::ApiFamily api, const Error& e, const http::Requ
       std::string code = info.oci_code.empty() ? "UNKNOWN" : std::string(info.oci_code);
       res.body = json::serialize(json::object{
           {"errors", json::array{json::object{{"code", code}, {"message", e.message}}}}});
+      res.SetHeader("Content-Type", "application/json");
+      break;
+    }
+    case http::ApiFamily::Mlflow: {
+      auto [code, status] = MlflowError(e.code, info.http_status);
+      res.status = status;
+      res.body = json::serialize(json::object{{"error_code", code}, {"message", e.message}});
       res.SetHeader("Content-Type", "application/json");
       break;
     }

@@ -53,6 +53,22 @@ Result<std::string> StringField(const json::object& o, std::string_view key) {
   return std::string(it->value().as_string());
 }
 
+Result<std::optional<std::string>> OptionalString(const json::object& o, std::string_view key) {
+  const auto* v = o.if_contains(key);
+  if (!v || v->is_null()) return std::optional<std::string>();
+  if (!v->is_string())
+    return MakeError(ErrorCode::BadRequest, "'" + std::string(key) + "' must be a string");
+  return std::optional<std::string>(std::string(v->as_string()));
+}
+
+Result<bool> BoolField(const json::object& o, std::string_view key) {
+  const auto* v = o.if_contains(key);
+  if (!v || v->is_null()) return false;
+  if (!v->is_bool())
+    return MakeError(ErrorCode::BadRequest, "'" + std::string(key) + "' must be a boolean");
+  return v->as_bool();
+}
+
 std::string ObjectId(int64_t id, char kind) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%c%023llx", kind, static_cast<unsigned long long>(id));

@@ -3,6 +3,7 @@
 
 #include <boost/json.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -31,6 +32,13 @@ void SetNextLink(http::Response& res, const http::Request& req, std::string_view
 
 // A string member of `o`, "" when absent; BadRequest when present but not a string/null.
 Result<std::string> StringField(const boost::json::object& o, std::string_view key);
+
+// A string member of `o`, nullopt when absent or null; BadRequest when another type.
+Result<std::optional<std::string>> OptionalString(const boost::json::object& o,
+                                                  std::string_view key);
+
+// A boolean member of `o`, false when absent or null; BadRequest when another type.
+Result<bool> BoolField(const boost::json::object& o, std::string_view key);
 
 // Opaque id for `_id` fields: 24 hex characters (hf-api.md §1.12).
 std::string ObjectId(int64_t id, char kind);

@@ -12,6 +12,7 @@
 #include "api/hf/hf_routes.h"
 #include "api/lfs/lfs_routes.h"
 #include "api/oci/oci_routes.h"
+#include "api/registry/registry_routes.h"
 #include "api/uploads/upload_routes.h"
 #include "api/viewer/viewer_routes.h"
 #include "core/log.h"
@@ -213,6 +214,8 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
                                                      *app->uploads_, secret, LfsOptionsFrom(c));
   app->commits_ =
       std::make_unique<services::CommitService>(*app->repos_, *app->content_, *app->lfs_);
+  app->model_registry_ = std::make_unique<services::RegistryService>(
+      *app->stores_.registry, *app->stores_.users, *app->access_, *app->repos_, *app->content_);
   services::GcOptions gc_options;
   gc_options.grace = std::chrono::seconds(c.gc.grace_s);
   gc_options.oci = app->stores_.oci.get();
@@ -392,6 +395,7 @@ http::Router& App::Router() {
                   (fs::path(config_.storage.data_dir) / "tmp").string()});
   // Literal prefixes first; the /{ns}/{name}/... patterns last (first match wins).
   api::AddOciRoutes(r, *oci_, *oci_auth_);
+  api::AddRegistryRoutes(r, *model_registry_);
   if (viewer_) api::AddViewerRoutes(r, *viewer_);
   api::AddHfApiRoutes(r, *routes_->hf);
   api::AddUploadRoutes(r, *uploads_, config_.limits);

@@ -24,6 +24,7 @@
 #include "services/maintenance/maintenance_service.h"
 #include "services/oci/oci_projection.h"
 #include "services/oci/oci_service.h"
+#include "services/registry/registry_service.h"
 #include "services/repo/repo_service.h"
 #include "services/uploads/upload_service.h"
 #include "services/viewer/export_job.h"
@@ -90,6 +91,7 @@ class App {
   std::unique_ptr<services::ContentService> content_;
   std::unique_ptr<services::LfsService> lfs_;
   std::unique_ptr<services::CommitService> commits_;
+  std::unique_ptr<services::RegistryService> model_registry_;  // the model registry (issue 16)
   std::unique_ptr<services::UploadService> uploads_;
   std::unique_ptr<services::GitService> git_;
   std::unique_ptr<services::GcService> gc_;

@@ -37,19 +37,19 @@ struct ModelRecord {
 
 // A training dataset of a version, pinned at a commit.
 struct VersionDataset {
-  int64_t repo_id = 0;   // 0 when the repo was deleted since
-  std::string repo;      // "ns/name" as registered
-  std::string commit;    // 40 hex
+  int64_t repo_id = 0;  // 0 when the repo was deleted since
+  std::string repo;     // "ns/name" as registered
+  std::string commit;   // 40 hex
 };
 
 // One version of a registered model.
 struct VersionRecord {
   int64_t model_id = 0;
-  int64_t version = 0;      // assigned by CreateVersion
-  int64_t repo_id = 0;      // the pinned repo; 0 when it was deleted since
-  std::string repo_type;    // "model", "dataset", "space"
-  std::string repo;         // "ns/name" as registered
-  std::string commit;       // 40 hex
+  int64_t version = 0;    // assigned by CreateVersion
+  int64_t repo_id = 0;    // the pinned repo; 0 when it was deleted since
+  std::string repo_type;  // "model", "dataset", "space"
+  std::string repo;       // "ns/name" as registered
+  std::string commit;     // 40 hex
   std::string description;
   std::string status = "READY";  // MLflow's ModelVersionStatus name
   std::string status_message;
@@ -68,10 +68,10 @@ struct VersionRecord {
 
 // A listing of models: filters, visibility and a page. Empty filters match all.
 struct ModelQuery {
-  std::string owner;          // the owner's namespace name
-  std::string name_contains;  // case-insensitive substring of the name
-  std::string name_equals;    // exact name
-  std::string tag_key;        // a tag with this key …
+  std::string owner;        // the owner's namespace name
+  std::string name_like;    // a LIKE pattern (% and _, \ escapes) over the name, any case
+  std::string name_equals;  // exact name
+  std::string tag_key;      // a tag with this key …
   std::optional<std::string> tag_value;  // … and, when set, this value
   // Visibility: private models (own flag or pinning a private repo) are listed only when
   // include_all_private, or their owner's id is in readable_owner_ids.
@@ -116,6 +116,8 @@ class RegistryStore {
   virtual Result<int64_t> CreateModel(const ModelRecord& m) = 0;
   // The model named `name` with its tags and aliases, or nullopt.
   virtual Result<std::optional<ModelRecord>> GetModel(const std::string& name) = 0;
+  // As GetModel, by id.
+  virtual Result<std::optional<ModelRecord>> GetModelById(int64_t id) = 0;
   // The models matching `q`, in its order.
   virtual Result<std::vector<ModelRecord>> ListModels(const ModelQuery& q) = 0;
   // Sets the description (when given) and the name (when given) of model `id`, and its

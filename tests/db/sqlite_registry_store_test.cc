@@ -224,12 +224,13 @@ TEST_F(RegistryStoreTest, ListsWithFiltersPagesAndVisibility) {
   EXPECT_FALSE(registry().ListModels(anon).value()[0].pins_private);
   ModelQuery bobs = anon;
   bobs.readable_owner_ids = {bob_};
-  EXPECT_EQ(Names(bobs), (std::vector<std::string>{"alpha-fraud", "beta", "delta", "gamma-secret"}));
+  EXPECT_EQ(Names(bobs),
+            (std::vector<std::string>{"alpha-fraud", "beta", "delta", "gamma-secret"}));
   ModelQuery owner = all;
   owner.owner = "bob";
   EXPECT_EQ(Names(owner), (std::vector<std::string>{"beta", "delta", "gamma-secret"}));
   ModelQuery search = all;
-  search.name_contains = "FRAUD";
+  search.name_like = "%FRAUD%";
   EXPECT_EQ(Names(search), (std::vector<std::string>{"alpha-fraud"}));
   ModelQuery tagged = all;
   tagged.tag_key = "team";
@@ -279,8 +280,7 @@ TEST_F(RegistryStoreTest, GivesAndTakesRoles) {
   EXPECT_EQ(registry().GetRole(m, bob_).value(), std::optional<std::string>("deployer"));
   ASSERT_TRUE(registry().SetRole(m, bob_, std::nullopt).has_value());
   EXPECT_FALSE(registry().GetRole(m, bob_).value().has_value());
-  EXPECT_EQ(registry().SetRole(m, 9999, std::string("deployer")).error().code,
-            ErrorCode::NotFound);
+  EXPECT_EQ(registry().SetRole(m, 9999, std::string("deployer")).error().code, ErrorCode::NotFound);
 }
 
 }  // namespace

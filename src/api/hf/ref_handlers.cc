@@ -37,26 +37,6 @@ Result<std::string> NameParam(const http::Request& req, std::string_view what) {
   return name;
 }
 
-// Optional boolean member `key`. Errors: BadRequest when present and not a bool.
-Result<bool> BoolField(const json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  if (!v || v->is_null()) return false;
-  if (!v->is_bool()) {
-    return MakeError(ErrorCode::BadRequest, "'" + std::string(key) + "' must be a boolean");
-  }
-  return v->as_bool();
-}
-
-// Optional string member `key`. Errors: BadRequest when present and not a string.
-Result<std::optional<std::string>> OptionalString(const json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  if (!v || v->is_null()) return std::optional<std::string>();
-  if (!v->is_string()) {
-    return MakeError(ErrorCode::BadRequest, "'" + std::string(key) + "' must be a string");
-  }
-  return std::optional<std::string>(std::string(v->as_string()));
-}
-
 json::object RefJson(std::string_view prefix, std::string_view name, const Oid& target) {
   return json::object{{"name", name},
                       {"ref", std::string(prefix) + std::string(name)},

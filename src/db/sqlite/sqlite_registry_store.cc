@@ -76,8 +76,8 @@ Result<void> ReadModelParts(SqliteConnection& c, ModelRecord& m) {
       m.tags[s.Text(0)] = s.Text(1);
     }
   }
-  HANGAR_ASSIGN_OR_RETURN(
-      auto s, c.Prepare("SELECT alias, version FROM model_aliases WHERE model_id = ?"));
+  HANGAR_ASSIGN_OR_RETURN(auto s,
+                          c.Prepare("SELECT alias, version FROM model_aliases WHERE model_id = ?"));
   s.Bind(1, m.id);
   while (true) {
     HANGAR_ASSIGN_OR_RETURN(bool row, s.Step());
@@ -85,6 +85,15 @@ Result<void> ReadModelParts(SqliteConnection& c, ModelRecord& m) {
     m.aliases[s.Text(0)] = s.Int(1);
   }
   return {};
+}
+
+// The model `s` (a bound kModelSelect) finds, with its tags and aliases, or nullopt.
+Result<std::optional<ModelRecord>> ReadOneModel(SqliteConnection& c, SqliteStmt& s) {
+  HANGAR_ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return std::optional<ModelRecord>();
+  ModelRecord m = ReadModel(s);
+  HANGAR_TRY(ReadModelParts(c, m));
+  return std::optional<ModelRecord>(std::move(m));
 }
 
 // Fills the tags and datasets of `v`.
@@ -130,7 +139,8 @@ struct Where {
     std::string clause = std::string("(") + model + ".private = 0 AND NOT EXISTS (SELECT 1 FROM " +
                          "model_versions pv JOIN repos pr ON pr.id = pv.repo_id WHERE " +
                          "pv.model_id = " + model + ".id AND pr.private <> 0)";
-    for (size_t i = 0; i < owners.size(); ++i) clause += std::string(" OR ") + model + ".owner_id = ?";
+    for (size_t i = 0; i < owners.size(); ++i)
+      clause += std::string(" OR ") + model + ".owner_id = ?";
     clause += ")";
     sql += sql.empty() ? " WHERE " : " AND ";
     sql += clause;
@@ -154,10 +164,10 @@ Result<void> PutTag(SqliteConnection& c, const std::string& table,
     marks += "?, ";
     match += col + " = ? AND ";
   }
-  auto s = value ? c.Prepare("INSERT INTO " + table + " (" + names + "key, value) VALUES (" +
-                             marks + "?, ?) ON CONFLICT (" + names +
-                             "key) DO UPDATE SET value = excluded.value")
-                 : c.Prepare("DELETE FROM " + table + " WHERE " + match + "key = ?");
+  auto s =
+      value ? c.Prepare("INSERT INTO " + table + " (" + names + "key, value) VALUES (" + marks +
+                        "?, ?) ON CONFLICT (" + names + "key) DO UPDATE SET value = excluded.value")
+            : c.Prepare("DELETE FROM " + table + " WHERE " + match + "key = ?");
   if (!s) return std::move(s).error();
   int i = 1;
   for (int64_t id : ids) s->Bind(i++, id);
@@ -184,9 +194,8 @@ Result<bool> VersionExists(SqliteConnection& c, int64_t model_id, int64_t versio
   return s.Step();
 }
 
-Result<void> LogAlias(SqliteConnection& c, int64_t model_id, const std::string& alias,
-                      int64_t from, int64_t to, int64_t actor_id, const std::string& actor,
-                      int64_t now) {
+Result<void> LogAlias(SqliteConnection& c, int64_t model_id, const std::string& alias, int64_t from,
+                      int64_t to, int64_t actor_id, const std::string& actor, int64_t now) {
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c.Prepare("INSERT INTO model_alias_events (model_id, alias, from_version, "
                         "to_version, actor_id, actor, at) VALUES (?, ?, ?, ?, ?, ?, ?)"));
@@ -220,7 +229,8 @@ Result<int64_t> SqliteRegistryStore::CreateModel(const ModelRecord& m) {
                      .Bind(7, m.owner_id)
                      .Run());
       if (c->Changes() == 0)
-        return MakeError(ErrorCode::NotFound, "owner #" + std::to_string(m.owner_id) + " not found");
+        return MakeError(ErrorCode::NotFound,
+                         "owner #" + std::to_string(m.owner_id) + " not found");
     }
     int64_t id = c->LastInsertId();
     for (const auto& [key, value] : m.tags)
@@ -233,22 +243,26 @@ Result<std::optional<ModelRecord>> SqliteRegistryStore::GetModel(const std::stri
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(std::string(kModelSelect) + " WHERE m.name = ?"));
   s.Bind(1, name);
-  HANGAR_ASSIGN_OR_RETURN(bool row, s.Step());
-  if (!row) return std::optional<ModelRecord>();
-  ModelRecord m = ReadModel(s);
-  HANGAR_TRY(ReadModelParts(*c, m));
-  return std::optional<ModelRecord>(std::move(m));
+  return ReadOneModel(*c, s);
+}
+
+Result<std::optional<ModelRecord>> SqliteRegistryStore::GetModelById(int64_t id) {
+  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
+  HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(std::string(kModelSelect) + " WHERE m.id = ?"));
+  s.Bind(1, id);
+  return ReadOneModel(*c, s);
 }
 
 Result<std::vector<ModelRecord>> SqliteRegistryStore::ListModels(const ModelQuery& q) {
   Where w;
   if (!q.owner.empty()) w.Add("u.name = ?", q.owner);
   if (!q.name_equals.empty()) w.Add("m.name = ?", q.name_equals);
-  if (!q.name_contains.empty()) w.Add("instr(lower(m.name), lower(?)) > 0", q.name_contains);
+  if (!q.name_like.empty()) w.Add("m.name LIKE ? ESCAPE '\\'", q.name_like);
   if (!q.tag_key.empty() && q.tag_value) {
-    w.Add("EXISTS (SELECT 1 FROM registered_model_tags t WHERE t.model_id = m.id AND t.key = ? "
-          "AND t.value = ?)",
-          q.tag_key);
+    w.Add(
+        "EXISTS (SELECT 1 FROM registered_model_tags t WHERE t.model_id = m.id AND t.key = ? "
+        "AND t.value = ?)",
+        q.tag_key);
     w.binds.emplace_back(*q.tag_value);
   } else if (!q.tag_key.empty()) {
     w.Add("EXISTS (SELECT 1 FROM registered_model_tags t WHERE t.model_id = m.id AND t.key = ?)",
@@ -395,9 +409,10 @@ Result<std::vector<VersionRecord>> SqliteRegistryStore::ListVersions(const Versi
   if (!q.run_id.empty()) w.Add("v.run_id = ?", q.run_id);
   if (!q.repo.empty()) w.Add("v.repo = ?", q.repo);
   if (!q.tag_key.empty()) {
-    w.Add("EXISTS (SELECT 1 FROM model_version_tags t WHERE t.model_id = v.model_id AND "
-          "t.version = v.version AND t.key = ? AND (? = 0 OR t.value = ?))",
-          q.tag_key);
+    w.Add(
+        "EXISTS (SELECT 1 FROM model_version_tags t WHERE t.model_id = v.model_id AND "
+        "t.version = v.version AND t.key = ? AND (? = 0 OR t.value = ?))",
+        q.tag_key);
     w.binds.emplace_back(int64_t{q.tag_value ? 1 : 0});
     w.binds.emplace_back(q.tag_value.value_or(""));
   }
@@ -439,9 +454,8 @@ Result<void> SqliteRegistryStore::UpdateVersion(int64_t model_id, int64_t versio
   });
 }
 
-Result<void> SqliteRegistryStore::DeleteVersion(int64_t model_id, int64_t version,
-                                                int64_t actor_id, const std::string& actor,
-                                                int64_t now) {
+Result<void> SqliteRegistryStore::DeleteVersion(int64_t model_id, int64_t version, int64_t actor_id,
+                                                const std::string& actor, int64_t now) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   return InTransaction(*c, [&]() -> Result<void> {
     std::vector<std::string> aliases;
@@ -474,8 +488,8 @@ Result<void> SqliteRegistryStore::SetVersionTag(int64_t model_id, int64_t versio
   return InTransaction(*c, [&]() -> Result<void> {
     HANGAR_ASSIGN_OR_RETURN(bool exists, VersionExists(*c, model_id, version));
     if (!exists) return VersionMissing(model_id, version);
-    HANGAR_TRY(PutTag(*c, "model_version_tags", {"model_id", "version"}, {model_id, version}, key,
-                      value));
+    HANGAR_TRY(
+        PutTag(*c, "model_version_tags", {"model_id", "version"}, {model_id, version}, key, value));
     return TouchModel(*c, model_id, now);
   });
 }
@@ -526,14 +540,13 @@ Result<std::vector<AliasEvent>> SqliteRegistryStore::ListAliasEvents(int64_t mod
   while (true) {
     HANGAR_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
-    out.push_back(AliasEvent{s.Int(0), s.Text(1), s.Int(2), s.Int(3), s.Int(4), s.Text(5),
-                             s.Int(6)});
+    out.push_back(
+        AliasEvent{s.Int(0), s.Text(1), s.Int(2), s.Int(3), s.Int(4), s.Text(5), s.Int(6)});
   }
   return out;
 }
 
-Result<std::optional<std::string>> SqliteRegistryStore::GetRole(int64_t model_id,
-                                                                int64_t user_id) {
+Result<std::optional<std::string>> SqliteRegistryStore::GetRole(int64_t model_id, int64_t user_id) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c->Prepare("SELECT role FROM model_roles WHERE model_id = ? AND user_id = ?"));

@@ -16,6 +16,7 @@ class SqliteRegistryStore : public RegistryStore {
 
   Result<int64_t> CreateModel(const ModelRecord& m) override;
   Result<std::optional<ModelRecord>> GetModel(const std::string& name) override;
+  Result<std::optional<ModelRecord>> GetModelById(int64_t id) override;
   Result<std::vector<ModelRecord>> ListModels(const ModelQuery& q) override;
   Result<void> UpdateModel(int64_t id, const std::optional<std::string>& description,
                            const std::optional<std::string>& new_name, int64_t now) override;

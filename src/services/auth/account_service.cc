@@ -14,12 +14,35 @@ namespace {
 
 // The site's own top-level paths: a user or org of that name would be shadowed by a page
 // (/models, /settings, ...) or shadow one (docs/web.md).
-// The dataset viewer's API is at top-level paths too (api/viewer/viewer_routes.h).
-constexpr std::string_view kReservedNames[] = {
-    "api",     "croissant-crumbs", "datasets",   "filter", "first-rows", "healthz", "import",
-    "info",    "is-valid",         "login",      "logout", "models",     "new",     "organizations",
-    "parquet", "readyz",           "rows",       "search", "settings",   "size",    "spaces",
-    "splits",  "static",           "statistics", "v2"};
+// The dataset viewer's API is at top-level paths too (api/viewer/viewer_routes.h), and so
+// are the registry's /health and the gateway's /v1 (api/registry/registry_routes.h).
+constexpr std::string_view kReservedNames[] = {"api",
+                                               "croissant-crumbs",
+                                               "datasets",
+                                               "filter",
+                                               "first-rows",
+                                               "health",
+                                               "healthz",
+                                               "import",
+                                               "info",
+                                               "is-valid",
+                                               "login",
+                                               "logout",
+                                               "models",
+                                               "new",
+                                               "organizations",
+                                               "parquet",
+                                               "readyz",
+                                               "rows",
+                                               "search",
+                                               "settings",
+                                               "size",
+                                               "spaces",
+                                               "splits",
+                                               "static",
+                                               "statistics",
+                                               "v1",
+                                               "v2"};
 
 // A valid repo name part that is none of kReservedNames (in any case). Errors: BadRequest.
 Result<void> ValidateNamespaceName(std::string_view name, std::string_view what) {
