@@ -25,8 +25,8 @@ Result<json::object> Input(Request& q) {
     return ReadJsonObject(q, kMaxBody);
   }
   json::object out;
-  for (const char* key : {"name", "new_name", "version", "alias", "key", "filter",
-                          "max_results", "page_token", "stages", "order_by"}) {
+  for (const char* key : {"name", "new_name", "version", "alias", "key", "filter", "max_results",
+                          "page_token", "stages", "order_by"}) {
     auto all = q.QueryAll(key);
     if (all.size() == 1 && std::string_view(key) != "stages" &&
         std::string_view(key) != "order_by") {
@@ -88,8 +88,8 @@ Result<json::object> RegisteredModel(RegistryService& r, const Principal& who,
   return MlflowModel(m, latest);
 }
 
-Result<json::object> ModelVersion(RegistryService& r, const Principal& who,
-                                  const std::string& name, int64_t version) {
+Result<json::object> ModelVersion(RegistryService& r, const Principal& who, const std::string& name,
+                                  int64_t version) {
   HANGAR_ASSIGN_OR_RETURN(auto v, r.GetVersion(who, name, version));
   HANGAR_ASSIGN_OR_RETURN(auto m, r.GetModel(who, name));
   return MlflowVersion(m, v);
@@ -118,8 +118,8 @@ Result<services::NewVersion> ParseSource(const std::string& source) {
     // ns/name/<commit>: the last part is the revision.
     size_t last = rest.rfind('/');
     if (last == std::string::npos || std::count(rest.begin(), rest.end(), '/') != 2)
-      return MakeError(ErrorCode::BadRequest, "source '" + source.substr(0, 200) +
-                                                  "' is not an artifact URI of this hub");
+      return MakeError(ErrorCode::BadRequest,
+                       "source '" + source.substr(0, 200) + "' is not an artifact URI of this hub");
     v.revision = rest.substr(last + 1);
     rest.resize(last);
   } else if (size_t at = rest.find('@'); at != std::string::npos) {

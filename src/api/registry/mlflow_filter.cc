@@ -28,8 +28,8 @@ class Parser {
 
  private:
   Error Fail(const std::string& what) const {
-    return MakeError(ErrorCode::BadRequest, "invalid filter at character " +
-                                                std::to_string(pos_) + ": " + what);
+    return MakeError(ErrorCode::BadRequest,
+                     "invalid filter at character " + std::to_string(pos_) + ": " + what);
   }
   void Blanks() {
     while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
@@ -101,7 +101,8 @@ class Parser {
 }  // namespace
 
 Result<std::vector<FilterCondition>> ParseMlflowFilter(std::string_view filter) {
-  if (filter.size() > 1000) return MakeError(ErrorCode::BadRequest, "the filter is over 1,000 bytes");
+  if (filter.size() > 1000)
+    return MakeError(ErrorCode::BadRequest, "the filter is over 1,000 bytes");
   return Parser(filter).Run();
 }
 

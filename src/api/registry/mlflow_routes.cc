@@ -24,6 +24,11 @@ using services::RegistryService;
 
 Response Ok(json::object body = {}) { return JsonResponse(body); }
 
+// MLflow's JSON leaves an empty repeated field out.
+void SetList(json::object& out, std::string_view key, json::array items) {
+  if (!items.empty()) out[key] = std::move(items);
+}
+
 Result<int64_t> VersionParam(const json::object& in) {
   HANGAR_ASSIGN_OR_RETURN(std::string text, Required(in, "version"));
   return VersionNumber(text);
@@ -31,8 +36,8 @@ Result<int64_t> VersionParam(const json::object& in) {
 
 Error Unsupported(const FilterCondition& c) {
   return MakeError(ErrorCode::BadRequest,
-                   "Invalid filter: '" + c.field + (c.tag.empty() ? "" : "." + c.tag) + " " +
-                       c.op + "' is not supported here (docs/registry.md §MLflow).");
+                   "Invalid filter: '" + c.field + (c.tag.empty() ? "" : "." + c.tag) + " " + c.op +
+                       "' is not supported here (docs/registry.md §MLflow).");
 }
 
 // ---- registered-models ----
@@ -111,7 +116,8 @@ Result<Response> SearchModels(RegistryService& r, Request& q) {
     HANGAR_ASSIGN_OR_RETURN(auto latest, r.LatestVersions(q.principal, m.name, {}));
     models.push_back(MlflowModel(m, latest));
   }
-  json::object out{{"registered_models", std::move(models)}};
+  json::object out;
+  SetList(out, "registered_models", std::move(models));
   SetNextToken(out, page.next_offset);
   return Ok(std::move(out));
 }
@@ -133,7 +139,9 @@ Result<Response> LatestVersions(RegistryService& r, Request& q) {
   HANGAR_ASSIGN_OR_RETURN(auto latest, r.LatestVersions(q.principal, name, stages));
   json::array versions;
   for (const auto& v : latest) versions.push_back(MlflowVersion(m, v));
-  return Ok({{"model_versions", std::move(versions)}});
+  json::object out;
+  SetList(out, "model_versions", std::move(versions));
+  return Ok(std::move(out));
 }
 
 // set-tag (value given) and delete-tag, on a model or (with_version) a version.
@@ -237,8 +245,10 @@ Result<Response> SearchVersions(RegistryService& r, Request& q) {
   }
   HANGAR_ASSIGN_OR_RETURN(auto page, r.ListVersions(q.principal, f));
   json::array versions;
-  for (const auto& v : page.versions) versions.push_back(MlflowVersion(page.models.at(v.model_id), v));
-  json::object out{{"model_versions", std::move(versions)}};
+  for (const auto& v : page.versions)
+    versions.push_back(MlflowVersion(page.models.at(v.model_id), v));
+  json::object out;
+  SetList(out, "model_versions", std::move(versions));
   SetNextToken(out, page.next_offset);
   return Ok(std::move(out));
 }
@@ -258,10 +268,10 @@ Result<Response> TransitionStage(RegistryService& r, Request& q) {
   HANGAR_ASSIGN_OR_RETURN(std::string stage_name, Required(in, "stage"));
   auto stage = services::ParseStage(stage_name);
   if (!stage)
-    return MakeError(ErrorCode::BadRequest, "Invalid Model Version stage: " +
-                                                stage_name.substr(0, 60) +
-                                                ". Value must be one of None, Staging, "
-                                                "Production, Archived.");
+    return MakeError(ErrorCode::BadRequest,
+                     "Invalid Model Version stage: " + stage_name.substr(0, 60) +
+                         ". Value must be one of None, Staging, "
+                         "Production, Archived.");
   const json::value* archive = in.if_contains("archive_existing_versions");
   if (!archive || !archive->is_bool())
     return MakeError(ErrorCode::BadRequest,

@@ -57,7 +57,8 @@ Result<std::map<std::string, std::string>> KeyValueListField(const json::object&
 Result<int64_t> VersionNumber(std::string_view text, std::string_view what) {
   auto n = ParseUint64(text);
   if (!n || *n == 0 || *n > static_cast<uint64_t>(INT64_MAX))
-    return MakeError(ErrorCode::BadRequest, "'" + std::string(what) + "' must be a version "
+    return MakeError(ErrorCode::BadRequest, "'" + std::string(what) +
+                                                "' must be a version "
                                                 "number, not '" +
                                                 std::string(text.substr(0, 40)) + "'");
   return static_cast<int64_t>(*n);

@@ -38,9 +38,9 @@ Result<void> CheckAlias(const std::string& alias) {
                      "invalid alias '" + alias.substr(0, 260) +
                          "': 1 to 256 of letters, digits, '_' and '-', starting with a letter or "
                          "'_'");
-  bool version_like = alias.size() > 1 && (alias[0] == 'v' || alias[0] == 'V') &&
-                      std::all_of(alias.begin() + 1, alias.end(),
-                                  [](char c) { return c >= '0' && c <= '9'; });
+  bool version_like =
+      alias.size() > 1 && (alias[0] == 'v' || alias[0] == 'V') &&
+      std::all_of(alias.begin() + 1, alias.end(), [](char c) { return c >= '0' && c <= '9'; });
   std::string lower = AsciiLower(alias);
   if (lower == "latest" || version_like)
     return MakeError(ErrorCode::BadRequest, "the alias '" + alias +
@@ -50,15 +50,14 @@ Result<void> CheckAlias(const std::string& alias) {
 }
 
 Result<void> CheckTag(const std::string& key, const std::string* value) {
-  bool ok = !key.empty() && key.size() <= 250 &&
-            std::none_of(key.begin(), key.end(),
-                         [](char c) { return static_cast<unsigned char>(c) < 0x20; });
+  bool ok = !key.empty() && key.size() <= 250 && std::none_of(key.begin(), key.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20;
+  });
   if (!ok)
     return MakeError(ErrorCode::BadRequest,
                      "invalid tag key: 1 to 250 bytes without control characters");
   if (value && value->size() > 5000)
-    return MakeError(ErrorCode::BadRequest,
-                     "the value of tag '" + key + "' is over 5,000 bytes");
+    return MakeError(ErrorCode::BadRequest, "the value of tag '" + key + "' is over 5,000 bytes");
   return {};
 }
 
@@ -76,8 +75,8 @@ Result<void> CheckDescription(const std::string& text) {
 }  // namespace registry
 
 RegistryService::RegistryService(db::RegistryStore& store, db::UserStore& users,
-                                 AccessPolicy& access, RepoService& repos,
-                                 ContentService& content, RegistryOptions options)
+                                 AccessPolicy& access, RepoService& repos, ContentService& content,
+                                 RegistryOptions options)
     : store_(store),
       users_(users),
       access_(access),
@@ -89,11 +88,10 @@ RegistryService::RegistryService(db::RegistryStore& store, db::UserStore& users,
 
 int64_t RegistryService::Now() const { return options_.now_millis(); }
 
-Result<RegistryService::Seen> RegistryService::See(const Principal& who,
-                                                   const std::string& name) {
+Result<RegistryService::Seen> RegistryService::See(const Principal& who, const std::string& name) {
   auto missing = [&] {
-    return MakeError(ErrorCode::NotFound, "Registered model '" + name.substr(0, 140) +
-                                              "' not found");
+    return MakeError(ErrorCode::NotFound,
+                     "Registered model '" + name.substr(0, 140) + "' not found");
   };
   if (!registry::CheckModelName(name)) return missing();
   HANGAR_ASSIGN_OR_RETURN(auto model, store_.GetModel(name));
@@ -105,8 +103,8 @@ Result<RegistryService::Seen> RegistryService::See(const Principal& who,
   return seen;
 }
 
-Result<RegistryService::Seen> RegistryService::SeeFor(const Principal& who,
-                                                      const std::string& name, Access needed) {
+Result<RegistryService::Seen> RegistryService::SeeFor(const Principal& who, const std::string& name,
+                                                      Access needed) {
   if (who.anonymous)
     return MakeError(ErrorCode::Unauthorized, "sign in to change the model registry");
   HANGAR_ASSIGN_OR_RETURN(Seen seen, See(who, name));
@@ -137,8 +135,7 @@ Result<std::vector<int64_t>> RegistryService::ReadableOwners(const Principal& wh
 }
 
 Result<db::ModelRecord> RegistryService::CreateModel(const Principal& who, const NewModel& m) {
-  if (who.anonymous)
-    return MakeError(ErrorCode::Unauthorized, "sign in to register a model");
+  if (who.anonymous) return MakeError(ErrorCode::Unauthorized, "sign in to register a model");
   HANGAR_TRY(registry::CheckModelName(m.name));
   HANGAR_TRY(registry::CheckDescription(m.description));
   HANGAR_TRY(registry::CheckTags(m.tags));
@@ -157,8 +154,7 @@ Result<db::ModelRecord> RegistryService::CreateModel(const Principal& who, const
   rec.tags = m.tags;
   auto id = store_.CreateModel(rec);
   if (!id && id.error().code == ErrorCode::Conflict)
-    return MakeError(ErrorCode::Conflict,
-                     "Registered model (name=" + m.name + ") already exists.");
+    return MakeError(ErrorCode::Conflict, "Registered model (name=" + m.name + ") already exists.");
   if (!id) return std::move(id).error();
   HANGAR_ASSIGN_OR_RETURN(Seen seen, See(who, m.name));
   return std::move(seen.model);

@@ -44,9 +44,9 @@ struct NewVersion {
   std::string revision;  // branch, tag or commit; "" = the default branch
   std::string description;
   std::string run_id;
-  std::string run_link;                // free-form source / run link
-  std::vector<std::string> datasets;   // "ns/name" or "ns/name@revision", dataset repos
-  std::string base_model;              // "name/version" or "name@alias"; "" = none
+  std::string run_link;               // free-form source / run link
+  std::vector<std::string> datasets;  // "ns/name" or "ns/name@revision", dataset repos
+  std::string base_model;             // "name/version" or "name@alias"; "" = none
   std::map<std::string, std::string> tags;
 };
 
@@ -145,8 +145,8 @@ class RegistryService {
 
   // Points `alias` at `version` (nullopt: deletes it), atomically, logged; returns the
   // version it named before (0: none). Errors: Forbidden (neither Admin nor deployer).
-  Result<int64_t> MoveAlias(const Principal& who, const std::string& name,
-                            const std::string& alias, std::optional<int64_t> version);
+  Result<int64_t> MoveAlias(const Principal& who, const std::string& name, const std::string& alias,
+                            std::optional<int64_t> version);
   // The alias log, newest first (before_id 0: from the newest).
   Result<std::vector<db::AliasEvent>> AliasLog(const Principal& who, const std::string& name,
                                                int64_t before_id, int64_t limit);

@@ -29,9 +29,9 @@ Result<RepoRef> ParseRepoRef(RepoType type, const std::string& text, std::string
   }
   size_t slash = ref.find('/');
   if (slash == std::string::npos)
-    return MakeError(ErrorCode::BadRequest,
-                     std::string(what) + " must be a repo id \"namespace/name\", not '" +
-                         text.substr(0, 200) + "'");
+    return MakeError(ErrorCode::BadRequest, std::string(what) +
+                                                " must be a repo id \"namespace/name\", not '" +
+                                                text.substr(0, 200) + "'");
   HANGAR_ASSIGN_OR_RETURN(RepoId id,
                           RepoId::Parse(type, ref.substr(0, slash), ref.substr(slash + 1)));
   return RepoRef{std::move(id), std::move(revision)};
@@ -75,9 +75,8 @@ Stage StageOf(const db::ModelRecord& model, const db::VersionRecord& v) {
 Result<db::VersionRecord> RegistryService::Version(const Seen& seen, int64_t version) {
   HANGAR_ASSIGN_OR_RETURN(auto v, store_.GetVersion(seen.model.id, version));
   if (!v)
-    return MakeError(ErrorCode::NotFound, "Model version (name=" + seen.model.name +
-                                              ", version=" + std::to_string(version) +
-                                              ") not found");
+    return MakeError(ErrorCode::NotFound, "Model version (name=" + seen.model.name + ", version=" +
+                                              std::to_string(version) + ") not found");
   return std::move(*v);
 }
 
@@ -94,9 +93,9 @@ Result<db::VersionRecord> RegistryService::Pin(const Principal& who, const db::M
     HANGAR_ASSIGN_OR_RETURN(RepoRef ref, ParseRepoRef(type, text, what));
     HANGAR_ASSIGN_OR_RETURN(RepoHandle repo, repos_.Open(who, ref.id, Access::Read));
     if (repo.record.is_private && ref.id.ns != model.owner)
-      return MakeError(ErrorCode::Forbidden,
-                       "a model of '" + model.owner + "' cannot pin the private repo " +
-                           ref.id.Id() + " of another namespace: its readers differ");
+      return MakeError(ErrorCode::Forbidden, "a model of '" + model.owner +
+                                                 "' cannot pin the private repo " + ref.id.Id() +
+                                                 " of another namespace: its readers differ");
     std::string revision = ref.revision.empty() ? repo.record.default_branch : ref.revision;
     HANGAR_ASSIGN_OR_RETURN(Oid commit, content_.ResolveRevision(repo, revision));
     out = db::VersionDataset{repo.record.id, ref.id.Id(), commit.Hex()};
@@ -165,8 +164,8 @@ Result<std::pair<db::ModelRecord, db::VersionRecord>> RegistryService::Register(
   return std::make_pair(std::move(fresh), std::move(version));
 }
 
-Result<db::VersionRecord> RegistryService::GetVersion(const Principal& who,
-                                                      const std::string& name, int64_t version) {
+Result<db::VersionRecord> RegistryService::GetVersion(const Principal& who, const std::string& name,
+                                                      int64_t version) {
   HANGAR_ASSIGN_OR_RETURN(Seen seen, See(who, name));
   return Version(seen, version);
 }
@@ -187,8 +186,8 @@ Result<db::VersionRecord> RegistryService::VersionByAlias(const Principal& who,
   }
   auto it = seen.model.aliases.find(alias);
   if (it == seen.model.aliases.end())
-    return MakeError(ErrorCode::NotFound, "Registered model alias " + alias.substr(0, 260) +
-                                              " not found.");
+    return MakeError(ErrorCode::NotFound,
+                     "Registered model alias " + alias.substr(0, 260) + " not found.");
   return Version(seen, it->second);
 }
 
@@ -224,7 +223,8 @@ Result<VersionPage> RegistryService::ListVersions(const Principal& who, const Ve
     if (m) page.models.emplace(v.model_id, std::move(*m));
   }
   // A model deleted between the two reads takes its versions with it.
-  std::erase_if(versions, [&](const db::VersionRecord& v) { return !page.models.count(v.model_id); });
+  std::erase_if(versions,
+                [&](const db::VersionRecord& v) { return !page.models.count(v.model_id); });
   page.versions = std::move(versions);
   return page;
 }
@@ -267,10 +267,10 @@ Result<void> RegistryService::CanMoveAliases(const Principal& who, const Seen& s
     HANGAR_ASSIGN_OR_RETURN(auto role, store_.GetRole(seen.model.id, who.user_id));
     if (role == "deployer") return {};
   }
-  return MakeError(ErrorCode::Forbidden,
-                   "moving an alias of '" + seen.model.name + "' needs admin rights on '" +
-                       seen.model.owner + "' or the deployer role on the model, and a write "
-                       "token");
+  return MakeError(ErrorCode::Forbidden, "moving an alias of '" + seen.model.name +
+                                             "' needs admin rights on '" + seen.model.owner +
+                                             "' or the deployer role on the model, and a write "
+                                             "token");
 }
 
 Result<int64_t> RegistryService::MoveAlias(const Principal& who, const std::string& name,
@@ -282,8 +282,7 @@ Result<int64_t> RegistryService::MoveAlias(const Principal& who, const std::stri
   if (version) HANGAR_TRY(Version(seen, *version));
   auto moved = store_.MoveAlias(seen.model.id, alias, version, who.user_id, who.name, Now());
   if (!moved && moved.error().code == ErrorCode::NotFound && !version)
-    return MakeError(ErrorCode::NotFound,
-                     "Registered model alias " + alias + " not found.");
+    return MakeError(ErrorCode::NotFound, "Registered model alias " + alias + " not found.");
   return moved;
 }
 
@@ -295,17 +294,16 @@ Result<std::vector<db::AliasEvent>> RegistryService::AliasLog(const Principal& w
 }
 
 Result<db::VersionRecord> RegistryService::TransitionStage(const Principal& who,
-                                                           const std::string& name,
-                                                           int64_t version, Stage stage,
-                                                           bool archive_existing) {
+                                                           const std::string& name, int64_t version,
+                                                           Stage stage, bool archive_existing) {
   HANGAR_ASSIGN_OR_RETURN(Seen seen, SeeFor(who, name, Access::Write));
   HANGAR_TRY(Version(seen, version));
   const int64_t now = Now();
   if (stage == Stage::Staging || stage == Stage::Production) {
     const char* alias = stage == Stage::Staging ? kStaging : kProduction;
     HANGAR_TRY(CanMoveAliases(who, seen));
-    HANGAR_ASSIGN_OR_RETURN(int64_t prior, store_.MoveAlias(seen.model.id, alias, version,
-                                                            who.user_id, who.name, now));
+    HANGAR_ASSIGN_OR_RETURN(
+        int64_t prior, store_.MoveAlias(seen.model.id, alias, version, who.user_id, who.name, now));
     HANGAR_TRY(store_.UpdateVersion(seen.model.id, version, std::nullopt, false, now));
     if (archive_existing && prior != 0 && prior != version)
       HANGAR_TRY(store_.UpdateVersion(seen.model.id, prior, std::nullopt, true, now));
@@ -317,8 +315,8 @@ Result<db::VersionRecord> RegistryService::TransitionStage(const Principal& who,
     HANGAR_TRY(CanMoveAliases(who, seen));
     HANGAR_TRY(store_.MoveAlias(seen.model.id, alias, std::nullopt, who.user_id, who.name, now));
   }
-  HANGAR_TRY(store_.UpdateVersion(seen.model.id, version, std::nullopt,
-                                  stage == Stage::Archived, now));
+  HANGAR_TRY(
+      store_.UpdateVersion(seen.model.id, version, std::nullopt, stage == Stage::Archived, now));
   return Version(seen, version);
 }
 
@@ -331,8 +329,7 @@ Result<std::vector<db::VersionRecord>> RegistryService::LatestVersions(
   q.limit = kMaxVersionsRead;
   HANGAR_ASSIGN_OR_RETURN(auto versions, store_.ListVersions(q));  // newest first
   std::vector<Stage> wanted = stages;
-  if (wanted.empty())
-    wanted = {Stage::None, Stage::Staging, Stage::Production, Stage::Archived};
+  if (wanted.empty()) wanted = {Stage::None, Stage::Staging, Stage::Production, Stage::Archived};
   std::vector<db::VersionRecord> out;
   for (Stage stage : wanted) {
     auto it = std::find_if(versions.begin(), versions.end(), [&](const db::VersionRecord& v) {

@@ -85,8 +85,8 @@ TEST_F(RegistryRoutesTest, RegistersAVersionPinnedAtTheRevisionsCommit) {
 TEST_F(RegistryRoutesTest, MovesAliasesAndLogsWhoMovedThem) {
   Register("fraud", c1_);
   Register("fraud", c2_);
-  Answer set = Post("/api/v1/models/fraud/aliases/champion", json::object{{"version", 1}},
-                    "alice", Method::Put);
+  Answer set = Post("/api/v1/models/fraud/aliases/champion", json::object{{"version", 1}}, "alice",
+                    Method::Put);
   ASSERT_EQ(set.status, 200) << set.body;
   EXPECT_TRUE(Body(set)["previous"].is_null());
   Answer move = Post("/api/v1/models/fraud/aliases/champion", json::object{{"version", "2"}},
@@ -99,7 +99,8 @@ TEST_F(RegistryRoutesTest, MovesAliasesAndLogsWhoMovedThem) {
   EXPECT_EQ(log[0].as_object()["from"], 1);
   EXPECT_EQ(log[0].as_object()["to"], 2);
   EXPECT_EQ(log[0].as_object()["actor"], "alice");
-  Answer del = hub_.Send({Method::Delete, "/api/v1/models/fraud/aliases/champion", "alice", {}, ""});
+  Answer del =
+      hub_.Send({Method::Delete, "/api/v1/models/fraud/aliases/champion", "alice", {}, ""});
   EXPECT_EQ(del.status, 200) << del.body;
   EXPECT_EQ(Body(hub_.Get("/api/v1/models/fraud/aliases/log?limit=1"))["events"]
                 .as_array()[0]
@@ -116,18 +117,18 @@ TEST_F(RegistryRoutesTest, OnlyAdminsAndDeployersMoveAliases) {
   EXPECT_EQ(move("").status, 401);
   EXPECT_EQ(move("bob").status, 403);
   EXPECT_EQ(move("alice:read").status, 403);  // a read token writes nothing
-  Answer grant = Post("/api/v1/models/fraud/roles/bob", json::object{{"role", "deployer"}},
-                      "alice", Method::Put);
+  Answer grant = Post("/api/v1/models/fraud/roles/bob", json::object{{"role", "deployer"}}, "alice",
+                      Method::Put);
   ASSERT_EQ(grant.status, 200) << grant.body;
   EXPECT_EQ(move("bob").status, 200);
   // A deployer moves aliases but registers nothing in alice's namespace.
-  EXPECT_EQ(Post("/api/v1/models/fraud/versions", json::object{{"repo", "alice/bert"}}, "bob")
-                .status,
-            403);
-  EXPECT_EQ(Post("/api/v1/models/fraud/roles/bob", json::object{{"role", "owner"}}, "alice",
-                 Method::Put)
-                .status,
-            400);
+  EXPECT_EQ(
+      Post("/api/v1/models/fraud/versions", json::object{{"repo", "alice/bert"}}, "bob").status,
+      403);
+  EXPECT_EQ(
+      Post("/api/v1/models/fraud/roles/bob", json::object{{"role", "owner"}}, "alice", Method::Put)
+          .status,
+      400);
   // Refusals changed nothing: one move, by bob.
   auto log = Body(hub_.Get("/api/v1/models/fraud/aliases/log"))["events"].as_array();
   ASSERT_EQ(log.size(), 1u);
@@ -154,7 +155,8 @@ TEST_F(RegistryRoutesTest, AModelPinningAPrivateRepoIsHiddenLikeTheRepo) {
 
 TEST_F(RegistryRoutesTest, ListsWithPagesAndFilters) {
   for (const char* name : {"alpha", "beta", "gamma"}) Register(name, c1_);
-  Answer tagged = Post("/api/v1/models", json::object{{"name", "delta"}, {"tags", {{"task", "nlp"}}}});
+  Answer tagged =
+      Post("/api/v1/models", json::object{{"name", "delta"}, {"tags", {{"task", "nlp"}}}});
   ASSERT_EQ(tagged.status, 201) << tagged.body;
   auto page = Body(hub_.Get("/api/v1/models?limit=2"));
   ASSERT_EQ(page["models"].as_array().size(), 2u);
@@ -174,8 +176,7 @@ TEST_F(RegistryRoutesTest, ListsWithPagesAndFilters) {
 
 TEST_F(RegistryRoutesTest, BadInputIsRefusedAndChangesNothing) {
   Register("fraud", c1_);
-  auto status = [&](const std::string& target, const std::string& body,
-                    Method m = Method::Post) {
+  auto status = [&](const std::string& target, const std::string& body, Method m = Method::Post) {
     return hub_.Send({m, target, "alice", {{"Content-Type", "application/json"}}, body});
   };
   EXPECT_EQ(status("/api/v1/models", "{not json").status, 400);
@@ -188,7 +189,8 @@ TEST_F(RegistryRoutesTest, BadInputIsRefusedAndChangesNothing) {
   EXPECT_EQ(status("/api/v1/models", std::string(2 << 20, ' ')).status, 413);
   Answer no_repo = status("/api/v1/models/fraud/versions", R"({"repo": "alice/none"})");
   EXPECT_EQ(no_repo.status, 404);
-  Answer no_rev = status("/api/v1/models/fraud/versions", R"({"repo": "alice/bert", "revision": "nope"})");
+  Answer no_rev =
+      status("/api/v1/models/fraud/versions", R"({"repo": "alice/bert", "revision": "nope"})");
   EXPECT_EQ(no_rev.status, 404);
   EXPECT_EQ(no_rev.ErrorCode(), "RevisionNotFound");
   EXPECT_EQ(status("/api/v1/models/fraud/versions", R"({"repo": "bert"})").status, 400);
@@ -204,8 +206,7 @@ TEST_F(RegistryRoutesTest, BadInputIsRefusedAndChangesNothing) {
             404);
   EXPECT_EQ(status("/api/v1/models/fraud/aliases/ok", R"({"version": -1})", Method::Put).status,
             400);
-  EXPECT_EQ(status("/api/v1/models/nope/aliases/ok", R"({"version": 1})", Method::Put).status,
-            404);
+  EXPECT_EQ(status("/api/v1/models/nope/aliases/ok", R"({"version": 1})", Method::Put).status, 404);
   EXPECT_EQ(hub_.Get("/api/v1/models/fraud/versions/0").status, 400);
   EXPECT_EQ(hub_.Get("/api/v1/models/fraud/versions/7").status, 404);
   // Nothing of the above was written.
