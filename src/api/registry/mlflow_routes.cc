@@ -281,9 +281,47 @@ Result<Response> TransitionStage(RegistryService& r, Request& q) {
   return Ok({{"model_version", std::move(out)}});
 }
 
+// ---- mlflow-artifacts (the artifact proxy, read-only) ----
+
+// GET …/artifacts?path=: the entries directly under `path` as {path: basename, is_dir,
+// file_size}. A file or a missing path lists nothing, as MLflow's own repositories do: its
+// client tells a file from a directory by an empty listing.
+Result<Response> ListArtifacts(RegistryService& r, Request& q) {
+  HANGAR_ASSIGN_OR_RETURN(auto at, r.Artifact(q.principal, q.Query("path").value_or("")));
+  auto entries = r.ListArtifacts(at);
+  if (!entries && entries.error().code == ErrorCode::EntryNotFound) return Ok();
+  if (!entries) return std::move(entries).error();
+  json::array files;
+  for (const auto& e : **entries) {
+    std::string_view path = e.git.path;
+    json::object f{{"path", path.substr(path.rfind('/') + 1)}, {"is_dir", e.git.is_dir}};
+    if (!e.git.is_dir) f["file_size"] = e.Size();
+    files.push_back(std::move(f));
+  }
+  json::object out;
+  SetList(out, "files", std::move(files));
+  return Ok(std::move(out));
+}
+
+// GET …/artifacts/<path>: the file's bytes, streamed.
+Result<Response> DownloadArtifact(RegistryService& r, Request& q) {
+  bool ok = true;
+  std::string path = PercentDecode(q.Param("path"), &ok);
+  if (!ok) return MakeError(ErrorCode::BadRequest, "the artifact path is not percent-encoded");
+  HANGAR_ASSIGN_OR_RETURN(auto at, r.Artifact(q.principal, path));
+  HANGAR_ASSIGN_OR_RETURN(auto file, r.OpenArtifact(at));
+  Response res = Response::Stream(200, std::move(file.second));
+  res.SetHeader("X-Content-Type-Options", "nosniff");
+  return res;
+}
+
 }  // namespace
 
 void AddMlflowRoutes(http::Router& router, RegistryService& r) {
+  router.Add(Method::Get, "/api/2.0/mlflow-artifacts/artifacts", http::ApiFamily::Mlflow,
+             Requirement::Public(), [&r](Request& q) { return ListArtifacts(r, q); });
+  router.Add(Method::Get, "/api/2.0/mlflow-artifacts/artifacts/{path*}", http::ApiFamily::Mlflow,
+             Requirement::Public(), [&r](Request& q) { return DownloadArtifact(r, q); });
   auto add = [&](Method m, const std::string& path, bool writes,
                  std::function<Result<Response>(RegistryService&, Request&)> h) {
     router.Add(m, "/api/2.0/mlflow/" + path, http::ApiFamily::Mlflow,

@@ -95,6 +95,15 @@ std::optional<Stage> ParseStage(std::string_view s);
 // (Production first), Archived when flagged, else None.
 Stage StageOf(const db::ModelRecord& model, const db::VersionRecord& v);
 
+// A file or directory of a version's artifacts: a repo's tree at one commit, named
+// "<collection>/<ns>/<name>/<commit>[/<path>]" (collection "models", "datasets" or
+// "spaces"; commit 40 hex), the form registry_json.h ArtifactUri gives.
+struct ArtifactPath {
+  RepoHandle repo;
+  Oid commit;
+  std::string path;  // inside the repo; "" = its root
+};
+
 struct RegistryOptions {
   std::function<int64_t()> now_millis;  // NowUnixMillis by default; tests pass their own
 };
@@ -160,6 +169,16 @@ class RegistryService {
   Result<std::vector<db::VersionRecord>> LatestVersions(const Principal& who,
                                                         const std::string& name,
                                                         const std::vector<Stage>& stages);
+  // MLflow's artifact proxy, read-only: the repo and commit `artifact_path` names, opened
+  // as `who` (RepoNotFound when they cannot read it, as everywhere). Errors: BadRequest
+  // (not that form, `..`, or a commit not given as 40 hex), RevisionNotFound.
+  Result<ArtifactPath> Artifact(const Principal& who, std::string_view artifact_path);
+  // The entries directly under a directory of the artifacts. Errors: EntryNotFound.
+  Result<EntryList> ListArtifacts(const ArtifactPath& at);
+  // A file of the artifacts with its bytes. Errors: EntryNotFound (missing, a directory,
+  // or its LFS object not stored).
+  Result<std::pair<Entry, std::unique_ptr<ByteSource>>> OpenArtifact(const ArtifactPath& at);
+
   // Gives (role "deployer") or takes (nullopt) a role on the model. Needs Admin.
   // Errors: NotFound (no such user), BadRequest (another role).
   Result<void> SetRole(const Principal& who, const std::string& name, const std::string& user,

@@ -37,8 +37,7 @@ TEST(MlflowFilter, EmptyIsNoCondition) {
 TEST(MlflowFilter, RefusesWhatIsNotTheGrammar) {
   for (const char* bad : {"name", "name =", "name = fraud", "name = 'x' OR name = 'y'",
                           "name = 'x' AND", "tags = 'x'", "tags.`` = 'x'", "name > 'x'",
-                          "name = 'x'; DROP TABLE users", "run_id = 'unterminated",
-                          "= 'x'"}) {
+                          "name = 'x'; DROP TABLE users", "run_id = 'unterminated", "= 'x'"}) {
     auto c = ParseMlflowFilter(bad);
     ASSERT_FALSE(c.has_value()) << bad;
     EXPECT_EQ(c.error().code, ErrorCode::BadRequest) << bad;

@@ -131,3 +131,73 @@ TEST(MlflowFixtures, EveryCallAnswersAsMlflowDefinesIt) {
 
 }  // namespace
 }  // namespace hangar::api
+
+namespace hangar::api {
+namespace {
+
+// The artifact proxy: models:/name@alias resolves (get-download-uri, then list and
+// download under mlflow-artifacts:/) to the bytes of the pinned commit.
+TEST(MlflowArtifacts, ServeThePinnedCommitsFiles) {
+  TestHub hub;
+  hub.CreateRepo("alice", "alice", "bert");
+  std::string c1 = hub.Commit("alice", "models/alice/bert",
+                              {{"MLmodel", "flavors: {onnx: {}}\n"}, {"data/model.onnx", "v1"}});
+  hub.Commit("alice", "models/alice/bert", {{"data/model.onnx", "v2"}});
+  ASSERT_EQ(
+      hub.PostJson("/api/2.0/mlflow/registered-models/create", R"({"name": "m"})", "alice").status,
+      200);
+  ASSERT_EQ(hub.PostJson("/api/2.0/mlflow/model-versions/create",
+                         R"({"name": "m", "source": "alice/bert@)" + c1 + R"("})", "alice")
+                .status,
+            200);
+  Answer uri = hub.Get("/api/2.0/mlflow/model-versions/get-download-uri?name=m&version=1");
+  ASSERT_EQ(uri.status, 200) << uri.body;
+  std::string root = "models/alice/bert/" + c1;
+  EXPECT_EQ(json::parse(uri.body).as_object()["artifact_uri"],
+            json::value("mlflow-artifacts:/" + root));
+
+  const std::string base = "/api/2.0/mlflow-artifacts/artifacts";
+  Answer list = hub.Get(base + "?path=" + PercentEncode(root));
+  ASSERT_EQ(list.status, 200) << list.body;
+  auto files = json::parse(list.body).as_object()["files"].as_array();
+  ASSERT_EQ(files.size(), 3u) << list.body;  // .gitattributes, MLmodel, data
+  EXPECT_EQ(files[1].as_object()["path"], "MLmodel");
+  EXPECT_EQ(files[1].as_object()["file_size"], 20);
+  EXPECT_EQ(files[2].as_object()["path"], "data");
+  EXPECT_EQ(files[2].as_object()["is_dir"], true);
+  Answer sub = hub.Get(base + "?path=" + PercentEncode(root + "/data"));
+  EXPECT_EQ(json::parse(sub.body).as_object()["files"].as_array().size(), 1u);
+  // A file lists nothing: MLflow's client then downloads it.
+  EXPECT_EQ(hub.Get(base + "?path=" + PercentEncode(root + "/MLmodel")).body, "{}");
+  Answer bytes = hub.Get(base + "/" + root + "/data/model.onnx");
+  EXPECT_EQ(bytes.status, 200);
+  EXPECT_EQ(bytes.body, "v1");  // the pinned commit's, not main's
+
+  auto code = [&](const std::string& target, const std::string& as = "") {
+    Answer a = hub.Get(target, as);
+    boost::system::error_code ec;
+    json::value v = json::parse(a.body, ec);
+    std::string c = !ec && v.is_object() && v.as_object().contains("error_code")
+                        ? std::string(v.as_object()["error_code"].as_string())
+                        : "";
+    return std::to_string(a.status) + " " + c;
+  };
+  EXPECT_EQ(code(base + "/" + root + "/nope.bin"), "404 RESOURCE_DOES_NOT_EXIST");
+  EXPECT_EQ(code(base + "/" + root + "/data"), "404 RESOURCE_DOES_NOT_EXIST");  // a directory
+  EXPECT_EQ(code(base + "/" + root + "/../../etc/passwd"), "400 INVALID_PARAMETER_VALUE");
+  EXPECT_EQ(code(base + "/" + root + "/%2e%2e/x"), "400 INVALID_PARAMETER_VALUE");
+  EXPECT_EQ(code(base + "/models/alice/bert/main/MLmodel"), "400 INVALID_PARAMETER_VALUE");
+  EXPECT_EQ(code(base + "/models/alice/bert/" + std::string(40, 'a') + "/MLmodel"),
+            "404 RESOURCE_DOES_NOT_EXIST");
+  EXPECT_EQ(code(base + "/models/alice"), "400 INVALID_PARAMETER_VALUE");
+  EXPECT_EQ(code(base + "?path=secrets"), "400 INVALID_PARAMETER_VALUE");
+  // A private repo's artifacts follow its read rules.
+  hub.CreateRepo("alice", "alice", "secret", "model", /*is_private=*/true);
+  std::string s = hub.Commit("alice", "models/alice/secret", {{"w.bin", "x"}});
+  EXPECT_EQ(code(base + "/models/alice/secret/" + s + "/w.bin", "bob"),
+            "404 RESOURCE_DOES_NOT_EXIST");
+  EXPECT_EQ(hub.Get(base + "/models/alice/secret/" + s + "/w.bin", "alice").body, "x");
+}
+
+}  // namespace
+}  // namespace hangar::api
