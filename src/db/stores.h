@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "db/gateway_store.h"
 #include "db/lfs_store.h"
 #include "db/oci_store.h"
 #include "db/registry_store.h"
@@ -23,6 +24,7 @@ struct Stores {
   std::unique_ptr<OciStore> oci;
   std::unique_ptr<ViewerStore> viewer;
   std::unique_ptr<RegistryStore> registry;
+  std::unique_ptr<GatewayStore> gateway;
 };
 
 }  // namespace hangar::db

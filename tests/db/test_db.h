@@ -38,6 +38,7 @@ class DbTest : public ::testing::Test {
   LfsStore& lfs() { return *stores_.lfs; }
   UploadStore& uploads() { return *stores_.uploads; }
   RegistryStore& registry() { return *stores_.registry; }
+  GatewayStore& gateway() { return *stores_.gateway; }
 
   std::filesystem::path dir_;
   Stores stores_;

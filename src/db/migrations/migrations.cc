@@ -319,8 +319,37 @@ CREATE TABLE model_roles (
 );
 )sql";
 
+// Version 9: the gateway's routes and their backends (issue 16, docs/gateway.md).
+constexpr const char kV9[] = R"sql(
+CREATE TABLE gateway_routes (
+  id {{ID}},
+  name VARCHAR(128) NOT NULL UNIQUE,
+  model_id BIGINT NOT NULL REFERENCES registered_models(id) ON DELETE CASCADE,
+  target_alias VARCHAR(256) NOT NULL DEFAULT '',
+  target_version BIGINT NOT NULL DEFAULT 0,
+  protocol VARCHAR(8) NOT NULL,
+  fallback VARCHAR(128) NOT NULL DEFAULT '',
+  timeout_ms BIGINT NOT NULL,
+  retries BIGINT NOT NULL,
+  requests_per_minute BIGINT NOT NULL DEFAULT 0,
+  tokens_per_minute BIGINT NOT NULL DEFAULT 0,
+  created_by BIGINT NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX gateway_routes_model ON gateway_routes(model_id);
+CREATE TABLE gateway_backends (
+  route_id BIGINT NOT NULL REFERENCES gateway_routes(id) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  kind VARCHAR(8) NOT NULL,
+  target TEXT NOT NULL,
+  weight INTEGER NOT NULL,
+  PRIMARY KEY (route_id, position)
+);
+)sql";
+
 constexpr Migration kMigrations[] = {
-    {1, kV1}, {2, kV2}, {3, kV3}, {4, kV4}, {5, kV5}, {6, kV6}, {7, kV7}, {8, kV8},
+    {1, kV1}, {2, kV2}, {3, kV3}, {4, kV4}, {5, kV5}, {6, kV6}, {7, kV7}, {8, kV8}, {9, kV9},
 };
 
 void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {

@@ -1,6 +1,6 @@
 #include "db/sqlite/sqlite_registry_store.h"
 
-#include <variant>
+#include "db/sqlite/sqlite_where.h"
 
 namespace hangar::db {
 namespace {
@@ -122,37 +122,6 @@ Result<void> ReadVersionParts(SqliteConnection& c, VersionRecord& v) {
   return {};
 }
 
-// A WHERE clause built from fixed pieces and the values they bind, in order.
-struct Where {
-  std::string sql;
-  std::vector<std::variant<int64_t, std::string>> binds;
-
-  void Add(const char* clause) { sql += sql.empty() ? " WHERE " : " AND ", sql += clause; }
-  template <typename T>
-  void Add(const char* clause, T value) {
-    Add(clause);
-    binds.emplace_back(std::move(value));
-  }
-  // Private models (own flag or pinning a private repo) only for readers of their owner.
-  void Visibility(bool all, const std::vector<int64_t>& owners, const char* model) {
-    if (all) return;
-    std::string clause = std::string("(") + model + ".private = 0 AND NOT EXISTS (SELECT 1 FROM " +
-                         "model_versions pv JOIN repos pr ON pr.id = pv.repo_id WHERE " +
-                         "pv.model_id = " + model + ".id AND pr.private <> 0)";
-    for (size_t i = 0; i < owners.size(); ++i)
-      clause += std::string(" OR ") + model + ".owner_id = ?";
-    clause += ")";
-    sql += sql.empty() ? " WHERE " : " AND ";
-    sql += clause;
-    for (int64_t id : owners) binds.emplace_back(id);
-  }
-  int BindAll(SqliteStmt& s) const {
-    int i = 1;
-    for (const auto& b : binds) std::visit([&](const auto& v) { s.Bind(i++, v); }, b);
-    return i;
-  }
-};
-
 // Sets (value given) or deletes one row of tag table `table`, whose leading key columns
 // `cols` (before key and value) take `ids`. Errors: NotFound (deleting a missing tag).
 Result<void> PutTag(SqliteConnection& c, const std::string& table,
@@ -254,7 +223,7 @@ Result<std::optional<ModelRecord>> SqliteRegistryStore::GetModelById(int64_t id)
 }
 
 Result<std::vector<ModelRecord>> SqliteRegistryStore::ListModels(const ModelQuery& q) {
-  Where w;
+  SqlWhere w;
   if (!q.owner.empty()) w.Add("u.name = ?", q.owner);
   if (!q.name_equals.empty()) w.Add("m.name = ?", q.name_equals);
   if (!q.name_like.empty()) w.Add("m.name LIKE ? ESCAPE '\\'", q.name_like);
@@ -404,7 +373,7 @@ Result<std::optional<VersionRecord>> SqliteRegistryStore::GetVersion(int64_t mod
 }
 
 Result<std::vector<VersionRecord>> SqliteRegistryStore::ListVersions(const VersionQuery& q) {
-  Where w;
+  SqlWhere w;
   if (q.model_id) w.Add("v.model_id = ?", *q.model_id);
   if (!q.run_id.empty()) w.Add("v.run_id = ?", q.run_id);
   if (!q.repo.empty()) w.Add("v.repo = ?", q.repo);

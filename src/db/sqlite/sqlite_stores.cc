@@ -1,5 +1,6 @@
 #include "db/sqlite/sqlite_stores.h"
 
+#include "db/sqlite/sqlite_gateway_store.h"
 #include "db/sqlite/sqlite_lfs_store.h"
 #include "db/sqlite/sqlite_oci_store.h"
 #include "db/sqlite/sqlite_registry_store.h"
@@ -20,6 +21,7 @@ Result<Stores> OpenSqliteStores(const std::filesystem::path& db_file, SqlitePool
   stores.oci = std::make_unique<SqliteOciStore>(pool);
   stores.viewer = std::make_unique<SqliteViewerStore>(pool);
   stores.registry = std::make_unique<SqliteRegistryStore>(pool);
+  stores.gateway = std::make_unique<SqliteGatewayStore>(pool);
   return stores;
 }
 

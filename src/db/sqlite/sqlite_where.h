@@ -1,0 +1,47 @@
+#pragma once
+// SqlWhere: a WHERE clause built from fixed pieces of SQL and the values they bind, in
+// order, shared by the registry's and the gateway's stores; with the rule of which
+// registered models a caller may see (db/registry_store.h ModelQuery).
+
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "db/sqlite/sqlite_pool.h"
+
+namespace hangar::db {
+
+// Clauses are Hangar's literal SQL; every value a caller gave is bound, never spliced.
+struct SqlWhere {
+  std::string sql;  // "" or " WHERE … AND …"
+  std::vector<std::variant<int64_t, std::string>> binds;
+
+  void Add(const std::string& clause) {
+    sql += sql.empty() ? " WHERE " : " AND ";
+    sql += clause;
+  }
+  template <typename T>
+  void Add(const std::string& clause, T value) {
+    Add(clause);
+    binds.emplace_back(std::move(value));
+  }
+  // Only the models (of table alias `model`) a caller may see: all of them, or the public
+  // ones (not flagged private, pinning no private repo) and those of `owners`.
+  void Visibility(bool all, const std::vector<int64_t>& owners, const std::string& model) {
+    if (all) return;
+    std::string clause = "(" + model + ".private = 0 AND NOT EXISTS (SELECT 1 FROM " +
+                         "model_versions pv JOIN repos pr ON pr.id = pv.repo_id WHERE " +
+                         "pv.model_id = " + model + ".id AND pr.private <> 0)";
+    for (size_t i = 0; i < owners.size(); ++i) clause += " OR " + model + ".owner_id = ?";
+    Add(clause + ")");
+    for (int64_t id : owners) binds.emplace_back(id);
+  }
+  // Binds the values from ?1; returns the next free index.
+  int BindAll(SqliteStmt& s) const {
+    int i = 1;
+    for (const auto& b : binds) std::visit([&](const auto& v) { s.Bind(i++, v); }, b);
+    return i;
+  }
+};
+
+}  // namespace hangar::db
