@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "api/error_render.h"
+#include "api/gateway/gateway_routes.h"
 #include "api/git/git_routes.h"
 #include "api/hf/hf_routes.h"
 #include "api/lfs/lfs_routes.h"
@@ -216,6 +217,8 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
       std::make_unique<services::CommitService>(*app->repos_, *app->content_, *app->lfs_);
   app->model_registry_ = std::make_unique<services::RegistryService>(
       *app->stores_.registry, *app->stores_.users, *app->access_, *app->repos_, *app->content_);
+  app->gateway_ =
+      std::make_unique<services::GatewayService>(*app->stores_.gateway, *app->model_registry_);
   services::GcOptions gc_options;
   gc_options.grace = std::chrono::seconds(c.gc.grace_s);
   gc_options.oci = app->stores_.oci.get();
@@ -396,6 +399,7 @@ http::Router& App::Router() {
   // Literal prefixes first; the /{ns}/{name}/... patterns last (first match wins).
   api::AddOciRoutes(r, *oci_, *oci_auth_);
   api::AddRegistryRoutes(r, *model_registry_);
+  api::AddGatewayRoutes(r, *gateway_);
   if (viewer_) api::AddViewerRoutes(r, *viewer_);
   api::AddHfApiRoutes(r, *routes_->hf);
   api::AddUploadRoutes(r, *uploads_, config_.limits);

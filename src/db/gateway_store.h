@@ -25,11 +25,11 @@ struct RouteRecord {
   int64_t id = 0;
   std::string name;  // unique hub-wide: what a request's `model` names
   int64_t model_id = 0;
-  std::string model;    // the model's name (read-only: from registered_models)
-  std::string owner;    // the model's owner namespace (read-only)
-  int64_t owner_id = 0;  // (read-only)
+  std::string model;           // the model's name (read-only: from registered_models)
+  std::string owner;           // the model's owner namespace (read-only)
+  int64_t owner_id = 0;        // (read-only)
   bool model_private = false;  // the model is private or pins a private repo (read-only)
-  std::string target_alias;  // the alias the route follows, or ""
+  std::string target_alias;    // the alias the route follows, or ""
   int64_t target_version = 0;  // the version it is pinned to when no alias, else 0
   std::string protocol;        // "openai" or "oip"
   std::string fallback;        // another route's name tried when this one fails, or ""

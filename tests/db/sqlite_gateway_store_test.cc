@@ -59,8 +59,7 @@ TEST_F(GatewayStoreTest, CreatesAndReadsARouteWithItsBackends) {
   EXPECT_EQ(got->backends[0].target, "http://127.0.0.1:9001");
   EXPECT_EQ(got->backends[1].weight, 10);
   EXPECT_FALSE(gateway().GetRoute("nope").value().has_value());
-  EXPECT_EQ(gateway().CreateRoute(Route("fraud-chat", public_)).error().code,
-            ErrorCode::Conflict);
+  EXPECT_EQ(gateway().CreateRoute(Route("fraud-chat", public_)).error().code, ErrorCode::Conflict);
   EXPECT_EQ(gateway().CreateRoute(Route("other", 9999)).error().code, ErrorCode::NotFound);
 }
 

@@ -125,8 +125,8 @@ Result<std::vector<RouteRecord>> SqliteGatewayStore::ListRoutes(const RouteQuery
   SqlWhere w;
   w.Visibility(q.include_all_private, q.readable_owner_ids, "m");
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
-  HANGAR_ASSIGN_OR_RETURN(
-      auto s, c->Prepare(kRouteSelect + w.sql + " ORDER BY g.name LIMIT ? OFFSET ?"));
+  HANGAR_ASSIGN_OR_RETURN(auto s,
+                          c->Prepare(kRouteSelect + w.sql + " ORDER BY g.name LIMIT ? OFFSET ?"));
   int next = w.BindAll(s);
   s.Bind(next, q.limit).Bind(next + 1, q.offset);
   std::vector<RouteRecord> out;

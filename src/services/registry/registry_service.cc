@@ -134,6 +134,15 @@ Result<std::vector<int64_t>> RegistryService::ReadableOwners(const Principal& wh
   return out;
 }
 
+Result<RegistryService::Visibility> RegistryService::VisibleModels(const Principal& who) {
+  Visibility v;
+  v.all = who.is_admin;
+  if (!v.all) {
+    HANGAR_ASSIGN_OR_RETURN(v.owner_ids, ReadableOwners(who));
+  }
+  return v;
+}
+
 Result<db::ModelRecord> RegistryService::CreateModel(const Principal& who, const NewModel& m) {
   if (who.anonymous) return MakeError(ErrorCode::Unauthorized, "sign in to register a model");
   HANGAR_TRY(registry::CheckModelName(m.name));
@@ -187,10 +196,9 @@ Result<ModelPage> RegistryService::ListModels(const Principal& who, const ModelF
   q.newest_first = f.newest_first;
   q.offset = f.offset;
   q.limit = f.limit + 1;  // one more: whether a next page exists
-  q.include_all_private = who.is_admin;
-  if (!q.include_all_private) {
-    HANGAR_ASSIGN_OR_RETURN(q.readable_owner_ids, ReadableOwners(who));
-  }
+  HANGAR_ASSIGN_OR_RETURN(Visibility seen, VisibleModels(who));
+  q.include_all_private = seen.all;
+  q.readable_owner_ids = std::move(seen.owner_ids);
   HANGAR_ASSIGN_OR_RETURN(auto models, store_.ListModels(q));
   ModelPage page;
   if (static_cast<int64_t>(models.size()) > f.limit) {

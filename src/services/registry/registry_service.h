@@ -179,6 +179,14 @@ class RegistryService {
   // or its LFS object not stored).
   Result<std::pair<Entry, std::unique_ptr<ByteSource>>> OpenArtifact(const ArtifactPath& at);
 
+  // Which private models `who` may see, for listings of things that follow a model (the
+  // gateway's routes): all of them, or those of the returned owner ids.
+  struct Visibility {
+    bool all = false;
+    std::vector<int64_t> owner_ids;
+  };
+  Result<Visibility> VisibleModels(const Principal& who);
+
   // Gives (role "deployer") or takes (nullopt) a role on the model. Needs Admin.
   // Errors: NotFound (no such user), BadRequest (another role).
   Result<void> SetRole(const Principal& who, const std::string& name, const std::string& user,
