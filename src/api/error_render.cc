@@ -42,6 +42,8 @@ std::pair<std::string_view, int> MlflowError(ErrorCode c, int status) {
       return {"RESOURCE_DOES_NOT_EXIST", 404};
     case ErrorCode::Conflict:
       return {"RESOURCE_ALREADY_EXISTS", 400};
+    case ErrorCode::MethodNotAllowed:  // an endpoint MLflow does not have
+      return {"ENDPOINT_NOT_FOUND", 404};
     case ErrorCode::Unauthorized:
       return {"UNAUTHENTICATED", 401};
     case ErrorCode::Forbidden:

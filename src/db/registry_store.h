@@ -85,7 +85,7 @@ struct ModelQuery {
 // A listing of versions (MLflow search-model-versions): filters and a page.
 struct VersionQuery {
   std::optional<int64_t> model_id;
-  std::string run_id;
+  std::optional<std::string> run_id;
   std::string repo;  // "ns/name"
   std::string tag_key;
   std::optional<std::string> tag_value;
@@ -151,7 +151,8 @@ class RegistryStore {
 
   // Points `alias` of model `model_id` at `version` (nullopt: deletes it) and appends the
   // move to the log, in one transaction; returns the version it pointed at before (0:
-  // none). Errors: NotFound (the model, the version, or the alias when deleting).
+  // none). Pointing it where it points already writes nothing. Errors: NotFound (the
+  // model, the version, or the alias when deleting).
   virtual Result<int64_t> MoveAlias(int64_t model_id, const std::string& alias,
                                     std::optional<int64_t> version, int64_t actor_id,
                                     const std::string& actor, int64_t now) = 0;

@@ -16,8 +16,6 @@ using http::Requirement;
 using http::Response;
 using services::GatewayService;
 
-constexpr size_t kMaxBody = 64 << 10;
-
 json::object RouteJson(const services::RouteView& v) {
   const db::RouteRecord& r = v.route;
   json::array backends;
@@ -30,21 +28,23 @@ json::object RouteJson(const services::RouteView& v) {
     repo = json::string(v.version->repo);
   }
   if (!r.target_alias.empty()) alias = json::string(r.target_alias);
-  json::object out{{"name", r.name},
-                   {"model", r.model},
-                   {"alias", alias},
-                   {"version", version},
-                   {"commit", commit},
-                   {"repo", repo},
-                   {"protocol", r.protocol},
-                   {"fallback", r.fallback.empty() ? json::value(nullptr) : json::value(r.fallback)},
-                   {"timeout_ms", r.timeout_ms},
-                   {"retries", r.retries},
-                   {"limits", {{"requests_per_minute", r.requests_per_minute},
-                               {"tokens_per_minute", r.tokens_per_minute}}},
-                   {"backends", std::move(backends)},
-                   {"created_at", Iso8601(r.created_at / 1000)},
-                   {"updated_at", Iso8601(r.updated_at / 1000)}};
+  json::object out{
+      {"name", r.name},
+      {"model", r.model},
+      {"alias", alias},
+      {"version", version},
+      {"commit", commit},
+      {"repo", repo},
+      {"protocol", r.protocol},
+      {"fallback", r.fallback.empty() ? json::value(nullptr) : json::value(r.fallback)},
+      {"timeout_ms", r.timeout_ms},
+      {"retries", r.retries},
+      {"limits",
+       {{"requests_per_minute", r.requests_per_minute},
+        {"tokens_per_minute", r.tokens_per_minute}}},
+      {"backends", std::move(backends)},
+      {"created_at", Iso8601(r.created_at / 1000)},
+      {"updated_at", Iso8601(r.updated_at / 1000)}};
   if (!v.problem.empty()) out["problem"] = v.problem;
   return out;
 }
@@ -59,7 +59,7 @@ Result<int64_t> IntField(const json::object& o, std::string_view key, int64_t fa
 }
 
 Result<services::NewRoute> ParseRoute(Request& q) {
-  HANGAR_ASSIGN_OR_RETURN(json::object b, ReadJsonObject(q, kMaxBody));
+  HANGAR_ASSIGN_OR_RETURN(json::object b, ReadJsonObject(q, kMaxRegistryBody));
   services::NewRoute r;
   HANGAR_ASSIGN_OR_RETURN(r.name, StringField(b, "name"));
   HANGAR_ASSIGN_OR_RETURN(r.model, StringField(b, "model"));
@@ -120,7 +120,9 @@ void AddGatewayRoutes(http::Router& router, GatewayService& g) {
                  std::function<Result<Response>(Request&)> h) {
     router.Add(m, std::move(path), http::ApiFamily::Hf, std::move(req), std::move(h));
   };
-  const Requirement read = Requirement::Public(), write = Requirement::WriteRole();
+  const Requirement read = Requirement::Public();
+  const Requirement write = Requirement::WriteRole().Also(
+      [](Request& q) { return CheckDeclaredLength(q, kMaxRegistryBody); });
   add(Method::Get, "/api/v1/gateway/routes", read, [&g](Request& q) { return List(g, q); });
   add(Method::Post, "/api/v1/gateway/routes", write, [&g](Request& q) -> Result<Response> {
     HANGAR_ASSIGN_OR_RETURN(auto r, ParseRoute(q));
@@ -136,11 +138,10 @@ void AddGatewayRoutes(http::Router& router, GatewayService& g) {
     HANGAR_ASSIGN_OR_RETURN(auto v, g.UpdateRoute(q.principal, std::string(q.Param("name")), r));
     return JsonResponse(RouteJson(v));
   });
-  add(Method::Delete, "/api/v1/gateway/routes/{name}", write,
-      [&g](Request& q) -> Result<Response> {
-        HANGAR_TRY(g.DeleteRoute(q.principal, std::string(q.Param("name"))));
-        return JsonResponse(json::object{{"deleted", std::string(q.Param("name"))}});
-      });
+  add(Method::Delete, "/api/v1/gateway/routes/{name}", write, [&g](Request& q) -> Result<Response> {
+    HANGAR_TRY(g.DeleteRoute(q.principal, std::string(q.Param("name"))));
+    return JsonResponse(json::object{{"deleted", std::string(q.Param("name"))}});
+  });
 }
 
 }  // namespace hangar::api

@@ -15,21 +15,20 @@ using http::Method;
 using http::Request;
 using services::RegistryService;
 
-namespace {
-constexpr size_t kMaxBody = 1 << 20;
-}  // namespace
-
 Result<json::object> Input(Request& q) {
   if (q.method != Method::Get && q.method != Method::Head) {
     if (q.DeclaredBodyLength() == 0u) return json::object{};
-    return ReadJsonObject(q, kMaxBody);
+    return ReadJsonObject(q, kMaxRegistryBody);
   }
   json::object out;
   for (const char* key : {"name", "new_name", "version", "alias", "key", "filter", "max_results",
                           "page_token", "stages", "order_by"}) {
     auto all = q.QueryAll(key);
-    if (all.size() == 1 && std::string_view(key) != "stages" &&
-        std::string_view(key) != "order_by") {
+    bool list = std::string_view(key) == "stages" || std::string_view(key) == "order_by";
+    if (!list && all.size() > 1)
+      return MakeError(ErrorCode::BadRequest,
+                       "Parameter '" + std::string(key) + "' is given more than once.");
+    if (!list && all.size() == 1) {
       out[key] = all.front();
     } else if (!all.empty()) {
       json::array items;

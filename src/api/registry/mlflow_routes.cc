@@ -40,6 +40,19 @@ Error Unsupported(const FilterCondition& c) {
                        "' is not supported here (docs/registry.md §MLflow).");
 }
 
+// The filter's conditions, at most one a field (a second would narrow nothing here: one
+// tag condition is what the stores take). Errors: BadRequest.
+Result<std::vector<FilterCondition>> Conditions(const json::object& in) {
+  HANGAR_ASSIGN_OR_RETURN(std::string filter, StringField(in, "filter"));
+  HANGAR_ASSIGN_OR_RETURN(auto conditions, ParseMlflowFilter(filter));
+  for (size_t i = 0; i < conditions.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (conditions[i].field == conditions[j].field)
+        return MakeError(ErrorCode::BadRequest, "Invalid filter: only one condition on '" +
+                                                    conditions[i].field + "' is supported.");
+  return conditions;
+}
+
 // ---- registered-models ----
 
 Result<Response> CreateModel(RegistryService& r, Request& q) {
@@ -87,9 +100,9 @@ Result<Response> SearchModels(RegistryService& r, Request& q) {
   services::ModelFilter f;
   HANGAR_ASSIGN_OR_RETURN(f.limit, MaxResults(in, 100, 1000));
   HANGAR_ASSIGN_OR_RETURN(f.offset, PageOffset(in));
-  HANGAR_ASSIGN_OR_RETURN(std::string filter, StringField(in, "filter"));
-  HANGAR_ASSIGN_OR_RETURN(auto conditions, ParseMlflowFilter(filter));
+  HANGAR_ASSIGN_OR_RETURN(auto conditions, Conditions(in));
   for (const auto& c : conditions) {
+    if (c.field == "name" && c.value.empty()) return Ok();  // no model has an empty name
     if (c.field == "name" && c.op == "=") {
       f.name = c.value;
     } else if (c.field == "name" && (c.op == "LIKE" || c.op == "ILIKE")) {
@@ -192,9 +205,8 @@ Result<Response> CreateVersion(RegistryService& r, Request& q) {
   HANGAR_ASSIGN_OR_RETURN(v.run_link, StringField(in, "run_link"));
   HANGAR_ASSIGN_OR_RETURN(v.description, StringField(in, "description"));
   HANGAR_ASSIGN_OR_RETURN(v.tags, KeyValueListField(in, "tags"));
-  HANGAR_ASSIGN_OR_RETURN(auto version, r.RegisterVersion(q.principal, name, v));
-  HANGAR_ASSIGN_OR_RETURN(auto out, ModelVersion(r, q.principal, name, version.version));
-  return Ok({{"model_version", std::move(out)}});
+  HANGAR_ASSIGN_OR_RETURN(auto done, r.RegisterVersion(q.principal, name, v));
+  return Ok({{"model_version", MlflowVersion(done.first, done.second)}});
 }
 
 Result<Response> GetVersion(RegistryService& r, Request& q) {
@@ -228,10 +240,10 @@ Result<Response> SearchVersions(RegistryService& r, Request& q) {
   services::VersionFilter f;
   HANGAR_ASSIGN_OR_RETURN(f.limit, MaxResults(in, 10000, 10000));
   HANGAR_ASSIGN_OR_RETURN(f.offset, PageOffset(in));
-  HANGAR_ASSIGN_OR_RETURN(std::string filter, StringField(in, "filter"));
-  HANGAR_ASSIGN_OR_RETURN(auto conditions, ParseMlflowFilter(filter));
+  HANGAR_ASSIGN_OR_RETURN(auto conditions, Conditions(in));
   for (const auto& c : conditions) {
     if (c.op != "=") return Unsupported(c);
+    if (c.field == "name" && c.value.empty()) return Ok();  // no model has an empty name
     if (c.field == "name") {
       f.name = c.value;
     } else if (c.field == "run_id") {
@@ -322,10 +334,13 @@ void AddMlflowRoutes(http::Router& router, RegistryService& r) {
              Requirement::Public(), [&r](Request& q) { return ListArtifacts(r, q); });
   router.Add(Method::Get, "/api/2.0/mlflow-artifacts/artifacts/{path*}", http::ApiFamily::Mlflow,
              Requirement::Public(), [&r](Request& q) { return DownloadArtifact(r, q); });
+  // Writes are checked from the head: the caller, then the body's declared length.
+  const Requirement write = Requirement::WriteRole().Also(
+      [](Request& q) { return CheckDeclaredLength(q, kMaxRegistryBody); });
   auto add = [&](Method m, const std::string& path, bool writes,
                  std::function<Result<Response>(RegistryService&, Request&)> h) {
     router.Add(m, "/api/2.0/mlflow/" + path, http::ApiFamily::Mlflow,
-               writes ? Requirement::WriteRole() : Requirement::Public(),
+               writes ? write : Requirement::Public(),
                [&r, h = std::move(h)](Request& q) { return h(r, q); });
   };
   using namespace std::placeholders;
@@ -351,6 +366,15 @@ void AddMlflowRoutes(http::Router& router, RegistryService& r) {
   add(Method::Post, "model-versions/transition-stage", true, TransitionStage);
   add(Method::Post, "model-versions/set-tag", true, std::bind(Tag, _1, _2, true, false));
   add(Method::Delete, "model-versions/delete-tag", true, std::bind(Tag, _1, _2, true, true));
+  // Anything else under the prefix is MLflow's ENDPOINT_NOT_FOUND, in MLflow's shape.
+  for (Method m : {Method::Get, Method::Post, Method::Put, Method::Patch, Method::Delete})
+    router.Add(m, "/api/2.0/mlflow/{rest*}", http::ApiFamily::Mlflow, Requirement::Public(),
+               [](Request& q) -> Result<Response> {
+                 return MakeError(ErrorCode::MethodNotAllowed,
+                                  "No MLflow endpoint " +
+                                      std::string(q.Param("rest")).substr(0, 200) +
+                                      " for this method.");
+               });
 }
 
 }  // namespace hangar::api::registry

@@ -68,8 +68,9 @@ Result<int64_t> VersionField(const json::object& o, std::string_view key) {
   const auto* v = o.if_contains(key);
   if (v && v->is_int64() && v->as_int64() > 0) return v->as_int64();
   if (v && v->is_string()) return VersionNumber(v->as_string(), key);
-  return MakeError(ErrorCode::BadRequest,
-                   "'" + std::string(key) + "' is required: a version number");
+  return MakeError(ErrorCode::BadRequest, "'" + std::string(key) +
+                                              "' must be a version number: a positive integer or "
+                                              "its digits as a string");
 }
 
 }  // namespace hangar::api::registry

@@ -18,7 +18,6 @@ using http::Requirement;
 using http::Response;
 using services::RegistryService;
 
-constexpr size_t kMaxBody = 1 << 20;
 constexpr int64_t kVersionsShown = 20;
 
 // A query parameter as an integer in [lo, hi], `fallback` when absent. Errors: BadRequest.
@@ -98,7 +97,7 @@ Result<Response> GetModel(RegistryService& r, Request& q) {
 }
 
 Result<Response> Register(RegistryService& r, Request& q) {
-  HANGAR_ASSIGN_OR_RETURN(json::object b, ReadJsonObject(q, kMaxBody));
+  HANGAR_ASSIGN_OR_RETURN(json::object b, ReadJsonObject(q, kMaxRegistryBody));
   services::NewModel m;
   HANGAR_ASSIGN_OR_RETURN(m.name, StringField(b, "name"));
   if (m.name.empty()) return MakeError(ErrorCode::BadRequest, "'name' is required");
@@ -118,11 +117,10 @@ Result<Response> Register(RegistryService& r, Request& q) {
 }
 
 Result<Response> RegisterVersion(RegistryService& r, Request& q) {
-  HANGAR_ASSIGN_OR_RETURN(json::object b, ReadJsonObject(q, kMaxBody));
+  HANGAR_ASSIGN_OR_RETURN(json::object b, ReadJsonObject(q, kMaxRegistryBody));
   HANGAR_ASSIGN_OR_RETURN(auto v, ParseNewVersion(b, ""));
-  HANGAR_ASSIGN_OR_RETURN(auto version, r.RegisterVersion(q.principal, Name(q), v));
-  HANGAR_ASSIGN_OR_RETURN(auto m, r.GetModel(q.principal, Name(q)));
-  return JsonResponse(VersionOut(m, version, q), 201);
+  HANGAR_ASSIGN_OR_RETURN(auto done, r.RegisterVersion(q.principal, Name(q), v));
+  return JsonResponse(VersionOut(done.first, done.second, q), 201);
 }
 
 Result<Response> ListVersions(RegistryService& r, Request& q) {
@@ -152,7 +150,7 @@ Result<Response> MoveAlias(RegistryService& r, Request& q, bool remove) {
   std::string alias(q.Param("alias"));
   std::optional<int64_t> version;
   if (!remove) {
-    HANGAR_ASSIGN_OR_RETURN(json::object b, ReadJsonObject(q, kMaxBody));
+    HANGAR_ASSIGN_OR_RETURN(json::object b, ReadJsonObject(q, kMaxRegistryBody));
     HANGAR_ASSIGN_OR_RETURN(version, registry::VersionField(b, "version"));
   }
   HANGAR_ASSIGN_OR_RETURN(int64_t prior, r.MoveAlias(q.principal, Name(q), alias, version));
@@ -182,8 +180,9 @@ Result<Response> AliasLog(RegistryService& r, Request& q) {
 Result<Response> SetRole(RegistryService& r, Request& q, bool remove) {
   std::optional<std::string> role;
   if (!remove) {
-    HANGAR_ASSIGN_OR_RETURN(json::object b, ReadJsonObject(q, kMaxBody));
+    HANGAR_ASSIGN_OR_RETURN(json::object b, ReadJsonObject(q, kMaxRegistryBody));
     HANGAR_ASSIGN_OR_RETURN(std::string given, StringField(b, "role"));
+    if (given.empty()) return MakeError(ErrorCode::BadRequest, "'role' is required: \"deployer\"");
     role = given;
   }
   std::string user(q.Param("user"));
@@ -200,7 +199,9 @@ void AddRegistryRoutes(http::Router& router, RegistryService& r) {
                  std::function<Result<Response>(Request&)> h) {
     router.Add(m, std::move(path), http::ApiFamily::Hf, std::move(req), std::move(h));
   };
-  const Requirement read = Requirement::Public(), write = Requirement::WriteRole();
+  const Requirement read = Requirement::Public();
+  const Requirement write = Requirement::WriteRole().Also(
+      [](Request& q) { return CheckDeclaredLength(q, kMaxRegistryBody); });
   add(Method::Get, "/health", read, [](Request&) -> Result<Response> {
     return JsonResponse(json::object{{"status", "ok"}});
   });

@@ -6,13 +6,13 @@ namespace hangar::db {
 namespace {
 
 // The columns ReadRoute reads; model_private as sqlite_where.h's Visibility decides it.
-constexpr const char kRouteSelect[] =
-    "SELECT g.id, g.name, g.model_id, m.name, u.name, m.owner_id, (m.private <> 0 OR EXISTS "
-    "(SELECT 1 FROM model_versions v JOIN repos r ON r.id = v.repo_id WHERE v.model_id = m.id "
-    "AND r.private <> 0)), g.target_alias, g.target_version, g.protocol, g.fallback, "
-    "g.timeout_ms, g.retries, g.requests_per_minute, g.tokens_per_minute, g.created_by, "
-    "g.created_at, g.updated_at FROM gateway_routes g JOIN registered_models m ON m.id = "
-    "g.model_id JOIN users u ON u.id = m.owner_id";
+const std::string kRouteSelect =
+    "SELECT g.id, g.name, g.model_id, m.name, u.name, m.owner_id, (m.private <> 0 OR " +
+    PinsPrivateSql("m") +
+    "), g.target_alias, g.target_version, g.protocol, g.fallback, g.timeout_ms, g.retries, "
+    "g.requests_per_minute, g.tokens_per_minute, g.created_by, g.created_at, g.updated_at "
+    "FROM gateway_routes g JOIN registered_models m ON m.id = g.model_id JOIN users u ON u.id "
+    "= m.owner_id";
 
 RouteRecord ReadRoute(const SqliteStmt& s) {
   RouteRecord r;
@@ -112,7 +112,7 @@ Result<int64_t> SqliteGatewayStore::CreateRoute(const RouteRecord& r) {
 
 Result<std::optional<RouteRecord>> SqliteGatewayStore::GetRoute(const std::string& name) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
-  HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(std::string(kRouteSelect) + " WHERE g.name = ?"));
+  HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(kRouteSelect + " WHERE g.name = ?"));
   s.Bind(1, name);
   HANGAR_ASSIGN_OR_RETURN(bool row, s.Step());
   if (!row) return std::optional<RouteRecord>();

@@ -5,12 +5,13 @@
 namespace hangar::db {
 namespace {
 
-// The columns ReadModel reads. pins_private: a version pins a repo that is private now.
-constexpr const char kModelSelect[] =
-    "SELECT m.id, m.name, m.owner_id, u.name, m.description, m.private, EXISTS (SELECT 1 FROM "
-    "model_versions v JOIN repos r ON r.id = v.repo_id WHERE v.model_id = m.id AND r.private "
-    "<> 0), m.created_by, m.created_at, m.updated_at FROM registered_models m JOIN users u ON "
-    "u.id = m.owner_id";
+// The columns ReadModel reads (pins_private: PinsPrivateSql).
+const std::string kModelSelect =
+    "SELECT m.id, m.name, m.owner_id, u.name, m.description, "
+    "m.private, " +
+    PinsPrivateSql("m") +
+    ", m.created_by, m.created_at, m.updated_at FROM "
+    "registered_models m JOIN users u ON u.id = m.owner_id";
 
 constexpr const char kVersionCols[] =
     "v.model_id, v.version, COALESCE(v.repo_id, 0), v.repo_type, v.repo, v.commit_sha, "
@@ -210,14 +211,14 @@ Result<int64_t> SqliteRegistryStore::CreateModel(const ModelRecord& m) {
 
 Result<std::optional<ModelRecord>> SqliteRegistryStore::GetModel(const std::string& name) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
-  HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(std::string(kModelSelect) + " WHERE m.name = ?"));
+  HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(kModelSelect + " WHERE m.name = ?"));
   s.Bind(1, name);
   return ReadOneModel(*c, s);
 }
 
 Result<std::optional<ModelRecord>> SqliteRegistryStore::GetModelById(int64_t id) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
-  HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(std::string(kModelSelect) + " WHERE m.id = ?"));
+  HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(kModelSelect + " WHERE m.id = ?"));
   s.Bind(1, id);
   return ReadOneModel(*c, s);
 }
@@ -375,7 +376,7 @@ Result<std::optional<VersionRecord>> SqliteRegistryStore::GetVersion(int64_t mod
 Result<std::vector<VersionRecord>> SqliteRegistryStore::ListVersions(const VersionQuery& q) {
   SqlWhere w;
   if (q.model_id) w.Add("v.model_id = ?", *q.model_id);
-  if (!q.run_id.empty()) w.Add("v.run_id = ?", q.run_id);
+  if (q.run_id) w.Add("v.run_id = ?", *q.run_id);
   if (!q.repo.empty()) w.Add("v.repo = ?", q.repo);
   if (!q.tag_key.empty()) {
     w.Add(
@@ -468,7 +469,6 @@ Result<int64_t> SqliteRegistryStore::MoveAlias(int64_t model_id, const std::stri
                                                const std::string& actor, int64_t now) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   return InTransaction(*c, [&]() -> Result<int64_t> {
-    HANGAR_TRY(TouchModel(*c, model_id, now));
     int64_t from = 0;
     {
       HANGAR_ASSIGN_OR_RETURN(
@@ -477,6 +477,8 @@ Result<int64_t> SqliteRegistryStore::MoveAlias(int64_t model_id, const std::stri
       HANGAR_ASSIGN_OR_RETURN(bool row, s.Step());
       if (row) from = s.Int(0);
     }
+    if (version && from == *version) return from;  // no move: nothing to log
+    HANGAR_TRY(TouchModel(*c, model_id, now));
     if (version) {
       HANGAR_ASSIGN_OR_RETURN(bool exists, VersionExists(*c, model_id, *version));
       if (!exists) return VersionMissing(model_id, *version);

@@ -11,6 +11,21 @@
 
 namespace hangar::db {
 
+// Whether registered model `model` (a table alias) pins something private: a version's
+// repo or a training dataset that is private now, or that was deleted (whether it was
+// private is unknown then: the safe side). SQL, true or false.
+inline std::string PinsPrivateSql(const std::string& model) {
+  return "(EXISTS (SELECT 1 FROM model_versions pv LEFT JOIN repos pr ON pr.id = pv.repo_id "
+         "WHERE pv.model_id = " +
+         model +
+         ".id AND (pr.id IS NULL OR pr.private <> 0)) OR "
+         "EXISTS (SELECT 1 FROM model_version_datasets pd LEFT JOIN repos dr ON dr.id = "
+         "pd.repo_id WHERE pd.model_id = " +
+         model +
+         ".id AND (dr.id IS NULL OR dr.private "
+         "<> 0)))";
+}
+
 // Clauses are Hangar's literal SQL; every value a caller gave is bound, never spliced.
 struct SqlWhere {
   std::string sql;  // "" or " WHERE … AND …"
@@ -26,12 +41,10 @@ struct SqlWhere {
     binds.emplace_back(std::move(value));
   }
   // Only the models (of table alias `model`) a caller may see: all of them, or the public
-  // ones (not flagged private, pinning no private repo) and those of `owners`.
+  // ones (not flagged private, pinning nothing private) and those of `owners`.
   void Visibility(bool all, const std::vector<int64_t>& owners, const std::string& model) {
     if (all) return;
-    std::string clause = "(" + model + ".private = 0 AND NOT EXISTS (SELECT 1 FROM " +
-                         "model_versions pv JOIN repos pr ON pr.id = pv.repo_id WHERE " +
-                         "pv.model_id = " + model + ".id AND pr.private <> 0)";
+    std::string clause = "(" + model + ".private = 0 AND NOT " + PinsPrivateSql(model);
     for (size_t i = 0; i < owners.size(); ++i) clause += " OR " + model + ".owner_id = ?";
     Add(clause + ")");
     for (int64_t id : owners) binds.emplace_back(id);

@@ -19,8 +19,9 @@ Result<void> CheckRouteName(const std::string& name, std::string_view what) {
             name[0] != '-' && std::all_of(name.begin(), name.end(), NameChar);
   if (ok) return {};
   return MakeError(ErrorCode::BadRequest,
-                   std::string(what) + " must be 1 to 128 of letters, digits, '.', '_' and '-', "
-                                       "starting with a letter or digit");
+                   std::string(what) +
+                       " must be 1 to 128 of letters, digits, '.', '_' and '-', "
+                       "starting with a letter or digit");
 }
 
 Result<void> CheckRange(int64_t v, int64_t lo, int64_t hi, std::string_view what) {
@@ -34,11 +35,10 @@ Result<void> CheckBackendUrl(const std::string& url) {
   std::string_view rest = url;
   bool scheme = rest.rfind("http://", 0) == 0 || rest.rfind("https://", 0) == 0;
   if (scheme) rest.remove_prefix(rest.find("//") + 2);
-  bool ok = scheme && url.size() <= 2048 && !rest.empty() && rest[0] != '/' &&
-            rest[0] != ':' && rest.find('@') == std::string_view::npos &&
-            std::none_of(url.begin(), url.end(), [](char c) {
-              return static_cast<unsigned char>(c) <= 0x20 || c == 0x7f;
-            });
+  bool ok = scheme && url.size() <= 2048 && !rest.empty() && rest[0] != '/' && rest[0] != ':' &&
+            rest.find('@') == std::string_view::npos &&
+            std::none_of(url.begin(), url.end(),
+                         [](char c) { return static_cast<unsigned char>(c) <= 0x20 || c == 0x7f; });
   if (ok) return {};
   return MakeError(ErrorCode::BadRequest,
                    "a backend url must be http:// or https:// with a host (no credentials, no "
@@ -67,8 +67,9 @@ Result<db::RouteRecord> GatewayService::Checked(const Principal& who, const NewR
   if (r.protocol != "openai" && r.protocol != "oip")
     return MakeError(ErrorCode::BadRequest, "protocol must be openai or oip");
   if (r.alias.empty() == (r.version == 0))
-    return MakeError(ErrorCode::BadRequest, "a route follows an alias or names a version: give "
-                                            "exactly one");
+    return MakeError(ErrorCode::BadRequest,
+                     "a route follows an alias or names a version: give "
+                     "exactly one");
   if (!r.fallback.empty()) HANGAR_TRY(CheckRouteName(r.fallback, "fallback"));
   if (r.fallback == r.name)
     return MakeError(ErrorCode::BadRequest, "a route cannot fall back to itself");

@@ -143,7 +143,7 @@ Result<RegistryService::Visibility> RegistryService::VisibleModels(const Princip
   return v;
 }
 
-Result<db::ModelRecord> RegistryService::CreateModel(const Principal& who, const NewModel& m) {
+Result<db::ModelRecord> RegistryService::Proposed(const Principal& who, const NewModel& m) {
   if (who.anonymous) return MakeError(ErrorCode::Unauthorized, "sign in to register a model");
   HANGAR_TRY(registry::CheckModelName(m.name));
   HANGAR_TRY(registry::CheckDescription(m.description));
@@ -152,21 +152,32 @@ Result<db::ModelRecord> RegistryService::CreateModel(const Principal& who, const
   if (access_.NamespaceAccess(who, owner) < Access::Write || !who.CanWrite())
     return MakeError(ErrorCode::Forbidden, "you cannot create models in '" + owner +
                                                "': it needs write access and a write token");
-  HANGAR_ASSIGN_OR_RETURN(int64_t owner_id, OwnerId(owner));
   db::ModelRecord rec;
+  HANGAR_ASSIGN_OR_RETURN(rec.owner_id, OwnerId(owner));
+  rec.owner = owner;
   rec.name = m.name;
-  rec.owner_id = owner_id;
   rec.description = m.description;
   rec.is_private = m.is_private;
   rec.created_by = who.user_id;
   rec.created_at = Now();
   rec.tags = m.tags;
+  return rec;
+}
+
+Result<db::ModelRecord> RegistryService::Insert(const db::ModelRecord& rec) {
   auto id = store_.CreateModel(rec);
   if (!id && id.error().code == ErrorCode::Conflict)
-    return MakeError(ErrorCode::Conflict, "Registered model (name=" + m.name + ") already exists.");
+    return MakeError(ErrorCode::Conflict,
+                     "Registered model (name=" + rec.name + ") already exists.");
   if (!id) return std::move(id).error();
-  HANGAR_ASSIGN_OR_RETURN(Seen seen, See(who, m.name));
-  return std::move(seen.model);
+  HANGAR_ASSIGN_OR_RETURN(auto created, store_.GetModelById(*id));
+  if (!created) return MakeError(ErrorCode::Conflict, "the model was deleted meanwhile");
+  return std::move(*created);
+}
+
+Result<db::ModelRecord> RegistryService::CreateModel(const Principal& who, const NewModel& m) {
+  HANGAR_ASSIGN_OR_RETURN(db::ModelRecord rec, Proposed(who, m));
+  return Insert(rec);
 }
 
 Result<db::ModelRecord> RegistryService::GetModel(const Principal& who, const std::string& name) {
@@ -177,6 +188,10 @@ Result<db::ModelRecord> RegistryService::GetModel(const Principal& who, const st
 Result<ModelPage> RegistryService::ListModels(const Principal& who, const ModelFilter& f) {
   if (f.limit < 1 || f.limit > 1000 || f.offset < 0)
     return MakeError(ErrorCode::BadRequest, "the page size must be 1 to 1000");
+  for (const std::string* text : {&f.search, &f.like, &f.name, &f.owner})
+    if (std::any_of(text->begin(), text->end(),
+                    [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+      return MakeError(ErrorCode::BadRequest, "a search holds control characters");
   db::ModelQuery q;
   q.owner = f.owner;
   if (!f.like.empty()) {
@@ -212,7 +227,8 @@ Result<ModelPage> RegistryService::ListModels(const Principal& who, const ModelF
 Result<db::ModelRecord> RegistryService::UpdateModel(const Principal& who, const std::string& name,
                                                      const std::optional<std::string>& description,
                                                      const std::optional<std::string>& new_name) {
-  HANGAR_ASSIGN_OR_RETURN(Seen seen, SeeFor(who, name, Access::Write));
+  // A rename moves the name every models:/name@alias consumer uses: as a delete, Admin.
+  HANGAR_ASSIGN_OR_RETURN(Seen seen, SeeFor(who, name, new_name ? Access::Admin : Access::Write));
   if (description) HANGAR_TRY(registry::CheckDescription(*description));
   if (new_name) HANGAR_TRY(registry::CheckModelName(*new_name));
   auto done = store_.UpdateModel(seen.model.id, description, new_name, Now());

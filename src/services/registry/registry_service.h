@@ -9,8 +9,8 @@
 // Who may do what (§access): a model is private when flagged so or when a version pins a
 // private repo; a private model is seen only by readers of its owner namespace, and is
 // NotFound to everyone else, exactly like a private repo. Writes need Write on the owner
-// namespace (a write token or session); deleting a model and giving roles need Admin;
-// moving an alias needs Admin or the `deployer` role on the model.
+// namespace (a write token or session); deleting or renaming a model and giving roles need
+// Admin; moving an alias (and so a stage) needs Admin or the `deployer` role on the model.
 
 #include <cstdint>
 #include <functional>
@@ -77,13 +77,16 @@ struct ModelFilter {
 // Filters of a version listing.
 struct VersionFilter {
   std::string name;  // the model; "" = every model the caller may see
-  std::string run_id;
+  std::optional<std::string> run_id;
   std::string repo;
   std::string tag_key;
   std::optional<std::string> tag_value;
   int64_t offset = 0;
   int64_t limit = 100;  // 1…10000
 };
+
+// A version and its model.
+using Registered = std::pair<db::ModelRecord, db::VersionRecord>;
 
 // MLflow's legacy stages (model_registry.proto TransitionModelVersionStage).
 enum class Stage { None, Staging, Production, Archived };
@@ -121,7 +124,7 @@ class RegistryService {
   Result<db::ModelRecord> CreateModel(const Principal& who, const NewModel& m);
   Result<db::ModelRecord> GetModel(const Principal& who, const std::string& name);
   Result<ModelPage> ListModels(const Principal& who, const ModelFilter& f);
-  // Sets the description and/or renames. Errors: Conflict (new name taken).
+  // Sets the description (Write) and/or renames (Admin). Errors: Conflict (new name taken).
   Result<db::ModelRecord> UpdateModel(const Principal& who, const std::string& name,
                                       const std::optional<std::string>& description,
                                       const std::optional<std::string>& new_name);
@@ -134,12 +137,13 @@ class RegistryService {
   // names now. The caller must be able to read the repo (RepoNotFound otherwise) and each
   // dataset; a private repo may be pinned only by a model of its own namespace (Forbidden).
   // Errors: RevisionNotFound.
-  Result<db::VersionRecord> RegisterVersion(const Principal& who, const std::string& name,
-                                            const NewVersion& v);
-  // Creates model `m` when it does not exist yet (as CreateModel), then registers `v`.
-  Result<std::pair<db::ModelRecord, db::VersionRecord>> Register(const Principal& who,
-                                                                 const NewModel& m,
-                                                                 const NewVersion& v);
+  // Returns the version with its model as it is after the registration.
+  Result<Registered> RegisterVersion(const Principal& who, const std::string& name,
+                                     const NewVersion& v);
+  // Registers `v` into model `m`, creating the model when it does not exist yet (as
+  // CreateModel; nothing is written when the version cannot be pinned). Errors: Conflict
+  // (the model exists with another owner, privacy, description or tags than `m` gives).
+  Result<Registered> Register(const Principal& who, const NewModel& m, const NewVersion& v);
   Result<db::VersionRecord> GetVersion(const Principal& who, const std::string& name,
                                        int64_t version);
   // The version `alias` names; "latest" is the highest version.
@@ -159,9 +163,10 @@ class RegistryService {
   // The alias log, newest first (before_id 0: from the newest).
   Result<std::vector<db::AliasEvent>> AliasLog(const Principal& who, const std::string& name,
                                                int64_t before_id, int64_t limit);
-  // MLflow's transition-stage: Staging/Production move that alias (needing its rights),
-  // and with `archive_existing` archive the version it named; Archived and None take the
-  // version's stage aliases away and set or clear its archived flag.
+  // MLflow's transition-stage, with the rights to move aliases: the version leaves its
+  // stage alias; Staging/Production move that alias to it (with `archive_existing`, the
+  // version it named before is archived); its archived flag is set for Archived, else
+  // cleared.
   Result<db::VersionRecord> TransitionStage(const Principal& who, const std::string& name,
                                             int64_t version, Stage stage, bool archive_existing);
   // The newest version in each of `stages` (all four when empty), MLflow's
@@ -200,6 +205,9 @@ class RegistryService {
   Result<db::VersionRecord> Version(const Seen& seen, int64_t version);
   Result<db::VersionRecord> Pin(const Principal& who, const db::ModelRecord& model,
                                 const NewVersion& v);
+  Result<db::ModelRecord> Proposed(const Principal& who, const NewModel& m);  // checked, unwritten
+  Result<db::ModelRecord> Insert(const db::ModelRecord& rec);
+  Result<Registered> Fresh(int64_t model_id, int64_t version);
   Result<int64_t> OwnerId(const std::string& owner);
   Result<std::vector<int64_t>> ReadableOwners(const Principal& who);
   int64_t Now() const;

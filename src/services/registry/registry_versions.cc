@@ -141,27 +141,54 @@ Result<db::VersionRecord> RegistryService::Pin(const Principal& who, const db::M
   return rec;
 }
 
-Result<db::VersionRecord> RegistryService::RegisterVersion(const Principal& who,
-                                                           const std::string& name,
-                                                           const NewVersion& v) {
-  HANGAR_ASSIGN_OR_RETURN(Seen seen, SeeFor(who, name, Access::Write));
-  HANGAR_ASSIGN_OR_RETURN(db::VersionRecord rec, Pin(who, seen.model, v));
-  HANGAR_ASSIGN_OR_RETURN(rec.version, store_.CreateVersion(rec));
-  return Version(seen, rec.version);
+Result<Registered> RegistryService::Fresh(int64_t model_id, int64_t version) {
+  HANGAR_ASSIGN_OR_RETURN(auto model, store_.GetModelById(model_id));
+  HANGAR_ASSIGN_OR_RETURN(auto v, store_.GetVersion(model_id, version));
+  if (!model || !v) return MakeError(ErrorCode::NotFound, "the model was deleted meanwhile");
+  return std::make_pair(std::move(*model), std::move(*v));
 }
 
-Result<std::pair<db::ModelRecord, db::VersionRecord>> RegistryService::Register(
-    const Principal& who, const NewModel& m, const NewVersion& v) {
-  auto model = GetModel(who, m.name);
-  if (!model && model.error().code == ErrorCode::NotFound) {
-    model = CreateModel(who, m);
-    // Created meanwhile by another request: register into it.
-    if (!model && model.error().code == ErrorCode::Conflict) model = GetModel(who, m.name);
+Result<Registered> RegistryService::RegisterVersion(const Principal& who, const std::string& name,
+                                                    const NewVersion& v) {
+  HANGAR_ASSIGN_OR_RETURN(Seen seen, SeeFor(who, name, Access::Write));
+  HANGAR_ASSIGN_OR_RETURN(db::VersionRecord rec, Pin(who, seen.model, v));
+  HANGAR_ASSIGN_OR_RETURN(int64_t number, store_.CreateVersion(rec));
+  // By id: a rename since does not lose the answer.
+  return Fresh(seen.model.id, number);
+}
+
+Result<Registered> RegistryService::Register(const Principal& who, const NewModel& m,
+                                             const NewVersion& v) {
+  auto seen = See(who, m.name);
+  if (seen) {
+    // Into the existing model: settings the caller asks for must be its own, or they would
+    // be dropped silently (a version meant to stay private published in a public model).
+    const db::ModelRecord& e = seen->model;
+    if ((m.is_private && !e.is_private) || (!m.owner.empty() && m.owner != e.owner) ||
+        (!m.description.empty() && m.description != e.description) ||
+        (!m.tags.empty() && m.tags != e.tags))
+      return MakeError(ErrorCode::Conflict,
+                       "Registered model (name=" + m.name +
+                           ") exists with other settings: "
+                           "register into it without them, or change them first");
+    return RegisterVersion(who, m.name, v);
   }
-  if (!model) return std::move(model).error();
-  HANGAR_ASSIGN_OR_RETURN(auto version, RegisterVersion(who, m.name, v));
-  HANGAR_ASSIGN_OR_RETURN(auto fresh, GetModel(who, m.name));
-  return std::make_pair(std::move(fresh), std::move(version));
+  if (seen.error().code != ErrorCode::NotFound) return std::move(seen).error();
+  // A new model: everything is checked (the version pinned) before anything is written.
+  HANGAR_ASSIGN_OR_RETURN(db::ModelRecord proposed, Proposed(who, m));
+  HANGAR_ASSIGN_OR_RETURN(db::VersionRecord rec, Pin(who, proposed, v));
+  auto created = Insert(proposed);
+  // Created meanwhile by another request: register into it.
+  if (!created && created.error().code == ErrorCode::Conflict)
+    return RegisterVersion(who, m.name, v);
+  if (!created) return std::move(created).error();
+  rec.model_id = created->id;
+  auto number = store_.CreateVersion(rec);
+  if (!number) {
+    (void)store_.DeleteModel(created->id);  // leaves no empty model behind
+    return std::move(number).error();
+  }
+  return Fresh(created->id, *number);
 }
 
 Result<db::VersionRecord> RegistryService::GetVersion(const Principal& who, const std::string& name,
@@ -296,24 +323,26 @@ Result<std::vector<db::AliasEvent>> RegistryService::AliasLog(const Principal& w
 Result<db::VersionRecord> RegistryService::TransitionStage(const Principal& who,
                                                            const std::string& name, int64_t version,
                                                            Stage stage, bool archive_existing) {
-  HANGAR_ASSIGN_OR_RETURN(Seen seen, SeeFor(who, name, Access::Write));
+  // A stage is an alias (or the archived flag beside them): moving one needs the rights
+  // to move aliases, as a deployer has, whatever the stage.
+  HANGAR_ASSIGN_OR_RETURN(Seen seen, See(who, name));
+  HANGAR_TRY(CanMoveAliases(who, seen));
   HANGAR_TRY(Version(seen, version));
   const int64_t now = Now();
-  if (stage == Stage::Staging || stage == Stage::Production) {
-    const char* alias = stage == Stage::Staging ? kStaging : kProduction;
-    HANGAR_TRY(CanMoveAliases(who, seen));
-    HANGAR_ASSIGN_OR_RETURN(
-        int64_t prior, store_.MoveAlias(seen.model.id, alias, version, who.user_id, who.name, now));
-    HANGAR_TRY(store_.UpdateVersion(seen.model.id, version, std::nullopt, false, now));
-    if (archive_existing && prior != 0 && prior != version)
-      HANGAR_TRY(store_.UpdateVersion(seen.model.id, prior, std::nullopt, true, now));
-    return Version(seen, version);
-  }
+  const char* target = stage == Stage::Staging      ? kStaging
+                       : stage == Stage::Production ? kProduction
+                                                    : nullptr;
+  // The version leaves the stage it is in: at most one stage per version, as in MLflow.
   for (const char* alias : {kStaging, kProduction}) {
     auto it = seen.model.aliases.find(alias);
-    if (it == seen.model.aliases.end() || it->second != version) continue;
-    HANGAR_TRY(CanMoveAliases(who, seen));
+    if (it == seen.model.aliases.end() || it->second != version || alias == target) continue;
     HANGAR_TRY(store_.MoveAlias(seen.model.id, alias, std::nullopt, who.user_id, who.name, now));
+  }
+  if (target) {
+    HANGAR_ASSIGN_OR_RETURN(int64_t prior, store_.MoveAlias(seen.model.id, target, version,
+                                                            who.user_id, who.name, now));
+    if (archive_existing && prior != 0 && prior != version)
+      HANGAR_TRY(store_.UpdateVersion(seen.model.id, prior, std::nullopt, true, now));
   }
   HANGAR_TRY(
       store_.UpdateVersion(seen.model.id, version, std::nullopt, stage == Stage::Archived, now));

@@ -32,13 +32,12 @@ class GatewayRoutesTest : public ::testing::Test {
     return hub_.PostJson(target, json::serialize(body), as, m);
   }
   static json::object Route(const std::string& name) {
-    return json::object{{"name", name},
-                        {"model", "fraud"},
-                        {"alias", "champion"},
-                        {"backends", json::array{json::object{{"url", "http://127.0.0.1:9001"},
-                                                              {"weight", 90}},
-                                                 json::object{{"url", "http://127.0.0.1:9002"},
-                                                              {"weight", 10}}}}};
+    return json::object{
+        {"name", name},
+        {"model", "fraud"},
+        {"alias", "champion"},
+        {"backends", json::array{json::object{{"url", "http://127.0.0.1:9001"}, {"weight", 90}},
+                                 json::object{{"url", "http://127.0.0.1:9002"}, {"weight", 10}}}}};
   }
   json::object Body(const Answer& a) {
     boost::system::error_code ec;
@@ -119,9 +118,7 @@ TEST_F(GatewayRoutesTest, BadRoutesAreRefusedAndNothingIsWritten) {
     r[key] = std::move(v);
     return r;
   };
-  auto backend = [&](json::object b) {
-    return with("backends", json::array{std::move(b)});
-  };
+  auto backend = [&](json::object b) { return with("backends", json::array{std::move(b)}); };
   EXPECT_EQ(refused(with("name", "a/b")), 400);
   EXPECT_EQ(refused(with("model", "nope")), 404);
   EXPECT_EQ(refused(with("protocol", "grpc")), 400);

@@ -217,5 +217,95 @@ TEST_F(RegistryRoutesTest, BadInputIsRefusedAndChangesNothing) {
   EXPECT_TRUE(Body(hub_.Get("/api/v1/models/fraud/aliases/log"))["events"].as_array().empty());
 }
 
+// Found by an adversarial run: a model must not turn public when what made it private goes.
+TEST_F(RegistryRoutesTest, WhatMadeAModelPrivateKeepsItHidden) {
+  hub_.CreateRepo("alice", "alice", "secret", "model", /*is_private=*/true);
+  hub_.Commit("alice", "models/alice/secret", {{"w", "x"}});
+  ASSERT_EQ(
+      Post("/api/v1/models", json::object{{"name", "hidden"}, {"repo", "alice/secret"}}).status,
+      201);
+  Answer gone = hub_.PostJson("/api/repos/delete", R"({"name":"secret","organization":"alice"})",
+                              "alice", Method::Delete);
+  ASSERT_EQ(gone.status, 200) << gone.body;
+  EXPECT_EQ(hub_.Get("/api/v1/models/hidden").status, 404);  // its repo deleted: still hidden
+  EXPECT_EQ(hub_.Get("/api/v1/models/hidden", "alice").status, 200);
+  // A private training dataset hides the model that names it.
+  hub_.CreateRepo("alice", "alice", "squad", "dataset", /*is_private=*/true);
+  hub_.Commit("alice", "datasets/alice/squad", {{"train.csv", "a\n1\n"}});
+  ASSERT_EQ(Post("/api/v1/models", json::object{{"name", "trained"},
+                                                {"repo", "alice/bert"},
+                                                {"datasets", json::array{"alice/squad"}}})
+                .status,
+            201);
+  EXPECT_EQ(hub_.Get("/api/v1/models/trained").status, 404);
+  EXPECT_TRUE(Body(hub_.Get("/api/v1/models"))["models"].as_array().empty());
+}
+
+TEST_F(RegistryRoutesTest, AFailedRegistrationLeavesNoModel) {
+  for (const char* body : {R"({"name": "half", "repo": "nobody/none"})",
+                           R"({"name": "half", "repo": "alice/bert", "revision": "nope"})",
+                           R"({"name": "half", "repo": "alice/bert", "base_model": "none/1"})"}) {
+    Answer a = hub_.PostJson("/api/v1/models", body, "alice");
+    EXPECT_EQ(a.status, 404) << body << a.body;
+  }
+  EXPECT_EQ(hub_.Get("/api/v1/models/half", "alice").status, 404);
+  // Registering into an existing model with other settings is refused, not half-applied.
+  Register("fraud", c1_);
+  Answer other = Post("/api/v1/models",
+                      json::object{{"name", "fraud"}, {"private", true}, {"repo", "alice/bert"}});
+  EXPECT_EQ(other.status, 409) << other.body;
+  EXPECT_EQ(Body(hub_.Get("/api/v1/models/fraud"))["versions"].as_array().size(), 1u);
+  EXPECT_EQ(Register("fraud", c2_), 2);  // without settings: into it
+}
+
+TEST_F(RegistryRoutesTest, DeployersMoveStagesAndOnlyAdminsRename) {
+  Register("fraud", c1_);
+  ASSERT_TRUE(hub_.app().accounts().CreateOrg("acme", "alice").has_value());
+  hub_.AddUser("carol");
+  ASSERT_TRUE(hub_.app().accounts().AddMember("acme", "carol", db::OrgRole::Write).has_value());
+  ASSERT_EQ(Post("/api/v1/models",
+                 json::object{{"name", "churn"}, {"owner", "acme"}, {"repo", "alice/bert"}})
+                .status,
+            201);
+  auto mlflow = [&](const std::string& path, const json::value& body, const std::string& as) {
+    return hub_.PostJson("/api/2.0/mlflow/" + path, json::serialize(body), as);
+  };
+  // carol writes in acme but is no admin: she may not rename, nor move stages…
+  EXPECT_EQ(mlflow("registered-models/rename", json::object{{"name", "churn"}, {"new_name", "c2"}},
+                   "carol")
+                .status,
+            403);
+  json::object prod{{"name", "churn"},
+                    {"version", "1"},
+                    {"stage", "Production"},
+                    {"archive_existing_versions", false}};
+  EXPECT_EQ(mlflow("model-versions/transition-stage", prod, "carol").status, 403);
+  // … until she is a deployer of the model, which is all a stage move needs.
+  ASSERT_EQ(Post("/api/v1/models/churn/roles/carol", json::object{{"role", "deployer"}}, "alice",
+                 Method::Put)
+                .status,
+            200);
+  EXPECT_EQ(mlflow("model-versions/transition-stage", prod, "carol").status, 200);
+  EXPECT_EQ(hub_.PostJson("/api/v1/models/churn/roles/carol", "{}", "alice", Method::Put).status,
+            400);
+}
+
+TEST_F(RegistryRoutesTest, RefusesAnOversizedBodyFromItsHeadAndLogsNoNoOpMove) {
+  Answer big = hub_.Send({Method::Post,
+                          "/api/v1/models",
+                          "alice",
+                          {{"Content-Type", "application/json"}, {"Content-Length", "2000000"}},
+                          "{}"});
+  EXPECT_EQ(big.status, 413) << big.body;
+  Register("fraud", c1_);
+  for (int i = 0; i < 2; ++i)
+    ASSERT_EQ(Post("/api/v1/models/fraud/aliases/champion", json::object{{"version", 1}}, "alice",
+                   Method::Put)
+                  .status,
+              200);
+  EXPECT_EQ(Body(hub_.Get("/api/v1/models/fraud/aliases/log"))["events"].as_array().size(), 1u);
+  EXPECT_EQ(hub_.Get("/api/v1/models?search=%01").status, 400);
+}
+
 }  // namespace
 }  // namespace hangar::api
