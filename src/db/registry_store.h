@@ -114,6 +114,9 @@ class RegistryStore {
   // Inserts `m` (name, owner_id, description, is_private, created_by, created_at, tags);
   // returns its id. Errors: Conflict (the name exists), NotFound (no such owner).
   virtual Result<int64_t> CreateModel(const ModelRecord& m) = 0;
+  // As CreateModel then CreateVersion (v.model_id ignored), in one transaction: the model
+  // never exists without its first version. Errors: as CreateModel.
+  virtual Result<int64_t> CreateModelWithVersion(const ModelRecord& m, const VersionRecord& v) = 0;
   // The model named `name` with its tags and aliases, or nullopt.
   virtual Result<std::optional<ModelRecord>> GetModel(const std::string& name) = 0;
   // As GetModel, by id.

@@ -283,5 +283,57 @@ TEST_F(RegistryStoreTest, GivesAndTakesRoles) {
   EXPECT_EQ(registry().SetRole(m, 9999, std::string("deployer")).error().code, ErrorCode::NotFound);
 }
 
+// The parts of a page are read for all its models at once (IN lists padded to a few
+// sizes): each model still gets exactly its own.
+TEST_F(RegistryStoreTest, APagesTagsAliasesAndDatasetsGoToTheirOwnRecords) {
+  for (int i = 0; i < 20; ++i) {
+    int64_t m = MakeModel("m" + std::to_string(100 + i), alice_);
+    ASSERT_TRUE(registry().SetModelTag(m, "i", std::to_string(i), 5).has_value());
+    MakeVersion(m);
+    if (i % 3 == 0) ASSERT_TRUE(registry().MoveAlias(m, "champion", 1, alice_, "a", 6).has_value());
+    ASSERT_TRUE(registry().SetVersionTag(m, 1, "v", std::to_string(i), 7).has_value());
+  }
+  ModelQuery q;
+  q.limit = 17;  // past the first padded size, short of a page
+  auto models = registry().ListModels(q);
+  ASSERT_TRUE(models.has_value());
+  ASSERT_EQ(models->size(), 17u);
+  for (size_t i = 0; i < models->size(); ++i) {
+    const auto& m = (*models)[i];
+    EXPECT_EQ(m.tags, (std::map<std::string, std::string>{{"i", std::to_string(i)}})) << m.name;
+    EXPECT_EQ(m.aliases.count("champion"), i % 3 == 0 ? 1u : 0u) << m.name;
+  }
+  VersionQuery vq;
+  vq.limit = 20;
+  auto versions = registry().ListVersions(vq);
+  ASSERT_TRUE(versions.has_value());
+  ASSERT_EQ(versions->size(), 20u);
+  for (size_t i = 0; i < versions->size(); ++i)
+    EXPECT_EQ((*versions)[i].tags.at("v"), std::to_string(i));
+}
+
+TEST_F(RegistryStoreTest, CreatesAModelWithItsFirstVersionInOneTransaction) {
+  ModelRecord m;
+  m.name = "fresh";
+  m.owner_id = alice_;
+  m.created_at = 10;
+  VersionRecord v;
+  v.repo_id = repo_;
+  v.repo_type = "model";
+  v.repo = "alice/bert";
+  v.commit = kCommitA;
+  v.created_at = 10;
+  int64_t id = registry().CreateModelWithVersion(m, v).value();
+  auto first = registry().GetVersion(id, 1).value();
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->commit, kCommitA);
+  EXPECT_EQ(MakeVersion(id), 2);
+  // A taken name writes neither.
+  EXPECT_EQ(registry().CreateModelWithVersion(m, v).error().code, ErrorCode::Conflict);
+  VersionQuery all;
+  all.include_all_private = true;
+  EXPECT_EQ(registry().ListVersions(all).value().size(), 2u);
+}
+
 }  // namespace
 }  // namespace hangar::db

@@ -4,6 +4,7 @@
 #include "api/gateway/gateway_routes.h"
 
 #include "api/json_util.h"
+#include "api/response_cache.h"
 #include "core/util.h"
 
 namespace hangar::api {
@@ -116,6 +117,7 @@ Result<Response> List(GatewayService& g, Request& q) {
 }  // namespace
 
 void AddGatewayRoutes(http::Router& router, GatewayService& g) {
+  auto cache = std::make_shared<ResponseCache>();  // as the registry's (registry_routes.cc)
   auto add = [&](Method m, std::string path, Requirement req,
                  std::function<Result<Response>(Request&)> h) {
     router.Add(m, std::move(path), http::ApiFamily::Hf, std::move(req), std::move(h));
@@ -123,7 +125,9 @@ void AddGatewayRoutes(http::Router& router, GatewayService& g) {
   const Requirement read = Requirement::Public();
   const Requirement write = Requirement::WriteRole().Also(
       [](Request& q) { return CheckDeclaredLength(q, kMaxRegistryBody); });
-  add(Method::Get, "/api/v1/gateway/routes", read, [&g](Request& q) { return List(g, q); });
+  add(Method::Get, "/api/v1/gateway/routes", read, [&g, cache](Request& q) {
+    return CachedJson(*cache, g.Generation(), q, [&] { return List(g, q); });
+  });
   add(Method::Post, "/api/v1/gateway/routes", write, [&g](Request& q) -> Result<Response> {
     HANGAR_ASSIGN_OR_RETURN(auto r, ParseRoute(q));
     HANGAR_ASSIGN_OR_RETURN(auto v, g.CreateRoute(q.principal, r));

@@ -6,6 +6,7 @@
 #include "api/json_util.h"
 #include "api/registry/registry_json.h"
 #include "api/registry/registry_params.h"
+#include "api/response_cache.h"
 #include "core/util.h"
 
 namespace hangar::api {
@@ -195,6 +196,9 @@ Result<Response> SetRole(RegistryService& r, Request& q, bool remove) {
 }  // namespace
 
 void AddRegistryRoutes(http::Router& router, RegistryService& r) {
+  // The hot reads' answers, kept while the registry has not changed (response_cache.h);
+  // owned by the handlers, so it lives as long as the router.
+  auto cache = std::make_shared<ResponseCache>();
   auto add = [&](Method m, std::string path, Requirement req,
                  std::function<Result<Response>(Request&)> h) {
     router.Add(m, std::move(path), http::ApiFamily::Hf, std::move(req), std::move(h));
@@ -205,9 +209,13 @@ void AddRegistryRoutes(http::Router& router, RegistryService& r) {
   add(Method::Get, "/health", read, [](Request&) -> Result<Response> {
     return JsonResponse(json::object{{"status", "ok"}});
   });
-  add(Method::Get, "/api/v1/models", read, [&r](Request& q) { return ListModels(r, q); });
+  add(Method::Get, "/api/v1/models", read, [&r, cache](Request& q) {
+    return CachedJson(*cache, r.Generation(), q, [&] { return ListModels(r, q); });
+  });
   add(Method::Post, "/api/v1/models", write, [&r](Request& q) { return Register(r, q); });
-  add(Method::Get, "/api/v1/models/{name}", read, [&r](Request& q) { return GetModel(r, q); });
+  add(Method::Get, "/api/v1/models/{name}", read, [&r, cache](Request& q) {
+    return CachedJson(*cache, r.Generation(), q, [&] { return GetModel(r, q); });
+  });
   add(Method::Post, "/api/v1/models/{name}/versions", write,
       [&r](Request& q) { return RegisterVersion(r, q); });
   add(Method::Get, "/api/v1/models/{name}/versions", read,

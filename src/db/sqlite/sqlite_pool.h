@@ -161,4 +161,14 @@ auto InTransaction(SqliteConnection& conn, F&& fn) -> decltype(fn()) {
   return result;
 }
 
+// Runs `fn` (returning Result<T>) inside BEGIN ... COMMIT on a read connection: the reads
+// of a store call see one snapshot and take SQLite's read lock once, not per statement.
+template <typename F>
+auto InReadTransaction(SqliteConnection& conn, F&& fn) -> decltype(fn()) {
+  if (auto r = conn.Exec("BEGIN"); !r) return std::move(r).error();
+  auto result = fn();
+  (void)conn.Exec(result ? "COMMIT" : "ROLLBACK");
+  return result;
+}
+
 }  // namespace hangar::db

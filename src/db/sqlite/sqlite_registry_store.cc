@@ -1,5 +1,6 @@
 #include "db/sqlite/sqlite_registry_store.h"
 
+#include "db/sqlite/sqlite_registry_parts.h"
 #include "db/sqlite/sqlite_where.h"
 
 namespace hangar::db {
@@ -65,62 +66,13 @@ VersionRecord ReadVersion(const SqliteStmt& s) {
   return v;
 }
 
-// Fills the tags and aliases of `m`.
-Result<void> ReadModelParts(SqliteConnection& c, ModelRecord& m) {
-  {
-    HANGAR_ASSIGN_OR_RETURN(
-        auto s, c.Prepare("SELECT key, value FROM registered_model_tags WHERE model_id = ?"));
-    s.Bind(1, m.id);
-    while (true) {
-      HANGAR_ASSIGN_OR_RETURN(bool row, s.Step());
-      if (!row) break;
-      m.tags[s.Text(0)] = s.Text(1);
-    }
-  }
-  HANGAR_ASSIGN_OR_RETURN(auto s,
-                          c.Prepare("SELECT alias, version FROM model_aliases WHERE model_id = ?"));
-  s.Bind(1, m.id);
-  while (true) {
-    HANGAR_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) break;
-    m.aliases[s.Text(0)] = s.Int(1);
-  }
-  return {};
-}
-
 // The model `s` (a bound kModelSelect) finds, with its tags and aliases, or nullopt.
 Result<std::optional<ModelRecord>> ReadOneModel(SqliteConnection& c, SqliteStmt& s) {
   HANGAR_ASSIGN_OR_RETURN(bool row, s.Step());
   if (!row) return std::optional<ModelRecord>();
-  ModelRecord m = ReadModel(s);
-  HANGAR_TRY(ReadModelParts(c, m));
-  return std::optional<ModelRecord>(std::move(m));
-}
-
-// Fills the tags and datasets of `v`.
-Result<void> ReadVersionParts(SqliteConnection& c, VersionRecord& v) {
-  {
-    HANGAR_ASSIGN_OR_RETURN(
-        auto s, c.Prepare("SELECT key, value FROM model_version_tags WHERE model_id = ? AND "
-                          "version = ?"));
-    s.Bind(1, v.model_id).Bind(2, v.version);
-    while (true) {
-      HANGAR_ASSIGN_OR_RETURN(bool row, s.Step());
-      if (!row) break;
-      v.tags[s.Text(0)] = s.Text(1);
-    }
-  }
-  HANGAR_ASSIGN_OR_RETURN(
-      auto s, c.Prepare("SELECT COALESCE(repo_id, 0), repo, commit_sha FROM "
-                        "model_version_datasets WHERE model_id = ? AND version = ? ORDER BY "
-                        "position"));
-  s.Bind(1, v.model_id).Bind(2, v.version);
-  while (true) {
-    HANGAR_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) break;
-    v.datasets.push_back(VersionDataset{s.Int(0), s.Text(1), s.Text(2)});
-  }
-  return {};
+  std::vector<ModelRecord> one{ReadModel(s)};
+  HANGAR_TRY(ReadModelsParts(c, one));
+  return std::optional<ModelRecord>(std::move(one.front()));
 }
 
 // Sets (value given) or deletes one row of tag table `table`, whose leading key columns
@@ -179,48 +131,129 @@ Result<void> LogAlias(SqliteConnection& c, int64_t model_id, const std::string& 
       .Run();
 }
 
+// Inserts `m` with its tags; returns its id (a transaction is open on `c`).
+Result<int64_t> InsertModel(SqliteConnection& c, const ModelRecord& m) {
+  {
+    // INSERT … SELECT from users: a missing owner inserts nothing instead of an FK error.
+    HANGAR_ASSIGN_OR_RETURN(
+        auto s, c.Prepare("INSERT INTO registered_models (name, owner_id, description, "
+                          "private, created_by, created_at, updated_at) SELECT ?, id, ?, ?, "
+                          "?, ?, ? FROM users WHERE id = ?"));
+    HANGAR_TRY(s.Bind(1, m.name)
+                   .Bind(2, m.description)
+                   .Bind(3, int64_t{m.is_private ? 1 : 0})
+                   .Bind(4, m.created_by)
+                   .Bind(5, m.created_at)
+                   .Bind(6, m.created_at)
+                   .Bind(7, m.owner_id)
+                   .Run());
+    if (c.Changes() == 0)
+      return MakeError(ErrorCode::NotFound, "owner #" + std::to_string(m.owner_id) + " not found");
+  }
+  int64_t id = c.LastInsertId();
+  for (const auto& [key, value] : m.tags)
+    HANGAR_TRY(PutTag(c, "registered_model_tags", {"model_id"}, {id}, key, value));
+  return id;
+}
+
+// Inserts `v` as its model's next version with its datasets and tags; returns the number
+// (a transaction is open on `c`).
+Result<int64_t> InsertVersion(SqliteConnection& c, const VersionRecord& v) {
+  int64_t number = 0;
+  {
+    HANGAR_ASSIGN_OR_RETURN(auto s,
+                            c.Prepare("SELECT next_version FROM registered_models WHERE id = ?"));
+    s.Bind(1, v.model_id);
+    HANGAR_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return ModelMissing(v.model_id);
+    number = s.Int(0);
+  }
+  {
+    HANGAR_ASSIGN_OR_RETURN(
+        auto s, c.Prepare("UPDATE registered_models SET next_version = ?, updated_at = ? "
+                          "WHERE id = ?"));
+    HANGAR_TRY(s.Bind(1, number + 1).Bind(2, v.created_at).Bind(3, v.model_id).Run());
+  }
+  {
+    HANGAR_ASSIGN_OR_RETURN(
+        auto s,
+        c.Prepare("INSERT INTO model_versions (model_id, version, repo_id, repo_type, repo, "
+                  "commit_sha, description, status, status_message, run_id, run_link, "
+                  "base_model_id, base_version, archived, created_by, created_at, updated_at) "
+                  "VALUES (?, ?, NULLIF(?, 0), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+    HANGAR_TRY(s.Bind(1, v.model_id)
+                   .Bind(2, number)
+                   .Bind(3, v.repo_id)
+                   .Bind(4, v.repo_type)
+                   .Bind(5, v.repo)
+                   .Bind(6, v.commit)
+                   .Bind(7, v.description)
+                   .Bind(8, v.status)
+                   .Bind(9, v.status_message)
+                   .Bind(10, v.run_id)
+                   .Bind(11, v.run_link)
+                   .Bind(12, v.base_model_id)
+                   .Bind(13, v.base_version)
+                   .Bind(14, int64_t{v.archived ? 1 : 0})
+                   .Bind(15, v.created_by)
+                   .Bind(16, v.created_at)
+                   .Bind(17, v.created_at)
+                   .Run());
+  }
+  for (size_t i = 0; i < v.datasets.size(); ++i) {
+    const VersionDataset& d = v.datasets[i];
+    HANGAR_ASSIGN_OR_RETURN(
+        auto s, c.Prepare("INSERT INTO model_version_datasets (model_id, version, position, "
+                          "repo_id, repo, commit_sha) VALUES (?, ?, ?, NULLIF(?, 0), ?, ?)"));
+    HANGAR_TRY(s.Bind(1, v.model_id)
+                   .Bind(2, number)
+                   .Bind(3, static_cast<int64_t>(i))
+                   .Bind(4, d.repo_id)
+                   .Bind(5, d.repo)
+                   .Bind(6, d.commit)
+                   .Run());
+  }
+  for (const auto& [key, value] : v.tags)
+    HANGAR_TRY(
+        PutTag(c, "model_version_tags", {"model_id", "version"}, {v.model_id, number}, key, value));
+  return number;
+}
+
 }  // namespace
 
 Result<int64_t> SqliteRegistryStore::CreateModel(const ModelRecord& m) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
+  return InTransaction(*c, [&] { return InsertModel(*c, m); });
+}
+
+Result<int64_t> SqliteRegistryStore::CreateModelWithVersion(const ModelRecord& m,
+                                                            const VersionRecord& v) {
+  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   return InTransaction(*c, [&]() -> Result<int64_t> {
-    {
-      // INSERT … SELECT from users: a missing owner inserts nothing instead of an FK error.
-      HANGAR_ASSIGN_OR_RETURN(
-          auto s, c->Prepare("INSERT INTO registered_models (name, owner_id, description, "
-                             "private, created_by, created_at, updated_at) SELECT ?, id, ?, ?, "
-                             "?, ?, ? FROM users WHERE id = ?"));
-      HANGAR_TRY(s.Bind(1, m.name)
-                     .Bind(2, m.description)
-                     .Bind(3, int64_t{m.is_private ? 1 : 0})
-                     .Bind(4, m.created_by)
-                     .Bind(5, m.created_at)
-                     .Bind(6, m.created_at)
-                     .Bind(7, m.owner_id)
-                     .Run());
-      if (c->Changes() == 0)
-        return MakeError(ErrorCode::NotFound,
-                         "owner #" + std::to_string(m.owner_id) + " not found");
-    }
-    int64_t id = c->LastInsertId();
-    for (const auto& [key, value] : m.tags)
-      HANGAR_TRY(PutTag(*c, "registered_model_tags", {"model_id"}, {id}, key, value));
+    HANGAR_ASSIGN_OR_RETURN(int64_t id, InsertModel(*c, m));
+    VersionRecord first = v;
+    first.model_id = id;
+    HANGAR_TRY(InsertVersion(*c, first));
     return id;
   });
 }
 
 Result<std::optional<ModelRecord>> SqliteRegistryStore::GetModel(const std::string& name) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
-  HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(kModelSelect + " WHERE m.name = ?"));
-  s.Bind(1, name);
-  return ReadOneModel(*c, s);
+  return InReadTransaction(*c, [&]() -> Result<std::optional<ModelRecord>> {
+    HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(kModelSelect + " WHERE m.name = ?"));
+    s.Bind(1, name);
+    return ReadOneModel(*c, s);
+  });
 }
 
 Result<std::optional<ModelRecord>> SqliteRegistryStore::GetModelById(int64_t id) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
-  HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(kModelSelect + " WHERE m.id = ?"));
-  s.Bind(1, id);
-  return ReadOneModel(*c, s);
+  return InReadTransaction(*c, [&]() -> Result<std::optional<ModelRecord>> {
+    HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(kModelSelect + " WHERE m.id = ?"));
+    s.Bind(1, id);
+    return ReadOneModel(*c, s);
+  });
 }
 
 Result<std::vector<ModelRecord>> SqliteRegistryStore::ListModels(const ModelQuery& q) {
@@ -243,17 +276,21 @@ Result<std::vector<ModelRecord>> SqliteRegistryStore::ListModels(const ModelQuer
                     (q.newest_first ? " ORDER BY m.updated_at DESC, m.name" : " ORDER BY m.name") +
                     " LIMIT ? OFFSET ?";
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
-  HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(sql));
-  int next = w.BindAll(s);
-  s.Bind(next, q.limit).Bind(next + 1, q.offset);
-  std::vector<ModelRecord> out;
-  while (true) {
-    HANGAR_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) break;
-    out.push_back(ReadModel(s));
-  }
-  for (auto& m : out) HANGAR_TRY(ReadModelParts(*c, m));
-  return out;
+  return InReadTransaction(*c, [&]() -> Result<std::vector<ModelRecord>> {
+    std::vector<ModelRecord> out;
+    {
+      HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(sql));
+      int next = w.BindAll(s);
+      s.Bind(next, q.limit).Bind(next + 1, q.offset);
+      while (true) {
+        HANGAR_ASSIGN_OR_RETURN(bool row, s.Step());
+        if (!row) break;
+        out.push_back(ReadModel(s));
+      }
+    }
+    HANGAR_TRY(ReadModelsParts(*c, out));
+    return out;
+  });
 }
 
 Result<void> SqliteRegistryStore::UpdateModel(int64_t id,
@@ -297,80 +334,26 @@ Result<void> SqliteRegistryStore::SetModelTag(int64_t id, const std::string& key
 
 Result<int64_t> SqliteRegistryStore::CreateVersion(const VersionRecord& v) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
-  return InTransaction(*c, [&]() -> Result<int64_t> {
-    int64_t number = 0;
-    {
-      HANGAR_ASSIGN_OR_RETURN(
-          auto s, c->Prepare("SELECT next_version FROM registered_models WHERE id = ?"));
-      s.Bind(1, v.model_id);
-      HANGAR_ASSIGN_OR_RETURN(bool row, s.Step());
-      if (!row) return ModelMissing(v.model_id);
-      number = s.Int(0);
-    }
-    {
-      HANGAR_ASSIGN_OR_RETURN(
-          auto s, c->Prepare("UPDATE registered_models SET next_version = ?, updated_at = ? "
-                             "WHERE id = ?"));
-      HANGAR_TRY(s.Bind(1, number + 1).Bind(2, v.created_at).Bind(3, v.model_id).Run());
-    }
-    {
-      HANGAR_ASSIGN_OR_RETURN(
-          auto s,
-          c->Prepare("INSERT INTO model_versions (model_id, version, repo_id, repo_type, repo, "
-                     "commit_sha, description, status, status_message, run_id, run_link, "
-                     "base_model_id, base_version, archived, created_by, created_at, updated_at) "
-                     "VALUES (?, ?, NULLIF(?, 0), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
-      HANGAR_TRY(s.Bind(1, v.model_id)
-                     .Bind(2, number)
-                     .Bind(3, v.repo_id)
-                     .Bind(4, v.repo_type)
-                     .Bind(5, v.repo)
-                     .Bind(6, v.commit)
-                     .Bind(7, v.description)
-                     .Bind(8, v.status)
-                     .Bind(9, v.status_message)
-                     .Bind(10, v.run_id)
-                     .Bind(11, v.run_link)
-                     .Bind(12, v.base_model_id)
-                     .Bind(13, v.base_version)
-                     .Bind(14, int64_t{v.archived ? 1 : 0})
-                     .Bind(15, v.created_by)
-                     .Bind(16, v.created_at)
-                     .Bind(17, v.created_at)
-                     .Run());
-    }
-    for (size_t i = 0; i < v.datasets.size(); ++i) {
-      const VersionDataset& d = v.datasets[i];
-      HANGAR_ASSIGN_OR_RETURN(
-          auto s, c->Prepare("INSERT INTO model_version_datasets (model_id, version, position, "
-                             "repo_id, repo, commit_sha) VALUES (?, ?, ?, NULLIF(?, 0), ?, ?)"));
-      HANGAR_TRY(s.Bind(1, v.model_id)
-                     .Bind(2, number)
-                     .Bind(3, static_cast<int64_t>(i))
-                     .Bind(4, d.repo_id)
-                     .Bind(5, d.repo)
-                     .Bind(6, d.commit)
-                     .Run());
-    }
-    for (const auto& [key, value] : v.tags)
-      HANGAR_TRY(PutTag(*c, "model_version_tags", {"model_id", "version"}, {v.model_id, number},
-                        key, value));
-    return number;
-  });
+  return InTransaction(*c, [&] { return InsertVersion(*c, v); });
 }
 
 Result<std::optional<VersionRecord>> SqliteRegistryStore::GetVersion(int64_t model_id,
                                                                      int64_t version) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
-  HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(std::string("SELECT ") + kVersionCols +
-                                             " FROM model_versions v WHERE v.model_id = ? AND "
-                                             "v.version = ?"));
-  s.Bind(1, model_id).Bind(2, version);
-  HANGAR_ASSIGN_OR_RETURN(bool row, s.Step());
-  if (!row) return std::optional<VersionRecord>();
-  VersionRecord v = ReadVersion(s);
-  HANGAR_TRY(ReadVersionParts(*c, v));
-  return std::optional<VersionRecord>(std::move(v));
+  return InReadTransaction(*c, [&]() -> Result<std::optional<VersionRecord>> {
+    std::vector<VersionRecord> one;
+    {
+      HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(std::string("SELECT ") + kVersionCols +
+                                                 " FROM model_versions v WHERE v.model_id = ? "
+                                                 "AND v.version = ?"));
+      s.Bind(1, model_id).Bind(2, version);
+      HANGAR_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) return std::optional<VersionRecord>();
+      one.push_back(ReadVersion(s));
+    }
+    HANGAR_TRY(ReadVersionsParts(*c, one));
+    return std::optional<VersionRecord>(std::move(one.front()));
+  });
 }
 
 Result<std::vector<VersionRecord>> SqliteRegistryStore::ListVersions(const VersionQuery& q) {
@@ -391,17 +374,21 @@ Result<std::vector<VersionRecord>> SqliteRegistryStore::ListVersions(const Versi
                     " FROM model_versions v JOIN registered_models m ON m.id = v.model_id" + w.sql +
                     " ORDER BY m.name, v.version DESC LIMIT ? OFFSET ?";
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
-  HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(sql));
-  int next = w.BindAll(s);
-  s.Bind(next, q.limit).Bind(next + 1, q.offset);
-  std::vector<VersionRecord> out;
-  while (true) {
-    HANGAR_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) break;
-    out.push_back(ReadVersion(s));
-  }
-  for (auto& v : out) HANGAR_TRY(ReadVersionParts(*c, v));
-  return out;
+  return InReadTransaction(*c, [&]() -> Result<std::vector<VersionRecord>> {
+    std::vector<VersionRecord> out;
+    {
+      HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(sql));
+      int next = w.BindAll(s);
+      s.Bind(next, q.limit).Bind(next + 1, q.offset);
+      while (true) {
+        HANGAR_ASSIGN_OR_RETURN(bool row, s.Step());
+        if (!row) break;
+        out.push_back(ReadVersion(s));
+      }
+    }
+    HANGAR_TRY(ReadVersionsParts(*c, out));
+    return out;
+  });
 }
 
 Result<void> SqliteRegistryStore::UpdateVersion(int64_t model_id, int64_t version,

@@ -15,6 +15,7 @@ class SqliteRegistryStore : public RegistryStore {
   explicit SqliteRegistryStore(std::shared_ptr<SqlitePool> pool) : pool_(std::move(pool)) {}
 
   Result<int64_t> CreateModel(const ModelRecord& m) override;
+  Result<int64_t> CreateModelWithVersion(const ModelRecord& m, const VersionRecord& v) override;
   Result<std::optional<ModelRecord>> GetModel(const std::string& name) override;
   Result<std::optional<ModelRecord>> GetModelById(int64_t id) override;
   Result<std::vector<ModelRecord>> ListModels(const ModelQuery& q) override;

@@ -127,6 +127,7 @@ RouteView GatewayService::Resolve(const Principal& who, db::RouteRecord route) {
 Result<RouteView> GatewayService::CreateRoute(const Principal& who, const NewRoute& r) {
   HANGAR_ASSIGN_OR_RETURN(db::RouteRecord rec, Checked(who, r));
   auto id = store_.CreateRoute(rec);
+  registry_.NoteChange();  // the routes' answers embed the registry's
   if (!id && id.error().code == ErrorCode::Conflict)
     return MakeError(ErrorCode::Conflict, "route '" + r.name + "' exists");
   if (!id) return std::move(id).error();
@@ -177,7 +178,9 @@ Result<RouteView> GatewayService::UpdateRoute(const Principal& who, const std::s
   full.model = current.route.model;
   HANGAR_ASSIGN_OR_RETURN(db::RouteRecord rec, Checked(who, full));
   rec.id = current.route.id;
-  HANGAR_TRY(store_.UpdateRoute(rec));
+  auto updated = store_.UpdateRoute(rec);
+  registry_.NoteChange();
+  HANGAR_TRY(updated);
   return GetRoute(who, name);
 }
 
@@ -186,7 +189,9 @@ Result<void> GatewayService::DeleteRoute(const Principal& who, const std::string
   HANGAR_ASSIGN_OR_RETURN(RouteView current, GetRoute(who, name));
   if (!who.is_admin || !who.CanWrite())
     return MakeError(ErrorCode::Forbidden, "only a site admin with a write token deletes routes");
-  return store_.DeleteRoute(current.route.id);
+  auto deleted = store_.DeleteRoute(current.route.id);
+  registry_.NoteChange();
+  return deleted;
 }
 
 }  // namespace hangar::services

@@ -69,6 +69,8 @@ class GatewayService {
   // Replaces the route's settings; r.name and r.model must be "" or the route's own.
   Result<RouteView> UpdateRoute(const Principal& who, const std::string& name, const NewRoute& r);
   Result<void> DeleteRoute(const Principal& who, const std::string& name);
+  // The registry's generation (RegistryService::Generation), which route changes bump too.
+  uint64_t Generation() const { return registry_.Generation(); }
 
  private:
   Result<db::RouteRecord> Checked(const Principal& who, const NewRoute& r);

@@ -176,6 +176,7 @@ Result<db::ModelRecord> RegistryService::Insert(const db::ModelRecord& rec) {
 }
 
 Result<db::ModelRecord> RegistryService::CreateModel(const Principal& who, const NewModel& m) {
+  auto changed = Changing();
   HANGAR_ASSIGN_OR_RETURN(db::ModelRecord rec, Proposed(who, m));
   return Insert(rec);
 }
@@ -227,6 +228,7 @@ Result<ModelPage> RegistryService::ListModels(const Principal& who, const ModelF
 Result<db::ModelRecord> RegistryService::UpdateModel(const Principal& who, const std::string& name,
                                                      const std::optional<std::string>& description,
                                                      const std::optional<std::string>& new_name) {
+  auto changed = Changing();
   // A rename moves the name every models:/name@alias consumer uses: as a delete, Admin.
   HANGAR_ASSIGN_OR_RETURN(Seen seen, SeeFor(who, name, new_name ? Access::Admin : Access::Write));
   if (description) HANGAR_TRY(registry::CheckDescription(*description));
@@ -240,6 +242,7 @@ Result<db::ModelRecord> RegistryService::UpdateModel(const Principal& who, const
 }
 
 Result<void> RegistryService::DeleteModel(const Principal& who, const std::string& name) {
+  auto changed = Changing();
   HANGAR_ASSIGN_OR_RETURN(Seen seen, SeeFor(who, name, Access::Admin));
   return store_.DeleteModel(seen.model.id);
 }
@@ -247,6 +250,7 @@ Result<void> RegistryService::DeleteModel(const Principal& who, const std::strin
 Result<void> RegistryService::SetModelTag(const Principal& who, const std::string& name,
                                           const std::string& key,
                                           const std::optional<std::string>& value) {
+  auto changed = Changing();
   HANGAR_ASSIGN_OR_RETURN(Seen seen, SeeFor(who, name, Access::Write));
   HANGAR_TRY(registry::CheckTag(key, value ? &*value : nullptr));
   if (value && !seen.model.tags.count(key) && seen.model.tags.size() >= 100)
@@ -257,6 +261,7 @@ Result<void> RegistryService::SetModelTag(const Principal& who, const std::strin
 Result<void> RegistryService::SetRole(const Principal& who, const std::string& name,
                                       const std::string& user,
                                       const std::optional<std::string>& role) {
+  auto changed = Changing();
   HANGAR_ASSIGN_OR_RETURN(Seen seen, SeeFor(who, name, Access::Admin));
   if (role && *role != "deployer")
     return MakeError(ErrorCode::BadRequest, "unknown role '" + *role + "': only 'deployer'");

@@ -12,6 +12,7 @@
 // namespace (a write token or session); deleting or renaming a model and giving roles need
 // Admin; moving an alias (and so a stage) needs Admin or the `deployer` role on the model.
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -184,6 +185,13 @@ class RegistryService {
   // or its LFS object not stored).
   Result<std::pair<Entry, std::unique_ptr<ByteSource>>> OpenArtifact(const ArtifactPath& at);
 
+  // A number that grows with every change to the registry (and to what embeds it: the
+  // gateway calls NoteChange after its writes). An answer computed after reading
+  // generation g is current while Generation() is still g; changes made outside the
+  // registry (a repo made private) are not counted, so a cached answer also expires.
+  uint64_t Generation() const { return generation_.load(std::memory_order_acquire); }
+  void NoteChange() { generation_.fetch_add(1, std::memory_order_acq_rel); }
+
   // Which private models `who` may see, for listings of things that follow a model (the
   // gateway's routes): all of them, or those of the returned owner ids.
   struct Visibility {
@@ -212,6 +220,15 @@ class RegistryService {
   Result<std::vector<int64_t>> ReadableOwners(const Principal& who);
   int64_t Now() const;
 
+  // Declared first in every write: bumps the generation when the call returns, whatever
+  // it returned (a refused write costs cached answers nothing but a recomputation).
+  struct ChangeGuard {
+    RegistryService* service;
+    ~ChangeGuard() { service->NoteChange(); }
+  };
+  [[nodiscard]] ChangeGuard Changing() { return ChangeGuard{this}; }
+
+  std::atomic<uint64_t> generation_{0};
   db::RegistryStore& store_;
   db::UserStore& users_;
   AccessPolicy& access_;

@@ -150,6 +150,7 @@ Result<Registered> RegistryService::Fresh(int64_t model_id, int64_t version) {
 
 Result<Registered> RegistryService::RegisterVersion(const Principal& who, const std::string& name,
                                                     const NewVersion& v) {
+  auto changed = Changing();
   HANGAR_ASSIGN_OR_RETURN(Seen seen, SeeFor(who, name, Access::Write));
   HANGAR_ASSIGN_OR_RETURN(db::VersionRecord rec, Pin(who, seen.model, v));
   HANGAR_ASSIGN_OR_RETURN(int64_t number, store_.CreateVersion(rec));
@@ -159,6 +160,7 @@ Result<Registered> RegistryService::RegisterVersion(const Principal& who, const 
 
 Result<Registered> RegistryService::Register(const Principal& who, const NewModel& m,
                                              const NewVersion& v) {
+  auto changed = Changing();
   auto seen = See(who, m.name);
   if (seen) {
     // Into the existing model: settings the caller asks for must be its own, or they would
@@ -177,18 +179,11 @@ Result<Registered> RegistryService::Register(const Principal& who, const NewMode
   // A new model: everything is checked (the version pinned) before anything is written.
   HANGAR_ASSIGN_OR_RETURN(db::ModelRecord proposed, Proposed(who, m));
   HANGAR_ASSIGN_OR_RETURN(db::VersionRecord rec, Pin(who, proposed, v));
-  auto created = Insert(proposed);
+  auto id = store_.CreateModelWithVersion(proposed, rec);  // one transaction
   // Created meanwhile by another request: register into it.
-  if (!created && created.error().code == ErrorCode::Conflict)
-    return RegisterVersion(who, m.name, v);
-  if (!created) return std::move(created).error();
-  rec.model_id = created->id;
-  auto number = store_.CreateVersion(rec);
-  if (!number) {
-    (void)store_.DeleteModel(created->id);  // leaves no empty model behind
-    return std::move(number).error();
-  }
-  return Fresh(created->id, *number);
+  if (!id && id.error().code == ErrorCode::Conflict) return RegisterVersion(who, m.name, v);
+  if (!id) return std::move(id).error();
+  return Fresh(*id, 1);
 }
 
 Result<db::VersionRecord> RegistryService::GetVersion(const Principal& who, const std::string& name,
@@ -259,6 +254,7 @@ Result<VersionPage> RegistryService::ListVersions(const Principal& who, const Ve
 Result<db::VersionRecord> RegistryService::UpdateVersion(const Principal& who,
                                                          const std::string& name, int64_t version,
                                                          const std::string& description) {
+  auto changed = Changing();
   HANGAR_ASSIGN_OR_RETURN(Seen seen, SeeFor(who, name, Access::Write));
   HANGAR_TRY(registry::CheckDescription(description));
   HANGAR_TRY(Version(seen, version));
@@ -268,6 +264,7 @@ Result<db::VersionRecord> RegistryService::UpdateVersion(const Principal& who,
 
 Result<void> RegistryService::DeleteVersion(const Principal& who, const std::string& name,
                                             int64_t version) {
+  auto changed = Changing();
   HANGAR_ASSIGN_OR_RETURN(Seen seen, SeeFor(who, name, Access::Write));
   HANGAR_TRY(Version(seen, version));
   // Its aliases go with it: that is an alias move, needing the same rights.
@@ -279,6 +276,7 @@ Result<void> RegistryService::DeleteVersion(const Principal& who, const std::str
 Result<void> RegistryService::SetVersionTag(const Principal& who, const std::string& name,
                                             int64_t version, const std::string& key,
                                             const std::optional<std::string>& value) {
+  auto changed = Changing();
   HANGAR_ASSIGN_OR_RETURN(Seen seen, SeeFor(who, name, Access::Write));
   HANGAR_TRY(registry::CheckTag(key, value ? &*value : nullptr));
   HANGAR_ASSIGN_OR_RETURN(auto v, Version(seen, version));
@@ -303,6 +301,7 @@ Result<void> RegistryService::CanMoveAliases(const Principal& who, const Seen& s
 Result<int64_t> RegistryService::MoveAlias(const Principal& who, const std::string& name,
                                            const std::string& alias,
                                            std::optional<int64_t> version) {
+  auto changed = Changing();
   HANGAR_TRY(registry::CheckAlias(alias));
   HANGAR_ASSIGN_OR_RETURN(Seen seen, See(who, name));
   HANGAR_TRY(CanMoveAliases(who, seen));
@@ -323,6 +322,7 @@ Result<std::vector<db::AliasEvent>> RegistryService::AliasLog(const Principal& w
 Result<db::VersionRecord> RegistryService::TransitionStage(const Principal& who,
                                                            const std::string& name, int64_t version,
                                                            Stage stage, bool archive_existing) {
+  auto changed = Changing();
   // A stage is an alias (or the archived flag beside them): moving one needs the rights
   // to move aliases, as a deployer has, whatever the stage.
   HANGAR_ASSIGN_OR_RETURN(Seen seen, See(who, name));

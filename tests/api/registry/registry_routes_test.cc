@@ -307,5 +307,33 @@ TEST_F(RegistryRoutesTest, RefusesAnOversizedBodyFromItsHeadAndLogsNoNoOpMove) {
   EXPECT_EQ(hub_.Get("/api/v1/models?search=%01").status, 400);
 }
 
+// The hot reads are kept (api/response_cache.h) but never outlive a change of the
+// registry, and each caller has their own.
+TEST_F(RegistryRoutesTest, KeptAnswersFollowEveryChangeAndEveryCaller) {
+  Register("fraud", c1_);
+  auto aliases = [&](const std::string& as) {
+    return Body(hub_.Get("/api/v1/models?limit=5", as))["models"]
+        .as_array()[0]
+        .as_object()["aliases"]
+        .as_object()
+        .size();
+  };
+  EXPECT_EQ(aliases(""), 0u);
+  EXPECT_EQ(aliases(""), 0u);  // kept
+  ASSERT_EQ(Post("/api/v1/models/fraud/aliases/champion", json::object{{"version", 1}}, "alice",
+                 Method::Put)
+                .status,
+            200);
+  EXPECT_EQ(aliases(""), 1u);  // the move made it stale at once
+  hub_.CreateRepo("alice", "alice", "secret", "model", /*is_private=*/true);
+  hub_.Commit("alice", "models/alice/secret", {{"w", "x"}});
+  ASSERT_EQ(
+      Post("/api/v1/models", json::object{{"name", "aaa-hidden"}, {"repo", "alice/secret"}}).status,
+      201);
+  EXPECT_EQ(Body(hub_.Get("/api/v1/models?limit=5", "alice"))["models"].as_array().size(), 2u);
+  EXPECT_EQ(Body(hub_.Get("/api/v1/models?limit=5", "bob"))["models"].as_array().size(), 1u);
+  EXPECT_EQ(Body(hub_.Get("/api/v1/models?limit=5"))["models"].as_array().size(), 1u);
+}
+
 }  // namespace
 }  // namespace hangar::api
