@@ -20,6 +20,13 @@ std::string Answer::Header(std::string_view name) const {
   return {};
 }
 
+boost::json::object Answer::Json() const {
+  boost::system::error_code ec;
+  boost::json::value v = boost::json::parse(body, ec);
+  EXPECT_TRUE(!ec && v.is_object()) << "not a JSON object: " << body.substr(0, 300);
+  return !ec && v.is_object() ? v.as_object() : boost::json::object();
+}
+
 TestHub::TestHub(const std::string& config_lines) {
   // The hub's own lines (migrations, access log) only when a test fails to explain itself.
   SetLogLevel("warn");

@@ -4,6 +4,8 @@
 // handler tests under tests/api and tests/web (issue 14, "in-process handler tests"):
 // what a handler answers is checked here; what a real client does, in tests/integration.
 
+#include <boost/json.hpp>
+
 #include <map>
 #include <memory>
 #include <optional>
@@ -30,6 +32,8 @@ struct Answer {
   std::string Header(std::string_view name) const;
   // The X-Error-Code header (hf-api.md §1.4), "" when absent.
   std::string ErrorCode() const { return Header("X-Error-Code"); }
+  // The body as a JSON object; an empty one (and a test failure) when it is not one.
+  boost::json::object Json() const;
 };
 
 // One request to build and send: TestHub::Send fills what is left empty.

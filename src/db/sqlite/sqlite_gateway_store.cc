@@ -124,19 +124,12 @@ Result<std::optional<RouteRecord>> SqliteGatewayStore::GetRoute(const std::strin
 Result<std::vector<RouteRecord>> SqliteGatewayStore::ListRoutes(const RouteQuery& q) {
   SqlWhere w;
   w.Visibility(q.include_all_private, q.readable_owner_ids, "m");
-  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
-  HANGAR_ASSIGN_OR_RETURN(auto s,
-                          c->Prepare(kRouteSelect + w.sql + " ORDER BY g.name LIMIT ? OFFSET ?"));
-  int next = w.BindAll(s);
-  s.Bind(next, q.limit).Bind(next + 1, q.offset);
-  std::vector<RouteRecord> out;
-  while (true) {
-    HANGAR_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) break;
-    out.push_back(ReadRoute(s));
-  }
-  for (auto& r : out) HANGAR_TRY(ReadBackends(*c, r));
-  return out;
+  return ReadPage<RouteRecord>(
+      *pool_, kRouteSelect + w.sql + " ORDER BY g.name LIMIT ? OFFSET ?", w, q.limit, q.offset,
+      ReadRoute, [](SqliteConnection& c, std::vector<RouteRecord>& routes) -> Result<void> {
+        for (auto& r : routes) HANGAR_TRY(ReadBackends(c, r));
+        return {};
+      });
 }
 
 Result<void> SqliteGatewayStore::UpdateRoute(const RouteRecord& r) {

@@ -275,22 +275,7 @@ Result<std::vector<ModelRecord>> SqliteRegistryStore::ListModels(const ModelQuer
   std::string sql = kModelSelect + w.sql +
                     (q.newest_first ? " ORDER BY m.updated_at DESC, m.name" : " ORDER BY m.name") +
                     " LIMIT ? OFFSET ?";
-  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
-  return InReadTransaction(*c, [&]() -> Result<std::vector<ModelRecord>> {
-    std::vector<ModelRecord> out;
-    {
-      HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(sql));
-      int next = w.BindAll(s);
-      s.Bind(next, q.limit).Bind(next + 1, q.offset);
-      while (true) {
-        HANGAR_ASSIGN_OR_RETURN(bool row, s.Step());
-        if (!row) break;
-        out.push_back(ReadModel(s));
-      }
-    }
-    HANGAR_TRY(ReadModelsParts(*c, out));
-    return out;
-  });
+  return ReadPage<ModelRecord>(*pool_, sql, w, q.limit, q.offset, ReadModel, ReadModelsParts);
 }
 
 Result<void> SqliteRegistryStore::UpdateModel(int64_t id,
@@ -373,22 +358,7 @@ Result<std::vector<VersionRecord>> SqliteRegistryStore::ListVersions(const Versi
   std::string sql = std::string("SELECT ") + kVersionCols +
                     " FROM model_versions v JOIN registered_models m ON m.id = v.model_id" + w.sql +
                     " ORDER BY m.name, v.version DESC LIMIT ? OFFSET ?";
-  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
-  return InReadTransaction(*c, [&]() -> Result<std::vector<VersionRecord>> {
-    std::vector<VersionRecord> out;
-    {
-      HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(sql));
-      int next = w.BindAll(s);
-      s.Bind(next, q.limit).Bind(next + 1, q.offset);
-      while (true) {
-        HANGAR_ASSIGN_OR_RETURN(bool row, s.Step());
-        if (!row) break;
-        out.push_back(ReadVersion(s));
-      }
-    }
-    HANGAR_TRY(ReadVersionsParts(*c, out));
-    return out;
-  });
+  return ReadPage<VersionRecord>(*pool_, sql, w, q.limit, q.offset, ReadVersion, ReadVersionsParts);
 }
 
 Result<void> SqliteRegistryStore::UpdateVersion(int64_t model_id, int64_t version,

@@ -3,6 +3,7 @@
 // order, shared by the registry's and the gateway's stores; with the rule of which
 // registered models a caller may see (db/registry_store.h ModelQuery).
 
+#include <cstdint>
 #include <string>
 #include <variant>
 #include <vector>
@@ -56,5 +57,30 @@ struct SqlWhere {
     return i;
   }
 };
+
+// One page of records in one read transaction: `sql` (its WHERE from `w`, ending in
+// "LIMIT ? OFFSET ?") run with w's values, `limit` and `offset`; each row made a record by
+// read_row(stmt), then read_parts(conn, records) filling what other tables hold.
+template <typename Record, typename ReadRow, typename ReadParts>
+Result<std::vector<Record>> ReadPage(SqlitePool& pool, const std::string& sql, const SqlWhere& w,
+                                     int64_t limit, int64_t offset, ReadRow read_row,
+                                     ReadParts read_parts) {
+  HANGAR_ASSIGN_OR_RETURN(auto c, pool.Read());
+  return InReadTransaction(*c, [&]() -> Result<std::vector<Record>> {
+    std::vector<Record> out;
+    {
+      HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(sql));
+      int next = w.BindAll(s);
+      s.Bind(next, limit).Bind(next + 1, offset);
+      while (true) {
+        HANGAR_ASSIGN_OR_RETURN(bool row, s.Step());
+        if (!row) break;
+        out.push_back(read_row(s));
+      }
+    }
+    HANGAR_TRY(read_parts(*c, out));
+    return out;
+  });
+}
 
 }  // namespace hangar::db

@@ -39,12 +39,6 @@ class GatewayRoutesTest : public ::testing::Test {
         {"backends", json::array{json::object{{"url", "http://127.0.0.1:9001"}, {"weight", 90}},
                                  json::object{{"url", "http://127.0.0.1:9002"}, {"weight", 10}}}}};
   }
-  json::object Body(const Answer& a) {
-    boost::system::error_code ec;
-    json::value v = json::parse(a.body, ec);
-    EXPECT_FALSE(ec) << a.body;
-    return v.is_object() ? v.as_object() : json::object();
-  }
   TestHub hub_;
   std::string c1_, c2_;
 };
@@ -52,20 +46,20 @@ class GatewayRoutesTest : public ::testing::Test {
 TEST_F(GatewayRoutesTest, ARouteFollowsItsAliasWhenItMoves) {
   Answer created = Send(Method::Post, "/api/v1/gateway/routes", Route("fraud-chat"));
   ASSERT_EQ(created.status, 201) << created.body;
-  auto r = Body(created);
+  auto r = created.Json();
   EXPECT_TRUE(r["version"].is_null());  // champion names nothing yet
   EXPECT_FALSE(r["problem"].as_string().empty());
   EXPECT_EQ(r["backends"].as_array()[1].as_object()["weight"], 10);
   ASSERT_EQ(Send(Method::Put, "/api/v1/models/fraud/aliases/champion", json::object{{"version", 1}})
                 .status,
             200);
-  auto now = Body(hub_.Get("/api/v1/gateway/routes/fraud-chat"));
+  auto now = hub_.Get("/api/v1/gateway/routes/fraud-chat").Json();
   EXPECT_EQ(now["version"], 1);
   EXPECT_EQ(now["commit"], json::value(c1_));
   ASSERT_EQ(Send(Method::Put, "/api/v1/models/fraud/aliases/champion", json::object{{"version", 2}})
                 .status,
             200);
-  auto list = Body(hub_.Get("/api/v1/gateway/routes"));
+  auto list = hub_.Get("/api/v1/gateway/routes").Json();
   ASSERT_EQ(list["routes"].as_array().size(), 1u);
   EXPECT_EQ(list["routes"].as_array()[0].as_object()["commit"], json::value(c2_));
   // Pinned to a version instead: it stays.
@@ -73,7 +67,7 @@ TEST_F(GatewayRoutesTest, ARouteFollowsItsAliasWhenItMoves) {
   pinned.erase("alias");
   pinned["version"] = 1;
   ASSERT_EQ(Send(Method::Post, "/api/v1/gateway/routes", pinned).status, 201);
-  EXPECT_EQ(Body(hub_.Get("/api/v1/gateway/routes/fraud-v1"))["commit"], json::value(c1_));
+  EXPECT_EQ(hub_.Get("/api/v1/gateway/routes/fraud-v1").Json()["commit"], json::value(c1_));
 }
 
 TEST_F(GatewayRoutesTest, OnlySiteAdminsChangeRoutes) {
@@ -88,7 +82,7 @@ TEST_F(GatewayRoutesTest, OnlySiteAdminsChangeRoutes) {
   changed["retries"] = 3;
   Answer put = Send(Method::Put, "/api/v1/gateway/routes/r", changed);
   ASSERT_EQ(put.status, 200) << put.body;
-  EXPECT_EQ(Body(put)["retries"], 3);
+  EXPECT_EQ(put.Json()["retries"], 3);
   EXPECT_EQ(hub_.Send({Method::Delete, "/api/v1/gateway/routes/r", "alice", {}, ""}).status, 200);
   EXPECT_EQ(hub_.Get("/api/v1/gateway/routes/r").status, 404);
 }
@@ -105,8 +99,8 @@ TEST_F(GatewayRoutesTest, APrivateModelsRouteIsHidden) {
   ASSERT_EQ(Send(Method::Post, "/api/v1/gateway/routes", r).status, 201);
   EXPECT_EQ(hub_.Get("/api/v1/gateway/routes/hidden-chat", "bob").status, 404);
   EXPECT_EQ(hub_.Get("/api/v1/gateway/routes/hidden-chat").status, 404);
-  EXPECT_TRUE(Body(hub_.Get("/api/v1/gateway/routes", "bob"))["routes"].as_array().empty());
-  EXPECT_EQ(Body(hub_.Get("/api/v1/gateway/routes", "alice"))["routes"].as_array().size(), 1u);
+  EXPECT_TRUE(hub_.Get("/api/v1/gateway/routes", "bob").Json()["routes"].as_array().empty());
+  EXPECT_EQ(hub_.Get("/api/v1/gateway/routes", "alice").Json()["routes"].as_array().size(), 1u);
 }
 
 TEST_F(GatewayRoutesTest, BadRoutesAreRefusedAndNothingIsWritten) {
@@ -145,7 +139,7 @@ TEST_F(GatewayRoutesTest, BadRoutesAreRefusedAndNothingIsWritten) {
   v9.erase("alias");
   v9["version"] = 9;
   EXPECT_EQ(refused(v9), 404);
-  EXPECT_TRUE(Body(hub_.Get("/api/v1/gateway/routes"))["routes"].as_array().empty());
+  EXPECT_TRUE(hub_.Get("/api/v1/gateway/routes").Json()["routes"].as_array().empty());
   ASSERT_EQ(refused(Route("ok")), 201);
   EXPECT_EQ(refused(Route("ok")), 409);
   EXPECT_EQ(hub_.Get("/api/v1/gateway/routes?limit=0").status, 400);

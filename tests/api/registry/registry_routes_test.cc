@@ -23,12 +23,6 @@ class RegistryRoutesTest : public ::testing::Test {
     c1_ = hub_.Commit("alice", "models/alice/bert", {{"model.onnx", "v1"}});
     c2_ = hub_.Commit("alice", "models/alice/bert", {{"model.onnx", "v2"}});
   }
-  json::object Body(const Answer& a) {
-    boost::system::error_code ec;
-    json::value v = json::parse(a.body, ec);
-    EXPECT_FALSE(ec) << a.body;
-    return v.is_object() ? v.as_object() : json::object();
-  }
   Answer Post(const std::string& target, const json::value& body, const std::string& as = "alice",
               Method m = Method::Post) {
     return hub_.PostJson(target, json::serialize(body), as, m);
@@ -38,7 +32,7 @@ class RegistryRoutesTest : public ::testing::Test {
     Answer a = Post("/api/v1/models",
                     json::object{{"name", name}, {"repo", "alice/bert"}, {"revision", revision}});
     EXPECT_EQ(a.status, 201) << a.body;
-    return Body(a)["version"].as_object()["version"].as_int64();
+    return a.Json()["version"].as_object()["version"].as_int64();
   }
   TestHub hub_;
   std::string c1_, c2_;
@@ -47,7 +41,7 @@ class RegistryRoutesTest : public ::testing::Test {
 TEST_F(RegistryRoutesTest, HealthAnswers) {
   Answer a = hub_.Get("/health");
   EXPECT_EQ(a.status, 200);
-  EXPECT_EQ(Body(a)["status"], "ok");
+  EXPECT_EQ(a.Json()["status"], "ok");
 }
 
 TEST_F(RegistryRoutesTest, RegistersAVersionPinnedAtTheRevisionsCommit) {
@@ -58,7 +52,7 @@ TEST_F(RegistryRoutesTest, RegistersAVersionPinnedAtTheRevisionsCommit) {
                                                  {"revision", "main"},
                                                  {"run_link", "https://ci.example/7"}});
   ASSERT_EQ(a.status, 201) << a.body;
-  auto body = Body(a);
+  auto body = a.Json();
   auto model = body["model"].as_object();
   EXPECT_EQ(model["owner"], "alice");
   EXPECT_EQ(model["tags"].as_object()["team"], "risk");
@@ -72,10 +66,10 @@ TEST_F(RegistryRoutesTest, RegistersAVersionPinnedAtTheRevisionsCommit) {
   hub_.Commit("alice", "models/alice/bert", {{"model.onnx", "v3"}});
   Answer got = hub_.Get("/api/v1/models/fraud/versions/1");
   ASSERT_EQ(got.status, 200) << got.body;
-  EXPECT_EQ(Body(got)["commit"], json::value(c2_));
+  EXPECT_EQ(got.Json()["commit"], json::value(c2_));
   // An older commit by its sha, then the model page lists both, newest first.
   EXPECT_EQ(Register("fraud", c1_), 2);
-  auto detail = Body(hub_.Get("/api/v1/models/fraud"));
+  auto detail = hub_.Get("/api/v1/models/fraud").Json();
   auto versions = detail["versions"].as_array();
   ASSERT_EQ(versions.size(), 2u);
   EXPECT_EQ(versions[0].as_object()["commit"], json::value(c1_));
@@ -88,13 +82,13 @@ TEST_F(RegistryRoutesTest, MovesAliasesAndLogsWhoMovedThem) {
   Answer set = Post("/api/v1/models/fraud/aliases/champion", json::object{{"version", 1}}, "alice",
                     Method::Put);
   ASSERT_EQ(set.status, 200) << set.body;
-  EXPECT_TRUE(Body(set)["previous"].is_null());
+  EXPECT_TRUE(set.Json()["previous"].is_null());
   Answer move = Post("/api/v1/models/fraud/aliases/champion", json::object{{"version", "2"}},
                      "alice", Method::Put);
-  EXPECT_EQ(Body(move)["previous"], 1);
-  auto model = Body(hub_.Get("/api/v1/models/fraud"));
+  EXPECT_EQ(move.Json()["previous"], 1);
+  auto model = hub_.Get("/api/v1/models/fraud").Json();
   EXPECT_EQ(model["aliases"].as_object()["champion"], 2);
-  auto log = Body(hub_.Get("/api/v1/models/fraud/aliases/log"))["events"].as_array();
+  auto log = hub_.Get("/api/v1/models/fraud/aliases/log").Json()["events"].as_array();
   ASSERT_EQ(log.size(), 2u);
   EXPECT_EQ(log[0].as_object()["from"], 1);
   EXPECT_EQ(log[0].as_object()["to"], 2);
@@ -102,7 +96,8 @@ TEST_F(RegistryRoutesTest, MovesAliasesAndLogsWhoMovedThem) {
   Answer del =
       hub_.Send({Method::Delete, "/api/v1/models/fraud/aliases/champion", "alice", {}, ""});
   EXPECT_EQ(del.status, 200) << del.body;
-  EXPECT_EQ(Body(hub_.Get("/api/v1/models/fraud/aliases/log?limit=1"))["events"]
+  EXPECT_EQ(hub_.Get("/api/v1/models/fraud/aliases/log?limit=1")
+                .Json()["events"]
                 .as_array()[0]
                 .as_object()["to"],
             nullptr);
@@ -130,7 +125,7 @@ TEST_F(RegistryRoutesTest, OnlyAdminsAndDeployersMoveAliases) {
           .status,
       400);
   // Refusals changed nothing: one move, by bob.
-  auto log = Body(hub_.Get("/api/v1/models/fraud/aliases/log"))["events"].as_array();
+  auto log = hub_.Get("/api/v1/models/fraud/aliases/log").Json()["events"].as_array();
   ASSERT_EQ(log.size(), 1u);
   EXPECT_EQ(log[0].as_object()["actor"], "bob");
 }
@@ -140,12 +135,12 @@ TEST_F(RegistryRoutesTest, AModelPinningAPrivateRepoIsHiddenLikeTheRepo) {
   hub_.Commit("alice", "models/alice/secret", {{"w.bin", "x"}});
   Answer a = Post("/api/v1/models", json::object{{"name", "hidden"}, {"repo", "alice/secret"}});
   ASSERT_EQ(a.status, 201) << a.body;
-  EXPECT_EQ(Body(a)["model"].as_object()["private"], true);
+  EXPECT_EQ(a.Json()["model"].as_object()["private"], true);
   EXPECT_EQ(hub_.Get("/api/v1/models/hidden").status, 404);
   EXPECT_EQ(hub_.Get("/api/v1/models/hidden", "bob").status, 404);
   EXPECT_EQ(hub_.Get("/api/v1/models/hidden", "alice").status, 200);
-  EXPECT_EQ(Body(hub_.Get("/api/v1/models"))["models"].as_array().size(), 0u);
-  EXPECT_EQ(Body(hub_.Get("/api/v1/models", "alice"))["models"].as_array().size(), 1u);
+  EXPECT_EQ(hub_.Get("/api/v1/models").Json()["models"].as_array().size(), 0u);
+  EXPECT_EQ(hub_.Get("/api/v1/models", "alice").Json()["models"].as_array().size(), 1u);
   // bob cannot pin a repo he cannot read: it does not exist for him.
   Post("/api/v1/models", json::object{{"name", "bobs"}}, "bob");
   Answer pin = Post("/api/v1/models/bobs/versions", json::object{{"repo", "alice/secret"}}, "bob");
@@ -158,17 +153,17 @@ TEST_F(RegistryRoutesTest, ListsWithPagesAndFilters) {
   Answer tagged =
       Post("/api/v1/models", json::object{{"name", "delta"}, {"tags", {{"task", "nlp"}}}});
   ASSERT_EQ(tagged.status, 201) << tagged.body;
-  auto page = Body(hub_.Get("/api/v1/models?limit=2"));
+  auto page = hub_.Get("/api/v1/models?limit=2").Json();
   ASSERT_EQ(page["models"].as_array().size(), 2u);
   EXPECT_EQ(page["models"].as_array()[0].as_object()["name"], "alpha");
   EXPECT_EQ(page["next_offset"], 2);
-  auto last = Body(hub_.Get("/api/v1/models?limit=2&offset=2"));
+  auto last = hub_.Get("/api/v1/models?limit=2&offset=2").Json();
   EXPECT_EQ(last["models"].as_array().size(), 2u);
   EXPECT_TRUE(last["next_offset"].is_null());
-  EXPECT_EQ(Body(hub_.Get("/api/v1/models?search=AMM"))["models"].as_array().size(), 1u);
-  EXPECT_EQ(Body(hub_.Get("/api/v1/models?search=%25"))["models"].as_array().size(), 0u);
-  EXPECT_EQ(Body(hub_.Get("/api/v1/models?tag=task=nlp"))["models"].as_array().size(), 1u);
-  EXPECT_EQ(Body(hub_.Get("/api/v1/models?owner=bob"))["models"].as_array().size(), 0u);
+  EXPECT_EQ(hub_.Get("/api/v1/models?search=AMM").Json()["models"].as_array().size(), 1u);
+  EXPECT_EQ(hub_.Get("/api/v1/models?search=%25").Json()["models"].as_array().size(), 0u);
+  EXPECT_EQ(hub_.Get("/api/v1/models?tag=task=nlp").Json()["models"].as_array().size(), 1u);
+  EXPECT_EQ(hub_.Get("/api/v1/models?owner=bob").Json()["models"].as_array().size(), 0u);
   EXPECT_EQ(hub_.Get("/api/v1/models?limit=0").status, 400);
   EXPECT_EQ(hub_.Get("/api/v1/models?limit=abc").status, 400);
   EXPECT_EQ(hub_.Get("/api/v1/models?sort=size").status, 400);
@@ -210,11 +205,11 @@ TEST_F(RegistryRoutesTest, BadInputIsRefusedAndChangesNothing) {
   EXPECT_EQ(hub_.Get("/api/v1/models/fraud/versions/0").status, 400);
   EXPECT_EQ(hub_.Get("/api/v1/models/fraud/versions/7").status, 404);
   // Nothing of the above was written.
-  auto model = Body(hub_.Get("/api/v1/models/fraud"));
+  auto model = hub_.Get("/api/v1/models/fraud").Json();
   EXPECT_EQ(model["versions"].as_array().size(), 1u);
   EXPECT_TRUE(model["aliases"].as_object().empty());
-  EXPECT_EQ(Body(hub_.Get("/api/v1/models"))["models"].as_array().size(), 1u);
-  EXPECT_TRUE(Body(hub_.Get("/api/v1/models/fraud/aliases/log"))["events"].as_array().empty());
+  EXPECT_EQ(hub_.Get("/api/v1/models").Json()["models"].as_array().size(), 1u);
+  EXPECT_TRUE(hub_.Get("/api/v1/models/fraud/aliases/log").Json()["events"].as_array().empty());
 }
 
 // Found by an adversarial run: a model must not turn public when what made it private goes.
@@ -238,7 +233,7 @@ TEST_F(RegistryRoutesTest, WhatMadeAModelPrivateKeepsItHidden) {
                 .status,
             201);
   EXPECT_EQ(hub_.Get("/api/v1/models/trained").status, 404);
-  EXPECT_TRUE(Body(hub_.Get("/api/v1/models"))["models"].as_array().empty());
+  EXPECT_TRUE(hub_.Get("/api/v1/models").Json()["models"].as_array().empty());
 }
 
 TEST_F(RegistryRoutesTest, AFailedRegistrationLeavesNoModel) {
@@ -254,7 +249,7 @@ TEST_F(RegistryRoutesTest, AFailedRegistrationLeavesNoModel) {
   Answer other = Post("/api/v1/models",
                       json::object{{"name", "fraud"}, {"private", true}, {"repo", "alice/bert"}});
   EXPECT_EQ(other.status, 409) << other.body;
-  EXPECT_EQ(Body(hub_.Get("/api/v1/models/fraud"))["versions"].as_array().size(), 1u);
+  EXPECT_EQ(hub_.Get("/api/v1/models/fraud").Json()["versions"].as_array().size(), 1u);
   EXPECT_EQ(Register("fraud", c2_), 2);  // without settings: into it
 }
 
@@ -303,7 +298,7 @@ TEST_F(RegistryRoutesTest, RefusesAnOversizedBodyFromItsHeadAndLogsNoNoOpMove) {
                    Method::Put)
                   .status,
               200);
-  EXPECT_EQ(Body(hub_.Get("/api/v1/models/fraud/aliases/log"))["events"].as_array().size(), 1u);
+  EXPECT_EQ(hub_.Get("/api/v1/models/fraud/aliases/log").Json()["events"].as_array().size(), 1u);
   EXPECT_EQ(hub_.Get("/api/v1/models?search=%01").status, 400);
 }
 
@@ -312,7 +307,8 @@ TEST_F(RegistryRoutesTest, RefusesAnOversizedBodyFromItsHeadAndLogsNoNoOpMove) {
 TEST_F(RegistryRoutesTest, KeptAnswersFollowEveryChangeAndEveryCaller) {
   Register("fraud", c1_);
   auto aliases = [&](const std::string& as) {
-    return Body(hub_.Get("/api/v1/models?limit=5", as))["models"]
+    return hub_.Get("/api/v1/models?limit=5", as)
+        .Json()["models"]
         .as_array()[0]
         .as_object()["aliases"]
         .as_object()
@@ -330,9 +326,9 @@ TEST_F(RegistryRoutesTest, KeptAnswersFollowEveryChangeAndEveryCaller) {
   ASSERT_EQ(
       Post("/api/v1/models", json::object{{"name", "aaa-hidden"}, {"repo", "alice/secret"}}).status,
       201);
-  EXPECT_EQ(Body(hub_.Get("/api/v1/models?limit=5", "alice"))["models"].as_array().size(), 2u);
-  EXPECT_EQ(Body(hub_.Get("/api/v1/models?limit=5", "bob"))["models"].as_array().size(), 1u);
-  EXPECT_EQ(Body(hub_.Get("/api/v1/models?limit=5"))["models"].as_array().size(), 1u);
+  EXPECT_EQ(hub_.Get("/api/v1/models?limit=5", "alice").Json()["models"].as_array().size(), 2u);
+  EXPECT_EQ(hub_.Get("/api/v1/models?limit=5", "bob").Json()["models"].as_array().size(), 1u);
+  EXPECT_EQ(hub_.Get("/api/v1/models?limit=5").Json()["models"].as_array().size(), 1u);
 }
 
 }  // namespace
