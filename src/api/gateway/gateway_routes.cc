@@ -17,11 +17,16 @@ using http::Requirement;
 using http::Response;
 using services::GatewayService;
 
-json::object RouteJson(const services::RouteView& v) {
+// A route as gateway_routes.h shows it; backends' URLs to site admins only (they name
+// hosts of the infrastructure).
+json::object RouteJson(const services::RouteView& v, const Principal& who) {
   const db::RouteRecord& r = v.route;
   json::array backends;
-  for (const auto& b : r.backends)
-    backends.push_back(json::object{{"kind", b.kind}, {"url", b.target}, {"weight", b.weight}});
+  for (const auto& b : r.backends) {
+    json::object out{{"kind", b.kind}, {"weight", b.weight}};
+    if (who.is_admin) out["url"] = b.target;
+    backends.push_back(std::move(out));
+  }
   json::value version = nullptr, commit = nullptr, repo = nullptr, alias = nullptr;
   if (v.version) {
     version = v.version->version;
@@ -108,7 +113,7 @@ Result<Response> List(GatewayService& g, Request& q) {
   }
   HANGAR_ASSIGN_OR_RETURN(auto page, g.ListRoutes(q.principal, offset, limit));
   json::array routes;
-  for (const auto& v : page.routes) routes.push_back(RouteJson(v));
+  for (const auto& v : page.routes) routes.push_back(RouteJson(v, q.principal));
   json::value next = nullptr;
   if (page.next_offset) next = page.next_offset;
   return JsonResponse(json::object{{"routes", std::move(routes)}, {"next_offset", next}});
@@ -131,16 +136,16 @@ void AddGatewayRoutes(http::Router& router, GatewayService& g) {
   add(Method::Post, "/api/v1/gateway/routes", write, [&g](Request& q) -> Result<Response> {
     HANGAR_ASSIGN_OR_RETURN(auto r, ParseRoute(q));
     HANGAR_ASSIGN_OR_RETURN(auto v, g.CreateRoute(q.principal, r));
-    return JsonResponse(RouteJson(v), 201);
+    return JsonResponse(RouteJson(v, q.principal), 201);
   });
   add(Method::Get, "/api/v1/gateway/routes/{name}", read, [&g](Request& q) -> Result<Response> {
     HANGAR_ASSIGN_OR_RETURN(auto v, g.GetRoute(q.principal, std::string(q.Param("name"))));
-    return JsonResponse(RouteJson(v));
+    return JsonResponse(RouteJson(v, q.principal));
   });
   add(Method::Put, "/api/v1/gateway/routes/{name}", write, [&g](Request& q) -> Result<Response> {
     HANGAR_ASSIGN_OR_RETURN(auto r, ParseRoute(q));
     HANGAR_ASSIGN_OR_RETURN(auto v, g.UpdateRoute(q.principal, std::string(q.Param("name")), r));
-    return JsonResponse(RouteJson(v));
+    return JsonResponse(RouteJson(v, q.principal));
   });
   add(Method::Delete, "/api/v1/gateway/routes/{name}", write, [&g](Request& q) -> Result<Response> {
     HANGAR_TRY(g.DeleteRoute(q.principal, std::string(q.Param("name"))));

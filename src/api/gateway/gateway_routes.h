@@ -7,7 +7,8 @@
 //   DELETE /api/v1/gateway/routes/{name}          (site admins)
 // A route is {name, model, alias, version (what it names now, or null), commit, repo,
 // problem, protocol, fallback, timeout_ms, retries, limits {requests_per_minute,
-// tokens_per_minute}, backends [{kind, url, weight}], created_at, updated_at}.
+// tokens_per_minute}, backends [{kind, url (site admins only), weight}], created_at,
+// updated_at}.
 
 #include "http/router.h"
 #include "services/gateway/gateway_service.h"

@@ -163,7 +163,10 @@ Result<Response> MoveAlias(RegistryService& r, Request& q, bool remove) {
 Result<Response> AliasLog(RegistryService& r, Request& q) {
   HANGAR_ASSIGN_OR_RETURN(int64_t before, IntParam(q, "before", 0, 0, INT64_MAX / 2));
   HANGAR_ASSIGN_OR_RETURN(int64_t limit, IntParam(q, "limit", 100, 1, 1000));
-  HANGAR_ASSIGN_OR_RETURN(auto events, r.AliasLog(q.principal, Name(q), before, limit));
+  // One more than asked: whether an older page exists.
+  HANGAR_ASSIGN_OR_RETURN(auto events, r.AliasLog(q.principal, Name(q), before, limit + 1));
+  bool more = static_cast<int64_t>(events.size()) > limit;
+  if (more) events.pop_back();
   json::array out;
   for (const auto& e : events)
     out.push_back(json::object{{"id", e.id},
@@ -174,7 +177,7 @@ Result<Response> AliasLog(RegistryService& r, Request& q) {
                                {"at", Iso8601(e.at / 1000)},
                                {"at_ms", e.at}});
   json::value next = nullptr;
-  if (static_cast<int64_t>(events.size()) == limit) next = events.back().id;
+  if (more) next = events.back().id;
   return JsonResponse(json::object{{"events", std::move(out)}, {"next_before", next}});
 }
 

@@ -316,7 +316,7 @@ Result<std::vector<db::AliasEvent>> RegistryService::AliasLog(const Principal& w
                                                               const std::string& name,
                                                               int64_t before_id, int64_t limit) {
   HANGAR_ASSIGN_OR_RETURN(Seen seen, See(who, name));
-  return store_.ListAliasEvents(seen.model.id, before_id, std::clamp<int64_t>(limit, 1, 1000));
+  return store_.ListAliasEvents(seen.model.id, before_id, std::clamp<int64_t>(limit, 1, 1001));
 }
 
 Result<db::VersionRecord> RegistryService::TransitionStage(const Principal& who,

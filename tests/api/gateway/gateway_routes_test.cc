@@ -77,7 +77,15 @@ TEST_F(GatewayRoutesTest, OnlySiteAdminsChangeRoutes) {
   ASSERT_EQ(Send(Method::Post, "/api/v1/gateway/routes", Route("r")).status, 201);
   EXPECT_EQ(Send(Method::Put, "/api/v1/gateway/routes/r", Route("r"), "bob").status, 403);
   EXPECT_EQ(hub_.Send({Method::Delete, "/api/v1/gateway/routes/r", "bob", {}, ""}).status, 403);
-  EXPECT_EQ(hub_.Get("/api/v1/gateway/routes/r", "bob").status, 200);  // a public model's
+  Answer seen = hub_.Get("/api/v1/gateway/routes/r", "bob");  // a public model's
+  EXPECT_EQ(seen.status, 200);
+  // The infrastructure's hosts are the admins' to see.
+  EXPECT_FALSE(seen.Json()["backends"].as_array()[0].as_object().contains("url"));
+  EXPECT_TRUE(hub_.Get("/api/v1/gateway/routes/r", "alice")
+                  .Json()["backends"]
+                  .as_array()[0]
+                  .as_object()
+                  .contains("url"));
   json::object changed = Route("r");
   changed["retries"] = 3;
   Answer put = Send(Method::Put, "/api/v1/gateway/routes/r", changed);

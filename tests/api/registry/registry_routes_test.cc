@@ -90,6 +90,10 @@ TEST_F(RegistryRoutesTest, MovesAliasesAndLogsWhoMovedThem) {
   EXPECT_EQ(model["aliases"].as_object()["champion"], 2);
   auto log = hub_.Get("/api/v1/models/fraud/aliases/log").Json()["events"].as_array();
   ASSERT_EQ(log.size(), 2u);
+  // A next page is offered only when there is one.
+  EXPECT_FALSE(
+      hub_.Get("/api/v1/models/fraud/aliases/log?limit=1").Json()["next_before"].is_null());
+  EXPECT_TRUE(hub_.Get("/api/v1/models/fraud/aliases/log?limit=2").Json()["next_before"].is_null());
   EXPECT_EQ(log[0].as_object()["from"], 1);
   EXPECT_EQ(log[0].as_object()["to"], 2);
   EXPECT_EQ(log[0].as_object()["actor"], "alice");
