@@ -409,7 +409,7 @@ http::Router& App::Router() {
   routes_->page_caches = std::make_unique<web::PageCaches>();
   routes_->web = std::make_unique<web::WebDeps>(
       web::WebDeps{*authenticator_, *access_, *sessions_, *repos_, *content_, *imports_, *accounts_,
-                   config_, *routes_->page_caches, viewer_.get()});
+                   config_, *routes_->page_caches, viewer_.get(), model_registry_.get()});
   web::AddWebRoutes(r, *routes_->web);
   return r;
 }

@@ -27,6 +27,9 @@
 #include "services/repo/repo_service.h"
 #include "web/view.h"
 
+namespace hangar::services {
+class RegistryService;  // services/registry/registry_service.h
+}
 namespace hangar::services::viewer {
 class ViewerService;  // services/viewer/viewer_service.h
 }
@@ -65,6 +68,7 @@ struct WebDeps {
   const config::Config& config;
   PageCaches& caches;
   services::viewer::ViewerService* viewer = nullptr;  // null: the viewer is off
+  services::RegistryService* registry = nullptr;      // the model registry's pages
 };
 
 // Who is browsing, as established from the request.

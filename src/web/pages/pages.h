@@ -28,6 +28,8 @@ void AddRepoPages(http::Router& router, WebDeps& deps, RepoType type);
 // The dataset viewer's table, "/datasets/{ns}/{name}/viewer[/{config}/{split}]", and its
 // embed form ".../embed/viewer[/{config}/{split}]".
 void AddViewerPages(http::Router& router, WebDeps& deps);
+// The model registry: "/registry" and "/registry/{name}" (nothing when deps.registry is null).
+void AddRegistryPages(http::Router& router, WebDeps& deps);
 // Commits, commit, blame, refs, tags, search, archives for repos of `type`.
 void AddHistoryPages(http::Router& router, WebDeps& deps, RepoType type);
 
