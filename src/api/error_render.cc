@@ -125,6 +125,22 @@ http::Response RenderError(http::ApiFamily api, const Error& e, const http::Requ
       res.SetHeader("Content-Type", "application/json");
       break;
     }
+    case http::ApiFamily::OpenAi: {
+      // The OpenAI API's error object, which its clients read (`error.message`, `type`).
+      const char* type = e.code == ErrorCode::Unauthorized      ? "authentication_error"
+                         : e.code == ErrorCode::Forbidden       ? "permission_error"
+                         : e.code == ErrorCode::NotFound        ? "not_found_error"
+                         : e.code == ErrorCode::TooManyRequests ? "rate_limit_error"
+                         : info.http_status >= 500              ? "api_error"
+                                                                : "invalid_request_error";
+      res.body =
+          json::serialize(json::object{{"error", json::object{{"message", e.message},
+                                                              {"type", type},
+                                                              {"param", nullptr},
+                                                              {"code", std::string(info.name)}}}});
+      res.SetHeader("Content-Type", "application/json");
+      break;
+    }
     case http::ApiFamily::Git: {
       res.SetHeader("X-Error-Message", HeaderSafe(e.message));
       res.body = e.message + "\n";

@@ -20,7 +20,7 @@
 namespace hangar::http {
 
 // Which protocol's error shape a route speaks (STYLE.md §3).
-enum class ApiFamily { Hf, Git, Lfs, Oci, Viewer, Mlflow, Html, Plain };
+enum class ApiFamily { Hf, Git, Lfs, Oci, Viewer, Mlflow, OpenAi, Html, Plain };
 
 // A handler: blocking; runs on the worker pool, never on an I/O thread.
 using Handler = std::function<Result<Response>(Request&)>;

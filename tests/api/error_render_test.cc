@@ -36,6 +36,31 @@ TEST(RenderError, StaleParentCarriesItsCode) {
   EXPECT_EQ(res.GetHeader("X-Error-Code"), "PreconditionFailed");
 }
 
+TEST(RenderError, MlflowShapeWithMlflowsStatuses) {
+  auto exists =
+      RenderError(http::ApiFamily::Mlflow, MakeError(ErrorCode::Conflict, "taken"), Req());
+  EXPECT_EQ(exists.status, 400);  // MLflow answers RESOURCE_ALREADY_EXISTS with 400
+  EXPECT_EQ(exists.body, R"({"error_code":"RESOURCE_ALREADY_EXISTS","message":"taken"})");
+  auto missing =
+      RenderError(http::ApiFamily::Mlflow, MakeError(ErrorCode::RepoNotFound, "no repo"), Req());
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_NE(missing.body.find("RESOURCE_DOES_NOT_EXIST"), std::string::npos);
+  auto big =
+      RenderError(http::ApiFamily::Mlflow, MakeError(ErrorCode::PayloadTooLarge, "big"), Req());
+  EXPECT_EQ(big.status, 400);
+  EXPECT_NE(big.body.find("INVALID_PARAMETER_VALUE"), std::string::npos);
+}
+
+TEST(RenderError, OpenAiShape) {
+  auto res = RenderError(http::ApiFamily::OpenAi,
+                         MakeError(ErrorCode::TooManyRequests, "slow down"), Req());
+  EXPECT_EQ(res.status, 429);
+  EXPECT_EQ(
+      res.body,
+      R"({"error":{"message":"slow down","type":"rate_limit_error","param":null,"code":"TooManyRequests"}})");
+  EXPECT_FALSE(res.GetHeader("Retry-After").empty());
+}
+
 TEST(RenderError, LfsShape) {
   auto res = RenderError(http::ApiFamily::Lfs, MakeError(ErrorCode::Unauthorized, "login"), Req());
   EXPECT_EQ(res.GetHeader("Content-Type"), "application/vnd.git-lfs+json");

@@ -119,6 +119,22 @@ Result<Response> List(GatewayService& g, Request& q) {
   return JsonResponse(json::object{{"routes", std::move(routes)}, {"next_offset", next}});
 }
 
+// GET /v1/models (OpenAI's "list models"): the routes the caller may see, as models.
+Result<Response> OpenAiModels(GatewayService& g, Request& q) {
+  json::array data;
+  for (int64_t offset = 0;;) {
+    HANGAR_ASSIGN_OR_RETURN(auto page, g.ListRoutes(q.principal, offset, 1000));
+    for (const auto& v : page.routes)
+      data.push_back(json::object{{"id", v.route.name},
+                                  {"object", "model"},
+                                  {"created", v.route.created_at / 1000},
+                                  {"owned_by", v.route.owner}});
+    if (!page.next_offset) break;
+    offset = page.next_offset;
+  }
+  return JsonResponse(json::object{{"object", "list"}, {"data", std::move(data)}});
+}
+
 }  // namespace
 
 void AddGatewayRoutes(http::Router& router, GatewayService& g) {
@@ -138,6 +154,11 @@ void AddGatewayRoutes(http::Router& router, GatewayService& g) {
     HANGAR_ASSIGN_OR_RETURN(auto v, g.CreateRoute(q.principal, r));
     return JsonResponse(RouteJson(v, q.principal), 201);
   });
+  // The OpenAI face (docs/gateway.md): hub tokens are its API keys.
+  router.Add(Method::Get, "/v1/models", http::ApiFamily::OpenAi, Requirement::SignedIn(),
+             [&g, cache](Request& q) {
+               return CachedJson(*cache, g.Generation(), q, [&] { return OpenAiModels(g, q); });
+             });
   add(Method::Get, "/api/v1/gateway/routes/{name}", read, [&g](Request& q) -> Result<Response> {
     HANGAR_ASSIGN_OR_RETURN(auto v, g.GetRoute(q.principal, std::string(q.Param("name"))));
     return JsonResponse(RouteJson(v, q.principal));

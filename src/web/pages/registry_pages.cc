@@ -15,8 +15,7 @@ constexpr int64_t kEventsShown = 100;
 
 std::string Time(int64_t unix_millis) { return Iso8601(unix_millis / 1000); }
 
-Result<http::Response> Models(services::RegistryService& r, PageContext& ctx,
-                              http::Request& req) {
+Result<http::Response> Models(services::RegistryService& r, PageContext& ctx, http::Request& req) {
   services::ModelFilter f;
   f.search = req.Query("search").value_or("");
   auto offset = ParseUint64(req.Query("offset").value_or("0"));
@@ -49,7 +48,8 @@ Result<http::Response> Models(services::RegistryService& r, PageContext& ctx,
   if (f.offset > 0)
     data.set("prev_url",
              "/registry?offset=" + std::to_string(std::max<int64_t>(0, f.offset - kPage)) + query);
-  if (page.next_offset) data.set("next_url", "/registry?offset=" + std::to_string(page.next_offset) + query);
+  if (page.next_offset)
+    data.set("next_url", "/registry?offset=" + std::to_string(page.next_offset) + query);
   return Html(ctx, 200, "Model registry", "registry", data);
 }
 

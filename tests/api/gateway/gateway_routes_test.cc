@@ -154,5 +154,22 @@ TEST_F(GatewayRoutesTest, BadRoutesAreRefusedAndNothingIsWritten) {
   EXPECT_EQ(hub_.Get("/api/v1/gateway/routes?limit=x").status, 400);
 }
 
+// OpenAI's list of models is the routes the key's user may see, in OpenAI's shapes.
+TEST_F(GatewayRoutesTest, OpenAiModelsListsTheRoutes) {
+  ASSERT_EQ(Send(Method::Post, "/api/v1/gateway/routes", Route("fraud-chat")).status, 201);
+  Answer anon = hub_.Get("/v1/models");
+  EXPECT_EQ(anon.status, 401);
+  EXPECT_EQ(anon.Json()["error"].as_object()["type"], "authentication_error");
+  Answer list = hub_.Get("/v1/models", "bob");
+  ASSERT_EQ(list.status, 200) << list.body;
+  auto body = list.Json();
+  EXPECT_EQ(body["object"], "list");
+  ASSERT_EQ(body["data"].as_array().size(), 1u);
+  auto model = body["data"].as_array()[0].as_object();
+  EXPECT_EQ(model["id"], "fraud-chat");
+  EXPECT_EQ(model["object"], "model");
+  EXPECT_EQ(model["owned_by"], "alice");
+}
+
 }  // namespace
 }  // namespace hangar::api

@@ -17,11 +17,12 @@ TEST(RegistryPages, ShowVersionsAliasesAndTheirMoves) {
   TestHub hub;
   hub.CreateRepo("alice", "alice", "bert");
   std::string c1 = hub.Commit("alice", "models/alice/bert", {{"model.onnx", "v1"}});
-  ASSERT_EQ(hub.PostJson("/api/v1/models",
-                         R"({"name": "fraud", "description": "scores <payments>", "repo": "alice/bert"})",
-                         "alice")
-                .status,
-            201);
+  ASSERT_EQ(
+      hub.PostJson("/api/v1/models",
+                   R"({"name": "fraud", "description": "scores <payments>", "repo": "alice/bert"})",
+                   "alice")
+          .status,
+      201);
   ASSERT_EQ(hub.PostJson("/api/v1/models/fraud/aliases/champion", R"({"version": 1})", "alice",
                          Method::Put)
                 .status,
@@ -32,7 +33,7 @@ TEST(RegistryPages, ShowVersionsAliasesAndTheirMoves) {
   EXPECT_NE(list.body.find("champion → v1"), std::string::npos);
   Answer page = hub.Get("/registry/fraud");
   ASSERT_EQ(page.status, 200) << page.body;
-  EXPECT_NE(page.body.find("/alice/bert/tree/" + c1), std::string::npos);  // the pinned commit
+  EXPECT_NE(page.body.find("/alice/bert/tree/" + c1), std::string::npos);   // the pinned commit
   EXPECT_NE(page.body.find("scores &lt;payments&gt;"), std::string::npos);  // escaped
   EXPECT_NE(page.body.find("<td>champion</td>"), std::string::npos);        // the log's row
   EXPECT_EQ(page.body.find("No alias was moved yet"), std::string::npos);
