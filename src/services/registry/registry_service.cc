@@ -125,21 +125,14 @@ Result<int64_t> RegistryService::OwnerId(const std::string& owner) {
   return MakeError(ErrorCode::NotFound, "no user or organization '" + owner + "'");
 }
 
-Result<std::vector<int64_t>> RegistryService::ReadableOwners(const Principal& who) {
-  std::vector<int64_t> out;
-  if (who.anonymous) return out;
-  out.push_back(who.user_id);
-  HANGAR_ASSIGN_OR_RETURN(auto orgs, users_.ListOrgsOfUser(who.user_id));
-  for (const auto& m : orgs) out.push_back(m.org.id);
-  return out;
-}
-
 Result<RegistryService::Visibility> RegistryService::VisibleModels(const Principal& who) {
   Visibility v;
   v.all = who.is_admin;
-  if (!v.all) {
-    HANGAR_ASSIGN_OR_RETURN(v.owner_ids, ReadableOwners(who));
-  }
+  if (v.all || who.anonymous) return v;
+  // The caller's own namespace and their orgs': those whose private models they read.
+  v.owner_ids.push_back(who.user_id);
+  HANGAR_ASSIGN_OR_RETURN(auto orgs, users_.ListOrgsOfUser(who.user_id));
+  for (const auto& m : orgs) v.owner_ids.push_back(m.org.id);
   return v;
 }
 

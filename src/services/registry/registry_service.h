@@ -217,7 +217,6 @@ class RegistryService {
   Result<db::ModelRecord> Insert(const db::ModelRecord& rec);
   Result<Registered> Fresh(int64_t model_id, int64_t version);
   Result<int64_t> OwnerId(const std::string& owner);
-  Result<std::vector<int64_t>> ReadableOwners(const Principal& who);
   int64_t Now() const;
 
   // Declared first in every write: bumps the generation when the call returns, whatever

@@ -229,9 +229,11 @@ Result<VersionPage> RegistryService::ListVersions(const Principal& who, const Ve
   q.tag_value = f.tag_value;
   q.offset = f.offset;
   q.limit = f.limit + 1;
-  q.include_all_private = who.is_admin || q.model_id.has_value();
+  q.include_all_private = q.model_id.has_value();  // that model is seen already
   if (!q.include_all_private) {
-    HANGAR_ASSIGN_OR_RETURN(q.readable_owner_ids, ReadableOwners(who));
+    HANGAR_ASSIGN_OR_RETURN(Visibility seen, VisibleModels(who));
+    q.include_all_private = seen.all;
+    q.readable_owner_ids = std::move(seen.owner_ids);
   }
   HANGAR_ASSIGN_OR_RETURN(auto versions, store_.ListVersions(q));
   VersionPage page;
