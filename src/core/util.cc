@@ -35,6 +35,15 @@ std::string Iso8601(int64_t unix_seconds) {
   return buf;
 }
 
+std::string Iso8601Millis(int64_t unix_millis) {
+  int64_t ms = unix_millis % 1000;
+  if (ms < 0) ms += 1000;
+  std::string out = Iso8601((unix_millis - ms) / 1000);
+  char frac[8];
+  std::snprintf(frac, sizeof frac, ".%03d", static_cast<int>(ms));
+  return out.replace(out.size() - 5, 4, frac);  // ".000Z" → ".mmmZ"
+}
+
 static void FillRandom(uint8_t* p, size_t n) {
   if (RAND_bytes(p, static_cast<int>(n)) != 1) std::abort();  // no entropy: cannot go on
 }

@@ -14,6 +14,8 @@ int64_t NowUnix();
 int64_t NowUnixMillis();
 // "2024-02-19T10:57:45.000Z" (hf-api.md §1.12): UTC with milliseconds and a Z suffix.
 std::string Iso8601(int64_t unix_seconds);
+// As Iso8601, to the millisecond: "2026-12-03T18:30:10.277Z".
+std::string Iso8601Millis(int64_t unix_millis);
 
 // `n` characters of [A-Za-z0-9] from a cryptographic RNG (OpenSSL RAND_bytes).
 std::string RandomAlnum(size_t n);

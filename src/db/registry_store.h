@@ -28,7 +28,8 @@ struct ModelRecord {
   bool is_private = false;  // the model's own flag (docs/registry.md §visibility)
   // Whether a version pins a private repo (read-only: computed by the reads).
   bool pins_private = false;
-  int64_t created_by = 0;  // user id, 0 when unknown
+  int64_t created_by = 0;       // user id, 0 when unknown
+  std::string created_by_name;  // their name now, "" when unknown (read-only)
   int64_t created_at = 0;
   int64_t updated_at = 0;
   std::map<std::string, std::string> tags;
@@ -61,6 +62,7 @@ struct VersionRecord {
   std::vector<VersionDataset> datasets;
   bool archived = false;  // MLflow's legacy "Archived" stage
   int64_t created_by = 0;
+  std::string created_by_name;  // (read-only) as ModelRecord's
   int64_t created_at = 0;
   int64_t updated_at = 0;
   std::map<std::string, std::string> tags;  // filled by the reads

@@ -9,6 +9,12 @@ namespace {
 
 TEST(Util, Iso8601HasZSuffix) { EXPECT_EQ(Iso8601(1708340265), "2024-02-19T10:57:45.000Z"); }
 
+TEST(Util, Iso8601MillisKeepsTheMilliseconds) {
+  EXPECT_EQ(Iso8601Millis(1708340265277), "2024-02-19T10:57:45.277Z");
+  EXPECT_EQ(Iso8601Millis(1708340265000), "2024-02-19T10:57:45.000Z");
+  EXPECT_EQ(Iso8601Millis(-1), "1969-12-31T23:59:59.999Z");
+}
+
 TEST(Util, PercentDecodeOnce) {
   EXPECT_EQ(PercentDecode("refs%2Fpr%2F1"), "refs/pr/1");
   EXPECT_EQ(PercentDecode("refs%252Fpr"), "refs%2Fpr");

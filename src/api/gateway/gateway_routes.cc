@@ -49,8 +49,8 @@ json::object RouteJson(const services::RouteView& v, const Principal& who) {
        {{"requests_per_minute", r.requests_per_minute},
         {"tokens_per_minute", r.tokens_per_minute}}},
       {"backends", std::move(backends)},
-      {"created_at", Iso8601(r.created_at / 1000)},
-      {"updated_at", Iso8601(r.updated_at / 1000)}};
+      {"created_at", Iso8601Millis(r.created_at)},
+      {"updated_at", Iso8601Millis(r.updated_at)}};
   if (!v.problem.empty()) out["problem"] = v.problem;
   return out;
 }

@@ -9,7 +9,7 @@ namespace json = boost::json;
 
 namespace {
 
-std::string Time(int64_t unix_millis) { return Iso8601(unix_millis / 1000); }
+std::string Time(int64_t unix_millis) { return Iso8601Millis(unix_millis); }
 
 json::object TagObject(const std::map<std::string, std::string>& tags) {
   json::object out;
@@ -47,6 +47,7 @@ json::object ModelJson(const db::ModelRecord& m) {
                       {"private", m.is_private || m.pins_private},
                       {"tags", TagObject(m.tags)},
                       {"aliases", std::move(aliases)},
+                      {"created_by", m.created_by_name},
                       {"created_at", Time(m.created_at)},
                       {"updated_at", Time(m.updated_at)}};
 }
@@ -76,6 +77,7 @@ json::object VersionJson(const db::ModelRecord& m, const db::VersionRecord& v,
                       {"base_model", std::move(base)},
                       {"datasets", std::move(datasets)},
                       {"tags", TagObject(v.tags)},
+                      {"created_by", v.created_by_name},
                       {"created_at", Time(v.created_at)},
                       {"updated_at", Time(v.updated_at)}};
 }
@@ -94,7 +96,7 @@ json::object MlflowVersion(const db::ModelRecord& m, const db::VersionRecord& v)
                    {"description", v.description},
                    {"source", ArtifactUri(v)},
                    {"status", v.status}};
-  if (v.created_by != 0) out["user_id"] = std::to_string(v.created_by);
+  if (!v.created_by_name.empty()) out["user_id"] = v.created_by_name;  // MLflow: a user name
   if (!v.run_id.empty()) out["run_id"] = v.run_id;
   if (!v.run_link.empty()) out["run_link"] = v.run_link;
   if (!v.status_message.empty()) out["status_message"] = v.status_message;
@@ -110,7 +112,7 @@ json::object MlflowModel(const db::ModelRecord& m, const std::vector<db::Version
                    {"creation_timestamp", m.created_at},
                    {"last_updated_timestamp", m.updated_at},
                    {"description", m.description}};
-  if (m.created_by != 0) out["user_id"] = std::to_string(m.created_by);
+  if (!m.created_by_name.empty()) out["user_id"] = m.created_by_name;
   json::array versions, aliases;
   for (const auto& v : latest) versions.push_back(MlflowVersion(m, v));
   for (const auto& [alias, version] : m.aliases)

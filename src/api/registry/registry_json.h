@@ -12,12 +12,13 @@
 
 namespace hangar::api::registry {
 
-// /api/v1: {name, owner, description, private, tags{}, aliases{alias: n}, created_at,
-// updated_at} (times ISO 8601 UTC).
+// /api/v1: {name, owner, description, private, tags{}, aliases{alias: n}, created_by,
+// created_at, updated_at} (times ISO 8601 UTC, to the millisecond).
 boost::json::object ModelJson(const db::ModelRecord& m);
 // /api/v1: {version, repo, repo_type, commit, uri "ns/name@sha", url (the commit's page
 // under `base_url`), stage, aliases[], description, status, run_id, run_link, base_model
-// {id, version} or null, datasets [{repo, commit}], tags{}, created_at, updated_at}.
+// {model_id, version} or null, datasets [{repo, commit}], tags{}, created_by, created_at,
+// updated_at}.
 boost::json::object VersionJson(const db::ModelRecord& m, const db::VersionRecord& v,
                                 const std::string& base_url);
 

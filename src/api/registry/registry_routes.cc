@@ -174,7 +174,7 @@ Result<Response> AliasLog(RegistryService& r, Request& q) {
                                {"from", VersionOrNull(e.from_version)},
                                {"to", VersionOrNull(e.to_version)},
                                {"actor", e.actor},
-                               {"at", Iso8601(e.at / 1000)},
+                               {"at", Iso8601Millis(e.at)},
                                {"at_ms", e.at}});
   json::value next = nullptr;
   if (more) next = events.back().id;

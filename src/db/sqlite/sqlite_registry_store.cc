@@ -11,13 +11,15 @@ const std::string kModelSelect =
     "SELECT m.id, m.name, m.owner_id, u.name, m.description, "
     "m.private, " +
     PinsPrivateSql("m") +
-    ", m.created_by, m.created_at, m.updated_at FROM "
+    ", m.created_by, m.created_at, m.updated_at, COALESCE((SELECT cu.name FROM users cu WHERE "
+    "cu.id = m.created_by), '') FROM "
     "registered_models m JOIN users u ON u.id = m.owner_id";
 
 constexpr const char kVersionCols[] =
     "v.model_id, v.version, COALESCE(v.repo_id, 0), v.repo_type, v.repo, v.commit_sha, "
     "v.description, v.status, v.status_message, v.run_id, v.run_link, v.base_model_id, "
-    "v.base_version, v.archived, v.created_by, v.created_at, v.updated_at";
+    "v.base_version, v.archived, v.created_by, v.created_at, v.updated_at, COALESCE((SELECT "
+    "cu.name FROM users cu WHERE cu.id = v.created_by), '')";
 
 Error ModelMissing(int64_t id) {
   return MakeError(ErrorCode::NotFound, "registered model #" + std::to_string(id) + " not found");
@@ -41,6 +43,7 @@ ModelRecord ReadModel(const SqliteStmt& s) {
   m.created_by = s.Int(7);
   m.created_at = s.Int(8);
   m.updated_at = s.Int(9);
+  m.created_by_name = s.Text(10);
   return m;
 }
 
@@ -63,6 +66,7 @@ VersionRecord ReadVersion(const SqliteStmt& s) {
   v.created_by = s.Int(14);
   v.created_at = s.Int(15);
   v.updated_at = s.Int(16);
+  v.created_by_name = s.Text(17);
   return v;
 }
 

@@ -55,6 +55,7 @@ TEST_F(RegistryRoutesTest, RegistersAVersionPinnedAtTheRevisionsCommit) {
   auto body = a.Json();
   auto model = body["model"].as_object();
   EXPECT_EQ(model["owner"], "alice");
+  EXPECT_EQ(model["created_by"], "alice");
   EXPECT_EQ(model["tags"].as_object()["team"], "risk");
   auto v = body["version"].as_object();
   EXPECT_EQ(v["version"], 1);
