@@ -60,6 +60,20 @@ std::pair<std::string_view, int> MlflowError(ErrorCode c, int status) {
   return {"INVALID_PARAMETER_VALUE", 400};
 }
 
+// The OpenAI API's error object, which its clients read (`error.message`, `type`).
+std::string OpenAiErrorBody(const Error& e, const ErrorInfo& info) {
+  const char* type = e.code == ErrorCode::Unauthorized      ? "authentication_error"
+                     : e.code == ErrorCode::Forbidden       ? "permission_error"
+                     : e.code == ErrorCode::NotFound        ? "not_found_error"
+                     : e.code == ErrorCode::TooManyRequests ? "rate_limit_error"
+                     : info.http_status >= 500              ? "api_error"
+                                                            : "invalid_request_error";
+  return json::serialize(json::object{{"error", json::object{{"message", e.message},
+                                                             {"type", type},
+                                                             {"param", nullptr},
+                                                             {"code", std::string(info.name)}}}});
+}
+
 // Header values may not carry CR/LF; messages can quote user input.
 std::string HeaderSafe(std::string s) {
   for (auto& c : s) {
@@ -125,22 +139,10 @@ http::Response RenderError(http::ApiFamily api, const Error& e, const http::Requ
       res.SetHeader("Content-Type", "application/json");
       break;
     }
-    case http::ApiFamily::OpenAi: {
-      // The OpenAI API's error object, which its clients read (`error.message`, `type`).
-      const char* type = e.code == ErrorCode::Unauthorized      ? "authentication_error"
-                         : e.code == ErrorCode::Forbidden       ? "permission_error"
-                         : e.code == ErrorCode::NotFound        ? "not_found_error"
-                         : e.code == ErrorCode::TooManyRequests ? "rate_limit_error"
-                         : info.http_status >= 500              ? "api_error"
-                                                                : "invalid_request_error";
-      res.body =
-          json::serialize(json::object{{"error", json::object{{"message", e.message},
-                                                              {"type", type},
-                                                              {"param", nullptr},
-                                                              {"code", std::string(info.name)}}}});
+    case http::ApiFamily::OpenAi:
+      res.body = OpenAiErrorBody(e, info);
       res.SetHeader("Content-Type", "application/json");
       break;
-    }
     case http::ApiFamily::Git: {
       res.SetHeader("X-Error-Message", HeaderSafe(e.message));
       res.body = e.message + "\n";
