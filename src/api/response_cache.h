@@ -17,9 +17,11 @@ namespace hangar::api {
 
 class ResponseCache {
  public:
-  // At most about `capacity` answers, each kept `ttl_ms` at most.
-  explicit ResponseCache(size_t capacity = 10000, int64_t ttl_ms = 1000)
-      : entries_(capacity, ttl_ms) {}
+  // At most about `capacity` answers of at most `max_body` bytes each (so at most about
+  // capacity × max_body bytes, 64 MiB by default, whatever the callers ask: larger answers
+  // are not kept), each kept `ttl_ms` at most.
+  explicit ResponseCache(size_t capacity = 2048, int64_t ttl_ms = 1000, size_t max_body = 32 << 10)
+      : entries_(capacity, ttl_ms), max_body_(max_body) {}
 
   // The key of `req` for its caller: the target (path and query) and the user.
   static std::string KeyOf(const http::Request& req) {
@@ -34,6 +36,7 @@ class ResponseCache {
     return out;
   }
   void Put(const std::string& key, uint64_t generation, std::string body) {
+    if (body.size() > max_body_ || key.size() > 4096) return;
     entries_.Put(key, Entry{generation, std::move(body)}, NowUnixMillis());
   }
 
@@ -43,6 +46,7 @@ class ResponseCache {
     std::string body;
   };
   TtlCache<Entry> entries_;
+  size_t max_body_;
 };
 
 // The answer to `req`: from `cache` when it holds one computed at `generation` (read

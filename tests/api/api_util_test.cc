@@ -7,6 +7,7 @@
 
 #include "api/json_util.h"
 #include "api/range_util.h"
+#include "api/response_cache.h"
 #include "core/byte_source.h"
 
 namespace hangar::api {
@@ -89,6 +90,23 @@ TEST(ChosenRange, WholeRangeIfRangeAndPolicies) {
   http::Request past = ask("bytes=10-");
   EXPECT_EQ(ChosenRange(past, "\"e\"", 10, {}, partial).error().code,
             ErrorCode::RangeNotSatisfiable);
+}
+
+}  // namespace
+}  // namespace hangar::api
+
+namespace hangar::api {
+namespace {
+
+// response_cache.h: an answer is kept for its generation only, and large ones not at all
+// (the cache's bytes stay bounded whatever callers ask).
+TEST(ResponseCache, KeepsAnswersForTheirGenerationAndBoundsTheirSize) {
+  ResponseCache cache(16, 60'000, 10);
+  cache.Put("k", 1, "small");
+  EXPECT_EQ(cache.Get("k", 1), std::optional<std::string>("small"));
+  EXPECT_FALSE(cache.Get("k", 2).has_value());  // the state changed since
+  cache.Put("big", 1, std::string(11, 'x'));
+  EXPECT_FALSE(cache.Get("big", 1).has_value());
 }
 
 }  // namespace
