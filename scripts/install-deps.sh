@@ -51,9 +51,10 @@ apt_install --no-install-recommends ceph-mon ceph-osd radosgw ceph-common
 # Node.js: the machine's own if present, else Debian's.
 command -v npm >/dev/null || apt_install nodejs npm
 
-# npm packages used by the integration tests (the real @huggingface/hub client, and
-# playwright-core driving the Debian chromium above for the browser tests).
+# npm packages used by the integration tests (the real @huggingface/hub and openai clients,
+# and playwright-core driving the Debian chromium above for the browser tests).
 if [ ! -f tests/js/node_modules/@huggingface/hub/package.json ] ||
+   [ ! -f tests/js/node_modules/openai/package.json ] ||
    [ ! -f tests/js/node_modules/playwright-core/package.json ]; then
   (cd tests/js && npm ci --no-audit --no-fund --loglevel=error)
 fi

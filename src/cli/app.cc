@@ -9,6 +9,7 @@
 
 #include "api/error_render.h"
 #include "api/gateway/gateway_routes.h"
+#include "api/gateway/proxy_routes.h"
 #include "api/git/git_routes.h"
 #include "api/hf/hf_routes.h"
 #include "api/lfs/lfs_routes.h"
@@ -219,6 +220,11 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
       *app->stores_.registry, *app->stores_.users, *app->access_, *app->repos_, *app->content_);
   app->gateway_ =
       std::make_unique<services::GatewayService>(*app->stores_.gateway, *app->model_registry_);
+  services::ProxyOptions proxy_options;
+  proxy_options.health_interval_ms = c.gateway.health_interval_ms;
+  app->gateway_proxy_ = std::make_unique<services::GatewayProxy>(
+      *app->gateway_, *app->model_registry_, proxy_options);
+  app->gateway_proxy_->StartHealthChecks();
   services::GcOptions gc_options;
   gc_options.grace = std::chrono::seconds(c.gc.grace_s);
   gc_options.oci = app->stores_.oci.get();
@@ -397,6 +403,8 @@ http::Router& App::Router() {
       api::HfDeps{*authenticator_, *repos_, *content_, *commits_, config_, routes_->downloads.get(),
                   (fs::path(config_.storage.data_dir) / "tmp").string()});
   // Literal prefixes first; the /{ns}/{name}/... patterns last (first match wins).
+  // Before the OCI registry's /v2/{rest*}, which would take OIP's /v2/models/… paths.
+  api::AddGatewayProxyRoutes(r, *gateway_proxy_);
   api::AddOciRoutes(r, *oci_, *oci_auth_);
   api::AddRegistryRoutes(r, *model_registry_);
   api::AddGatewayRoutes(r, *gateway_);

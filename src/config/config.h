@@ -164,6 +164,11 @@ struct ViewerConfig {
   int state_ttl_ms = 2000;            // how long a dataset's state is served from memory
 };
 
+// [gateway] (docs/gateway.md): the gateway's proxy (issue 16)
+struct GatewayConfig {
+  int health_interval_ms = 2000;  // active health checks of every backend; 0 = none
+};
+
 // [log]
 struct LogConfig {
   std::string level = "info";  // trace | debug | info | warn | error | critical | off
@@ -184,6 +189,7 @@ struct Config {
   ImportConfig import;
   OciConfig oci;
   ViewerConfig viewer;
+  GatewayConfig gateway;
   LogConfig log;
 };
 

@@ -493,6 +493,15 @@ std::vector<KeyDef> ViewerKeys() {
   };
 }
 
+// [gateway]: the gateway's health checks.
+std::vector<KeyDef> GatewayKeys() {
+  return {
+      IntKey(
+          "gateway", "health_interval_ms", 0, 3'600'000,
+          [](Config & c) -> auto& { return c.gateway.health_interval_ms; }),
+  };
+}
+
 // [log]: the log level and the access log.
 std::vector<KeyDef> LogKeys() {
   return {
@@ -509,7 +518,7 @@ std::vector<KeyDef> MakeKeys() {
   std::vector<KeyDef> keys;
   for (auto section :
        {ServerKeys, StorageKeys, DatabaseKeys, LimitsKeys, BodyLimitsKeys, AuthKeys, CacheKeys,
-        GcKeys, MaintenanceKeys, ImportKeys, OciKeys, ViewerKeys, LogKeys}) {
+        GcKeys, MaintenanceKeys, ImportKeys, OciKeys, ViewerKeys, GatewayKeys, LogKeys}) {
     for (KeyDef& key : section()) keys.push_back(std::move(key));
   }
   return keys;

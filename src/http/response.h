@@ -22,6 +22,9 @@ class Response {
   std::unique_ptr<ByteSource> stream;      // streamed body; chunked unless content_length set
   std::optional<uint64_t> content_length;  // stream length, or the length a HEAD announces
   bool close = false;                      // close the connection after this response
+  // The stream's Read() may wait long on a peer (a proxied answer, an event stream): http/
+  // reads it on a thread of its own (limits.streaming_bodies), not on a shared worker.
+  bool stream_waits = false;
 
   // Replaces any header of that name (case-insensitive).
   void SetHeader(std::string_view name, std::string value);

@@ -233,6 +233,7 @@ asio::awaitable<std::optional<uint64_t>> Server::Impl::WriteStream(Conn& c, cons
       region && res.content_length && region->length == *res.content_length) {
     co_return co_await SendFile(c, *region);
   }
+  StreamReader reader(body_threads, pool, res.stream_waits);
   // Sized to the body when it is small; not zero-filled (it is written before it is read).
   size_t cap = res.content_length
                    ? static_cast<size_t>(std::clamp<uint64_t>(*res.content_length, 1, kStreamChunk))
@@ -244,7 +245,7 @@ asio::awaitable<std::optional<uint64_t>> Server::Impl::WriteStream(Conn& c, cons
     // A body of known length ends when that many bytes went out: no extra read for EOF.
     bool known_done = res.content_length && total == *res.content_length;
     Result<size_t> n = size_t{0};
-    if (!known_done) n = co_await OnPool(pool, [&] { return res.stream->Read(window); });
+    if (!known_done) n = co_await OnPool(reader.pool(), [&] { return res.stream->Read(window); });
     if (!n) {
       Log("http")->warn("[req {}] response stream failed: {}", req.request_id, n.error().message);
       co_return std::nullopt;

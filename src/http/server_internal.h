@@ -174,6 +174,8 @@ class BodyThreads {
       asio::post(fallback_, [held] { (*held)(); });
     }
   }
+  // Gives back a place TryReserve took without Start (a thread its holder made itself).
+  void Release() { Done(); }
   // Waits until every thread has ended.
   void Join() {
     std::unique_lock lock(mu_);
@@ -191,6 +193,30 @@ class BodyThreads {
   std::mutex mu_;  // guards running_
   std::condition_variable idle_;
   int running_ = 0;
+};
+
+// Where WriteStream reads a response stream: on the shared pool, or, for one that may wait
+// long on a peer (Response::stream_waits), on a thread of its own in a place of `places`
+// when one is free. The thread ends (idle, joined) with this object.
+class StreamReader {
+ public:
+  StreamReader(BodyThreads& places, asio::thread_pool& shared, bool waits)
+      : places_(places), shared_(shared) {
+    if (waits && places_.TryReserve()) own_.emplace(1);
+  }
+  ~StreamReader() {
+    if (!own_) return;
+    own_.reset();
+    places_.Release();
+  }
+  StreamReader(const StreamReader&) = delete;
+  StreamReader& operator=(const StreamReader&) = delete;
+  asio::thread_pool& pool() { return own_ ? *own_ : shared_; }
+
+ private:
+  BodyThreads& places_;
+  asio::thread_pool& shared_;
+  std::optional<asio::thread_pool> own_;
 };
 
 // What a request with a body holds while it runs (Server::Impl::TakeBodyPlaces).

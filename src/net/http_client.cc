@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstring>
 #include <mutex>
+#include <tuple>
 
 namespace hangar::net {
 namespace {
@@ -255,7 +256,59 @@ Result<HttpResponse> HttpClient::Perform(const HttpRequest& req, const BodySink*
 
 // ---- HttpStream ----
 
+namespace {
+
+// Kept-alive curl handles of finished streams. A multi handle holds the connection cache,
+// so an easy handle goes back with the multi it ran in: the pair reused reuses the
+// connection. Bounded; thread-safe.
+class StreamHandles {
+ public:
+  static constexpr size_t kMax = 64;
+  ~StreamHandles() {
+    for (auto [easy, multi] : free_) Free(easy, multi);
+  }
+  std::pair<CURL*, CURLM*> Take() {
+    {
+      std::lock_guard lock(mu_);
+      if (!free_.empty()) {
+        auto pair = free_.back();
+        free_.pop_back();
+        return pair;
+      }
+    }
+    return {curl_easy_init(), curl_multi_init()};
+  }
+  // `easy` is no longer in `multi`.
+  void Give(CURL* easy, CURLM* multi) {
+    curl_easy_reset(easy);
+    {
+      std::lock_guard lock(mu_);
+      if (free_.size() < kMax) {
+        free_.emplace_back(easy, multi);
+        return;
+      }
+    }
+    Free(easy, multi);
+  }
+  static void Free(CURL* easy, CURLM* multi) {
+    if (easy != nullptr) curl_easy_cleanup(easy);
+    if (multi != nullptr) curl_multi_cleanup(multi);
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::pair<CURL*, CURLM*>> free_;
+};
+
+StreamHandles& Handles() {
+  static StreamHandles* handles = new StreamHandles;  // never destroyed: streams may outlive main
+  return *handles;
+}
+
+}  // namespace
+
 struct HttpStream::State {
+  using Clock = std::chrono::steady_clock;
   HttpRequest req;  // owned copy: curl reads the body and strings during the transfer
   Transfer t;
   CURL* easy = nullptr;
@@ -269,8 +322,12 @@ struct HttpStream::State {
 
   ~State() {
     if (multi != nullptr && easy != nullptr) curl_multi_remove_handle(multi, easy);
-    if (easy != nullptr) curl_easy_cleanup(easy);
-    if (multi != nullptr) curl_multi_cleanup(multi);
+    // Only a transfer that ended well leaves its connection fit for another request.
+    if (done && result == CURLE_OK && easy != nullptr && multi != nullptr) {
+      Handles().Give(easy, multi);
+    } else {
+      StreamHandles::Free(easy, multi);
+    }
   }
 
   size_t Unread() const { return buf.size() - buf_pos; }
@@ -289,8 +346,15 @@ struct HttpStream::State {
     return size * nmemb;
   }
 
-  // Lets curl move data once, waiting up to a second for the socket.
-  void Pump() {
+  // When waiting for the peer must end (req.stall_timeout from now), or max().
+  Clock::time_point Deadline() const {
+    if (req.stall_timeout.count() <= 0) return Clock::time_point::max();
+    return Clock::now() + req.stall_timeout;
+  }
+
+  // Lets curl move data once, waiting up to a second (and at most until `deadline`) for
+  // the socket.
+  void Pump(Clock::time_point deadline) {
     int running = 0;
     curl_multi_perform(multi, &running);
     int queued = 0;
@@ -300,7 +364,16 @@ struct HttpStream::State {
         result = msg->data.result;
       }
     }
-    if (!done && running > 0 && !paused) curl_multi_poll(multi, nullptr, 0, 1000, nullptr);
+    if (done || running == 0 || paused) return;
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    int wait_ms = static_cast<int>(std::clamp<int64_t>(left.count(), 0, 1000));
+    curl_multi_poll(multi, nullptr, 0, wait_ms, nullptr);
+  }
+
+  Error Stalled() const {
+    return MakeError(ErrorCode::GatewayTimeout, req.method + " " + req.url + ": no answer within " +
+                                                    std::to_string(req.stall_timeout.count()) +
+                                                    " ms");
   }
 };
 
@@ -311,8 +384,7 @@ Result<std::unique_ptr<HttpStream>> HttpStream::Open(const HttpRequest& req) {
   GlobalInit();
   auto s = std::make_unique<State>();
   s->req = req;
-  s->easy = curl_easy_init();
-  s->multi = curl_multi_init();
+  std::tie(s->easy, s->multi) = Handles().Take();
   if (s->easy == nullptr || s->multi == nullptr) {
     return MakeError(ErrorCode::Internal, "curl handle creation failed");
   }
@@ -320,7 +392,11 @@ Result<std::unique_ptr<HttpStream>> HttpStream::Open(const HttpRequest& req) {
   curl_easy_setopt(s->easy, CURLOPT_WRITEFUNCTION, State::OnWrite);
   curl_easy_setopt(s->easy, CURLOPT_WRITEDATA, s.get());
   curl_multi_add_handle(s->multi, s->easy);
-  while (!s->t.head_done && !s->done) s->Pump();
+  auto deadline = s->Deadline();
+  while (!s->t.head_done && !s->done) {
+    if (State::Clock::now() >= deadline) return s->Stalled();
+    s->Pump(deadline);
+  }
   if (s->done && s->result != CURLE_OK) return TransferError(s->req, s->t, s->result);
   return std::unique_ptr<HttpStream>(new HttpStream(std::move(s)));
 }
@@ -330,13 +406,15 @@ const HttpResponse& HttpStream::Head() const { return s_->t.response; }
 
 Result<size_t> HttpStream::Read(std::span<char> out) {
   State& s = *s_;
+  auto deadline = s.Deadline();
   while (s.Unread() == 0 && !s.done) {
     if (s.paused) {
       s.paused = false;
       curl_easy_pause(s.easy, CURLPAUSE_CONT);  // may deliver bytes right away
       if (s.Unread() > 0) break;
     }
-    s.Pump();
+    if (State::Clock::now() >= deadline) return s.Stalled();
+    s.Pump(deadline);
   }
   if (s.Unread() == 0) {
     if (s.result != CURLE_OK) return TransferError(s.req, s.t, s.result);

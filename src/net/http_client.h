@@ -50,6 +50,9 @@ struct HttpRequest {
   // for; capped at 2 MiB). 0 = libcurl's defaults (16 KiB, 64 KiB). Large transfers
   // (OCI blobs) use ~1 MiB: fewer callbacks and syscalls per byte.
   size_t buffer_bytes = 0;
+  // HttpStream only: the most Open() waits for the response head, and Read() for the next
+  // bytes of the body; 0 = no bound but kLowSpeedAbort. Past it: GatewayTimeout.
+  std::chrono::milliseconds stall_timeout{0};
 };
 
 // A response: the status, the headers of the final response and, without a sink, the body.
@@ -93,13 +96,16 @@ class HttpClient {
 // A response body pulled on demand: Open() returns once the status and headers of the
 // final response are in, and Read() then receives the body as the caller consumes it.
 // libcurl is paused whenever kMaxBuffered bytes wait unread, so memory per stream stays
-// about that bound whatever the body's size. Owns its own connection. Not thread-safe.
+// about that bound whatever the body's size. A stream read to its end gives its connection
+// back to a process-wide pool of kept-alive handles, which the next Open() reuses; one
+// dropped earlier closes its connection (which cancels the request at the peer). Not
+// thread-safe.
 class HttpStream final : public ByteSource {
  public:
   static constexpr size_t kMaxBuffered = 1 << 20;  // bytes held before pausing the peer
 
   // Starts `req` (any method; a body as in HttpClient) and waits for the response head.
-  // Errors: as HttpClient::Perform.
+  // Errors: as HttpClient::Perform; GatewayTimeout past req.stall_timeout.
   static Result<std::unique_ptr<HttpStream>> Open(const HttpRequest& req);
   ~HttpStream() override;
 
@@ -107,8 +113,9 @@ class HttpStream final : public ByteSource {
   // The final response's headers (names lower-cased); Header() as in HttpResponse.
   const HttpResponse& Head() const;
 
-  // Reads up to buf.size() bytes of the body; 0 at its end. Errors: Unavailable when the
-  // connection fails midway or the body ends before its Content-Length.
+  // Reads up to buf.size() bytes of the body, returning as soon as any arrived; 0 at its
+  // end. Errors: Unavailable when the connection fails midway or the body ends before its
+  // Content-Length; GatewayTimeout when no byte came within req.stall_timeout.
   Result<size_t> Read(std::span<char> buf) override;
   // Body bytes still to come when the response gave a Content-Length (minus bytes read).
   std::optional<uint64_t> Size() const override;

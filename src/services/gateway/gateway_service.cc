@@ -184,6 +184,25 @@ Result<RouteView> GatewayService::UpdateRoute(const Principal& who, const std::s
   return GetRoute(who, name);
 }
 
+Result<std::vector<std::pair<std::string, std::string>>> GatewayService::AllBackends() {
+  std::vector<std::pair<std::string, std::string>> out;
+  db::RouteQuery q;
+  q.include_all_private = true;
+  q.limit = 1000;
+  for (;; q.offset += q.limit) {
+    HANGAR_ASSIGN_OR_RETURN(auto routes, store_.ListRoutes(q));
+    for (const auto& r : routes) {
+      for (const auto& b : r.backends) {
+        if (b.kind == "url") out.emplace_back(r.protocol, b.target);
+      }
+    }
+    if (static_cast<int64_t>(routes.size()) < q.limit) break;
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 Result<void> GatewayService::DeleteRoute(const Principal& who, const std::string& name) {
   if (who.anonymous) return MakeError(ErrorCode::Unauthorized, "sign in to change routes");
   HANGAR_ASSIGN_OR_RETURN(RouteView current, GetRoute(who, name));

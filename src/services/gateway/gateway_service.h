@@ -13,6 +13,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/principal.h"
@@ -69,6 +70,9 @@ class GatewayService {
   // Replaces the route's settings; r.name and r.model must be "" or the route's own.
   Result<RouteView> UpdateRoute(const Principal& who, const std::string& name, const NewRoute& r);
   Result<void> DeleteRoute(const Principal& who, const std::string& name);
+  // Every route's url backends as (protocol, url), each once: what the health checks
+  // probe (gateway_proxy.h). No access check: for the process itself.
+  Result<std::vector<std::pair<std::string, std::string>>> AllBackends();
   // The registry's generation (RegistryService::Generation), which route changes bump too.
   uint64_t Generation() const { return registry_.Generation(); }
 

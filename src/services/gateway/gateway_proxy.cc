@@ -1,0 +1,322 @@
+#include "services/gateway/gateway_proxy.h"
+
+#include <chrono>
+
+#include <boost/json.hpp>
+
+#include "core/log.h"
+#include "core/util.h"
+#include "net/http_client.h"
+#include "services/gateway/upstream_body.h"
+
+namespace hangar::services {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t MicrosSince(Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t).count();
+}
+
+// A backend's answer headers the client gets: its content negotiation and the OpenAI
+// servers' informative ones; never hop-by-hop or framing headers (http/ frames anew).
+bool PassedOn(std::string_view name) {
+  return name == "content-type" || name == "cache-control" || name == "retry-after" ||
+         name.starts_with("x-ratelimit-") || name == "openai-processing-ms" ||
+         name == "openai-model" || name == "openai-version";
+}
+
+std::string BaseUrl(const std::string& url) {
+  std::string out = url;
+  while (!out.empty() && out.back() == '/') out.pop_back();
+  return out;
+}
+
+// The URL a health check of `protocol`'s backend at `url` gets: vLLM, TGI and llama.cpp
+// answer /health; KServe and Triton answer OIP's /v2/health/ready.
+std::string HealthUrl(const std::string& protocol, const std::string& url) {
+  return BaseUrl(url) + (protocol == "oip" ? "/v2/health/ready" : "/health");
+}
+
+// The request `call` makes to the backend at `url` serving `version` of `route`.
+net::HttpRequest UpstreamRequest(const ProxyCall& call, const db::RouteRecord& route,
+                                 const db::VersionRecord& version, const std::string& url) {
+  net::HttpRequest req;
+  req.method = call.method;
+  req.url = BaseUrl(url) + call.path;
+  if (!call.content_type.empty()) req.headers.emplace_back("Content-Type", call.content_type);
+  if (!call.accept.empty()) req.headers.emplace_back("Accept", call.accept);
+  req.headers.emplace_back("X-Request-Id", call.request_id);
+  // What the backend serves, for its logs (and a supervised runtime's check). The
+  // caller's hub token is never passed on.
+  req.headers.emplace_back("X-Hangar-Route", route.name);
+  req.headers.emplace_back("X-Hangar-Model", route.model);
+  req.headers.emplace_back("X-Hangar-Model-Version", std::to_string(version.version));
+  req.headers.emplace_back("X-Hangar-Commit", version.commit);
+  if (call.method == "POST") req.body_bytes = call.body;
+  req.stall_timeout = std::chrono::milliseconds(route.timeout_ms);
+  return req;
+}
+
+bool IsJson(std::string_view text) {
+  boost::json::error_code ec;
+  boost::json::parse(text, ec);
+  return !ec;
+}
+
+}  // namespace
+
+// A route as a request resolved it: the route and the version it serves now.
+struct GatewayProxy::Target {
+  RouteView view;
+  std::string alias;      // the alias followed ("" for a pinned version)
+  std::string limit_key;  // whose per-token limits a request counts to (set per request)
+};
+
+struct GatewayProxy::CachedTarget {
+  uint64_t generation = 0;
+  Target target;
+};
+
+// How the attempts at one route went, for the answer when all fail.
+struct GatewayProxy::Attempted {
+  std::optional<ProxyAnswer> last_answer;  // the last 5xx/429 a backend gave
+  std::optional<Error> last_error;         // the last transport failure
+};
+
+GatewayProxy::GatewayProxy(GatewayService& routes, RegistryService& registry,
+                           ProxyOptions options)
+    : routes_(routes),
+      registry_(registry),
+      options_(std::move(options)),
+      balancer_(options_.now_millis ? options_.now_millis : NowUnixMillis),
+      limits_(options_.now_millis ? options_.now_millis : NowUnixMillis),
+      targets_(4096, 1000) {
+  if (!options_.now_millis) options_.now_millis = NowUnixMillis;
+}
+
+GatewayProxy::~GatewayProxy() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (health_.joinable()) health_.join();
+}
+
+Result<GatewayProxy::Target> GatewayProxy::Lookup(const Principal& who, const std::string& model) {
+  // Kept per caller (what a caller may see is theirs) for 1 s, and only while nothing in
+  // the registry changed: an alias move reaches the next request.
+  std::string key = std::to_string(who.user_id) + (who.is_admin ? "!" : ":") + model;
+  uint64_t generation = routes_.Generation();
+  if (auto hit = targets_.Get(key, Now()); hit && (*hit)->generation == generation) {
+    return (*hit)->target;
+  }
+  size_t at = model.find('@');
+  std::string name = model.substr(0, at);
+  Target t;
+  HANGAR_ASSIGN_OR_RETURN(t.view, routes_.GetRoute(who, name));
+  t.alias = t.view.route.target_alias;
+  if (at != std::string::npos) {
+    t.alias = model.substr(at + 1);
+    auto v = registry_.VersionByAlias(who, t.view.route.model, t.alias);
+    if (!v) return std::move(v).error();
+    t.view.version = std::move(*v);
+    t.view.problem.clear();
+  }
+  auto cached = std::make_shared<CachedTarget>(CachedTarget{generation, t});
+  targets_.Put(key, std::move(cached), Now());
+  return t;
+}
+
+Result<ProxyAnswer> GatewayProxy::Forward(const ProxyCall& call, int64_t* retry_after) {
+  auto start = Clock::now();
+  HANGAR_ASSIGN_OR_RETURN(Target t, Lookup(call.who, call.model));
+  const db::RouteRecord& route = t.view.route;
+  RouteCounters& counters = metrics_.For(route.name);
+  counters.requests.fetch_add(1, std::memory_order_relaxed);
+  if (route.protocol != call.protocol) {
+    return MakeError(ErrorCode::NotFound, "route '" + route.name + "' speaks " + route.protocol +
+                                              ", not " + call.protocol);
+  }
+  if (!t.view.version) {
+    return MakeError(ErrorCode::Unavailable,
+                     "route '" + route.name + "' serves nothing now: " + t.view.problem);
+  }
+  t.limit_key = (call.who.token_id ? "t" + std::to_string(call.who.token_id)
+                                    : "u" + std::to_string(call.who.user_id)) +
+                "/" + route.name;
+  if (auto wait = limits_.Admit(t.limit_key, route.requests_per_minute, route.tokens_per_minute)) {
+    counters.limited.fetch_add(1, std::memory_order_relaxed);
+    if (retry_after) *retry_after = *wait;
+    return MakeError(ErrorCode::TooManyRequests,
+                     "route '" + route.name + "' allows " +
+                         std::to_string(route.requests_per_minute) + " requests and " +
+                         std::to_string(route.tokens_per_minute) +
+                         " tokens per minute per token (0: no limit); try again in " +
+                         std::to_string(*wait) + " s");
+  }
+  auto answer = ForwardTo(call, t, counters, 0);
+  if (!answer || !answer->stream) {
+    counters.latency.Add(MicrosSince(start));
+    if (!answer || answer->status >= 500) counters.errors.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (answer && !answer->stream && answer->status < 300) {
+    int64_t tokens = TotalTokensIn(answer->body);
+    counters.tokens.fetch_add(tokens, std::memory_order_relaxed);
+    limits_.Charge(t.limit_key, route.tokens_per_minute, tokens);
+  }
+  return answer;
+}
+
+Result<ProxyAnswer> GatewayProxy::ForwardTo(const ProxyCall& call, const Target& t,
+                                            RouteCounters& counters, int depth) {
+  const db::RouteRecord& route = t.view.route;
+  Attempted tried;
+  auto order = balancer_.Order(route.backends);
+  size_t attempts = std::min<size_t>(order.size(), static_cast<size_t>(route.retries) + 1);
+  for (size_t i = 0; i < attempts; ++i) {
+    if (i > 0) counters.retries.fetch_add(1, std::memory_order_relaxed);
+    auto answer = Attempt(call, t, order[i]->target, counters, tried);
+    if (answer) return answer;
+  }
+  // Every backend tried failed: the fallback route next (one level), else the last answer.
+  if (!route.fallback.empty() && depth == 0) {
+    auto fallback = Lookup(call.who, route.fallback);
+    if (fallback && fallback->view.version && fallback->view.route.protocol == route.protocol) {
+      Log("gateway")->warn("[req {}] route {} failed; falling back to {}", call.request_id,
+                           route.name, route.fallback);
+      fallback->limit_key = t.limit_key;
+      auto answer = ForwardTo(call, *fallback, counters, depth + 1);
+      if (answer && answer->status < 500) return answer;
+    }
+  }
+  if (tried.last_answer) return std::move(*tried.last_answer);
+  Error e = tried.last_error.value_or(MakeError(ErrorCode::BadGateway, "no backend"));
+  ErrorCode code = e.code == ErrorCode::GatewayTimeout ? e.code : ErrorCode::BadGateway;
+  return MakeError(code, "no backend of route '" + route.name + "' answered (" +
+                             std::to_string(attempts) + " tried): " + e.message);
+}
+
+// One try at `url`. A value only for an answer the client should get; a failure to try
+// elsewhere is recorded in `out` and returned as an error.
+Result<ProxyAnswer> GatewayProxy::Attempt(const ProxyCall& call, const Target& t,
+                                          const std::string& url, RouteCounters& counters,
+                                          Attempted& out) {
+  const db::RouteRecord& route = t.view.route;
+  auto start = Clock::now();
+  auto up = net::HttpStream::Open(UpstreamRequest(call, route, *t.view.version, url));
+  if (!up) {
+    balancer_.Failed(url);
+    out.last_error = up.error();
+    return std::move(up).error();
+  }
+  counters.upstream.Add(MicrosSince(start));
+  ProxyAnswer a;
+  a.status = static_cast<int>((*up)->Status());
+  for (const auto& [name, value] : (*up)->Head().headers) {
+    if (PassedOn(name)) a.headers.emplace_back(name, value);
+  }
+  std::string type = AsciiLower((*up)->Head().Header("content-type").value_or(""));
+  bool retryable = a.status >= 500 || a.status == 429;
+  a.event_stream = !retryable && type.starts_with("text/event-stream");
+  auto on_end = [this, url, &counters, key = t.limit_key,
+                 tpm = route.tokens_per_minute](bool ok, int64_t tokens) {
+    if (!ok) return balancer_.Failed(url);
+    balancer_.Succeeded(url);
+    counters.tokens.fetch_add(tokens, std::memory_order_relaxed);
+    limits_.Charge(key, tpm, tokens);
+  };
+  if (a.event_stream) {
+    a.stream = std::make_unique<UpstreamBody>(std::move(*up), "", true, counters, start,
+                                              Clock::time_point::max(), on_end);
+    return a;
+  }
+  // Anything else is read whole before the client sees a byte, so a backend that breaks
+  // off midway is retried; past max_buffered_answer the rest is passed through instead.
+  // The whole answer must come within the route's timeout (a never-ending body is cut).
+  std::string body;
+  std::vector<char> buf(64 << 10);
+  auto deadline = start + std::chrono::milliseconds(route.timeout_ms);
+  for (;;) {
+    if (Clock::now() >= deadline) {
+      balancer_.Failed(url);
+      out.last_error = MakeError(ErrorCode::GatewayTimeout,
+                                 "the answer did not end within the route's timeout_ms (" +
+                                     std::to_string(route.timeout_ms) + ")");
+      return *out.last_error;
+    }
+    auto n = (*up)->Read(buf);
+    if (!n) {
+      balancer_.Failed(url);
+      out.last_error = n.error();
+      return std::move(n).error();
+    }
+    if (*n == 0) break;
+    body.append(buf.data(), *n);
+    if (body.size() > options_.max_buffered_answer && !retryable) {
+      a.stream = std::make_unique<UpstreamBody>(std::move(*up), std::move(body), false, counters,
+                                                start, deadline, on_end);
+      return a;
+    }
+    if (body.size() > (64 << 10) && retryable) break;  // an error page: enough of it
+  }
+  a.body = std::move(body);
+  if (retryable) {
+    int status = a.status;
+    if (status >= 500) balancer_.Failed(url);
+    out.last_answer = std::move(a);
+    return MakeError(ErrorCode::BadGateway, "backend answered " + std::to_string(status));
+  }
+  // A JSON answer the client cannot parse is the backend's failure, not an answer.
+  if (type.starts_with("application/json") && a.status < 300 && !IsJson(a.body)) {
+    balancer_.Failed(url);
+    out.last_error = MakeError(ErrorCode::BadGateway, "the backend answered malformed JSON");
+    return *out.last_error;
+  }
+  balancer_.Succeeded(url);
+  return a;
+}
+
+Result<RouteStats> GatewayProxy::Stats(const Principal& who, const std::string& name) {
+  RouteStats s;
+  HANGAR_ASSIGN_OR_RETURN(s.route, routes_.GetRoute(who, name));
+  s.counters = &metrics_.For(name);
+  if (who.is_admin) s.backends = balancer_.Health(s.route.route.backends);
+  return s;
+}
+
+void GatewayProxy::StartHealthChecks() {
+  if (options_.health_interval_ms <= 0 || health_.joinable()) return;
+  health_ = std::thread([this] { HealthLoop(); });
+}
+
+void GatewayProxy::HealthLoop() {
+  net::HttpClient client;
+  for (;;) {
+    {
+      std::unique_lock lock(mu_);
+      wake_.wait_for(lock, std::chrono::milliseconds(options_.health_interval_ms),
+                     [this] { return stop_; });
+      if (stop_) return;
+    }
+    auto backends = routes_.AllBackends();
+    if (!backends) {
+      Log("gateway")->warn("health checks: {}", backends.error().message);
+      continue;
+    }
+    for (const auto& [protocol, url] : *backends) {
+      net::HttpRequest req;
+      req.url = HealthUrl(protocol, url);
+      req.timeout = std::chrono::milliseconds(1000);
+      auto r = client.Perform(req);
+      if (r && r->status >= 200 && r->status < 300) {
+        balancer_.Recovered(url);
+      } else {
+        balancer_.Failed(url);
+      }
+    }
+  }
+}
+
+}  // namespace hangar::services
