@@ -14,6 +14,7 @@ APT_PACKAGES=(
   libjs-highlight.js gpg libstemmer-dev libutf8proc-dev python3-snowballstemmer
   libgtest-dev libgmock-dev libbenchmark-dev
   wrk python3 jq clang-format
+  nginx-light
 )
 
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo

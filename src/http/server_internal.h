@@ -19,6 +19,8 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <functional>
 #include <future>
 #include <list>
 #include <memory>
@@ -147,11 +149,15 @@ struct BodyBuffer {
 
 // Threads for handlers that read a body still arriving or may wait in a queue
 // (Requirement::Waits): each gets a thread of its own, so a slow client or a long queue
-// parks that thread, never one of the shared workers. At most `limit` at once. Thread-safe.
+// parks that thread, never one of the shared workers. At most `limit` at once. A thread
+// whose job ended waits kIdle for the next one before it exits, so a steady stream of such
+// requests (the gateway's) does not pay a thread's creation each. Thread-safe.
 class BodyThreads {
  public:
+  static constexpr std::chrono::seconds kIdle{10};
   // `fallback`: where a job runs when the system cannot make a thread.
   BodyThreads(int limit, asio::thread_pool& fallback) : limit_(limit), fallback_(fallback) {}
+  ~BodyThreads() { Join(); }
   // Takes a place for one thread; false when `limit` are taken.
   bool TryReserve() {
     std::lock_guard lock(mu_);
@@ -159,40 +165,78 @@ class BodyThreads {
     ++running_;
     return true;
   }
-  // Runs job() on a new thread, in a place TryReserve took (given back when it ends).
+  // Runs job() on a thread of its own (an idle one, or a new one), in a place TryReserve
+  // took (given back when it ends).
   template <typename Job>
   void Start(Job job) {
-    auto held = std::make_shared<Job>(std::move(job));
+    // std::function needs a copyable callable; the job (an asio handler) may be move-only.
+    std::function<void()> fn = [held = std::make_shared<Job>(std::move(job))] { (*held)(); };
+    std::unique_lock lock(mu_);
+    if (idle_ > 0) {
+      jobs_.push_back(std::move(fn));
+      lock.unlock();
+      work_.notify_one();
+      return;
+    }
+    ++threads_;
+    lock.unlock();
+    auto first = std::make_shared<std::function<void()>>(std::move(fn));
     try {
-      std::thread([this, held] {
-        (*held)();
-        Done();
-      }).detach();
+      std::thread([this, first] { Loop(std::move(*first)); }).detach();
     } catch (const std::system_error& e) {
       Log("http")->warn("cannot start a body thread ({}); using the shared pool", e.what());
-      Done();
-      asio::post(fallback_, [held] { (*held)(); });
+      {
+        std::lock_guard relock(mu_);
+        --threads_;
+      }
+      asio::post(fallback_, [this, first] {
+        (*first)();
+        Done();
+      });
     }
   }
   // Gives back a place TryReserve took without Start (a thread its holder made itself).
   void Release() { Done(); }
-  // Waits until every thread has ended.
+  // Waits until every job has ended, then lets the idle threads go and waits for them.
   void Join() {
     std::unique_lock lock(mu_);
-    idle_.wait(lock, [this] { return running_ == 0; });
+    idle_cv_.wait(lock, [this] { return running_ == 0; });
+    stopping_ = true;
+    work_.notify_all();
+    idle_cv_.wait(lock, [this] { return threads_ == 0; });
   }
   int limit() const { return limit_; }
 
  private:
+  void Loop(std::function<void()> job) {
+    for (;;) {
+      job();
+      Done();
+      std::unique_lock lock(mu_);
+      ++idle_;
+      bool got = work_.wait_for(lock, kIdle, [this] { return !jobs_.empty() || stopping_; });
+      --idle_;
+      if (!got || jobs_.empty()) {
+        if (--threads_ == 0) idle_cv_.notify_all();
+        return;
+      }
+      job = std::move(jobs_.front());
+      jobs_.pop_front();
+    }
+  }
   void Done() {
     std::lock_guard lock(mu_);
-    if (--running_ == 0) idle_.notify_all();
+    if (--running_ == 0) idle_cv_.notify_all();
   }
   const int limit_;
   asio::thread_pool& fallback_;
-  std::mutex mu_;  // guards running_
-  std::condition_variable idle_;
-  int running_ = 0;
+  std::mutex mu_;  // guards the counts and jobs_
+  std::condition_variable idle_cv_, work_;
+  int running_ = 0;  // places taken
+  int threads_ = 0;  // threads alive (running a job or idle)
+  int idle_ = 0;     // threads waiting for a job
+  bool stopping_ = false;
+  std::deque<std::function<void()>> jobs_;  // handed to idle threads
 };
 
 // Where WriteStream reads a response stream: on the shared pool, or, for one that may wait

@@ -103,14 +103,10 @@ Result<Response> Metrics(GatewayProxy& proxy, Request& q) {
                                     {"ejected_until_ms", b.ejected_until_ms},
                                     {"ejections", b.ejections}});
   }
-  json::object out{{"route", s.route.route.name},
-                   {"requests", c.requests.load()},
-                   {"errors", c.errors.load()},
-                   {"retries", c.retries.load()},
-                   {"limited", c.limited.load()},
-                   {"tokens", c.tokens.load()},
-                   {"latency_us", Latency(c.latency)},
-                   {"upstream_us", Latency(c.upstream)}};
+  json::object out{{"route", s.route.route.name},      {"requests", c.requests.load()},
+                   {"errors", c.errors.load()},        {"retries", c.retries.load()},
+                   {"limited", c.limited.load()},      {"tokens", c.tokens.load()},
+                   {"latency_us", Latency(c.latency)}, {"upstream_us", Latency(c.upstream)}};
   if (q.principal.is_admin) out["backends"] = std::move(backends);
   return JsonResponse(out);
 }

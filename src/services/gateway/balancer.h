@@ -29,8 +29,8 @@ struct BackendHealth {
 // Thread-safe; one per process. Times are unix milliseconds from `now_ms`.
 class Balancer {
  public:
-  static constexpr int kEjectAfter = 3;           // failures in a row
-  static constexpr int64_t kCooldownMs = 5000;    // the first ejection's length,
+  static constexpr int kEjectAfter = 3;             // failures in a row
+  static constexpr int64_t kCooldownMs = 5000;      // the first ejection's length,
   static constexpr int64_t kMaxCooldownMs = 60000;  // doubling per ejection in a row up to this
 
   explicit Balancer(std::function<int64_t()> now_ms);

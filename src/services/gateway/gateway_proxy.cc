@@ -84,8 +84,7 @@ struct GatewayProxy::Attempted {
   std::optional<Error> last_error;         // the last transport failure
 };
 
-GatewayProxy::GatewayProxy(GatewayService& routes, RegistryService& registry,
-                           ProxyOptions options)
+GatewayProxy::GatewayProxy(GatewayService& routes, RegistryService& registry, ProxyOptions options)
     : routes_(routes),
       registry_(registry),
       options_(std::move(options)),
@@ -144,7 +143,7 @@ Result<ProxyAnswer> GatewayProxy::Forward(const ProxyCall& call, int64_t* retry_
                      "route '" + route.name + "' serves nothing now: " + t.view.problem);
   }
   t.limit_key = (call.who.token_id ? "t" + std::to_string(call.who.token_id)
-                                    : "u" + std::to_string(call.who.user_id)) +
+                                   : "u" + std::to_string(call.who.user_id)) +
                 "/" + route.name;
   if (auto wait = limits_.Admit(t.limit_key, route.requests_per_minute, route.tokens_per_minute)) {
     counters.limited.fetch_add(1, std::memory_order_relaxed);
@@ -220,8 +219,8 @@ Result<ProxyAnswer> GatewayProxy::Attempt(const ProxyCall& call, const Target& t
   std::string type = AsciiLower((*up)->Head().Header("content-type").value_or(""));
   bool retryable = a.status >= 500 || a.status == 429;
   a.event_stream = !retryable && type.starts_with("text/event-stream");
-  auto on_end = [this, url, &counters, key = t.limit_key,
-                 tpm = route.tokens_per_minute](bool ok, int64_t tokens) {
+  auto on_end = [this, url, &counters, key = t.limit_key, tpm = route.tokens_per_minute](
+                    bool ok, int64_t tokens) {
     if (!ok) return balancer_.Failed(url);
     balancer_.Succeeded(url);
     counters.tokens.fetch_add(tokens, std::memory_order_relaxed);

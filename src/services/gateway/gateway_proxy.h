@@ -60,8 +60,8 @@ struct RouteStats {
 };
 
 struct ProxyOptions {
-  std::function<int64_t()> now_millis;  // NowUnixMillis by default
-  int64_t health_interval_ms = 2000;    // active health checks; 0: none
+  std::function<int64_t()> now_millis;   // NowUnixMillis by default
+  int64_t health_interval_ms = 2000;     // active health checks; 0: none
   size_t max_buffered_answer = 8 << 20;  // a larger non-stream answer is streamed, not retried
 };
 
@@ -100,7 +100,7 @@ class GatewayProxy {
   GatewayMetrics metrics_;
   struct CachedTarget;
   TtlCache<std::shared_ptr<const CachedTarget>> targets_;  // by caller and model, 1 s
-  std::mutex mu_;  // guards stop_
+  std::mutex mu_;                                          // guards stop_
   std::condition_variable wake_;
   bool stop_ = false;
   std::thread health_;

@@ -27,7 +27,8 @@ int64_t LatencyHistogram::Count() const {
 int64_t LatencyHistogram::Quantile(double q) const {
   std::array<int64_t, kBuckets> counts;
   int64_t total = 0;
-  for (int i = 0; i < kBuckets; ++i) total += counts[i] = buckets_[i].load(std::memory_order_relaxed);
+  for (int i = 0; i < kBuckets; ++i)
+    total += counts[i] = buckets_[i].load(std::memory_order_relaxed);
   if (total == 0) return 0;
   auto rank = static_cast<int64_t>(std::ceil(q * double(total)));
   for (int i = 0; i < kBuckets; ++i) {

@@ -101,14 +101,15 @@ Result<size_t> UpstreamBody::Read(std::span<char> buf) {
   if (!event_stream_) return std::move(n).error();
   // The event stream ends cleanly, its last event saying why.
   namespace json = boost::json;
-  pending_ = "data: " +
-             json::serialize(json::object{
-                 {"error", json::object{{"message", "the backend broke off the stream: " +
-                                                        n.error().message},
-                                        {"type", "api_error"},
-                                        {"param", nullptr},
-                                        {"code", "BadGateway"}}}}) +
-             "\n\n";
+  pending_ =
+      "data: " +
+      json::serialize(json::object{
+          {"error",
+           json::object{{"message", "the backend broke off the stream: " + n.error().message},
+                        {"type", "api_error"},
+                        {"param", nullptr},
+                        {"code", "BadGateway"}}}}) +
+      "\n\n";
   return FromPending(buf);
 }
 
