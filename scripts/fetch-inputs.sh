@@ -9,6 +9,7 @@
 # Files (all under $HANGAR_INPUTS):
 #   eng.traineddata          Debian tesseract-ocr-eng 1:4.1.0-2 (4,113,088 bytes)
 #   silero_vad_legacy.onnx   npm @ricky0123/vad-web 0.0.31 (1,807,522 bytes)
+#   single_relu.onnx         Debian python3-onnx 1.12.0-2+b4 (a one-Relu model, 96 bytes)
 #   tables/                  the dataset viewer's real tables (issue 15):
 #     flights-3m.parquet, birdstrikes.csv, movies.json, unemployment.tsv
 #                            npm vega-datasets 3.2.1
@@ -24,6 +25,7 @@ flock 9
 
 TESS_SHA=7d4322bd2a7749724879683fc3912cb542f19906c83bcc1a52132556427170b2
 VAD_SHA=a35ebf52fd3ce5f1469b2a36158dba761bc47b973ea3382b3186ca15b1f5af28
+RELU_SHA=9de68e9f44f19cd28a569c2653e34692ab3eca6148bc8852849b0d0d7607d7e6
 
 have() {  # have FILE SHA -> 0 if FILE exists with that sha256
   [[ -f "$1" ]] && [[ "$(sha256sum "$1" | cut -d' ' -f1)" == "$2" ]]
@@ -53,6 +55,18 @@ if ! have "$INPUTS/eng.traineddata" "$TESS_SHA"; then
   cp "$src" "$INPUTS/eng.traineddata.part"
   verify "$INPUTS/eng.traineddata.part" "$TESS_SHA"
   mv "$INPUTS/eng.traineddata.part" "$INPUTS/eng.traineddata"
+fi
+
+if ! have "$INPUTS/single_relu.onnx" "$RELU_SHA"; then
+  echo "fetch-inputs: apt-get download python3-onnx=1.12.0-2+b4" >&2
+  (cd "$work" && apt-get download -q 'python3-onnx=1.12.0-2+b4' >&2 ||
+     { apt-get update -q >&2 && apt-get download -q 'python3-onnx=1.12.0-2+b4' >&2; })
+  dpkg-deb -x "$work"/python3-onnx_*.deb "$work/onnx"
+  src="$(find "$work/onnx" -name single_relu.onnx -type f | head -n1)"
+  [[ -n "$src" ]] || { echo "fetch-inputs: single_relu.onnx not in the package" >&2; exit 1; }
+  cp "$src" "$INPUTS/single_relu.onnx.part"
+  verify "$INPUTS/single_relu.onnx.part" "$RELU_SHA"
+  mv "$INPUTS/single_relu.onnx.part" "$INPUTS/single_relu.onnx"
 fi
 
 if ! have "$INPUTS/silero_vad_legacy.onnx" "$VAD_SHA"; then

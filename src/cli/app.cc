@@ -218,10 +218,24 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
       std::make_unique<services::CommitService>(*app->repos_, *app->content_, *app->lfs_);
   app->model_registry_ = std::make_unique<services::RegistryService>(
       *app->stores_.registry, *app->stores_.users, *app->access_, *app->repos_, *app->content_);
-  app->gateway_ =
-      std::make_unique<services::GatewayService>(*app->stores_.gateway, *app->model_registry_);
+  services::SupervisorOptions runtime_options;
+  runtime_options.dir = data / "runtimes";
+  for (const auto& [name, t] : c.runtimes) {
+    runtime_options.templates[name] =
+        services::RuntimeSpec{t.command, t.protocol, t.ready_path, t.start_timeout_s};
+  }
+  app->runtimes_ =
+      std::make_unique<services::RuntimeSupervisor>(*app->repos_, *app->content_, runtime_options);
+  services::GatewayOptions gateway_options;
+  services::RuntimeSupervisor* runtimes = app->runtimes_.get();
+  gateway_options.runtime_protocol = [runtimes](const std::string& name) {
+    return runtimes->ProtocolOf(name);
+  };
+  app->gateway_ = std::make_unique<services::GatewayService>(
+      *app->stores_.gateway, *app->model_registry_, gateway_options);
   services::ProxyOptions proxy_options;
   proxy_options.health_interval_ms = c.gateway.health_interval_ms;
+  proxy_options.runtimes = runtimes;
   app->gateway_proxy_ = std::make_unique<services::GatewayProxy>(
       *app->gateway_, *app->model_registry_, proxy_options);
   app->gateway_proxy_->StartHealthChecks();

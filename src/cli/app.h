@@ -19,6 +19,7 @@
 #include "services/content/content_service.h"
 #include "services/gateway/gateway_proxy.h"
 #include "services/gateway/gateway_service.h"
+#include "services/gateway/runtime_supervisor.h"
 #include "services/git/git_service.h"
 #include "services/git/import_service.h"
 #include "services/lfs/lfs_service.h"
@@ -94,6 +95,7 @@ class App {
   std::unique_ptr<services::LfsService> lfs_;
   std::unique_ptr<services::CommitService> commits_;
   std::unique_ptr<services::RegistryService> model_registry_;  // the model registry (issue 16)
+  std::unique_ptr<services::RuntimeSupervisor> runtimes_;      // the gateway's own backends
   std::unique_ptr<services::GatewayService> gateway_;          // its routes (issue 16)
   std::unique_ptr<services::GatewayProxy> gateway_proxy_;      // the gateway itself
   std::unique_ptr<services::UploadService> uploads_;

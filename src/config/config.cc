@@ -29,6 +29,44 @@ Result<void> Apply(Config& c, const KeyDef& key, const RawValue& v, std::string_
   return {};
 }
 
+// [runtimes.<name>] tables (config.h RuntimeTemplate). `where` names the file.
+Result<void> ApplyRuntimes(Config& c, const toml::table& runtimes, const std::string& where) {
+  for (const auto& [name_key, node] : runtimes) {
+    std::string name(name_key.str());
+    std::string at = where + ": runtimes." + name;
+    const toml::table* t = node.as_table();
+    if (!t) return Bad(at + " must be a table: [runtimes." + name + "]");
+    RuntimeTemplate r;
+    for (const auto& [key, value] : *t) {
+      std::string k(key.str());
+      if (k == "command" && value.is_array()) {
+        for (const auto& arg : *value.as_array()) {
+          auto s = arg.value<std::string>();
+          if (!s || !arg.is_string()) return Bad(at + ".command: every element is a string");
+          r.command.push_back(*s);
+        }
+      } else if ((k == "protocol" || k == "ready_path") && value.is_string()) {
+        (k == "protocol" ? r.protocol : r.ready_path) = *value.value<std::string>();
+      } else if (k == "start_timeout_s" && value.is_integer()) {
+        r.start_timeout_s =
+            static_cast<int>(std::clamp<int64_t>(*value.value<int64_t>(), 0, 1 << 30));
+      } else {
+        return Bad(at + ": unknown key or wrong type '" + k +
+                   "' (command = [\"…\"], protocol, ready_path, start_timeout_s)");
+      }
+    }
+    if (r.command.empty()) return Bad(at + ".command is required: [\"program\", \"arg\", …]");
+    if (r.protocol != "oip" && r.protocol != "openai")
+      return Bad(at + ".protocol must be oip or openai");
+    if (r.start_timeout_s < 1 || r.start_timeout_s > 3600)
+      return Bad(at + ".start_timeout_s must be from 1 to 3600");
+    if (!r.ready_path.empty() && r.ready_path[0] != '/')
+      return Bad(at + ".ready_path must start with '/'");
+    c.runtimes[name] = std::move(r);
+  }
+  return {};
+}
+
 // The TOML layer. `source` names the file in messages.
 Result<void> ApplyToml(Config& c, std::string_view text, const std::string& source) {
   const std::string where = "config file " + source;
@@ -46,6 +84,10 @@ Result<void> ApplyToml(Config& c, std::string_view text, const std::string& sour
     if (!section_table) {
       return Bad(where + ": unknown key '" + section +
                  "' (settings live in sections such as [server])");
+    }
+    if (section == "runtimes") {
+      HANGAR_TRY(ApplyRuntimes(c, *section_table, where));
+      continue;
     }
     for (const auto& [name_key, node] : *section_table) {
       std::string full = section + "." + std::string(name_key.str());

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -169,6 +170,17 @@ struct GatewayConfig {
   int health_interval_ms = 2000;  // active health checks of every backend; 0 = none
 };
 
+// [runtimes.<name>] (docs/gateway.md §Supervised runtimes): a command Hangar starts to
+// serve one model version from a snapshot of its files, as a route's backend.
+struct RuntimeTemplate {
+  // argv; in each element {snapshot} (the snapshot directory), {port}, {model} and
+  // {version} are replaced. Required, not empty.
+  std::vector<std::string> command;
+  std::string protocol = "oip";  // what it speaks: "oip" or "openai"
+  std::string ready_path;        // answers 2xx once it serves; "" = /v2/health/ready or /health
+  int start_timeout_s = 60;      // to become ready, 1 … 3600
+};
+
 // [log]
 struct LogConfig {
   std::string level = "info";  // trace | debug | info | warn | error | critical | off
@@ -190,6 +202,7 @@ struct Config {
   OciConfig oci;
   ViewerConfig viewer;
   GatewayConfig gateway;
+  std::map<std::string, RuntimeTemplate> runtimes;  // by name
   LogConfig log;
 };
 

@@ -311,3 +311,53 @@ TEST(ParseListen, Forms) {
 
 }  // namespace
 }  // namespace hangar::config
+
+namespace hangar::config {
+namespace {
+
+TEST(LoadConfig, ReadsRuntimeTemplates) {
+  FakeEnv env;
+  auto c = LoadConfig(Options(env, R"(
+[runtimes.onnx]
+command = ["node", "server.mjs", "--model-dir", "{snapshot}", "--port", "{port}"]
+start_timeout_s = 20
+
+[runtimes.chat]
+command = ["vllm", "serve", "{snapshot}"]
+protocol = "openai"
+ready_path = "/ping"
+)"));
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_EQ(c->runtimes.size(), 2u);
+  const RuntimeTemplate& onnx = c->runtimes.at("onnx");
+  EXPECT_EQ(onnx.command.size(), 6u);
+  EXPECT_EQ(onnx.command[3], "{snapshot}");
+  EXPECT_EQ(onnx.protocol, "oip");
+  EXPECT_EQ(onnx.start_timeout_s, 20);
+  EXPECT_EQ(c->runtimes.at("chat").protocol, "openai");
+  EXPECT_EQ(c->runtimes.at("chat").ready_path, "/ping");
+}
+
+TEST(LoadConfig, RefusesBadRuntimeTemplates) {
+  struct Case {
+    const char* toml;
+    const char* says;
+  } cases[] = {
+      {"[runtimes.x]\nprotocol = \"oip\"\n", "command is required"},
+      {"[runtimes.x]\ncommand = [\"a\", 3]\n", "every element is a string"},
+      {"[runtimes.x]\ncommand = [\"a\"]\nprotocol = \"grpc\"\n", "oip or openai"},
+      {"[runtimes.x]\ncommand = [\"a\"]\nstart_timeout_s = 0\n", "from 1 to 3600"},
+      {"[runtimes.x]\ncommand = [\"a\"]\nready_path = \"health\"\n", "start with '/'"},
+      {"[runtimes.x]\ncommand = [\"a\"]\nport = 1\n", "unknown key"},
+      {"[runtimes]\nx = 1\n", "must be a table"},
+  };
+  FakeEnv env;
+  for (const auto& k : cases) {
+    auto c = LoadConfig(Options(env, k.toml));
+    ASSERT_FALSE(c) << k.toml;
+    EXPECT_NE(c.error().message.find(k.says), std::string::npos) << c.error().message;
+  }
+}
+
+}  // namespace
+}  // namespace hangar::config

@@ -450,7 +450,8 @@ fetch_inputs() {
   ONNX="$INPUTS/silero_vad_legacy.onnx"
   ONNX_SHA=a35ebf52fd3ce5f1469b2a36158dba761bc47b973ea3382b3186ca15b1f5af28
   ONNX_SIZE=1807522
-  [[ -f "$TESS" && -f "$ONNX" ]] || die "inputs missing under $INPUTS"
+  RELU="$INPUTS/single_relu.onnx"  # one Relu: y = max(0, x), x of shape [1, 2]
+  [[ -f "$TESS" && -f "$ONNX" && -f "$RELU" ]] || die "inputs missing under $INPUTS"
 }
 
 NONASCII_DIR="configs/my config"

@@ -24,7 +24,11 @@ json::object RouteJson(const services::RouteView& v, const Principal& who) {
   json::array backends;
   for (const auto& b : r.backends) {
     json::object out{{"kind", b.kind}, {"weight", b.weight}};
-    if (who.is_admin) out["url"] = b.target;
+    if (b.kind == "runtime") {
+      out["runtime"] = b.target;  // a template's name: no host in it
+    } else if (who.is_admin) {
+      out["url"] = b.target;
+    }
     backends.push_back(std::move(out));
   }
   json::value version = nullptr, commit = nullptr, repo = nullptr, alias = nullptr;
@@ -93,7 +97,8 @@ Result<services::NewRoute> ParseRoute(Request& q) {
     db::BackendRecord rec;
     HANGAR_ASSIGN_OR_RETURN(rec.kind, StringField(item.as_object(), "kind"));
     if (rec.kind.empty()) rec.kind = "url";
-    HANGAR_ASSIGN_OR_RETURN(rec.target, StringField(item.as_object(), "url"));
+    HANGAR_ASSIGN_OR_RETURN(
+        rec.target, StringField(item.as_object(), rec.kind == "runtime" ? "runtime" : "url"));
     HANGAR_ASSIGN_OR_RETURN(rec.weight, IntField(item.as_object(), "weight", 100));
     r.backends.push_back(std::move(rec));
     if (r.backends.size() > 16) break;  // the service refuses more; stop parsing

@@ -9,7 +9,7 @@
 // the caller may see as {object: "list", data: [{id, object: "model", created, owned_by}]}.
 // A route is {name, model, alias, version (what it names now, or null), commit, repo,
 // problem, protocol, fallback, timeout_ms, retries, limits {requests_per_minute,
-// tokens_per_minute}, backends [{kind, url (site admins only), weight}], created_at,
+// tokens_per_minute}, backends [{kind, url (site admins only) or runtime, weight}], created_at,
 // updated_at}.
 
 #include "http/router.h"

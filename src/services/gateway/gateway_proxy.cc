@@ -7,6 +7,7 @@
 #include "core/log.h"
 #include "core/util.h"
 #include "net/http_client.h"
+#include "services/gateway/runtime_supervisor.h"
 #include "services/gateway/upstream_body.h"
 
 namespace hangar::services {
@@ -176,7 +177,23 @@ Result<ProxyAnswer> GatewayProxy::ForwardTo(const ProxyCall& call, const Target&
   size_t attempts = std::min<size_t>(order.size(), static_cast<size_t>(route.retries) + 1);
   for (size_t i = 0; i < attempts; ++i) {
     if (i > 0) counters.retries.fetch_add(1, std::memory_order_relaxed);
-    auto answer = Attempt(call, t, order[i]->target, counters, tried);
+    const db::BackendRecord& b = *order[i];
+    std::string url = b.target;
+    std::shared_ptr<void> hold;  // a runtime is not stopped while its request runs
+    if (b.kind == "runtime") {
+      auto lease = options_.runtimes
+                       ? options_.runtimes->Acquire(b.target, route.model, *t.view.version,
+                                                    std::chrono::milliseconds(route.timeout_ms))
+                       : Result<RuntimeSupervisor::Lease>(
+                             MakeError(ErrorCode::Unavailable, "no runtimes are configured"));
+      if (!lease) {
+        tried.last_error = lease.error();
+        continue;
+      }
+      url = lease->url;
+      hold = lease->hold;
+    }
+    auto answer = Attempt(call, t, url, std::move(hold), counters, tried);
     if (answer) return answer;
   }
   // Every backend tried failed: the fallback route next (one level), else the last answer.
@@ -192,7 +209,9 @@ Result<ProxyAnswer> GatewayProxy::ForwardTo(const ProxyCall& call, const Target&
   }
   if (tried.last_answer) return std::move(*tried.last_answer);
   Error e = tried.last_error.value_or(MakeError(ErrorCode::BadGateway, "no backend"));
-  ErrorCode code = e.code == ErrorCode::GatewayTimeout ? e.code : ErrorCode::BadGateway;
+  // A runtime that is not running (Unavailable) or not ready in time keeps its code.
+  bool kept = e.code == ErrorCode::GatewayTimeout || e.code == ErrorCode::Unavailable;
+  ErrorCode code = kept ? e.code : ErrorCode::BadGateway;
   return MakeError(code, "no backend of route '" + route.name + "' answered (" +
                              std::to_string(attempts) + " tried): " + e.message);
 }
@@ -200,8 +219,8 @@ Result<ProxyAnswer> GatewayProxy::ForwardTo(const ProxyCall& call, const Target&
 // One try at `url`. A value only for an answer the client should get; a failure to try
 // elsewhere is recorded in `out` and returned as an error.
 Result<ProxyAnswer> GatewayProxy::Attempt(const ProxyCall& call, const Target& t,
-                                          const std::string& url, RouteCounters& counters,
-                                          Attempted& out) {
+                                          const std::string& url, std::shared_ptr<void> hold,
+                                          RouteCounters& counters, Attempted& out) {
   const db::RouteRecord& route = t.view.route;
   auto start = Clock::now();
   auto up = net::HttpStream::Open(UpstreamRequest(call, route, *t.view.version, url));
@@ -228,7 +247,7 @@ Result<ProxyAnswer> GatewayProxy::Attempt(const ProxyCall& call, const Target& t
   };
   if (a.event_stream) {
     a.stream = std::make_unique<UpstreamBody>(std::move(*up), "", true, counters, start,
-                                              Clock::time_point::max(), on_end);
+                                              Clock::time_point::max(), on_end, std::move(hold));
     return a;
   }
   // Anything else is read whole before the client sees a byte, so a backend that breaks
@@ -255,7 +274,7 @@ Result<ProxyAnswer> GatewayProxy::Attempt(const ProxyCall& call, const Target& t
     body.append(buf.data(), *n);
     if (body.size() > options_.max_buffered_answer && !retryable) {
       a.stream = std::make_unique<UpstreamBody>(std::move(*up), std::move(body), false, counters,
-                                                start, deadline, on_end);
+                                                start, deadline, on_end, std::move(hold));
       return a;
     }
     if (body.size() > (64 << 10) && retryable) break;  // an error page: enough of it
@@ -290,6 +309,23 @@ void GatewayProxy::StartHealthChecks() {
   health_ = std::thread([this] { HealthLoop(); });
 }
 
+void GatewayProxy::RetainRuntimes() {
+  if (!options_.runtimes) return;
+  auto routes = routes_.AllRoutes();
+  if (!routes) {
+    Log("gateway")->warn("runtimes: {}", routes.error().message);
+    return;
+  }
+  std::vector<RuntimeSupervisor::Want> wanted;
+  for (const auto& v : *routes) {
+    if (!v.version) continue;
+    for (const auto& b : v.route.backends) {
+      if (b.kind == "runtime") wanted.push_back({b.target, v.route.model, *v.version});
+    }
+  }
+  options_.runtimes->Retain(wanted);
+}
+
 void GatewayProxy::HealthLoop() {
   net::HttpClient client;
   for (;;) {
@@ -299,6 +335,7 @@ void GatewayProxy::HealthLoop() {
                      [this] { return stop_; });
       if (stop_) return;
     }
+    RetainRuntimes();
     auto backends = routes_.AllBackends();
     if (!backends) {
       Log("gateway")->warn("health checks: {}", backends.error().message);

@@ -59,10 +59,13 @@ struct RouteStats {
   std::vector<BackendHealth> backends;
 };
 
+class RuntimeSupervisor;
+
 struct ProxyOptions {
-  std::function<int64_t()> now_millis;   // NowUnixMillis by default
-  int64_t health_interval_ms = 2000;     // active health checks; 0: none
-  size_t max_buffered_answer = 8 << 20;  // a larger non-stream answer is streamed, not retried
+  RuntimeSupervisor* runtimes = nullptr;  // serves backends of kind "runtime"; may be null
+  std::function<int64_t()> now_millis;    // NowUnixMillis by default
+  int64_t health_interval_ms = 2000;      // active health checks; 0: none
+  size_t max_buffered_answer = 8 << 20;   // a larger non-stream answer is streamed, not retried
 };
 
 // Thread-safe; one per process. Errors of Forward: NotFound (no such route, or one `who`
@@ -88,7 +91,8 @@ class GatewayProxy {
   Result<ProxyAnswer> ForwardTo(const ProxyCall& call, const Target& t, RouteCounters& counters,
                                 int depth);
   Result<ProxyAnswer> Attempt(const ProxyCall& call, const Target& t, const std::string& url,
-                              RouteCounters& counters, Attempted& out);
+                              std::shared_ptr<void> hold, RouteCounters& counters, Attempted& out);
+  void RetainRuntimes();  // what the routes name now, kept running
   void HealthLoop();
   int64_t Now() const { return options_.now_millis(); }
 

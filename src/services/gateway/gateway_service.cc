@@ -81,12 +81,21 @@ Result<db::RouteRecord> GatewayService::Checked(const Principal& who, const NewR
     return MakeError(ErrorCode::BadRequest, "a route has 1 to 16 backends");
   int64_t total = 0;
   for (const auto& b : r.backends) {
-    if (b.kind == "runtime")
-      return MakeError(ErrorCode::BadRequest,
-                       "no runtime templates are configured: supervised backends are not "
-                       "served yet (docs/gateway.md)");
-    if (b.kind != "url") return MakeError(ErrorCode::BadRequest, "a backend's kind is url");
-    HANGAR_TRY(CheckBackendUrl(b.target));
+    if (b.kind == "runtime") {
+      std::string protocol = options_.runtime_protocol ? options_.runtime_protocol(b.target) : "";
+      if (protocol.empty())
+        return MakeError(ErrorCode::BadRequest, "no runtime template '" + b.target.substr(0, 128) +
+                                                    "' is configured ([runtimes." +
+                                                    b.target.substr(0, 128) +
+                                                    "], docs/gateway.md)");
+      if (protocol != r.protocol)
+        return MakeError(ErrorCode::BadRequest, "runtime '" + b.target + "' speaks " + protocol +
+                                                    ", the route " + r.protocol);
+    } else if (b.kind == "url") {
+      HANGAR_TRY(CheckBackendUrl(b.target));
+    } else {
+      return MakeError(ErrorCode::BadRequest, "a backend's kind is url or runtime");
+    }
     HANGAR_TRY(CheckRange(b.weight, 0, 100, "a backend's weight"));
     total += b.weight;
   }
@@ -200,6 +209,24 @@ Result<std::vector<std::pair<std::string, std::string>>> GatewayService::AllBack
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+Result<std::vector<RouteView>> GatewayService::AllRoutes() {
+  Principal hub;  // the hub itself: sees every model
+  hub.anonymous = false;
+  hub.is_admin = true;
+  hub.name = "hangar";
+  std::vector<RouteView> out;
+  db::RouteQuery q;
+  q.include_all_private = true;
+  q.limit = 1000;
+  for (;; q.offset += q.limit) {
+    HANGAR_ASSIGN_OR_RETURN(auto routes, store_.ListRoutes(q));
+    size_t n = routes.size();
+    for (auto& r : routes) out.push_back(Resolve(hub, std::move(r)));
+    if (static_cast<int64_t>(n) < q.limit) break;
+  }
   return out;
 }
 

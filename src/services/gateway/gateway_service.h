@@ -53,6 +53,9 @@ struct RoutePage {
 
 struct GatewayOptions {
   std::function<int64_t()> now_millis;  // NowUnixMillis by default
+  // The protocol of runtime template `name` ("" when there is none): a backend of kind
+  // "runtime" must name one speaking the route's protocol.
+  std::function<std::string(const std::string& name)> runtime_protocol;
 };
 
 // Thread-safe; one per process. Errors of every call, besides those named: NotFound (a
@@ -73,6 +76,9 @@ class GatewayService {
   // Every route's url backends as (protocol, url), each once: what the health checks
   // probe (gateway_proxy.h). No access check: for the process itself.
   Result<std::vector<std::pair<std::string, std::string>>> AllBackends();
+  // Every route, resolved as the hub itself sees it: what the runtime supervisor keeps
+  // running (gateway_proxy.h). No access check: for the process itself.
+  Result<std::vector<RouteView>> AllRoutes();
   // The registry's generation (RegistryService::Generation), which route changes bump too.
   uint64_t Generation() const { return registry_.Generation(); }
 

@@ -32,14 +32,15 @@ int64_t TotalTokensIn(std::string_view tail) {
 
 UpstreamBody::UpstreamBody(std::unique_ptr<net::HttpStream> up, std::string prefix,
                            bool event_stream, RouteCounters& counters, Clock::time_point start,
-                           Clock::time_point deadline, OnEnd on_end)
+                           Clock::time_point deadline, OnEnd on_end, std::shared_ptr<void> hold)
     : up_(std::move(up)),
       pending_(std::move(prefix)),
       event_stream_(event_stream),
       counters_(counters),
       start_(start),
       deadline_(deadline),
-      on_end_(std::move(on_end)) {
+      on_end_(std::move(on_end)),
+      hold_(std::move(hold)) {
   Keep(pending_);
 }
 

@@ -32,7 +32,7 @@ class UpstreamBody final : public ByteSource {
   // answer); an event stream passes Clock::time_point::max().
   UpstreamBody(std::unique_ptr<net::HttpStream> up, std::string prefix, bool event_stream,
                RouteCounters& counters, Clock::time_point start, Clock::time_point deadline,
-               OnEnd on_end);
+               OnEnd on_end, std::shared_ptr<void> hold = nullptr);
   ~UpstreamBody() override;
 
   Result<size_t> Read(std::span<char> buf) override;
@@ -52,7 +52,8 @@ class UpstreamBody final : public ByteSource {
   OnEnd on_end_;
   std::string tail_;
   bool ended_ = false;
-  bool finished_ = false;  // nothing more to send
+  bool finished_ = false;       // nothing more to send
+  std::shared_ptr<void> hold_;  // what must live as long as the body (a runtime's lease)
 };
 
 }  // namespace hangar::services
