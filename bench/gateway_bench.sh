@@ -8,8 +8,10 @@
 #
 # At each fixed rate (bench/gateway_chat.lua paces 20 connections) it prints requests/s,
 # p50 and p99 for the backend alone and through the gateway, and the gateway's added p50
-# and p99; then the peak throughput (no pacing) of each path and the ratio gateway/nginx.
-# A non-streamed chat completion each request. Everything runs on 127.0.0.1 and stops.
+# and p99; then the peak throughput (no pacing) of each path and the ratio gateway/nginx
+# (a non-streamed chat completion each request); then, for streamed completions
+# (bench/gateway_sse.mjs), the added time to the first event and between events.
+# Everything runs on 127.0.0.1 and stops.
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BIN="${1:-$ROOT/build/hangar}"
@@ -26,7 +28,7 @@ say() { printf '%s\n' "$*"; }
 say "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB; $(git -C "$ROOT" rev-parse --short HEAD)"
 
 # The backend.
-node "$ROOT/tests/js/gateway_backend.mjs" --name bench >"$T/backend.out" 2>&1 &
+node "$ROOT/tests/js/gateway_backend.mjs" --name bench --pace-ms 20 >"$T/backend.out" 2>&1 &
 BACKEND_PID=$!
 trap 'kill $BACKEND_PID 2>/dev/null; [[ -n "${NGINX_PID:-}" ]] && kill $NGINX_PID 2>/dev/null' EXIT
 wait_until 10 grep -q listening "$T/backend.out" || die "backend did not start"
@@ -105,5 +107,8 @@ for pair in "direct:$direct" "gateway:$gw" "nginx:$ngx"; do
   jq -r --arg p "${pair%%:*}" '"\($p)  \(.rps) req/s  p50 \(.p50_ms) ms  p99 \(.p99_ms) ms  errors \(.errors)"' <<<"${pair#*:}"
 done
 jq -rn --argjson g "$gw" --argjson n "$ngx" '"gateway / nginx throughput: \($g.rps / $n.rps * 100 | round / 100)"'
+say "server-sent events, one stream at a time (the backend sends an event every 20 ms)"
+node "$ROOT/bench/gateway_sse.mjs" "$BACKEND" "$BASE" "$HANGAR_TOKEN" "${STREAMS:-40}" ||
+  die "the SSE run failed"
 awk '/VmRSS/ {printf "hub RSS at the end: %.0f MiB\n", $2 / 1024}' "/proc/$SERVER_PID/status"
 stop_server

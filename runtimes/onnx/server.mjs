@@ -100,7 +100,7 @@ const server = http.createServer((req, res) => {
       const out = await session.run(feeds, wanted);
       reply(res, 200, { model_name: name, model_version: version, id: body.id ?? "", outputs: wanted.map((n) => fromTensor(n, out[n])) });
     } catch (e) {
-      reply(res, 400, { error: String(e.message ?? e).split("\n")[0] });
+      reply(res, 400, { error: String(e.message ?? e).replace(/\s+/g, " ").trim().slice(0, 1000) });
     }
   });
 });

@@ -108,8 +108,8 @@ check_json "the route serves the new files (the VAD model's inputs)" '.inputs | 
 check_json "from version 2" '.versions[0]' 2
 check_true "a snapshot of version 2" test -f "$(ls -d "$DATA"/runtimes/snapshots/relu-v2-*)/onnx/silero_vad_legacy.onnx"
 # ('[s]erver': the pattern must not match the shell that runs pgrep.)
-wait_until 10 sh -c "! pgrep -f '[s]erver.mjs --model-dir $SNAP1' >/dev/null"
-check_true "the version 1 runtime was drained and stopped" test "$WAITED_MS" -lt 10000
+wait_until 20 sh -c "! pgrep -f '[s]erver.mjs --model-dir $SNAP1' >/dev/null"
+check_true "the version 1 runtime was drained and stopped (${WAITED_MS} ms; unused for 5 s first)" test "$WAITED_MS" -lt 20000
 req GET "$BASE/api/v1/models/relu/aliases/log"
 check_json "the audit log shows the move" '.events[0] | "\(.alias) \(.from) \(.to) \(.actor)"' "champion 1 2 alice"
 
@@ -119,9 +119,20 @@ req POST "$BASE/api/v1/gateway/routes" "${AUTH[@]}" --data-binary \
 check_status "a route to it" 201
 req GET "$BASE/v2/models/broken/ready" -H "Authorization: Bearer $ALICE"
 check_status "503" 503
-check_json_true "saying why, with its log" '.error | test("exited") and test("cannot load the weights")'
+check_json_true "saying why, with its log (to a site admin)" '.error | test("exited with status 3") and test("cannot load the weights")'
+new_user bob
+BOB="$(new_token bob --role read)"
+req GET "$BASE/v2/models/broken/ready" -H "Authorization: Bearer $BOB"
+check_status "to another user: 503 too" 503
+check_json_true "without the log, which names the host's paths" '.error | test("exited with status 3") and (test("weights") | not)'
 req GET "$BASE/v2/models/relu" -H "Authorization: Bearer $ALICE"
 check_status "the other route still serves" 200
+req GET "$BASE/v2/models/relu/versions/1" -H "Authorization: Bearer $ALICE"
+check_json "/versions/1 serves version 1 (the Relu model)" '.inputs | map(.name) | join(",")' "x"
+req GET "$BASE/v2/models/relu/versions/9" -H "Authorization: Bearer $ALICE"
+check_status "/versions/9: no such version" 404
+req GET "$BASE/api/v1/gateway/routes/broken/metrics" -H "Authorization: Bearer $ALICE"
+check_json_true "the route's metrics show the failing runtime to an admin" '.runtimes | map(select(.runtime == "broken")) | .[0].log | test("cannot load")'
 req POST "$BASE/api/v1/gateway/routes" "${AUTH[@]}" --data-binary \
   '{"name":"nope","model":"relu","alias":"champion","protocol":"oip","backends":[{"kind":"runtime","runtime":"missing"}]}'
 check_status "an unknown template is refused" 400

@@ -90,13 +90,14 @@ Result<services::NewRoute> ParseRoute(Request& q) {
   const json::value* backends = b.if_contains("backends");
   if (!backends || !backends->is_array())
     return MakeError(ErrorCode::BadRequest,
-                     "'backends' is required: [{\"url\": \"http://…\", \"weight\": 100}]");
+                     "'backends' is required: [{\"url\": \"http://…\", \"weight\": 100}] or "
+                     "[{\"runtime\": \"<template>\"}]");
   for (const auto& item : backends->as_array()) {
     if (!item.is_object())
       return MakeError(ErrorCode::BadRequest, "each backend is an object {url, weight}");
     db::BackendRecord rec;
     HANGAR_ASSIGN_OR_RETURN(rec.kind, StringField(item.as_object(), "kind"));
-    if (rec.kind.empty()) rec.kind = "url";
+    if (rec.kind.empty()) rec.kind = item.as_object().contains("runtime") ? "runtime" : "url";
     HANGAR_ASSIGN_OR_RETURN(
         rec.target, StringField(item.as_object(), rec.kind == "runtime" ? "runtime" : "url"));
     HANGAR_ASSIGN_OR_RETURN(rec.weight, IntField(item.as_object(), "weight", 100));
@@ -130,10 +131,11 @@ Result<Response> OpenAiModels(GatewayService& g, Request& q) {
   for (int64_t offset = 0;;) {
     HANGAR_ASSIGN_OR_RETURN(auto page, g.ListRoutes(q.principal, offset, 1000));
     for (const auto& v : page.routes)
-      data.push_back(json::object{{"id", v.route.name},
-                                  {"object", "model"},
-                                  {"created", v.route.created_at / 1000},
-                                  {"owned_by", v.route.owner}});
+      if (v.route.protocol == "openai")  // an OIP route is no model of this API
+        data.push_back(json::object{{"id", v.route.name},
+                                    {"object", "model"},
+                                    {"created", v.route.created_at / 1000},
+                                    {"owned_by", v.route.owner}});
     if (!page.next_offset) break;
     offset = page.next_offset;
   }

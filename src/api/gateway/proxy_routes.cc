@@ -6,6 +6,7 @@
 #include "api/error_render.h"
 #include "api/json_util.h"
 #include "core/util.h"
+#include "services/gateway/runtime_supervisor.h"
 
 namespace hangar::api {
 namespace {
@@ -79,6 +80,13 @@ Result<Response> Oip(GatewayProxy& proxy, Request& q) {
   bool ok = true;
   call.model = PercentDecode(q.Param("name"), &ok);
   if (!ok) return MakeError(ErrorCode::BadRequest, "the model name is not percent-encoded well");
+  if (auto v = q.Param("version"); !v.empty()) {
+    auto n = ParseUint64(v);
+    if (!n || *n == 0 || *n > (uint64_t{1} << 53))
+      return MakeError(ErrorCode::BadRequest,
+                       "a version is a number from 1: '" + std::string(v.substr(0, 40)) + "'");
+    call.version = static_cast<int64_t>(*n);
+  }
   if (q.method == Method::Post) {
     HANGAR_ASSIGN_OR_RETURN(call.body, q.ReadBody(kMaxInferenceBody));
   }
@@ -107,7 +115,21 @@ Result<Response> Metrics(GatewayProxy& proxy, Request& q) {
                    {"errors", c.errors.load()},        {"retries", c.retries.load()},
                    {"limited", c.limited.load()},      {"tokens", c.tokens.load()},
                    {"latency_us", Latency(c.latency)}, {"upstream_us", Latency(c.upstream)}};
-  if (q.principal.is_admin) out["backends"] = std::move(backends);
+  json::array runtimes;
+  for (const auto& r : s.runtimes) {
+    runtimes.push_back(json::object{{"runtime", r.runtime},
+                                    {"version", r.version},
+                                    {"state", r.state},
+                                    {"port", r.port},
+                                    {"restarts", r.restarts},
+                                    {"in_flight", r.in_flight},
+                                    {"error", r.error},
+                                    {"log", r.detail}});
+  }
+  if (q.principal.is_admin) {
+    out["backends"] = std::move(backends);
+    out["runtimes"] = std::move(runtimes);
+  }
   return JsonResponse(out);
 }
 

@@ -119,7 +119,12 @@ Result<GatewayProxy::Target> GatewayProxy::Lookup(const Principal& who, const st
   t.alias = t.view.route.target_alias;
   if (at != std::string::npos) {
     t.alias = model.substr(at + 1);
-    auto v = registry_.VersionByAlias(who, t.view.route.model, t.alias);
+    // `name@v3` names version 3 (aliases of that form are reserved for it).
+    auto number =
+        t.alias.size() > 1 && t.alias[0] == 'v' ? ParseUint64(t.alias.substr(1)) : std::nullopt;
+    auto v = number && *number <= static_cast<uint64_t>(INT64_MAX)
+                 ? registry_.GetVersion(who, t.view.route.model, static_cast<int64_t>(*number))
+                 : registry_.VersionByAlias(who, t.view.route.model, t.alias);
     if (!v) return std::move(v).error();
     t.view.version = std::move(*v);
     t.view.problem.clear();
@@ -132,12 +137,29 @@ Result<GatewayProxy::Target> GatewayProxy::Lookup(const Principal& who, const st
 Result<ProxyAnswer> GatewayProxy::Forward(const ProxyCall& call, int64_t* retry_after) {
   auto start = Clock::now();
   HANGAR_ASSIGN_OR_RETURN(Target t, Lookup(call.who, call.model));
-  const db::RouteRecord& route = t.view.route;
-  RouteCounters& counters = metrics_.For(route.name);
+  RouteCounters& counters = metrics_.For(t.view.route.name);
   counters.requests.fetch_add(1, std::memory_order_relaxed);
+  auto answer = Serve(call, t, counters, retry_after);
+  // Every answer after the route is known counts; a stream counts itself when it ends.
+  if (!answer || !answer->stream) {
+    counters.latency.Add(MicrosSince(start));
+    int status = answer ? answer->status : Describe(answer.error().code).http_status;
+    if (status >= 500) counters.errors.fetch_add(1, std::memory_order_relaxed);
+  }
+  return answer;
+}
+
+Result<ProxyAnswer> GatewayProxy::Serve(const ProxyCall& call, Target& t, RouteCounters& counters,
+                                        int64_t* retry_after) {
+  const db::RouteRecord& route = t.view.route;
   if (route.protocol != call.protocol) {
     return MakeError(ErrorCode::NotFound, "route '" + route.name + "' speaks " + route.protocol +
                                               ", not " + call.protocol);
+  }
+  if (call.version > 0) {  // OIP's /versions/{v}: that version of the route's model
+    HANGAR_ASSIGN_OR_RETURN(t.view.version,
+                            registry_.GetVersion(call.who, route.model, call.version));
+    t.view.problem.clear();
   }
   if (!t.view.version) {
     return MakeError(ErrorCode::Unavailable,
@@ -157,10 +179,6 @@ Result<ProxyAnswer> GatewayProxy::Forward(const ProxyCall& call, int64_t* retry_
                          std::to_string(*wait) + " s");
   }
   auto answer = ForwardTo(call, t, counters, 0);
-  if (!answer || !answer->stream) {
-    counters.latency.Add(MicrosSince(start));
-    if (!answer || answer->status >= 500) counters.errors.fetch_add(1, std::memory_order_relaxed);
-  }
   if (answer && !answer->stream && answer->status < 300) {
     int64_t tokens = TotalTokensIn(answer->body);
     counters.tokens.fetch_add(tokens, std::memory_order_relaxed);
@@ -174,16 +192,19 @@ Result<ProxyAnswer> GatewayProxy::ForwardTo(const ProxyCall& call, const Target&
   const db::RouteRecord& route = t.view.route;
   Attempted tried;
   auto order = balancer_.Order(route.backends);
-  size_t attempts = std::min<size_t>(order.size(), static_cast<size_t>(route.retries) + 1);
+  // Retries go to the other backends first, then round again (a route of one backend
+  // retries that one).
+  size_t attempts = static_cast<size_t>(route.retries) + 1;
   for (size_t i = 0; i < attempts; ++i) {
     if (i > 0) counters.retries.fetch_add(1, std::memory_order_relaxed);
-    const db::BackendRecord& b = *order[i];
+    const db::BackendRecord& b = *order[i % order.size()];
     std::string url = b.target;
     std::shared_ptr<void> hold;  // a runtime is not stopped while its request runs
     if (b.kind == "runtime") {
       auto lease = options_.runtimes
                        ? options_.runtimes->Acquire(b.target, route.model, *t.view.version,
-                                                    std::chrono::milliseconds(route.timeout_ms))
+                                                    std::chrono::milliseconds(route.timeout_ms),
+                                                    call.who.is_admin)
                        : Result<RuntimeSupervisor::Lease>(
                              MakeError(ErrorCode::Unavailable, "no runtimes are configured"));
       if (!lease) {
@@ -300,7 +321,17 @@ Result<RouteStats> GatewayProxy::Stats(const Principal& who, const std::string& 
   RouteStats s;
   HANGAR_ASSIGN_OR_RETURN(s.route, routes_.GetRoute(who, name));
   s.counters = &metrics_.For(name);
-  if (who.is_admin) s.backends = balancer_.Health(s.route.route.backends);
+  if (!who.is_admin) return s;
+  std::vector<db::BackendRecord> urls;
+  for (const auto& b : s.route.route.backends) {
+    if (b.kind == "url") urls.push_back(b);
+  }
+  s.backends = balancer_.Health(urls);
+  if (options_.runtimes) {
+    for (auto& r : options_.runtimes->States()) {
+      if (r.model == s.route.route.model) s.runtimes.push_back(std::move(r));
+    }
+  }
   return s;
 }
 

@@ -41,6 +41,7 @@ struct ProxyCall {
   std::string content_type;
   std::string accept;
   std::string request_id;
+  int64_t version = 0;  // OIP's /versions/{v}: serve that version; 0 = the route's
 };
 
 // What the client gets: a whole body, or a stream passed through (`stream` set).
@@ -53,10 +54,13 @@ struct ProxyAnswer {
 };
 
 // A route's counters and its backends' health, for the metrics call.
+struct RuntimeState;
+
 struct RouteStats {
   RouteView route;
   const RouteCounters* counters = nullptr;
-  std::vector<BackendHealth> backends;
+  std::vector<BackendHealth> backends;  // the url backends (site admins only)
+  std::vector<RuntimeState> runtimes;   // the runtimes of its model (site admins only)
 };
 
 class RuntimeSupervisor;
@@ -88,6 +92,9 @@ class GatewayProxy {
   struct Target;
   struct Attempted;
   Result<Target> Lookup(const Principal& who, const std::string& model);
+  // Forward's rules once the route is known: protocol, version, limits, then ForwardTo.
+  Result<ProxyAnswer> Serve(const ProxyCall& call, Target& t, RouteCounters& counters,
+                            int64_t* retry_after);
   Result<ProxyAnswer> ForwardTo(const ProxyCall& call, const Target& t, RouteCounters& counters,
                                 int depth);
   Result<ProxyAnswer> Attempt(const ProxyCall& call, const Target& t, const std::string& url,

@@ -47,18 +47,23 @@ int FreePort() {
 
 std::string Replaced(std::string arg, const std::map<std::string, std::string>& vars) {
   for (const auto& [name, value] : vars) {
-    for (size_t at = arg.find(name); at != std::string::npos; at = arg.find(name, at + value.size())) {
+    for (size_t at = arg.find(name); at != std::string::npos;
+         at = arg.find(name, at + value.size())) {
       arg.replace(at, name.size(), value);
     }
   }
   return arg;
 }
 
-// The last `n` bytes of the file at `path`, on one line.
-std::string Tail(const fs::path& path, size_t n = 600) {
+// The last `n` bytes written to the file at `path` after offset `from`, on one line.
+std::string Tail(const fs::path& path, uint64_t from, size_t n = 600) {
   std::ifstream in(path, std::ios::binary);
-  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::string out = all.size() > n ? all.substr(all.size() - n) : all;
+  std::error_code ec;
+  uint64_t size = fs::file_size(path, ec);
+  if (ec || size <= from) return "";
+  uint64_t start = std::max<uint64_t>(from, size > n ? size - n : 0);
+  in.seekg(static_cast<std::streamoff>(start));
+  std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::replace(out.begin(), out.end(), '\n', ' ');
   return out;
 }
@@ -92,10 +97,20 @@ struct RuntimeSupervisor::Instance {
   pid_t pid = -1;
   int port = 0;
   enum class State { Starting, Ready, Failed, Draining } state = State::Starting;
-  std::string error;
+  std::string error;   // why it is not running, for everyone
+  std::string detail;  // the end of its log since its last start, for site admins
+  uint64_t log_from = 0;
   int64_t restarts = 0;
   Clock::time_point started{}, next_start{}, last_used = Clock::now(), drain_since{};
   std::shared_ptr<std::atomic<int>> in_flight = std::make_shared<std::atomic<int>>(0);
+};
+
+// A process Start made.
+struct RuntimeSupervisor::Spawned {
+  pid_t pid = -1;
+  int port = 0;
+  fs::path log;
+  uint64_t log_from = 0;  // the log's size before it started
 };
 
 RuntimeSupervisor::RuntimeSupervisor(RepoService& repos, ContentService& content,
@@ -111,7 +126,7 @@ RuntimeSupervisor::~RuntimeSupervisor() {
   }
   changed_.notify_all();
   if (loop_.joinable()) loop_.join();
-  for (auto& [key, in] : instances_) Stop(*in);
+  for (auto& [key, in] : instances_) Stop(in->pid);
 }
 
 std::string RuntimeSupervisor::ProtocolOf(const std::string& name) const {
@@ -119,8 +134,9 @@ std::string RuntimeSupervisor::ProtocolOf(const std::string& name) const {
   return it == options_.templates.end() ? "" : it->second.protocol;
 }
 
-std::shared_ptr<RuntimeSupervisor::Instance> RuntimeSupervisor::Ensure(
-    const std::string& runtime, const std::string& model, const db::VersionRecord& v) {
+std::shared_ptr<RuntimeSupervisor::Instance> RuntimeSupervisor::Ensure(const std::string& runtime,
+                                                                       const std::string& model,
+                                                                       const db::VersionRecord& v) {
   std::string key = runtime + "/" + model + "/" + std::to_string(v.version);
   auto& slot = instances_[key];
   if (!slot || slot->state == Instance::State::Draining) {
@@ -129,6 +145,8 @@ std::shared_ptr<RuntimeSupervisor::Instance> RuntimeSupervisor::Ensure(
     in->runtime = runtime;
     in->model = model;
     in->spec = options_.templates.at(runtime);
+    if (in->spec.ready_path.empty())
+      in->spec.ready_path = in->spec.protocol == "oip" ? "/v2/health/ready" : "/health";
     in->version = v;
     if (slot) instances_[key + "#draining" + std::to_string(slot->pid)] = slot;
     slot = in;
@@ -139,7 +157,8 @@ std::shared_ptr<RuntimeSupervisor::Instance> RuntimeSupervisor::Ensure(
 Result<RuntimeSupervisor::Lease> RuntimeSupervisor::Acquire(const std::string& runtime,
                                                             const std::string& model,
                                                             const db::VersionRecord& version,
-                                                            std::chrono::milliseconds wait) {
+                                                            std::chrono::milliseconds wait,
+                                                            bool detailed) {
   if (!options_.templates.count(runtime))
     return MakeError(ErrorCode::NotFound, "no runtime template '" + runtime + "'");
   std::unique_lock lock(mu_);
@@ -151,9 +170,12 @@ Result<RuntimeSupervisor::Lease> RuntimeSupervisor::Acquire(const std::string& r
            (in->state == Instance::State::Failed && !in->error.empty());
   });
   if (in->state == Instance::State::Failed)
-    return MakeError(ErrorCode::Unavailable, "runtime '" + runtime + "' for " + model + " version " +
-                                                 std::to_string(version.version) +
-                                                 " is not running: " + in->error);
+    return MakeError(ErrorCode::Unavailable, "runtime '" + runtime + "' for " + model +
+                                                 " version " + std::to_string(version.version) +
+                                                 " is not running: " + in->error +
+                                                 (detailed ? "; log: " + in->detail
+                                                           : " (site admins see its log in the "
+                                                             "route's metrics)"));
   if (!settled || in->state != Instance::State::Ready)
     return MakeError(ErrorCode::GatewayTimeout, "runtime '" + runtime + "' for " + model +
                                                     " was not ready within " +
@@ -177,8 +199,10 @@ void RuntimeSupervisor::Retain(const std::vector<Want>& wanted) {
   for (auto& [key, in] : instances_) {
     if (in->state == Instance::State::Draining) continue;
     auto it = current.find(in->runtime + "/" + in->model);
-    bool superseded = it != current.end() && it->second != key;
-    bool orphan = it == current.end() && now - in->last_used > kIdleDrain;
+    bool superseded =
+        it != current.end() && it->second != key && now - in->last_used > kSupersededGrace;
+    bool orphan = it == current.end() &&
+                  (now - in->last_used > kIdleDrain || in->state == Instance::State::Failed);
     if (superseded || orphan) {
       Log("gateway")->info("runtime {}: draining ({})", key, superseded ? "superseded" : "unused");
       in->state = Instance::State::Draining;
@@ -195,7 +219,7 @@ std::vector<RuntimeState> RuntimeSupervisor::States() {
   for (const auto& [key, in] : instances_) {
     out.push_back(RuntimeState{in->runtime, in->model, in->version.version,
                                kNames[static_cast<int>(in->state)], in->port, in->restarts,
-                               in->in_flight->load(), in->error});
+                               in->in_flight->load(), in->error, in->detail});
   }
   return out;
 }
@@ -205,85 +229,136 @@ void RuntimeSupervisor::Loop() {
   while (!stop_) {
     changed_.wait_for(lock, options_.tick);
     if (stop_) break;
-    // Each instance is looked at with the lock held: Step's waits are short (a 300 ms
-    // probe at most), and Acquire waits on changed_ anyway.
-    for (auto it = instances_.begin(); it != instances_.end();) {
-      Step(*it->second);
-      bool gone = it->second->state == Instance::State::Draining && it->second->pid < 0;
+    // Step may release the lock: Acquire and Retain may add instances meanwhile (a map's
+    // iterators stay valid); only this loop erases them.
+    for (auto it = instances_.begin(); it != instances_.end() && !stop_;) {
+      auto in = it->second;
+      Step(lock, *in);
+      bool gone = in->state == Instance::State::Draining && in->pid < 0;
       it = gone ? instances_.erase(it) : std::next(it);
     }
     changed_.notify_all();
   }
 }
 
-void RuntimeSupervisor::Step(Instance& in) {
+// Runs fn() with `lock` released.
+template <typename F>
+auto Unlocked(std::unique_lock<std::mutex>& lock, F fn) {
+  lock.unlock();
+  auto out = fn();
+  lock.lock();
+  return out;
+}
+
+// How a process ended, from waitpid's status.
+std::string Ended(int status) {
+  if (WIFEXITED(status)) return "it exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return "it was killed by signal " + std::to_string(WTERMSIG(status));
+  return "it ended";
+}
+
+void RuntimeSupervisor::Fail(Instance& in, std::string why, Clock::duration backoff) {
+  in.error = std::move(why);
+  in.detail = Tail(in.log, in.log_from);
+  in.state = Instance::State::Failed;
+  in.next_start = Clock::now() + backoff;
+  Log("gateway")->warn("runtime {}: {}; log: {}", in.key, in.error, in.detail);
+}
+
+void RuntimeSupervisor::Step(std::unique_lock<std::mutex>& lock, Instance& in) {
   auto now = Clock::now();
   if (in.pid > 0) {
     int status = 0;
     if (waitpid(in.pid, &status, WNOHANG) == in.pid) {
       in.pid = -1;
       if (in.state == Instance::State::Draining) return;
-      in.error = "it exited (status " + std::to_string(status) + "); log: " + Tail(in.log);
-      Log("gateway")->warn("runtime {}: {}", in.key, in.error);
-      in.state = Instance::State::Failed;
-      auto backoff = std::min<std::chrono::seconds>(kMaxBackoff, std::chrono::seconds(1 << std::min<int64_t>(in.restarts, 5)));
-      in.next_start = now + backoff;
+      Fail(in, Ended(status),
+           std::min<Clock::duration>(kMaxBackoff,
+                                     std::chrono::seconds(1 << std::min<int64_t>(in.restarts, 5))));
       return;
     }
   }
   switch (in.state) {
     case Instance::State::Draining:
-      if (in.pid > 0 && (in.in_flight->load() == 0 || now - in.drain_since > options_.drain_timeout)) {
-        Stop(in);
+      if (in.pid > 0 &&
+          (in.in_flight->load() == 0 || now - in.drain_since > options_.drain_timeout)) {
+        pid_t pid = in.pid;
+        Unlocked(lock, [pid] {
+          Stop(pid);
+          return 0;
+        });
+        in.pid = -1;
       }
       return;
     case Instance::State::Failed:
       if (now < in.next_start) return;
       ++in.restarts;
       in.state = Instance::State::Starting;
-      [[fallthrough]];
-    case Instance::State::Starting: {
-      if (in.pid < 0) {
-        if (auto started = Start(in); !started) {
-          in.error = started.error().message;
-          in.state = Instance::State::Failed;
-          in.next_start = now + kMaxBackoff;
-          return;
-        }
-      }
-      net::HttpClient probe;
-      net::HttpRequest req;
-      req.url = "http://127.0.0.1:" + std::to_string(in.port) + in.spec.ready_path;
-      req.timeout = std::chrono::milliseconds(300);
-      auto r = probe.Perform(req);
-      if (r && r->status >= 200 && r->status < 300) {
-        in.state = Instance::State::Ready;
-        in.error.clear();
-        Log("gateway")->info("runtime {}: ready on port {}", in.key, in.port);
-      } else if (now - in.started > std::chrono::seconds(in.spec.start_timeout_s)) {
-        Stop(in);
-        in.error = "it was not ready within " + std::to_string(in.spec.start_timeout_s) +
-                   " s (start_timeout_s); log: " + Tail(in.log);
-        in.state = Instance::State::Failed;
-        in.next_start = now + kMaxBackoff;
-      }
+      StepStarting(lock, in);
       return;
-    }
+    case Instance::State::Starting:
+      StepStarting(lock, in);
+      return;
     case Instance::State::Ready:
       return;
   }
 }
 
-Result<fs::path> RuntimeSupervisor::Snapshot(Instance& in) {
+void RuntimeSupervisor::StepStarting(std::unique_lock<std::mutex>& lock, Instance& in) {
+  if (in.pid < 0) {
+    auto spawned = Unlocked(lock, [&] { return Start(in); });
+    if (in.state != Instance::State::Starting) {  // drained meanwhile
+      if (spawned) in.pid = spawned->pid;
+      return;
+    }
+    if (!spawned) return Fail(in, spawned.error().message, kMaxBackoff);
+    in.pid = spawned->pid;
+    in.port = spawned->port;
+    in.log = spawned->log;
+    in.log_from = spawned->log_from;
+    in.started = Clock::now();
+  }
+  std::string url = "http://127.0.0.1:" + std::to_string(in.port) + in.spec.ready_path;
+  bool ready = Unlocked(lock, [&url] {
+    net::HttpClient probe;
+    net::HttpRequest req;
+    req.url = url;
+    req.timeout = std::chrono::milliseconds(300);
+    auto r = probe.Perform(req);
+    return r && r->status >= 200 && r->status < 300;
+  });
+  if (in.state != Instance::State::Starting || in.pid < 0) return;
+  if (ready) {
+    in.state = Instance::State::Ready;
+    in.error.clear();
+    in.detail.clear();
+    Log("gateway")->info("runtime {}: ready on port {}", in.key, in.port);
+  } else if (Clock::now() - in.started > std::chrono::seconds(in.spec.start_timeout_s)) {
+    pid_t pid = in.pid;
+    Unlocked(lock, [pid] {
+      Stop(pid);
+      return 0;
+    });
+    in.pid = -1;
+    Fail(in,
+         "it was not ready within " + std::to_string(in.spec.start_timeout_s) +
+             " s (start_timeout_s)",
+         kMaxBackoff);
+  }
+}
+
+Result<fs::path> RuntimeSupervisor::Snapshot(const Instance& in) {
   const db::VersionRecord& v = in.version;
-  fs::path dir = options_.dir / "snapshots" / (in.model + "-v" + std::to_string(v.version) + "-" + v.commit.substr(0, 12));
+  fs::path dir = options_.dir / "snapshots" /
+                 (in.model + "-v" + std::to_string(v.version) + "-" + v.commit.substr(0, 12));
   if (fs::exists(dir / ".complete")) return dir;
   auto type = ParseRepoType(v.repo_type);
   size_t slash = v.repo.find('/');
   auto oid = Oid::ParseHex(v.commit);
   if (!type || slash == std::string::npos || !oid)
     return MakeError(ErrorCode::Internal, "version pins no readable repo: " + v.repo);
-  HANGAR_ASSIGN_OR_RETURN(RepoId id, RepoId::Parse(*type, v.repo.substr(0, slash), v.repo.substr(slash + 1)));
+  HANGAR_ASSIGN_OR_RETURN(RepoId id,
+                          RepoId::Parse(*type, v.repo.substr(0, slash), v.repo.substr(slash + 1)));
   Principal hub;  // the hub itself reads the repo
   hub.anonymous = false;
   hub.is_admin = true;
@@ -304,17 +379,19 @@ Result<fs::path> RuntimeSupervisor::Snapshot(Instance& in) {
   std::ofstream(tmp / ".complete") << v.commit << "\n";
   fs::remove_all(dir, ec);
   fs::rename(tmp, dir, ec);
-  if (ec) return MakeError(ErrorCode::Internal, "cannot place the snapshot " + dir.string() + ": " + ec.message());
+  if (ec)
+    return MakeError(ErrorCode::Internal,
+                     "cannot place the snapshot " + dir.string() + ": " + ec.message());
   return dir;
 }
 
-Result<void> RuntimeSupervisor::Start(Instance& in) {
+Result<RuntimeSupervisor::Spawned> RuntimeSupervisor::Start(const Instance& in) {
   HANGAR_ASSIGN_OR_RETURN(fs::path snapshot, Snapshot(in));
-  in.port = FreePort();
-  if (in.port == 0) return MakeError(ErrorCode::Internal, "no free port");
-  if (in.spec.ready_path.empty()) in.spec.ready_path = in.spec.protocol == "oip" ? "/v2/health/ready" : "/health";
+  Spawned out;
+  out.port = FreePort();
+  if (out.port == 0) return MakeError(ErrorCode::Internal, "no free port");
   std::map<std::string, std::string> vars{{"{snapshot}", snapshot.string()},
-                                          {"{port}", std::to_string(in.port)},
+                                          {"{port}", std::to_string(out.port)},
                                           {"{model}", in.model},
                                           {"{version}", std::to_string(in.version.version)}};
   std::vector<std::string> argv;
@@ -324,11 +401,14 @@ Result<void> RuntimeSupervisor::Start(Instance& in) {
   cargv.push_back(nullptr);
   std::error_code ec;
   fs::create_directories(options_.dir / "logs", ec);
-  in.log = options_.dir / "logs" / (in.model + "-v" + std::to_string(in.version.version) + "-" + in.runtime + ".log");
+  out.log = options_.dir / "logs" /
+            (in.model + "-v" + std::to_string(in.version.version) + "-" + in.runtime + ".log");
+  out.log_from = fs::exists(out.log, ec) ? fs::file_size(out.log, ec) : 0;
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, in.log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_addopen(&actions, 1, out.log.c_str(), O_WRONLY | O_CREAT | O_APPEND,
+                                   0644);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
@@ -338,26 +418,24 @@ Result<void> RuntimeSupervisor::Start(Instance& in) {
   int rc = posix_spawnp(&pid, cargv[0], &actions, &attr, cargv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
-  if (rc != 0) return MakeError(ErrorCode::Unavailable, "cannot start '" + argv[0] + "': " + std::strerror(rc));
-  in.pid = pid;
-  in.started = Clock::now();
-  Log("gateway")->info("runtime {}: started pid {} on port {} from {}", in.key, pid, in.port, snapshot.string());
-  return {};
+  if (rc != 0)
+    return MakeError(ErrorCode::Unavailable,
+                     "cannot start '" + argv[0] + "': " + std::strerror(rc));
+  out.pid = pid;
+  Log("gateway")->info("runtime {}: started pid {} on port {} from {}", in.key, pid, out.port,
+                       snapshot.string());
+  return out;
 }
 
-void RuntimeSupervisor::Stop(Instance& in) {
-  if (in.pid <= 0) return;
-  kill(-in.pid, SIGTERM);
+void RuntimeSupervisor::Stop(pid_t pid) {
+  if (pid <= 0) return;
+  kill(-pid, SIGTERM);
   for (int i = 0; i < 50; ++i) {
-    if (waitpid(in.pid, nullptr, WNOHANG) == in.pid) {
-      in.pid = -1;
-      return;
-    }
+    if (waitpid(pid, nullptr, WNOHANG) == pid) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  kill(-in.pid, SIGKILL);
-  waitpid(in.pid, nullptr, 0);
-  in.pid = -1;
+  kill(-pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
 }
 
 }  // namespace hangar::services

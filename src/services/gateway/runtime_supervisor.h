@@ -52,7 +52,8 @@ struct RuntimeState {
   int port = 0;
   int64_t restarts = 0;
   int in_flight = 0;
-  std::string error;  // why it failed or last died, with the end of its log
+  std::string error;   // why it failed or last died
+  std::string detail;  // the end of its log (for site admins: it names paths of the host)
 };
 
 // Thread-safe; one per process. The runtimes stop (SIGTERM, then SIGKILL) with it.
@@ -60,7 +61,7 @@ class RuntimeSupervisor {
  public:
   // A request's hold on a ready runtime: the runtime is not stopped while one exists.
   struct Lease {
-    std::string url;              // http://127.0.0.1:<port>
+    std::string url;             // http://127.0.0.1:<port>
     std::shared_ptr<void> hold;  // released when the request ends
   };
 
@@ -71,12 +72,16 @@ class RuntimeSupervisor {
   std::string ProtocolOf(const std::string& name) const;
   // A ready runtime of template `runtime` serving `version` of `model`, started (and waited
   // for, at most `wait`) when none is. Errors: NotFound (no such template), Unavailable (it
-  // failed to start or died: the message says why), GatewayTimeout (not ready in time).
+  // failed to start or died: the message says why, with the end of its log when
+  // `detailed`), GatewayTimeout (not ready in time).
   Result<Lease> Acquire(const std::string& runtime, const std::string& model,
-                        const db::VersionRecord& version, std::chrono::milliseconds wait);
+                        const db::VersionRecord& version, std::chrono::milliseconds wait,
+                        bool detailed);
   // What the routes want now: (runtime, model) pairs each at one version. A runtime of a
-  // wanted pair at another version is drained; one of a pair no route names any more is
-  // drained once unused for a minute. Missing ones are started.
+  // wanted pair at another version is drained once unused for kSupersededGrace (a request
+  // naming that version, `route@alias`, keeps it); one of a pair no route names any more
+  // once unused for a minute, or at once when it is failing. Missing ones are started.
+  static constexpr std::chrono::seconds kSupersededGrace{5};
   struct Want {
     std::string runtime, model;
     db::VersionRecord version;
@@ -89,10 +94,17 @@ class RuntimeSupervisor {
   std::shared_ptr<Instance> Ensure(const std::string& runtime, const std::string& model,
                                    const db::VersionRecord& v);  // mu_ held
   void Loop();
-  void Step(Instance& in);                            // one look at a process
-  Result<void> Start(Instance& in);                   // snapshot, spawn
-  Result<std::filesystem::path> Snapshot(Instance& in);
-  void Stop(Instance& in);                            // SIGTERM, wait, SIGKILL
+  struct Spawned;
+  // One look at a process, with mu_ held by `lock`; the slow parts (a snapshot, a start, a
+  // probe, a stop) run with it released.
+  void Step(std::unique_lock<std::mutex>& lock, Instance& in);
+  void StepStarting(std::unique_lock<std::mutex>& lock, Instance& in);
+  // Marks `in` failed for `why`, to start again after `backoff`; keeps its log's end.
+  void Fail(Instance& in, std::string why, std::chrono::steady_clock::duration backoff);
+  // These read only what never changes in an instance: no lock needed.
+  Result<Spawned> Start(const Instance& in);  // snapshot, spawn
+  Result<std::filesystem::path> Snapshot(const Instance& in);
+  static void Stop(pid_t pid);  // SIGTERM to its group, wait, SIGKILL
 
   RepoService& repos_;
   ContentService& content_;

@@ -5,8 +5,7 @@
 
 namespace hangar::services {
 
-Result<ArtifactPath> RegistryService::Artifact(const Principal& who,
-                                               std::string_view artifact_path) {
+Result<ArtifactRef> ParseArtifactPath(std::string_view artifact_path) {
   auto form = [&] {
     return MakeError(ErrorCode::BadRequest,
                      "an artifact path is <models|datasets|spaces>/<ns>/<name>/<40-hex "
@@ -33,10 +32,16 @@ Result<ArtifactPath> RegistryService::Artifact(const Principal& who,
   while (!rest.empty() && rest.back() == '/') rest.remove_suffix(1);  // "dir/" lists dir
   if (!rest.empty()) HANGAR_TRY(ValidateReadPath(rest));
   HANGAR_ASSIGN_OR_RETURN(RepoId id, RepoId::Parse(*type, parts[1], parts[2]));
-  HANGAR_ASSIGN_OR_RETURN(RepoHandle repo, repos_.Open(who, id, Access::Read));
+  return ArtifactRef{std::move(id), *commit, std::string(rest)};
+}
+
+Result<ArtifactPath> RegistryService::Artifact(const Principal& who,
+                                               std::string_view artifact_path) {
+  HANGAR_ASSIGN_OR_RETURN(ArtifactRef ref, ParseArtifactPath(artifact_path));
+  HANGAR_ASSIGN_OR_RETURN(RepoHandle repo, repos_.Open(who, ref.repo, Access::Read));
   // The commit must be one of the repo's: a sha of another repo is no artifact here.
-  HANGAR_ASSIGN_OR_RETURN(Oid found, content_.ResolveRevision(repo, parts[3]));
-  return ArtifactPath{std::move(repo), found, std::string(rest)};
+  HANGAR_ASSIGN_OR_RETURN(Oid found, content_.ResolveRevision(repo, ref.commit.Hex()));
+  return ArtifactPath{std::move(repo), found, std::move(ref.path)};
 }
 
 Result<EntryList> RegistryService::ListArtifacts(const ArtifactPath& at) {

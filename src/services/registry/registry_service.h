@@ -108,6 +108,17 @@ struct ArtifactPath {
   std::string path;  // inside the repo; "" = its root
 };
 
+// The parts of an artifact path, `<models|datasets|spaces>/<ns>/<name>/<commit>[/<path>]`
+// (registry_json.h ArtifactUri), before any repo is opened.
+struct ArtifactRef {
+  RepoId repo;
+  Oid commit;
+  std::string path;  // "" = the root; a trailing '/' dropped
+};
+// Parses `artifact_path`. Errors: BadRequest (not that form, a commit not 40 hex, a repo
+// name or a path the hub's rules refuse, e.g. with `..`).
+Result<ArtifactRef> ParseArtifactPath(std::string_view artifact_path);
+
 struct RegistryOptions {
   std::function<int64_t()> now_millis;  // NowUnixMillis by default; tests pass their own
 };
