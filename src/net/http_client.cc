@@ -115,7 +115,12 @@ Result<void> Setup(CURL* easy, const HttpRequest& req, Transfer& t) {
   curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, HeaderCallback);
   curl_easy_setopt(easy, CURLOPT_HEADERDATA, &t);
   curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, static_cast<long>(kLowSpeedAbort.count()));
+  // A stream's own stall bound may be longer than the low-speed abort: it then governs.
+  long low_speed_s = static_cast<long>(kLowSpeedAbort.count());
+  if (req.stall_timeout.count() > 0)
+    low_speed_s =
+        std::max<long>(low_speed_s, static_cast<long>(req.stall_timeout.count() / 1000 + 1));
+  curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, low_speed_s);
   curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, 30000L);
   if (req.timeout.count() > 0) {
     curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(req.timeout.count()));
@@ -398,6 +403,10 @@ Result<std::unique_ptr<HttpStream>> HttpStream::Open(const HttpRequest& req) {
     s->Pump(deadline);
   }
   if (s->done && s->result != CURLE_OK) return TransferError(s->req, s->t, s->result);
+  if (!s->t.head_done)  // the peer closed before its head ended: no answer at all
+    return MakeError(
+        ErrorCode::Unavailable,
+        s->req.method + " " + s->req.url + ": the peer closed before its answer's head ended");
   return std::unique_ptr<HttpStream>(new HttpStream(std::move(s)));
 }
 

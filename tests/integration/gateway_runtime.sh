@@ -29,12 +29,12 @@ protocol = "oip"
 start_timeout_s = 30
 
 [runtimes.broken]
-command = ["sh", "-c", "echo cannot load the weights >&2; exit 3"]
+command = ["sh", "-c", "env; echo cannot load the weights >&2; exit 3"]
 start_timeout_s = 5
 TOML
 new_user alice --admin
 ALICE="$(new_token alice --role write)"
-start_server "$DATA" --config "$T/hangar.toml" || die "hangar serve did not start"
+HANGAR_SECRET_PROBE=s3cr3t start_server "$DATA" --config "$T/hangar.toml" || die "hangar serve did not start"
 pass "server listening on $BASE"
 AUTH=(-H "Authorization: Bearer $ALICE" -H 'Content-Type: application/json')
 HA="$(cred_helper alice "$ALICE")"
@@ -113,6 +113,22 @@ check_true "the version 1 runtime was drained and stopped (${WAITED_MS} ms; unus
 req GET "$BASE/api/v1/models/relu/aliases/log"
 check_json "the audit log shows the move" '.events[0] | "\(.alias) \(.from) \(.to) \(.actor)"' "champion 1 2 alice"
 
+section "two routes, two versions of one model, one runtime template: both kept"
+req PUT "$BASE/api/v1/models/relu/aliases/staging" "${AUTH[@]}" --data-binary '{"version":1}'
+check_status "staging -> 1" 200
+req POST "$BASE/api/v1/gateway/routes" "${AUTH[@]}" --data-binary \
+  '{"name":"relu-staging","model":"relu","alias":"staging","protocol":"oip","timeout_ms":20000,"backends":[{"runtime":"onnx"}]}'
+check_status "a staging route (the backend's kind implied by \"runtime\")" 201
+req GET "$BASE/v2/models/relu-staging" -H "Authorization: Bearer $ALICE"
+check_json "staging serves version 1" '.versions[0]' 1
+pids_before="$(pgrep -f '[s]erver.mjs --model-dir' | sort | tr '\n' ' ')"
+sleep 7  # past the superseded grace (5 s): neither may be drained while routes name both
+req GET "$BASE/v2/models/relu-staging" -H "Authorization: Bearer $ALICE"
+check_json "staging still version 1" '.versions[0]' 1
+req GET "$BASE/v2/models/relu" -H "Authorization: Bearer $ALICE"
+check_json "champion still version 2" '.versions[0]' 2
+check_eq "the same two runtimes, not restarted" "$pids_before" "$(pgrep -f '[s]erver.mjs --model-dir' | sort | tr '\n' ' ')"
+
 section "a runtime that fails to start"
 req POST "$BASE/api/v1/gateway/routes" "${AUTH[@]}" --data-binary \
   '{"name":"broken","model":"relu","alias":"champion","protocol":"oip","retries":0,"timeout_ms":8000,"backends":[{"kind":"runtime","runtime":"broken"}]}'
@@ -120,6 +136,8 @@ check_status "a route to it" 201
 req GET "$BASE/v2/models/broken/ready" -H "Authorization: Bearer $ALICE"
 check_status "503" 503
 check_json_true "saying why, with its log (to a site admin)" '.error | test("exited with status 3") and test("cannot load the weights")'
+check_true "the runtime's environment is in its log" grep -q '^PATH=' "$DATA/runtimes/logs/relu-v2-broken.log"
+check_false "without the hub's HANGAR_* variables" grep -q HANGAR_SECRET_PROBE "$DATA/runtimes/logs/relu-v2-broken.log"
 new_user bob
 BOB="$(new_token bob --role read)"
 req GET "$BASE/v2/models/broken/ready" -H "Authorization: Bearer $BOB"
@@ -138,7 +156,7 @@ req POST "$BASE/api/v1/gateway/routes" "${AUTH[@]}" --data-binary \
 check_status "an unknown template is refused" 400
 check_json_true "naming it" '.error | test("no runtime template .missing.")'
 req GET "$BASE/api/v1/models/relu/aliases/log"
-check_json "the registry is unchanged (two alias events)" '.events | length' 2
+check_json "the registry is unchanged (three alias events)" '.events | length' 3
 
 section "shutdown"
 stop_server

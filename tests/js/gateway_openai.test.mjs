@@ -7,6 +7,7 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import net from "node:net";
 import OpenAI from "openai";
 
 const fx = JSON.parse(readFileSync(process.env.HANGAR_FIXTURE, "utf8"));
@@ -313,6 +314,84 @@ test("bad backends: garbage, a hang, a never-ending body — clear 5xx, other ro
   }
 });
 
+// A backend that answers raw bytes (what no well-behaved server sends) and closes.
+function rawBackend(answer) {
+  return new Promise((resolve) => {
+    const server = net.createServer((sock) => {
+      sock.unref();  // the hub may keep the connection: it must not keep this process up
+      sock.once("data", () => sock.end(answer));
+      sock.on("error", () => {});
+    });
+    server.unref();
+    server.listen(0, "127.0.0.1", () => resolve({ url: "http://127.0.0.1:" + server.address().port, server }));
+  });
+}
+
+test("hostile backends: a cut head, a 101, control bytes in headers — never passed on", async () => {
+  const cut = await rawBackend("HTTP/1.1 200 OK\r\nContent-Ty");
+  const upgrade = await rawBackend("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\nraw bytes");
+  const body = JSON.stringify({ object: "chat.completion", choices: [] });
+  const ctl = await rawBackend("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nCache-Control: a\rb\r\n" +
+    "Retry-After: 1\x01\r\nContent-Length: " + body.length + "\r\n\r\n" + body);
+  const call = (model, token = fx.adminToken) => hub("/v1/chat/completions", token, { method: "POST", body: JSON.stringify({ model, messages: [] }) });
+  for (const [name, b] of [["cut", cut], ["upgrade", upgrade]]) {
+    await createRoute("raw-" + name, [[b, 100]], { retries: 0 });
+    const r = await call("raw-" + name);
+    const text = await r.text();
+    assert.equal(r.status, 502, `${name}: ${text}`);
+    assert.equal(JSON.parse(text).error.code, "BadGateway");
+  }
+  // With a standby, the cut head is retried there.
+  await createRoute("raw-cut-standby", [[cut, 100], [A, 0]], { retries: 1 });
+  assert.equal((await (await call("raw-cut-standby")).json()).system_fingerprint, "A");
+  await createRoute("raw-ctl", [[ctl, 100]]);
+  const r = await call("raw-ctl");
+  assert.equal(r.status, 200);
+  assert.equal(r.headers.get("cache-control"), null, "a header with a bare CR is dropped");
+  assert.equal(r.headers.get("retry-after"), null);
+  // Another user is not told where the backend is.
+  const bob = await call("raw-cut", fx.otherToken);
+  const msg = (await bob.json()).error.message;
+  assert.ok(!msg.includes(cut.url), msg);
+  assert.match(msg, /<backend>/);
+  for (const b of [cut, upgrade, ctl]) b.server.close();
+});
+
+test("the body's model is found without building its tree; deep and large bodies pass", async () => {
+  const deep = "[".repeat(500) + "]".repeat(500);
+  const big = JSON.stringify({ messages: [{ role: "user", content: "x" }], pad: "y".repeat(1 << 20) });
+  for (const text of [`{"extra": ${deep}, "model": "chat", "messages": []}`, big.slice(0, -1) + ',"model":"chat"}']) {
+    const r = await hub("/v1/chat/completions", fx.adminToken, { method: "POST", body: text + "\n" });
+    assert.equal(r.status, 200, await r.clone().text());
+  }
+  for (const [text, why] of [['{"model": "chat"} x', /extra/], ['[{"model": "chat"}]', /JSON object/], ['{"model": 3}', /'model' is required/]]) {
+    const r = await hub("/v1/chat/completions", fx.adminToken, { method: "POST", body: text });
+    assert.equal(r.status, 400);
+    assert.match((await r.json()).error.message, why);
+  }
+});
+
+test("a stream without a usage chunk is charged too", async () => {
+  await createRoute("metered-stream", [[A, 100]], { limits: { tokens_per_minute: 5 } });
+  const stream = await chat(client(), "metered-stream", "one two three", { stream: true });
+  for await (const _ of stream);
+  assert.ok((await metrics("metered-stream")).tokens >= 5);
+  await assert.rejects(chat(client(), "metered-stream"), (e) => e instanceof OpenAI.RateLimitError);
+});
+
+test("routes refuse backend URLs with a query, a fragment or a backslash, and a fallback that is not there", async () => {
+  for (const [backends, extra, why] of [
+    [[{ url: A.url + "/p?x=1" }], {}, /query/], [[{ url: A.url + "#f" }], {}, /fragment/],
+    [[{ url: "http://h\\evil" }], {}, /backslashes/], [[{ url: A.url }], { fallback: "nowhere" }, /does not exist/],
+    [[{ url: A.url }], { fallback: "tensor-x", protocol: "openai" }, /does not exist/],
+  ]) {
+    const r = await hub("/api/v1/gateway/routes", fx.adminToken, { method: "POST",
+      body: JSON.stringify({ name: "bad-url", model: "gw", alias: "champion", backends, ...extra }) });
+    assert.equal(r.status, 400);
+    assert.match((await r.json()).error, why);
+  }
+});
+
 test("OIP: ready, metadata and infer through the gateway", async () => {
   const H = await startBackend("H");
   await createRoute("tensor", [[H, 100]], { protocol: "oip" });
@@ -322,6 +401,12 @@ test("OIP: ready, metadata and infer through the gateway", async () => {
     method: "POST", body: JSON.stringify({ inputs: [{ name: "x", datatype: "FP32", shape: [3], data: [1, 2, 3.5] }] }) });
   assert.equal(infer.status, 200);
   assert.deepEqual((await infer.json()).outputs[0].data, [2, 4, 7]);
+  // The backend gets the canonical path, whatever form the client used.
+  const v1 = await hub("/v2/models/tensor@v1/versions/1/infer", fx.adminToken, {
+    method: "POST", body: JSON.stringify({ inputs: [] }) });
+  assert.equal((await v1.json()).model_name, "tensor");
+  const none = await hub("/v2/models/tensor/versions/7/infer", fx.adminToken, { method: "POST", body: "{}" });
+  assert.equal(none.status, 404, "no version 7");
   const wrong = await chat(client(), "tensor").catch((e) => e);
   assert.equal(wrong.status, 404, "an OIP route is not an OpenAI model");
 });

@@ -44,7 +44,12 @@ net::HttpRequest UpstreamRequest(const ProxyCall& call, const db::RouteRecord& r
                                  const db::VersionRecord& version, const std::string& url) {
   net::HttpRequest req;
   req.method = call.method;
-  req.url = BaseUrl(url) + call.path;
+  req.url = BaseUrl(url);
+  if (call.protocol == "oip") {
+    req.url += "/v2/models/" + route.name;
+    if (call.version > 0) req.url += "/versions/" + std::to_string(call.version);
+  }
+  req.url += call.path;
   if (!call.content_type.empty()) req.headers.emplace_back("Content-Type", call.content_type);
   if (!call.accept.empty()) req.headers.emplace_back("Accept", call.accept);
   req.headers.emplace_back("X-Request-Id", call.request_id);
@@ -57,6 +62,26 @@ net::HttpRequest UpstreamRequest(const ProxyCall& call, const db::RouteRecord& r
   if (call.method == "POST") req.body_bytes = call.body;
   req.stall_timeout = std::chrono::milliseconds(route.timeout_ms);
   return req;
+}
+
+// `message` with the backend's URL replaced for all but site admins: backends are hosts of
+// the infrastructure (docs/gateway.md §Who may do what).
+std::string Redacted(std::string message, const std::string& url, const Principal& who) {
+  if (who.is_admin) return message;
+  std::string base = BaseUrl(url);
+  for (size_t at = message.find(base); at != std::string::npos; at = message.find(base, at)) {
+    message.replace(at, base.size(), "<backend>");
+  }
+  return message;
+}
+
+// Whether a header value may go on as it is: no control bytes (a bare CR splits headers
+// for some clients), no bytes past ASCII.
+bool HeaderSafe(std::string_view value) {
+  return std::all_of(value.begin(), value.end(), [](char c) {
+    auto u = static_cast<unsigned char>(c);
+    return u == '\t' || (u >= 0x20 && u < 0x7f);
+  });
 }
 
 bool IsJson(std::string_view text) {
@@ -137,7 +162,7 @@ Result<GatewayProxy::Target> GatewayProxy::Lookup(const Principal& who, const st
 Result<ProxyAnswer> GatewayProxy::Forward(const ProxyCall& call, int64_t* retry_after) {
   auto start = Clock::now();
   HANGAR_ASSIGN_OR_RETURN(Target t, Lookup(call.who, call.model));
-  RouteCounters& counters = metrics_.For(t.view.route.name);
+  RouteCounters& counters = metrics_.For(t.view.route.name, t.view.route.id);
   counters.requests.fetch_add(1, std::memory_order_relaxed);
   auto answer = Serve(call, t, counters, retry_after);
   // Every answer after the route is known counts; a stream counts itself when it ends.
@@ -244,17 +269,27 @@ Result<ProxyAnswer> GatewayProxy::Attempt(const ProxyCall& call, const Target& t
                                           RouteCounters& counters, Attempted& out) {
   const db::RouteRecord& route = t.view.route;
   auto start = Clock::now();
-  auto up = net::HttpStream::Open(UpstreamRequest(call, route, *t.view.version, url));
-  if (!up) {
+  // A failure to try elsewhere: the backend counted as failed, the error kept for the
+  // answer when all fail, its URL left out for all but site admins.
+  auto failed = [&](const Error& e) -> Error {
     balancer_.Failed(url);
-    out.last_error = up.error();
-    return std::move(up).error();
-  }
+    ErrorCode code = e.code == ErrorCode::GatewayTimeout ? e.code : ErrorCode::BadGateway;
+    out.last_error = MakeError(code, Redacted(e.message, url, call.who));
+    return *out.last_error;
+  };
+  auto up = net::HttpStream::Open(UpstreamRequest(call, route, *t.view.version, url));
+  if (!up) return failed(up.error());
   counters.upstream.Add(MicrosSince(start));
   ProxyAnswer a;
   a.status = static_cast<int>((*up)->Status());
+  if (a.status < 200 || a.status > 599)  // a 101 or a made-up status is no answer
+    return failed(MakeError(ErrorCode::BadGateway,
+                            "the backend answered status " + std::to_string(a.status)));
   for (const auto& [name, value] : (*up)->Head().headers) {
-    if (PassedOn(name)) a.headers.emplace_back(name, value);
+    if (PassedOn(name) && HeaderSafe(value) &&
+        std::none_of(a.headers.begin(), a.headers.end(),
+                     [&](const auto& h) { return h.first == name; }))
+      a.headers.emplace_back(name, value);
   }
   std::string type = AsciiLower((*up)->Head().Header("content-type").value_or(""));
   bool retryable = a.status >= 500 || a.status == 429;
@@ -279,18 +314,12 @@ Result<ProxyAnswer> GatewayProxy::Attempt(const ProxyCall& call, const Target& t
   auto deadline = start + std::chrono::milliseconds(route.timeout_ms);
   for (;;) {
     if (Clock::now() >= deadline) {
-      balancer_.Failed(url);
-      out.last_error = MakeError(ErrorCode::GatewayTimeout,
-                                 "the answer did not end within the route's timeout_ms (" +
-                                     std::to_string(route.timeout_ms) + ")");
-      return *out.last_error;
+      return failed(MakeError(ErrorCode::GatewayTimeout,
+                              "the answer did not end within the route's timeout_ms (" +
+                                  std::to_string(route.timeout_ms) + ")"));
     }
     auto n = (*up)->Read(buf);
-    if (!n) {
-      balancer_.Failed(url);
-      out.last_error = n.error();
-      return std::move(n).error();
-    }
+    if (!n) return failed(n.error());
     if (*n == 0) break;
     body.append(buf.data(), *n);
     if (body.size() > options_.max_buffered_answer && !retryable) {
@@ -308,11 +337,8 @@ Result<ProxyAnswer> GatewayProxy::Attempt(const ProxyCall& call, const Target& t
     return MakeError(ErrorCode::BadGateway, "backend answered " + std::to_string(status));
   }
   // A JSON answer the client cannot parse is the backend's failure, not an answer.
-  if (type.starts_with("application/json") && a.status < 300 && !IsJson(a.body)) {
-    balancer_.Failed(url);
-    out.last_error = MakeError(ErrorCode::BadGateway, "the backend answered malformed JSON");
-    return *out.last_error;
-  }
+  if (type.starts_with("application/json") && a.status < 300 && !IsJson(a.body))
+    return failed(MakeError(ErrorCode::BadGateway, "the backend answered malformed JSON"));
   balancer_.Succeeded(url);
   return a;
 }
@@ -320,7 +346,7 @@ Result<ProxyAnswer> GatewayProxy::Attempt(const ProxyCall& call, const Target& t
 Result<RouteStats> GatewayProxy::Stats(const Principal& who, const std::string& name) {
   RouteStats s;
   HANGAR_ASSIGN_OR_RETURN(s.route, routes_.GetRoute(who, name));
-  s.counters = &metrics_.For(name);
+  s.counters = &metrics_.For(name, s.route.route.id);
   if (!who.is_admin) return s;
   std::vector<db::BackendRecord> urls;
   for (const auto& b : s.route.route.backends) {
@@ -358,7 +384,6 @@ void GatewayProxy::RetainRuntimes() {
 }
 
 void GatewayProxy::HealthLoop() {
-  net::HttpClient client;
   for (;;) {
     {
       std::unique_lock lock(mu_);
@@ -372,17 +397,29 @@ void GatewayProxy::HealthLoop() {
       Log("gateway")->warn("health checks: {}", backends.error().message);
       continue;
     }
-    for (const auto& [protocol, url] : *backends) {
-      net::HttpRequest req;
-      req.url = HealthUrl(protocol, url);
-      req.timeout = std::chrono::milliseconds(1000);
-      auto r = client.Perform(req);
-      if (r && r->status >= 200 && r->status < 300) {
-        balancer_.Recovered(url);
-      } else {
-        balancer_.Failed(url);
+    // Probed kProbesAtOnce at a time, each bounded by 1 s: backends that hang slow the
+    // round by a second per batch, not per backend.
+    const auto& all = *backends;
+    for (size_t from = 0; from < all.size(); from += kProbesAtOnce) {
+      std::vector<std::thread> probes;
+      for (size_t i = from; i < std::min(all.size(), from + kProbesAtOnce); ++i) {
+        probes.emplace_back([this, &all, i] { Probe(all[i].first, all[i].second); });
       }
+      for (auto& t : probes) t.join();
     }
+  }
+}
+
+void GatewayProxy::Probe(const std::string& protocol, const std::string& url) {
+  thread_local net::HttpClient client;
+  net::HttpRequest req;
+  req.url = HealthUrl(protocol, url);
+  req.timeout = std::chrono::milliseconds(1000);
+  auto r = client.Perform(req);
+  if (r && r->status >= 200 && r->status < 300) {
+    balancer_.Recovered(url);
+  } else {
+    balancer_.Failed(url);
   }
 }
 

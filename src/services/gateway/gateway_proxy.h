@@ -36,8 +36,11 @@ struct ProxyCall {
   std::string model;     // a route name, or `name@alias` to follow another alias of its model
   std::string protocol;  // the face it came in on: "openai" or "oip"
   std::string method;    // "GET" or "POST"
-  std::string path;      // sent to the backend after its base URL: "/v1/chat/completions"
-  std::string body;      // sent as is
+  // Sent to the backend after its base URL: "/v1/chat/completions". For OIP, only what
+  // follows the model ("", "/ready", "/infer"): the backend gets the canonical
+  // /v2/models/<route>[/versions/<version>]<path>, whatever form the client used.
+  std::string path;
+  std::string body;  // sent as is
   std::string content_type;
   std::string accept;
   std::string request_id;
@@ -100,7 +103,9 @@ class GatewayProxy {
   Result<ProxyAnswer> Attempt(const ProxyCall& call, const Target& t, const std::string& url,
                               std::shared_ptr<void> hold, RouteCounters& counters, Attempted& out);
   void RetainRuntimes();  // what the routes name now, kept running
+  static constexpr size_t kProbesAtOnce = 16;
   void HealthLoop();
+  void Probe(const std::string& protocol, const std::string& url);  // one health check
   int64_t Now() const { return options_.now_millis(); }
 
   GatewayService& routes_;

@@ -36,13 +36,13 @@ Result<void> CheckBackendUrl(const std::string& url) {
   bool scheme = rest.rfind("http://", 0) == 0 || rest.rfind("https://", 0) == 0;
   if (scheme) rest.remove_prefix(rest.find("//") + 2);
   bool ok = scheme && url.size() <= 2048 && !rest.empty() && rest[0] != '/' && rest[0] != ':' &&
-            rest.find('@') == std::string_view::npos &&
+            rest.find_first_of("@?#\\") == std::string_view::npos &&
             std::none_of(url.begin(), url.end(),
                          [](char c) { return static_cast<unsigned char>(c) <= 0x20 || c == 0x7f; });
   if (ok) return {};
   return MakeError(ErrorCode::BadRequest,
-                   "a backend url must be http:// or https:// with a host (no credentials, no "
-                   "blanks), at most 2,048 characters, not '" +
+                   "a backend url must be http:// or https:// with a host (no credentials, "
+                   "query, fragment, backslashes or blanks), at most 2,048 characters, not '" +
                        url.substr(0, 200) + "'");
 }
 
@@ -100,6 +100,15 @@ Result<db::RouteRecord> GatewayService::Checked(const Principal& who, const NewR
     total += b.weight;
   }
   if (total == 0) return MakeError(ErrorCode::BadRequest, "the backends' weights are all 0");
+  if (!r.fallback.empty()) {
+    HANGAR_ASSIGN_OR_RETURN(auto fallback, store_.GetRoute(r.fallback));
+    if (!fallback)
+      return MakeError(ErrorCode::BadRequest, "fallback route '" + r.fallback + "' does not exist");
+    if (fallback->protocol != r.protocol)
+      return MakeError(ErrorCode::BadRequest, "fallback route '" + r.fallback + "' speaks " +
+                                                  fallback->protocol + ", this route " +
+                                                  r.protocol);
+  }
   HANGAR_ASSIGN_OR_RETURN(auto model, registry_.GetModel(who, r.model));
   if (r.version) HANGAR_TRY(registry_.GetVersion(who, model.name, r.version));
   db::RouteRecord out;

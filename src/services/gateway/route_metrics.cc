@@ -38,10 +38,16 @@ int64_t LatencyHistogram::Quantile(double q) const {
   return static_cast<int64_t>(std::exp2((kBuckets - 1) / 4.0));
 }
 
-RouteCounters& GatewayMetrics::For(const std::string& route) {
+void LatencyHistogram::Reset() {
+  for (auto& b : buckets_) b.store(0, std::memory_order_relaxed);
+}
+
+RouteCounters& GatewayMetrics::For(const std::string& route, int64_t route_id) {
   {
     std::shared_lock lock(mu_);
-    if (auto it = routes_.find(route); it != routes_.end()) return *it->second;
+    if (auto it = routes_.find(route);
+        it != routes_.end() && it->second->route_id.load() == route_id)
+      return *it->second;
   }
   std::unique_lock lock(mu_);
   auto& slot = routes_[route];
@@ -51,6 +57,14 @@ RouteCounters& GatewayMetrics::For(const std::string& route) {
       return overflow_;
     }
     slot = std::make_unique<RouteCounters>();
+    slot->route_id = route_id;
+  }
+  if (slot->route_id.load() != route_id) {
+    RouteCounters& c = *slot;
+    for (auto* n : {&c.requests, &c.errors, &c.retries, &c.limited, &c.tokens}) n->store(0);
+    c.latency.Reset();
+    c.upstream.Reset();
+    c.route_id = route_id;
   }
   return *slot;
 }

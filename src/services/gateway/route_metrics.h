@@ -22,12 +22,14 @@ class LatencyHistogram {
   int64_t Count() const;
   // The upper bound of the bucket holding quantile q (0 < q ≤ 1), µs; 0 when empty.
   int64_t Quantile(double q) const;
+  void Reset();
 
  private:
   std::array<std::atomic<int64_t>, kBuckets> buckets_{};
 };
 
 struct RouteCounters {
+  std::atomic<int64_t> route_id{0};  // the route they count (a name may be reused)
   std::atomic<int64_t> requests{0};  // answered (any status), including refused ones
   std::atomic<int64_t> errors{0};    // answered 5xx, or a stream cut by its backend
   std::atomic<int64_t> retries{0};   // attempts after the first
@@ -41,8 +43,9 @@ struct RouteCounters {
 class GatewayMetrics {
  public:
   static constexpr size_t kMaxRoutes = 10000;  // a deleted route's counters stay until then
-  // Never null; stays valid for the process's life.
-  RouteCounters& For(const std::string& route);
+  // The counters of route `route` (id `route_id`): zeroed when the name last counted
+  // another route (one deleted and made anew). Stays valid for the process's life.
+  RouteCounters& For(const std::string& route, int64_t route_id);
 
  private:
   std::shared_mutex mu_;

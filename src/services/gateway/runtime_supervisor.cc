@@ -4,14 +4,16 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <set>
 
 #include "core/log.h"
 #include "core/util.h"
@@ -27,6 +29,8 @@ namespace fs = std::filesystem;
 
 constexpr auto kIdleDrain = std::chrono::seconds(60);  // an unnamed, unused runtime's life
 constexpr auto kMaxBackoff = std::chrono::seconds(30);
+constexpr auto kStableRun = std::chrono::seconds(30);  // ready this long: back-off reset
+constexpr uint64_t kMaxLogBytes = 16 << 20;            // a runtime's log is cut back past it
 
 // A free loopback port (the kernel's choice), or 0.
 int FreePort() {
@@ -64,6 +68,10 @@ std::string Tail(const fs::path& path, uint64_t from, size_t n = 600) {
   uint64_t start = std::max<uint64_t>(from, size > n ? size - n : 0);
   in.seekg(static_cast<std::streamoff>(start));
   std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Printable ASCII only: it goes into JSON answers and the hub's log.
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = ' ';
+  }
   std::replace(out.begin(), out.end(), '\n', ' ');
   return out;
 }
@@ -101,7 +109,7 @@ struct RuntimeSupervisor::Instance {
   std::string detail;  // the end of its log since its last start, for site admins
   uint64_t log_from = 0;
   int64_t restarts = 0;
-  Clock::time_point started{}, next_start{}, last_used = Clock::now(), drain_since{};
+  Clock::time_point started{}, next_start{}, last_used = Clock::now(), drain_since{}, ready_since{};
   std::shared_ptr<std::atomic<int>> in_flight = std::make_shared<std::atomic<int>>(0);
 };
 
@@ -162,13 +170,21 @@ Result<RuntimeSupervisor::Lease> RuntimeSupervisor::Acquire(const std::string& r
   if (!options_.templates.count(runtime))
     return MakeError(ErrorCode::NotFound, "no runtime template '" + runtime + "'");
   std::unique_lock lock(mu_);
-  auto in = Ensure(runtime, model, version);
-  in->last_used = Clock::now();
-  changed_.notify_all();
-  bool settled = changed_.wait_for(lock, wait, [&] {
-    return stop_ || in->state == Instance::State::Ready ||
-           (in->state == Instance::State::Failed && !in->error.empty());
-  });
+  auto deadline = Clock::now() + wait;
+  std::shared_ptr<Instance> in;
+  bool settled = false;
+  // An instance drained while this request waited for it (its alias moved away and back)
+  // is replaced by a new one, waited for in the time left.
+  while (!settled && Clock::now() < deadline) {
+    in = Ensure(runtime, model, version);
+    in->last_used = Clock::now();
+    changed_.notify_all();
+    changed_.wait_until(lock, deadline,
+                        [&] { return stop_ || in->state != Instance::State::Starting; });
+    settled = stop_ || in->state == Instance::State::Ready ||
+              (in->state == Instance::State::Failed && !in->error.empty());
+  }
+  if (!in) in = Ensure(runtime, model, version);
   if (in->state == Instance::State::Failed)
     return MakeError(ErrorCode::Unavailable, "runtime '" + runtime + "' for " + model +
                                                  " version " + std::to_string(version.version) +
@@ -190,19 +206,21 @@ Result<RuntimeSupervisor::Lease> RuntimeSupervisor::Acquire(const std::string& r
 
 void RuntimeSupervisor::Retain(const std::vector<Want>& wanted) {
   std::lock_guard lock(mu_);
-  std::map<std::string, std::string> current;  // runtime/model -> key of the wanted version
+  // The versions routes name now (several per model: champion and staging routes), and
+  // the (runtime, model) pairs they are of.
+  std::set<std::string> keys, pairs;
   for (const auto& w : wanted) {
     if (!options_.templates.count(w.runtime)) continue;
-    current[w.runtime + "/" + w.model] = Ensure(w.runtime, w.model, w.version)->key;
+    keys.insert(Ensure(w.runtime, w.model, w.version)->key);
+    pairs.insert(w.runtime + "/" + w.model);
   }
   auto now = Clock::now();
   for (auto& [key, in] : instances_) {
-    if (in->state == Instance::State::Draining) continue;
-    auto it = current.find(in->runtime + "/" + in->model);
-    bool superseded =
-        it != current.end() && it->second != key && now - in->last_used > kSupersededGrace;
-    bool orphan = it == current.end() &&
-                  (now - in->last_used > kIdleDrain || in->state == Instance::State::Failed);
+    if (in->state == Instance::State::Draining || keys.count(key)) continue;
+    bool named = pairs.count(in->runtime + "/" + in->model) > 0;
+    bool superseded = named && now - in->last_used > kSupersededGrace;
+    bool orphan =
+        !named && (now - in->last_used > kIdleDrain || in->state == Instance::State::Failed);
     if (superseded || orphan) {
       Log("gateway")->info("runtime {}: draining ({})", key, superseded ? "superseded" : "unused");
       in->state = Instance::State::Draining;
@@ -268,10 +286,18 @@ void RuntimeSupervisor::Fail(Instance& in, std::string why, Clock::duration back
 void RuntimeSupervisor::Step(std::unique_lock<std::mutex>& lock, Instance& in) {
   auto now = Clock::now();
   if (in.pid > 0) {
+    // A chatty runtime's log is cut back (it appends, so it writes on at the new end).
+    std::error_code ec;
+    if (fs::file_size(in.log, ec) > kMaxLogBytes && !ec) {
+      fs::resize_file(in.log, 0, ec);
+      in.log_from = 0;
+    }
     int status = 0;
     if (waitpid(in.pid, &status, WNOHANG) == in.pid) {
       in.pid = -1;
       if (in.state == Instance::State::Draining) return;
+      // One that served a while before it died starts its back-off afresh.
+      if (in.state == Instance::State::Ready && now - in.ready_since > kStableRun) in.restarts = 0;
       Fail(in, Ended(status),
            std::min<Clock::duration>(kMaxBackoff,
                                      std::chrono::seconds(1 << std::min<int64_t>(in.restarts, 5))));
@@ -330,6 +356,7 @@ void RuntimeSupervisor::StepStarting(std::unique_lock<std::mutex>& lock, Instanc
   if (in.state != Instance::State::Starting || in.pid < 0) return;
   if (ready) {
     in.state = Instance::State::Ready;
+    in.ready_since = Clock::now();
     in.error.clear();
     in.detail.clear();
     Log("gateway")->info("runtime {}: ready on port {}", in.key, in.port);
@@ -404,23 +431,45 @@ Result<RuntimeSupervisor::Spawned> RuntimeSupervisor::Start(const Instance& in) 
   out.log = options_.dir / "logs" /
             (in.model + "-v" + std::to_string(in.version.version) + "-" + in.runtime + ".log");
   out.log_from = fs::exists(out.log, ec) ? fs::file_size(out.log, ec) : 0;
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, out.log.c_str(), O_WRONLY | O_CREAT | O_APPEND,
-                                   0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);  // its own group: stopped whole
-  posix_spawnattr_setpgroup(&attr, 0);
-  pid_t pid = -1;
-  int rc = posix_spawnp(&pid, cargv[0], &actions, &attr, cargv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0)
+  // The hub's secrets stay with the hub: no HANGAR_*, AWS_* or *TOKEN*/*SECRET*/*PASSWORD*
+  // variables reach a runtime.
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string_view var(*e);
+    std::string name = AsciiLower(var.substr(0, var.find('=')));
+    bool secret = name.starts_with("hangar_") || name.starts_with("aws_") ||
+                  name.find("token") != std::string::npos ||
+                  name.find("secret") != std::string::npos ||
+                  name.find("password") != std::string::npos;
+    if (!secret) env.emplace_back(var);
+  }
+  std::vector<char*> cenv;
+  for (auto& e : env) cenv.push_back(e.data());
+  cenv.push_back(nullptr);
+  int log_fd = open(out.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (log_fd < 0) return MakeError(ErrorCode::Internal, "cannot open " + out.log.string());
+  int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  // fork + exec rather than posix_spawn, for PR_SET_PDEATHSIG: a runtime dies with the hub
+  // even when the hub is killed. The child calls only async-signal-safe functions.
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);  // the hub died before the line above
+    setpgid(0, 0);                        // its own group: stopped whole
+    dup2(null_fd, 0);
+    dup2(log_fd, 1);
+    dup2(log_fd, 2);
+    execvpe(cargv[0], cargv.data(), cenv.data());
+    const char msg[] = "hangar: cannot execute the runtime's command\n";
+    (void)!write(2, msg, sizeof msg - 1);
+    _exit(127);
+  }
+  close(log_fd);
+  if (null_fd >= 0) close(null_fd);
+  if (pid < 0)
     return MakeError(ErrorCode::Unavailable,
-                     "cannot start '" + argv[0] + "': " + std::strerror(rc));
+                     "cannot start '" + argv[0] + "': " + std::strerror(errno));
   out.pid = pid;
   Log("gateway")->info("runtime {}: started pid {} on port {} from {}", in.key, pid, out.port,
                        snapshot.string());

@@ -71,6 +71,9 @@ void UpstreamBody::End(bool ok) {
                             .count());
   if (!ok) counters_.errors.fetch_add(1, std::memory_order_relaxed);
   int64_t tokens = ok ? TotalTokensIn(tail_) : 0;
+  // A stream without a usage chunk (no stream_options.include_usage) is charged one
+  // token per event but the closing [DONE]: an estimate, so that it is charged at all.
+  if (ok && tokens == 0 && event_stream_) tokens = std::max<int64_t>(0, events_ - 1);
   if (on_end_) on_end_(ok, tokens);
 }
 
@@ -92,6 +95,12 @@ Result<size_t> UpstreamBody::Read(std::span<char> buf) {
   if (Clock::now() < deadline_) n = up_->Read(buf);
   if (n && *n > 0) {
     Keep(buf.first(*n));
+    if (event_stream_) {
+      for (char c : buf.first(*n)) {
+        if (c == '\n' && last_ == '\n') ++events_;  // an event ends with a blank line
+        last_ = c;
+      }
+    }
     return n;
   }
   finished_ = true;
@@ -102,15 +111,17 @@ Result<size_t> UpstreamBody::Read(std::span<char> buf) {
   if (!event_stream_) return std::move(n).error();
   // The event stream ends cleanly, its last event saying why.
   namespace json = boost::json;
-  pending_ =
-      "data: " +
-      json::serialize(json::object{
-          {"error",
-           json::object{{"message", "the backend broke off the stream: " + n.error().message},
-                        {"type", "api_error"},
-                        {"param", nullptr},
-                        {"code", "BadGateway"}}}}) +
-      "\n\n";
+  pending_ = "data: " +
+             json::serialize(json::object{
+                 {"error",
+                  // (Why, naming the backend's URL, goes to the hub's log only.)
+                  json::object{{"message", n.error().code == ErrorCode::GatewayTimeout
+                                               ? "the backend stalled: the stream was cut"
+                                               : "the backend broke off the stream"},
+                               {"type", "api_error"},
+                               {"param", nullptr},
+                               {"code", "BadGateway"}}}}) +
+             "\n\n";
   return FromPending(buf);
 }
 

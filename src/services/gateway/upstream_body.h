@@ -51,6 +51,8 @@ class UpstreamBody final : public ByteSource {
   Clock::time_point start_, deadline_;
   OnEnd on_end_;
   std::string tail_;
+  int64_t events_ = 0;  // events passed (an event stream's)
+  char last_ = 0;       // the last byte passed
   bool ended_ = false;
   bool finished_ = false;       // nothing more to send
   std::shared_ptr<void> hold_;  // what must live as long as the body (a runtime's lease)

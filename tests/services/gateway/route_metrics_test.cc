@@ -21,10 +21,13 @@ TEST(LatencyHistogram, QuantilesWithinABucket) {
 
 TEST(GatewayMetrics, OneCounterSetPerRoute) {
   GatewayMetrics m;
-  m.For("a").requests += 2;
-  m.For("b").requests += 1;
-  EXPECT_EQ(m.For("a").requests.load(), 2);
-  EXPECT_EQ(&m.For("a"), &m.For("a"));
+  m.For("a", 1).requests += 2;
+  m.For("b", 2).requests += 1;
+  EXPECT_EQ(m.For("a", 1).requests.load(), 2);
+  EXPECT_EQ(&m.For("a", 1), &m.For("a", 1));
+  // Route "a" deleted and made anew (another id): it counts from zero.
+  EXPECT_EQ(m.For("a", 3).requests.load(), 0);
+  EXPECT_EQ(m.For("b", 2).requests.load(), 1);
 }
 
 TEST(TotalTokensIn, TakesTheLastUsageAndOnlyDigits) {
