@@ -324,6 +324,7 @@ struct HttpStream::State {
   bool done = false;
   CURLcode result = CURLE_OK;
   uint64_t delivered = 0;
+  bool head_seen = false;  // Pump has returned since the head completed
 
   ~State() {
     if (multi != nullptr && easy != nullptr) curl_multi_remove_handle(multi, easy);
@@ -369,7 +370,12 @@ struct HttpStream::State {
         result = msg->data.result;
       }
     }
-    if (done || running == 0 || paused) return;
+    // Bytes (or the head) that arrived are the caller's at once: waiting for the socket
+    // now would hold them back until the peer's next write (an event stream's next event).
+    if (done || running == 0 || paused || Unread() > 0 || (t.head_done && !head_seen)) {
+      head_seen = t.head_done;
+      return;
+    }
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     int wait_ms = static_cast<int>(std::clamp<int64_t>(left.count(), 0, 1000));
     curl_multi_poll(multi, nullptr, 0, wait_ms, nullptr);
