@@ -173,6 +173,7 @@ class BodyThreads {
     std::function<void()> fn = [held = std::make_shared<Job>(std::move(job))] { (*held)(); };
     std::unique_lock lock(mu_);
     if (idle_ > 0) {
+      --idle_;  // that thread is this job's: a second job meanwhile gets another
       jobs_.push_back(std::move(fn));
       lock.unlock();
       work_.notify_one();
@@ -214,9 +215,10 @@ class BodyThreads {
       Done();
       std::unique_lock lock(mu_);
       ++idle_;
-      bool got = work_.wait_for(lock, kIdle, [this] { return !jobs_.empty() || stopping_; });
-      --idle_;
-      if (!got || jobs_.empty()) {
+      work_.wait_for(lock, kIdle, [this] { return !jobs_.empty() || stopping_; });
+      // A job handed over was counted off idle_ by Start; leaving, count self off.
+      if (jobs_.empty()) {
+        --idle_;
         if (--threads_ == 0) idle_cv_.notify_all();
         return;
       }
@@ -234,7 +236,7 @@ class BodyThreads {
   std::condition_variable idle_cv_, work_;
   int running_ = 0;  // places taken
   int threads_ = 0;  // threads alive (running a job or idle)
-  int idle_ = 0;     // threads waiting for a job
+  int idle_ = 0;     // threads waiting for a job and not yet handed one
   bool stopping_ = false;
   std::deque<std::function<void()>> jobs_;  // handed to idle threads
 };

@@ -26,3 +26,39 @@ TEST(ValidHost, AnythingElseIsRefused) {
 
 }  // namespace
 }  // namespace hangar::http
+
+namespace hangar::http {
+namespace {
+
+// Each job gets a thread of its own, also when idle threads are reused: two jobs handed
+// out while one thread is idle run at the same time (neither waits behind the other).
+TEST(BodyThreads, ReusedThreadsStillRunJobsSideBySide) {
+  asio::thread_pool fallback(1);
+  BodyThreads threads(8, fallback);
+  std::promise<void> first_done;
+  ASSERT_TRUE(threads.TryReserve());
+  threads.Start([&] { first_done.set_value(); });
+  first_done.get_future().wait();  // now one thread is idle
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::atomic<int> running{0};
+  std::atomic<int> most{0};
+  std::promise<void> both_started;
+  auto job = [&] {
+    int now = ++running;
+    most = std::max(most.load(), now);
+    if (now == 2) both_started.set_value();
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    --running;
+  };
+  ASSERT_TRUE(threads.TryReserve());
+  threads.Start(job);
+  ASSERT_TRUE(threads.TryReserve());
+  threads.Start(job);
+  auto started = both_started.get_future();
+  EXPECT_EQ(started.wait_for(std::chrono::seconds(2)), std::future_status::ready);
+  threads.Join();
+  EXPECT_EQ(most.load(), 2);
+}
+
+}  // namespace
+}  // namespace hangar::http
