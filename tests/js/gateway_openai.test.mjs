@@ -142,6 +142,8 @@ test("errors map onto the client's classes", async () => {
   await assert.rejects(chat(client(), "no-such-route"), (e) => e instanceof OpenAI.NotFoundError && /not found/.test(e.message));
   await assert.rejects(chat(client({ apiKey: "hf_wrong" }), "chat"), (e) => e instanceof OpenAI.AuthenticationError);
   await assert.rejects(chat(client({ apiKey: fx.otherToken }), "chat@nope"), (e) => e.status === 404);
+  await assert.rejects(chat(client(), "chat@" + "x".repeat(100000)),
+    (e) => e.status === 404 && e.message.length < 400);
   const bad = await hub("/v1/chat/completions", fx.adminToken, { method: "POST", body: "{not json" });
   assert.equal(bad.status, 400);
   assert.equal((await bad.json()).error.type, "invalid_request_error");

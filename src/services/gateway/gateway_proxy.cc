@@ -144,6 +144,9 @@ Result<GatewayProxy::Target> GatewayProxy::Lookup(const Principal& who, const st
   t.alias = t.view.route.target_alias;
   if (at != std::string::npos) {
     t.alias = model.substr(at + 1);
+    if (t.alias.size() > 128)  // no alias is this long; the message must not echo it whole
+      return MakeError(ErrorCode::NotFound, "no alias '" + t.alias.substr(0, 64) + "…' of route '" +
+                                                name.substr(0, 128) + "'");
     // `name@v3` names version 3 (aliases of that form are reserved for it).
     auto number =
         t.alias.size() > 1 && t.alias[0] == 'v' ? ParseUint64(t.alias.substr(1)) : std::nullopt;
