@@ -237,6 +237,8 @@ Result<ProxyAnswer> GatewayProxy::ForwardTo(const ProxyCall& call, const Target&
                              MakeError(ErrorCode::Unavailable, "no runtimes are configured"));
       if (!lease) {
         tried.last_error = lease.error();
+        // One that was not ready in the whole timeout is not waited for again.
+        if (lease.error().code == ErrorCode::GatewayTimeout) break;
         continue;
       }
       url = lease->url;
