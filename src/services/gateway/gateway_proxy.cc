@@ -290,12 +290,14 @@ Result<ProxyAnswer> GatewayProxy::Attempt(const ProxyCall& call, const Target& t
   if (a.status < 200 || a.status > 599)  // a 101 or a made-up status is no answer
     return failed(MakeError(ErrorCode::BadGateway,
                             "the backend answered status " + std::to_string(a.status)));
-  for (const auto& [name, value] : (*up)->Head().headers) {
-    if (PassedOn(name) && HeaderSafe(value) &&
-        std::none_of(a.headers.begin(), a.headers.end(),
-                     [&](const auto& h) { return h.first == name; }))
-      a.headers.emplace_back(name, value);
+  // (A pair, not a structured binding: clang 14 cannot capture one in a lambda.)
+  for (const auto& header : (*up)->Head().headers) {
+    const std::string& name = header.first;
+    bool seen = std::any_of(a.headers.begin(), a.headers.end(),
+                            [&name](const auto& h) { return h.first == name; });
+    if (PassedOn(name) && HeaderSafe(header.second) && !seen) a.headers.push_back(header);
   }
+
   std::string type = AsciiLower((*up)->Head().Header("content-type").value_or(""));
   bool retryable = a.status >= 500 || a.status == 429;
   a.event_stream = !retryable && type.starts_with("text/event-stream");
