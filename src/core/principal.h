@@ -27,6 +27,15 @@ struct Principal {
 
   bool CanWrite() const { return !anonymous && role == TokenRole::Write; }
   static Principal Anonymous() { return Principal{}; }
+  // The hub itself, acting for no user (the gateway's runtimes and health checks read
+  // every route and repo): a site admin named "hangar".
+  static Principal Hub() {
+    Principal p;
+    p.anonymous = false;
+    p.is_admin = true;
+    p.name = "hangar";
+    return p;
+  }
 };
 
 }  // namespace hangar

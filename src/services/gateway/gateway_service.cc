@@ -222,10 +222,7 @@ Result<std::vector<std::pair<std::string, std::string>>> GatewayService::AllBack
 }
 
 Result<std::vector<RouteView>> GatewayService::AllRoutes() {
-  Principal hub;  // the hub itself: sees every model
-  hub.anonymous = false;
-  hub.is_admin = true;
-  hub.name = "hangar";
+  const Principal hub = Principal::Hub();  // the hub itself: sees every repo and model
   std::vector<RouteView> out;
   db::RouteQuery q;
   q.include_all_private = true;

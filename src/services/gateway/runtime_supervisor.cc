@@ -386,10 +386,7 @@ Result<fs::path> RuntimeSupervisor::Snapshot(const Instance& in) {
     return MakeError(ErrorCode::Internal, "version pins no readable repo: " + v.repo);
   HANGAR_ASSIGN_OR_RETURN(RepoId id,
                           RepoId::Parse(*type, v.repo.substr(0, slash), v.repo.substr(slash + 1)));
-  Principal hub;  // the hub itself reads the repo
-  hub.anonymous = false;
-  hub.is_admin = true;
-  hub.name = "hangar";
+  const Principal hub = Principal::Hub();  // the hub itself: sees every repo and model
   HANGAR_ASSIGN_OR_RETURN(RepoHandle repo, repos_.Open(hub, id, Access::Read));
   HANGAR_ASSIGN_OR_RETURN(EntryList files, content_.ListTree(repo, *oid, "", /*recursive=*/true));
   fs::path tmp = dir.string() + ".tmp";
