@@ -389,7 +389,9 @@ asio::awaitable<Response> Server::Impl::ServeWithBody(std::shared_ptr<Conn> c, R
   const size_t bound = options.body_buffer_bytes;
   size_t cap =
       c->raw_left ? static_cast<size_t>(std::min<uint64_t>(*c->raw_left, bound)) : bound + 1;
-  auto ahead = co_await ReadAhead(c, cap, places.anonymous);
+  // Memory shares are for callers without any checked credential: a ticket route's body
+  // (an LFS transfer, counted per repo above) reads ahead as a signed-in caller's does.
+  auto ahead = co_await ReadAhead(c, cap, places.capped);
   if (!ahead) co_return Refuse(admission, ahead.error(), req);
   bool complete = c->BodyDone();
   if (!complete && places.capped) {

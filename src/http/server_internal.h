@@ -444,7 +444,7 @@ struct Server::Impl {
   // Reads the body ahead of the handler into a buffer charged to the budget: up to `cap`
   // bytes, or to its end. Errors: those of ReadSomeBody; Unavailable (budget, or the
   // unauthenticated callers' share of it), TooManyRequests (one IP's share).
-  // `anonymous`: the caller has no identity (see BodyBuffer for its shares).
+  // `anonymous`: the caller has no checked credential, not even a ticket (BodyBuffer: shares).
   asio::awaitable<Result<std::unique_ptr<BodyBuffer>>> ReadAhead(std::shared_ptr<Conn> c,
                                                                  size_t cap, bool anonymous);
   // Takes `n` bytes of the budget, waiting up to body_memory_wait. Errors: Unavailable.

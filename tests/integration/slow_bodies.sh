@@ -296,6 +296,10 @@ touch "$T/stall"
 wait "${HOLDERS[@]}"
 check_eq "the 16 stalled bodies answered 408 by the rate rule" 16 \
   "$(cat "$T"/park*.json | jq -r '.answer | startswith("HTTP/1.1 408") and contains("too slow")' | grep -c true)"
+# Ticket bodies have a checked credential: however long their handlers take to begin, their
+# read-aheads (16 MiB together) do not draw on the IP's unauthenticated share (8 MiB).
+check_eq "  and so did the 16 stalled ticket uploads, none refused for the IP's memory share" 16 \
+  "$(cat "$T"/tpark*.json | jq -r '.answer | startswith("HTTP/1.1 408") and contains("too slow")' | grep -c true)"
 
 section "unauthenticated bodies hold at most an eighth of the body memory per IP"
 # Eight anonymous 1 MiB paths-info bodies, stalled 10 bytes before their end, hold this
