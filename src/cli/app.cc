@@ -19,7 +19,7 @@
 #include "api/viewer/viewer_routes.h"
 #include "core/log.h"
 #include "core/util.h"
-#include "db/sqlite/sqlite_stores.h"
+#include "db/sql/sql_stores.h"
 #include "storage/s3/s3_blob_store.h"
 #include "web/error_page.h"
 #include "web/web_routes.h"

@@ -16,7 +16,7 @@
 #include "cli/maintain_command.h"
 #include "cli/stop_on_signal.h"
 #include "core/log.h"
-#include "db/sqlite/sqlite_stores.h"
+#include "db/sql/sql_stores.h"
 #include "services/git/import_service.h"
 
 namespace hangar::cli {

@@ -1,8 +1,8 @@
 #pragma once
 // GatewayStore: the gateway's routes (issue 16, docs/gateway.md): a route name bound to a
 // registered model's alias or version, the backends serving it with their weights, and its
-// limits. Interface only; SqliteGatewayStore (db/sqlite/) implements it. Times are unix
-// milliseconds.
+// limits. Interface only; SqlGatewayStore (db/sql/, on SQLite or PostgreSQL) implements it. Times
+// are unix milliseconds.
 
 #include <cstdint>
 #include <optional>

@@ -1,7 +1,7 @@
 #pragma once
 // LfsStore: the link table saying which repo references which stored blob (LFS object or
 // OCI blob). A blob is readable through a repo only when linked to it (DESIGN.md §Data dir).
-// Interface only; SqliteLfsStore (db/sqlite/) implements it.
+// Interface only; SqlLfsStore (db/sql/, on SQLite or PostgreSQL) implements it.
 
 #include <cstdint>
 #include <optional>

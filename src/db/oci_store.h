@@ -2,7 +2,7 @@
 // OciStore: the registry's metadata (oci.md §3–§7) — manifests with their exact bytes,
 // tags, the referrers index, OCI blob links, digest aliases for non-sha256 blobs, and the
 // cache of sha256 per git blob used by the repo projection (oci.md §12). Interface only;
-// SqliteOciStore (db/sqlite/) implements it.
+// SqlOciStore (db/sql/, on SQLite or PostgreSQL) implements it.
 //
 // Digests are strings "<algorithm>:<hex>" as services/oci/oci_names.h parses them. Blob bytes
 // live in the BlobStore under their Sha256 whatever digest the client used.

@@ -2,8 +2,8 @@
 // RegistryStore: the model registry's metadata (issue 16, docs/registry.md): registered
 // models owned by a user or org namespace, their numbered versions (each pinning a hub repo
 // at one commit, with lineage), tags on both, aliases naming one version each, the audit log
-// of alias moves, and per-model roles. Interface only; SqliteRegistryStore (db/sqlite/)
-// implements it.
+// of alias moves, and per-model roles. Interface only; SqlRegistryStore (db/sql/, on SQLite or
+// PostgreSQL) implements it.
 //
 // Timestamps are unix milliseconds (MLflow's unit). Version numbers start at 1 per model
 // and are never reused, also after a delete.

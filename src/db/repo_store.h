@@ -1,6 +1,6 @@
 #pragma once
 // RepoStore: the repos table (one row per model, dataset or space) and its listing.
-// Interface only; SqliteRepoStore (db/sqlite/) implements it.
+// Interface only; SqlRepoStore (db/sql/, on SQLite or PostgreSQL) implements it.
 
 #include <cstdint>
 #include <optional>

@@ -1,6 +1,6 @@
 #pragma once
 // Stores: the metadata stores services use, opened together over one database.
-// Open with OpenSqliteStores (db/sqlite/sqlite_stores.h).
+// Open with OpenSqliteStores or OpenStores (db/sql/sql_stores.h).
 
 #include <memory>
 
@@ -15,6 +15,8 @@
 
 namespace hangar::db {
 
+class Pool;  // db/sql/sql.h
+
 // Owns the stores; they share one connection pool and stay valid while this lives.
 struct Stores {
   std::unique_ptr<UserStore> users;
@@ -25,6 +27,7 @@ struct Stores {
   std::unique_ptr<ViewerStore> viewer;
   std::unique_ptr<RegistryStore> registry;
   std::unique_ptr<GatewayStore> gateway;
+  std::shared_ptr<Pool> pool;  // the connections they share (readiness, metrics)
 };
 
 }  // namespace hangar::db

@@ -1,7 +1,7 @@
 #pragma once
 // UploadStore: the uploads table — multipart uploads in flight (docs/uploads.md), each
 // naming the blob store staging area that holds its parts. Interface only;
-// SqliteUploadStore (db/sqlite/) implements it.
+// SqlUploadStore (db/sql/, on SQLite or PostgreSQL) implements it.
 
 #include <cstdint>
 #include <optional>

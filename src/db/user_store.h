@@ -1,6 +1,6 @@
 #pragma once
 // UserStore: users, organizations, org membership and access tokens (metadata DB).
-// Interface only; SqliteUserStore (db/sqlite/) implements it, a PostgreSQL driver may later.
+// Interface only; SqlUserStore (db/sql/, on SQLite or PostgreSQL) implements it.
 
 #include <cstdint>
 #include <optional>

@@ -3,7 +3,7 @@
 // the source commit whose Parquet export is being made or was made, and per split its
 // progress, its figures or its error, and the Parquet files of the export with their row
 // counts and row groups, so /rows seeks without reading a footer. Interface only;
-// SqliteViewerStore (db/sqlite/) implements it.
+// SqlViewerStore (db/sql/, on SQLite or PostgreSQL) implements it.
 //
 // One conversion at a time owns a repo's rows: BeginExport replaces them, and every later
 // write names the source commit it was begun for and is dropped once another BeginExport

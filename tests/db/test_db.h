@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "db/sqlite/sqlite_stores.h"
+#include "db/sql/sql_stores.h"
 
 namespace hangar::db::testing {
 

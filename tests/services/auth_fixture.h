@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "db/sqlite/sqlite_stores.h"
+#include "db/sql/sql_stores.h"
 #include "services/auth/access_policy.h"
 #include "services/auth/account_service.h"
 #include "services/auth/authenticator.h"

@@ -16,7 +16,7 @@
 #include <string>
 
 #include "core/util.h"
-#include "db/sqlite/sqlite_stores.h"
+#include "db/sql/sql_stores.h"
 #include "fixtures.h"
 #include "git/repo_reader.h"
 #include "services/auth/account_service.h"

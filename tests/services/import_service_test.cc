@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "db/sqlite/sqlite_stores.h"
+#include "db/sql/sql_stores.h"
 #include "fixtures.h"
 #include "git/repo_reader.h"
 #include "git/test_repo.h"

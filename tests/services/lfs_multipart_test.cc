@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "db/sqlite/sqlite_stores.h"
+#include "db/sql/sql_stores.h"
 #include "fixtures.h"
 #include "git/repo_reader.h"
 #include "services/auth/account_service.h"

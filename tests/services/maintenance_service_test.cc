@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-#include "db/sqlite/sqlite_stores.h"
+#include "db/sql/sql_stores.h"
 #include "fixtures.h"
 #include "git/repo_reader.h"
 #include "git/search_snapshot.h"

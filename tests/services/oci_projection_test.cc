@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "db/sqlite/sqlite_stores.h"
+#include "db/sql/sql_stores.h"
 #include "git/test_repo.h"
 #include "services/oci/oci_model_config.h"
 #include "storage/memory/memory_blob_store.h"

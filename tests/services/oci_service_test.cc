@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "db/sqlite/sqlite_stores.h"
+#include "db/sql/sql_stores.h"
 #include "fixtures.h"
 #include "git/repo_reader.h"
 #include "storage/memory/memory_blob_store.h"

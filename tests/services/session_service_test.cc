@@ -6,7 +6,7 @@
 #include <atomic>
 #include <filesystem>
 
-#include "db/sqlite/sqlite_stores.h"
+#include "db/sql/sql_stores.h"
 
 namespace hangar::services {
 namespace {

@@ -6,9 +6,9 @@
 #include <span>
 #include <string>
 
-namespace hangar::db {
+#include "db/sql/sql.h"
 
-enum class SqlDialect { Sqlite, Postgres };
+namespace hangar::db {
 
 struct Migration {
   int version;      // 1, 2, 3, ... in order, never reused

@@ -1,10 +1,10 @@
-#include "db/sqlite/sqlite_lfs_store.h"
+#include "db/sql/sql_lfs_store.h"
 
 #include <algorithm>
 
 namespace hangar::db {
 
-Result<void> SqliteLfsStore::Link(int64_t repo_id, const Sha256& oid, uint64_t size) {
+Result<void> SqlLfsStore::Link(int64_t repo_id, const Sha256& oid, uint64_t size) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   // INSERT ... SELECT from repos turns a missing repo into "0 rows" instead of an FK error.
   HANGAR_ASSIGN_OR_RETURN(
@@ -19,7 +19,7 @@ Result<void> SqliteLfsStore::Link(int64_t repo_id, const Sha256& oid, uint64_t s
   return {};
 }
 
-Result<std::optional<uint64_t>> SqliteLfsStore::IsLinked(int64_t repo_id, const Sha256& oid) {
+Result<std::optional<uint64_t>> SqlLfsStore::IsLinked(int64_t repo_id, const Sha256& oid) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c->Prepare("SELECT size FROM lfs_links WHERE repo_id = ? AND sha256 = ?"));
@@ -29,15 +29,15 @@ Result<std::optional<uint64_t>> SqliteLfsStore::IsLinked(int64_t repo_id, const 
   return std::optional<uint64_t>(static_cast<uint64_t>(s.Int(0)));
 }
 
-Result<void> SqliteLfsStore::Unlink(int64_t repo_id, const Sha256& oid) {
+Result<void> SqlLfsStore::Unlink(int64_t repo_id, const Sha256& oid) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   HANGAR_ASSIGN_OR_RETURN(auto s,
                           c->Prepare("DELETE FROM lfs_links WHERE repo_id = ? AND sha256 = ?"));
   return s.Bind(1, repo_id).Bind(2, oid.Hex()).Run();
 }
 
-Result<std::vector<LfsLink>> SqliteLfsStore::ListForRepo(int64_t repo_id,
-                                                         std::optional<Sha256> after, int limit) {
+Result<std::vector<LfsLink>> SqlLfsStore::ListForRepo(int64_t repo_id, std::optional<Sha256> after,
+                                                      int limit) {
   limit = std::clamp(limit, 1, 100000);
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(
@@ -55,7 +55,7 @@ Result<std::vector<LfsLink>> SqliteLfsStore::ListForRepo(int64_t repo_id,
   return out;
 }
 
-Result<int64_t> SqliteLfsStore::CountLinks(const Sha256& oid) {
+Result<int64_t> SqlLfsStore::CountLinks(const Sha256& oid) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   // OCI blob links count too: LFS objects and OCI blobs share the store (DESIGN.md).
   HANGAR_ASSIGN_OR_RETURN(auto s,

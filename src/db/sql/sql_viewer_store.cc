@@ -1,4 +1,4 @@
-#include "db/sqlite/sqlite_viewer_store.h"
+#include "db/sql/sql_viewer_store.h"
 
 #include "core/util.h"
 
@@ -59,7 +59,7 @@ Result<std::vector<int64_t>> DecodeRowGroups(std::string_view text) {
   return out;
 }
 
-Result<ViewerExport> ReadExport(const SqliteStmt& s) {
+Result<ViewerExport> ReadExport(const Stmt& s) {
   ViewerExport e;
   e.repo_id = s.Int(0);
   e.source_commit = s.Text(1);
@@ -74,7 +74,7 @@ Result<ViewerExport> ReadExport(const SqliteStmt& s) {
 }
 
 // Reads the columns of kSplitCols.
-Result<ViewerSplit> ReadSplit(const SqliteStmt& s) {
+Result<ViewerSplit> ReadSplit(const Stmt& s) {
   ViewerSplit v;
   v.config = s.Text(0);
   v.split = s.Text(1);
@@ -95,7 +95,7 @@ Result<ViewerSplit> ReadSplit(const SqliteStmt& s) {
 }
 
 // Reads the columns of kFileCols.
-Result<ViewerFile> ReadFile(const SqliteStmt& s) {
+Result<ViewerFile> ReadFile(const Stmt& s) {
   ViewerFile f;
   f.shard = static_cast<int>(s.Int(0));
   f.path = s.Text(1);
@@ -111,7 +111,7 @@ Result<ViewerFile> ReadFile(const SqliteStmt& s) {
 
 // Binds ?1 repo_id, ?2 config, ?3 split and ?4… the split's other columns in kSplitCols
 // order, the layout both the INSERT and the UPDATE of a split use.
-SqliteStmt& BindSplit(SqliteStmt& s, int64_t repo_id, const ViewerSplit& v) {
+Stmt& BindSplit(Stmt& s, int64_t repo_id, const ViewerSplit& v) {
   return s.Bind(1, repo_id)
       .Bind(2, v.config)
       .Bind(3, v.split)
@@ -130,7 +130,7 @@ SqliteStmt& BindSplit(SqliteStmt& s, int64_t repo_id, const ViewerSplit& v) {
       .Bind(16, v.columns_json);
 }
 
-Result<void> InsertSplit(SqliteConnection& c, int64_t repo_id, const ViewerSplit& v) {
+Result<void> InsertSplit(Connection& c, int64_t repo_id, const ViewerSplit& v) {
   static const std::string kSql = std::string("INSERT INTO viewer_splits (repo_id, ") + kSplitCols +
                                   ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
                                   "?13, ?14, ?15, ?16)";
@@ -139,7 +139,7 @@ Result<void> InsertSplit(SqliteConnection& c, int64_t repo_id, const ViewerSplit
 }
 
 // Replaces the files of one split (which must exist: the foreign key refuses others).
-Result<void> ReplaceFiles(SqliteConnection& c, int64_t repo_id, const ViewerSplit& v,
+Result<void> ReplaceFiles(Connection& c, int64_t repo_id, const ViewerSplit& v,
                           const std::vector<ViewerFile>& files) {
   {
     HANGAR_ASSIGN_OR_RETURN(
@@ -152,7 +152,7 @@ Result<void> ReplaceFiles(SqliteConnection& c, int64_t repo_id, const ViewerSpli
       ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
   for (const ViewerFile& f : files) {
     HANGAR_ASSIGN_OR_RETURN(auto row_groups, EncodeRowGroups(f.row_group_rows));
-    // A statement per row: SqliteStmt resets when destroyed, not after Run().
+    // A statement per row: Stmt resets when destroyed, not after Run().
     HANGAR_ASSIGN_OR_RETURN(auto s, c.Prepare(kSql));
     HANGAR_TRY(s.Bind(1, repo_id)
                    .Bind(2, v.config)
@@ -171,12 +171,12 @@ Result<void> ReplaceFiles(SqliteConnection& c, int64_t repo_id, const ViewerSpli
 
 }  // namespace
 
-SqliteViewerStore::SqliteViewerStore(std::shared_ptr<SqlitePool> pool, std::function<int64_t()> now)
+SqlViewerStore::SqlViewerStore(std::shared_ptr<Pool> pool, std::function<int64_t()> now)
     : pool_(std::move(pool)), now_(now ? std::move(now) : std::function<int64_t()>(NowUnix)) {}
 
-Result<void> SqliteViewerStore::BeginExport(int64_t repo_id, const std::string& source_commit,
-                                            bool viewer, const std::vector<ViewerSplit>& splits,
-                                            const std::string& language) {
+Result<void> SqlViewerStore::BeginExport(int64_t repo_id, const std::string& source_commit,
+                                         bool viewer, const std::vector<ViewerSplit>& splits,
+                                         const std::string& language) {
   const int64_t now = now_();
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   return InTransaction(*c, [&]() -> Result<void> {
@@ -209,7 +209,7 @@ Result<void> SqliteViewerStore::BeginExport(int64_t repo_id, const std::string& 
   });
 }
 
-Result<std::optional<ViewerExport>> SqliteViewerStore::GetExport(int64_t repo_id) {
+Result<std::optional<ViewerExport>> SqlViewerStore::GetExport(int64_t repo_id) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   static const std::string kSql =
       std::string("SELECT ") + kExportCols + " FROM viewer_exports WHERE repo_id = ?";
@@ -221,11 +221,10 @@ Result<std::optional<ViewerExport>> SqliteViewerStore::GetExport(int64_t repo_id
   return std::optional<ViewerExport>(std::move(e));
 }
 
-Result<bool> SqliteViewerStore::SetExportStatus(int64_t repo_id, const std::string& source_commit,
-                                                ExportStatus status,
-                                                const std::string& export_commit,
-                                                const std::string& error_code,
-                                                const std::string& error) {
+Result<bool> SqlViewerStore::SetExportStatus(int64_t repo_id, const std::string& source_commit,
+                                             ExportStatus status, const std::string& export_commit,
+                                             const std::string& error_code,
+                                             const std::string& error) {
   const int64_t now = now_();
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   // One statement, so the superseded check and the write are atomic without a transaction.
@@ -244,9 +243,9 @@ Result<bool> SqliteViewerStore::SetExportStatus(int64_t repo_id, const std::stri
   return c->Changes() > 0;
 }
 
-Result<bool> SqliteViewerStore::PutSplit(int64_t repo_id, const std::string& source_commit,
-                                         const ViewerSplit& split,
-                                         const std::optional<std::vector<ViewerFile>>& files) {
+Result<bool> SqlViewerStore::PutSplit(int64_t repo_id, const std::string& source_commit,
+                                      const ViewerSplit& split,
+                                      const std::optional<std::vector<ViewerFile>>& files) {
   const int64_t now = now_();
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   return InTransaction(*c, [&]() -> Result<bool> {
@@ -277,7 +276,7 @@ Result<bool> SqliteViewerStore::PutSplit(int64_t repo_id, const std::string& sou
   });
 }
 
-Result<std::vector<ViewerSplit>> SqliteViewerStore::ListSplits(int64_t repo_id) {
+Result<std::vector<ViewerSplit>> SqlViewerStore::ListSplits(int64_t repo_id) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   // config and split break ordinal ties, so the order is total even if a caller repeats one.
   static const std::string kSql = std::string("SELECT ") + kSplitCols +
@@ -295,9 +294,9 @@ Result<std::vector<ViewerSplit>> SqliteViewerStore::ListSplits(int64_t repo_id) 
   return out;
 }
 
-Result<std::vector<ViewerFile>> SqliteViewerStore::ListFiles(int64_t repo_id,
-                                                             const std::string& config,
-                                                             const std::string& split) {
+Result<std::vector<ViewerFile>> SqlViewerStore::ListFiles(int64_t repo_id,
+                                                          const std::string& config,
+                                                          const std::string& split) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   static const std::string kSql =
       std::string("SELECT ") + kFileCols +
@@ -314,7 +313,7 @@ Result<std::vector<ViewerFile>> SqliteViewerStore::ListFiles(int64_t repo_id,
   return out;
 }
 
-Result<std::vector<int64_t>> SqliteViewerStore::ListUnfinished() {
+Result<std::vector<int64_t>> SqlViewerStore::ListUnfinished() {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare("SELECT repo_id FROM viewer_exports "
                                              "WHERE status IN (?, ?) ORDER BY repo_id"));
@@ -329,7 +328,7 @@ Result<std::vector<int64_t>> SqliteViewerStore::ListUnfinished() {
   return out;
 }
 
-Result<void> SqliteViewerStore::Delete(int64_t repo_id) {
+Result<void> SqlViewerStore::Delete(int64_t repo_id) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   // Splits and files go with the export row (ON DELETE CASCADE).
   HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare("DELETE FROM viewer_exports WHERE repo_id = ?"));

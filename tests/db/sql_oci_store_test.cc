@@ -1,4 +1,4 @@
-// SqliteOciStore (db/oci_store.h): manifests, tags, referrers, blob links and their GC
+// SqlOciStore (db/oci_store.h): manifests, tags, referrers, blob links and their GC
 // pruning, aliases, the git-blob cache; and the registry-related parts of the other stores
 // (case-folded repo lookup, CountLinks over OCI links).
 

@@ -1,4 +1,4 @@
-#include "db/sqlite/sqlite_oci_store.h"
+#include "db/sql/sql_oci_store.h"
 
 #include <algorithm>
 
@@ -8,7 +8,7 @@ namespace {
 constexpr const char kManifestCols[] =
     "repo_id, digest, media_type, body, subject, artifact_type, annotations, created_at";
 
-OciManifestRecord ReadManifest(const SqliteStmt& s) {
+OciManifestRecord ReadManifest(const Stmt& s) {
   OciManifestRecord m;
   m.repo_id = s.Int(0);
   m.digest = s.Text(1);
@@ -26,7 +26,7 @@ Error RepoMissing(int64_t repo_id) {
                    "repository #" + std::to_string(repo_id) + " not found");
 }
 
-Result<OciGitBlob> ReadGitBlob(const SqliteStmt& s) {
+Result<OciGitBlob> ReadGitBlob(const Stmt& s) {
   OciGitBlob b;
   b.git_oid = s.Text(0);
   auto sha = Sha256::ParseHex(s.Text(1));
@@ -36,7 +36,7 @@ Result<OciGitBlob> ReadGitBlob(const SqliteStmt& s) {
   return b;
 }
 
-Result<std::optional<OciGitBlob>> ReadOptGitBlob(SqliteStmt& s) {
+Result<std::optional<OciGitBlob>> ReadOptGitBlob(Stmt& s) {
   HANGAR_ASSIGN_OR_RETURN(auto row, s.Step());
   if (!row) return std::optional<OciGitBlob>();
   HANGAR_ASSIGN_OR_RETURN(auto b, ReadGitBlob(s));
@@ -45,8 +45,8 @@ Result<std::optional<OciGitBlob>> ReadOptGitBlob(SqliteStmt& s) {
 
 }  // namespace
 
-Result<void> SqliteOciStore::PutManifest(const OciManifestRecord& m,
-                                         const std::vector<OciManifestRef>& refs) {
+Result<void> SqlOciStore::PutManifest(const OciManifestRecord& m,
+                                      const std::vector<OciManifestRef>& refs) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   return InTransaction(*c, [&]() -> Result<void> {
     // INSERT ... SELECT from repos: a missing repo inserts nothing instead of an FK error.
@@ -75,7 +75,7 @@ Result<void> SqliteOciStore::PutManifest(const OciManifestRecord& m,
       return {};
     }
     for (const auto& ref : refs) {
-      // A statement per row: SqliteStmt resets when destroyed, not after Run().
+      // A statement per row: Stmt resets when destroyed, not after Run().
       HANGAR_ASSIGN_OR_RETURN(
           auto r,
           c->Prepare(
@@ -91,8 +91,8 @@ Result<void> SqliteOciStore::PutManifest(const OciManifestRecord& m,
   });
 }
 
-Result<std::optional<OciManifestRecord>> SqliteOciStore::GetManifest(int64_t repo_id,
-                                                                     std::string_view digest) {
+Result<std::optional<OciManifestRecord>> SqlOciStore::GetManifest(int64_t repo_id,
+                                                                  std::string_view digest) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   static const std::string kSql = std::string("SELECT ") + kManifestCols +
                                   " FROM oci_manifests WHERE repo_id = ? AND digest = ?";
@@ -103,7 +103,7 @@ Result<std::optional<OciManifestRecord>> SqliteOciStore::GetManifest(int64_t rep
   return std::optional<OciManifestRecord>(ReadManifest(s));
 }
 
-Result<bool> SqliteOciStore::DeleteManifest(int64_t repo_id, std::string_view digest) {
+Result<bool> SqlOciStore::DeleteManifest(int64_t repo_id, std::string_view digest) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   return InTransaction(*c, [&]() -> Result<bool> {
     HANGAR_ASSIGN_OR_RETURN(
@@ -120,8 +120,8 @@ Result<bool> SqliteOciStore::DeleteManifest(int64_t repo_id, std::string_view di
   });
 }
 
-Result<void> SqliteOciStore::PutTag(int64_t repo_id, std::string_view tag, std::string_view digest,
-                                    int64_t now) {
+Result<void> SqlOciStore::PutTag(int64_t repo_id, std::string_view tag, std::string_view digest,
+                                 int64_t now) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   // The SELECT makes a missing manifest insert nothing; one statement, so atomic.
   HANGAR_ASSIGN_OR_RETURN(
@@ -138,7 +138,7 @@ Result<void> SqliteOciStore::PutTag(int64_t repo_id, std::string_view tag, std::
   return {};
 }
 
-Result<std::optional<std::string>> SqliteOciStore::GetTag(int64_t repo_id, std::string_view tag) {
+Result<std::optional<std::string>> SqlOciStore::GetTag(int64_t repo_id, std::string_view tag) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(auto s,
                           c->Prepare("SELECT digest FROM oci_tags WHERE repo_id = ? AND tag = ?"));
@@ -148,8 +148,8 @@ Result<std::optional<std::string>> SqliteOciStore::GetTag(int64_t repo_id, std::
   return std::optional<std::string>(s.Text(0));
 }
 
-Result<std::vector<std::string>> SqliteOciStore::ListTags(int64_t repo_id, std::string_view after,
-                                                          int limit) {
+Result<std::vector<std::string>> SqlOciStore::ListTags(int64_t repo_id, std::string_view after,
+                                                       int limit) {
   limit = std::clamp(limit, 0, 100000);
   std::vector<std::string> out;
   if (limit == 0) return out;
@@ -167,17 +167,17 @@ Result<std::vector<std::string>> SqliteOciStore::ListTags(int64_t repo_id, std::
   return out;
 }
 
-Result<bool> SqliteOciStore::DeleteTag(int64_t repo_id, std::string_view tag) {
+Result<bool> SqlOciStore::DeleteTag(int64_t repo_id, std::string_view tag) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare("DELETE FROM oci_tags WHERE repo_id = ? AND tag = ?"));
   HANGAR_TRY(s.Bind(1, repo_id).Bind(2, tag).Run());
   return c->Changes() > 0;
 }
 
-Result<std::vector<OciReferrer>> SqliteOciStore::ListReferrers(int64_t repo_id,
-                                                               std::string_view subject,
-                                                               std::string_view artifact_type,
-                                                               std::string_view after, int limit) {
+Result<std::vector<OciReferrer>> SqlOciStore::ListReferrers(int64_t repo_id,
+                                                            std::string_view subject,
+                                                            std::string_view artifact_type,
+                                                            std::string_view after, int limit) {
   limit = std::clamp(limit, 0, 100000);
   std::vector<OciReferrer> out;
   if (limit == 0 || subject.empty()) return out;
@@ -203,7 +203,7 @@ Result<std::vector<OciReferrer>> SqliteOciStore::ListReferrers(int64_t repo_id,
   return out;
 }
 
-Result<int64_t> SqliteOciStore::CountReferences(int64_t repo_id, std::string_view digest) {
+Result<int64_t> SqlOciStore::CountReferences(int64_t repo_id, std::string_view digest) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c->Prepare("SELECT COUNT(*) FROM oci_refs WHERE repo_id = ? AND ref = ?"));
@@ -213,8 +213,8 @@ Result<int64_t> SqliteOciStore::CountReferences(int64_t repo_id, std::string_vie
   return s.Int(0);
 }
 
-Result<void> SqliteOciStore::LinkBlob(int64_t repo_id, const Sha256& sha256, uint64_t size,
-                                      int64_t now) {
+Result<void> SqlOciStore::LinkBlob(int64_t repo_id, const Sha256& sha256, uint64_t size,
+                                   int64_t now) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   HANGAR_ASSIGN_OR_RETURN(
       auto s,
@@ -230,7 +230,7 @@ Result<void> SqliteOciStore::LinkBlob(int64_t repo_id, const Sha256& sha256, uin
   return {};
 }
 
-Result<std::optional<uint64_t>> SqliteOciStore::BlobLinked(int64_t repo_id, const Sha256& sha256) {
+Result<std::optional<uint64_t>> SqlOciStore::BlobLinked(int64_t repo_id, const Sha256& sha256) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c->Prepare("SELECT size FROM oci_blob_links WHERE repo_id = ? AND sha256 = ?"));
@@ -240,7 +240,7 @@ Result<std::optional<uint64_t>> SqliteOciStore::BlobLinked(int64_t repo_id, cons
   return std::optional<uint64_t>(static_cast<uint64_t>(s.Int(0)));
 }
 
-Result<bool> SqliteOciStore::UnlinkBlob(int64_t repo_id, const Sha256& sha256) {
+Result<bool> SqlOciStore::UnlinkBlob(int64_t repo_id, const Sha256& sha256) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c->Prepare("DELETE FROM oci_blob_links WHERE repo_id = ? AND sha256 = ?"));
@@ -248,7 +248,7 @@ Result<bool> SqliteOciStore::UnlinkBlob(int64_t repo_id, const Sha256& sha256) {
   return c->Changes() > 0;
 }
 
-Result<int64_t> SqliteOciStore::PruneUnreferencedLinks(int64_t linked_before) {
+Result<int64_t> SqlOciStore::PruneUnreferencedLinks(int64_t linked_before) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   // A link stays while a manifest of its repo references the blob by its sha256 digest or
   // by an alias (a sha512 digest naming the same bytes).
@@ -264,8 +264,7 @@ Result<int64_t> SqliteOciStore::PruneUnreferencedLinks(int64_t linked_before) {
   return static_cast<int64_t>(c->Changes());
 }
 
-Result<void> SqliteOciStore::PutAlias(std::string_view digest, const Sha256& sha256,
-                                      uint64_t size) {
+Result<void> SqlOciStore::PutAlias(std::string_view digest, const Sha256& sha256, uint64_t size) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c->Prepare("INSERT INTO oci_aliases (digest, sha256, size) VALUES (?, ?, ?) "
@@ -273,8 +272,7 @@ Result<void> SqliteOciStore::PutAlias(std::string_view digest, const Sha256& sha
   return s.Bind(1, digest).Bind(2, sha256.Hex()).Bind(3, static_cast<int64_t>(size)).Run();
 }
 
-Result<std::optional<std::pair<Sha256, uint64_t>>> SqliteOciStore::FindAlias(
-    std::string_view digest) {
+Result<std::optional<std::pair<Sha256, uint64_t>>> SqlOciStore::FindAlias(std::string_view digest) {
   using Out = std::optional<std::pair<Sha256, uint64_t>>;
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(auto s,
@@ -287,7 +285,7 @@ Result<std::optional<std::pair<Sha256, uint64_t>>> SqliteOciStore::FindAlias(
   return Out(std::pair(*sha, static_cast<uint64_t>(s.Int(1))));
 }
 
-Result<void> SqliteOciStore::PutGitBlob(const OciGitBlob& blob) {
+Result<void> SqlOciStore::PutGitBlob(const OciGitBlob& blob) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c->Prepare("INSERT INTO oci_git_blobs (git_oid, sha256, size) VALUES (?, ?, ?) "
@@ -298,7 +296,7 @@ Result<void> SqliteOciStore::PutGitBlob(const OciGitBlob& blob) {
       .Run();
 }
 
-Result<std::optional<OciGitBlob>> SqliteOciStore::FindGitBlobByOid(std::string_view git_oid) {
+Result<std::optional<OciGitBlob>> SqlOciStore::FindGitBlobByOid(std::string_view git_oid) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c->Prepare("SELECT git_oid, sha256, size FROM oci_git_blobs WHERE git_oid = ?"));
@@ -306,7 +304,7 @@ Result<std::optional<OciGitBlob>> SqliteOciStore::FindGitBlobByOid(std::string_v
   return ReadOptGitBlob(s);
 }
 
-Result<std::optional<OciGitBlob>> SqliteOciStore::FindGitBlobBySha256(const Sha256& sha256) {
+Result<std::optional<OciGitBlob>> SqlOciStore::FindGitBlobBySha256(const Sha256& sha256) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(
       auto s,

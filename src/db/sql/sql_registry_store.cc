@@ -1,7 +1,7 @@
-#include "db/sqlite/sqlite_registry_store.h"
+#include "db/sql/sql_registry_store.h"
 
-#include "db/sqlite/sqlite_registry_parts.h"
-#include "db/sqlite/sqlite_where.h"
+#include "db/sql/sql_registry_parts.h"
+#include "db/sql/sql_where.h"
 
 namespace hangar::db {
 namespace {
@@ -31,7 +31,7 @@ Error VersionMissing(int64_t model_id, int64_t version) {
                                             " not found");
 }
 
-ModelRecord ReadModel(const SqliteStmt& s) {
+ModelRecord ReadModel(const Stmt& s) {
   ModelRecord m;
   m.id = s.Int(0);
   m.name = s.Text(1);
@@ -47,7 +47,7 @@ ModelRecord ReadModel(const SqliteStmt& s) {
   return m;
 }
 
-VersionRecord ReadVersion(const SqliteStmt& s) {
+VersionRecord ReadVersion(const Stmt& s) {
   VersionRecord v;
   v.model_id = s.Int(0);
   v.version = s.Int(1);
@@ -71,7 +71,7 @@ VersionRecord ReadVersion(const SqliteStmt& s) {
 }
 
 // The model `s` (a bound kModelSelect) finds, with its tags and aliases, or nullopt.
-Result<std::optional<ModelRecord>> ReadOneModel(SqliteConnection& c, SqliteStmt& s) {
+Result<std::optional<ModelRecord>> ReadOneModel(Connection& c, Stmt& s) {
   HANGAR_ASSIGN_OR_RETURN(bool row, s.Step());
   if (!row) return std::optional<ModelRecord>();
   std::vector<ModelRecord> one{ReadModel(s)};
@@ -81,9 +81,9 @@ Result<std::optional<ModelRecord>> ReadOneModel(SqliteConnection& c, SqliteStmt&
 
 // Sets (value given) or deletes one row of tag table `table`, whose leading key columns
 // `cols` (before key and value) take `ids`. Errors: NotFound (deleting a missing tag).
-Result<void> PutTag(SqliteConnection& c, const std::string& table,
-                    const std::vector<std::string>& cols, const std::vector<int64_t>& ids,
-                    const std::string& key, const std::optional<std::string>& value) {
+Result<void> PutTag(Connection& c, const std::string& table, const std::vector<std::string>& cols,
+                    const std::vector<int64_t>& ids, const std::string& key,
+                    const std::optional<std::string>& value) {
   std::string names, marks, match;
   for (const auto& col : cols) {
     names += col + ", ";
@@ -105,7 +105,7 @@ Result<void> PutTag(SqliteConnection& c, const std::string& table,
   return {};
 }
 
-Result<void> TouchModel(SqliteConnection& c, int64_t id, int64_t now) {
+Result<void> TouchModel(Connection& c, int64_t id, int64_t now) {
   HANGAR_ASSIGN_OR_RETURN(auto s,
                           c.Prepare("UPDATE registered_models SET updated_at = ? WHERE id = ?"));
   HANGAR_TRY(s.Bind(1, now).Bind(2, id).Run());
@@ -113,14 +113,14 @@ Result<void> TouchModel(SqliteConnection& c, int64_t id, int64_t now) {
   return {};
 }
 
-Result<bool> VersionExists(SqliteConnection& c, int64_t model_id, int64_t version) {
+Result<bool> VersionExists(Connection& c, int64_t model_id, int64_t version) {
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c.Prepare("SELECT 1 FROM model_versions WHERE model_id = ? AND version = ?"));
   s.Bind(1, model_id).Bind(2, version);
   return s.Step();
 }
 
-Result<void> LogAlias(SqliteConnection& c, int64_t model_id, const std::string& alias, int64_t from,
+Result<void> LogAlias(Connection& c, int64_t model_id, const std::string& alias, int64_t from,
                       int64_t to, int64_t actor_id, const std::string& actor, int64_t now) {
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c.Prepare("INSERT INTO model_alias_events (model_id, alias, from_version, "
@@ -136,7 +136,7 @@ Result<void> LogAlias(SqliteConnection& c, int64_t model_id, const std::string& 
 }
 
 // Inserts `m` with its tags; returns its id (a transaction is open on `c`).
-Result<int64_t> InsertModel(SqliteConnection& c, const ModelRecord& m) {
+Result<int64_t> InsertModel(Connection& c, const ModelRecord& m) {
   {
     // INSERT … SELECT from users: a missing owner inserts nothing instead of an FK error.
     HANGAR_ASSIGN_OR_RETURN(
@@ -154,7 +154,7 @@ Result<int64_t> InsertModel(SqliteConnection& c, const ModelRecord& m) {
     if (c.Changes() == 0)
       return MakeError(ErrorCode::NotFound, "owner #" + std::to_string(m.owner_id) + " not found");
   }
-  int64_t id = c.LastInsertId();
+  HANGAR_ASSIGN_OR_RETURN(int64_t id, c.LastInsertId());
   for (const auto& [key, value] : m.tags)
     HANGAR_TRY(PutTag(c, "registered_model_tags", {"model_id"}, {id}, key, value));
   return id;
@@ -162,7 +162,7 @@ Result<int64_t> InsertModel(SqliteConnection& c, const ModelRecord& m) {
 
 // Inserts `v` as its model's next version with its datasets and tags; returns the number
 // (a transaction is open on `c`).
-Result<int64_t> InsertVersion(SqliteConnection& c, const VersionRecord& v) {
+Result<int64_t> InsertVersion(Connection& c, const VersionRecord& v) {
   int64_t number = 0;
   {
     HANGAR_ASSIGN_OR_RETURN(auto s,
@@ -225,13 +225,13 @@ Result<int64_t> InsertVersion(SqliteConnection& c, const VersionRecord& v) {
 
 }  // namespace
 
-Result<int64_t> SqliteRegistryStore::CreateModel(const ModelRecord& m) {
+Result<int64_t> SqlRegistryStore::CreateModel(const ModelRecord& m) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   return InTransaction(*c, [&] { return InsertModel(*c, m); });
 }
 
-Result<int64_t> SqliteRegistryStore::CreateModelWithVersion(const ModelRecord& m,
-                                                            const VersionRecord& v) {
+Result<int64_t> SqlRegistryStore::CreateModelWithVersion(const ModelRecord& m,
+                                                         const VersionRecord& v) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   return InTransaction(*c, [&]() -> Result<int64_t> {
     HANGAR_ASSIGN_OR_RETURN(int64_t id, InsertModel(*c, m));
@@ -242,7 +242,7 @@ Result<int64_t> SqliteRegistryStore::CreateModelWithVersion(const ModelRecord& m
   });
 }
 
-Result<std::optional<ModelRecord>> SqliteRegistryStore::GetModel(const std::string& name) {
+Result<std::optional<ModelRecord>> SqlRegistryStore::GetModel(const std::string& name) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   return InReadTransaction(*c, [&]() -> Result<std::optional<ModelRecord>> {
     HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(kModelSelect + " WHERE m.name = ?"));
@@ -251,7 +251,7 @@ Result<std::optional<ModelRecord>> SqliteRegistryStore::GetModel(const std::stri
   });
 }
 
-Result<std::optional<ModelRecord>> SqliteRegistryStore::GetModelById(int64_t id) {
+Result<std::optional<ModelRecord>> SqlRegistryStore::GetModelById(int64_t id) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   return InReadTransaction(*c, [&]() -> Result<std::optional<ModelRecord>> {
     HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(kModelSelect + " WHERE m.id = ?"));
@@ -260,7 +260,7 @@ Result<std::optional<ModelRecord>> SqliteRegistryStore::GetModelById(int64_t id)
   });
 }
 
-Result<std::vector<ModelRecord>> SqliteRegistryStore::ListModels(const ModelQuery& q) {
+Result<std::vector<ModelRecord>> SqlRegistryStore::ListModels(const ModelQuery& q) {
   SqlWhere w;
   if (!q.owner.empty()) w.Add("u.name = ?", q.owner);
   if (!q.name_equals.empty()) w.Add("m.name = ?", q.name_equals);
@@ -282,10 +282,10 @@ Result<std::vector<ModelRecord>> SqliteRegistryStore::ListModels(const ModelQuer
   return ReadPage<ModelRecord>(*pool_, sql, w, q.limit, q.offset, ReadModel, ReadModelsParts);
 }
 
-Result<void> SqliteRegistryStore::UpdateModel(int64_t id,
-                                              const std::optional<std::string>& description,
-                                              const std::optional<std::string>& new_name,
-                                              int64_t now) {
+Result<void> SqlRegistryStore::UpdateModel(int64_t id,
+                                           const std::optional<std::string>& description,
+                                           const std::optional<std::string>& new_name,
+                                           int64_t now) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   return InTransaction(*c, [&]() -> Result<void> {
     HANGAR_TRY(TouchModel(*c, id, now));
@@ -303,7 +303,7 @@ Result<void> SqliteRegistryStore::UpdateModel(int64_t id,
   });
 }
 
-Result<void> SqliteRegistryStore::DeleteModel(int64_t id) {
+Result<void> SqlRegistryStore::DeleteModel(int64_t id) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare("DELETE FROM registered_models WHERE id = ?"));
   HANGAR_TRY(s.Bind(1, id).Run());
@@ -311,9 +311,8 @@ Result<void> SqliteRegistryStore::DeleteModel(int64_t id) {
   return {};
 }
 
-Result<void> SqliteRegistryStore::SetModelTag(int64_t id, const std::string& key,
-                                              const std::optional<std::string>& value,
-                                              int64_t now) {
+Result<void> SqlRegistryStore::SetModelTag(int64_t id, const std::string& key,
+                                           const std::optional<std::string>& value, int64_t now) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   return InTransaction(*c, [&]() -> Result<void> {
     HANGAR_TRY(TouchModel(*c, id, now));
@@ -321,13 +320,13 @@ Result<void> SqliteRegistryStore::SetModelTag(int64_t id, const std::string& key
   });
 }
 
-Result<int64_t> SqliteRegistryStore::CreateVersion(const VersionRecord& v) {
+Result<int64_t> SqlRegistryStore::CreateVersion(const VersionRecord& v) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   return InTransaction(*c, [&] { return InsertVersion(*c, v); });
 }
 
-Result<std::optional<VersionRecord>> SqliteRegistryStore::GetVersion(int64_t model_id,
-                                                                     int64_t version) {
+Result<std::optional<VersionRecord>> SqlRegistryStore::GetVersion(int64_t model_id,
+                                                                  int64_t version) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   return InReadTransaction(*c, [&]() -> Result<std::optional<VersionRecord>> {
     std::vector<VersionRecord> one;
@@ -345,7 +344,7 @@ Result<std::optional<VersionRecord>> SqliteRegistryStore::GetVersion(int64_t mod
   });
 }
 
-Result<std::vector<VersionRecord>> SqliteRegistryStore::ListVersions(const VersionQuery& q) {
+Result<std::vector<VersionRecord>> SqlRegistryStore::ListVersions(const VersionQuery& q) {
   SqlWhere w;
   if (q.model_id) w.Add("v.model_id = ?", *q.model_id);
   if (q.run_id) w.Add("v.run_id = ?", *q.run_id);
@@ -365,9 +364,9 @@ Result<std::vector<VersionRecord>> SqliteRegistryStore::ListVersions(const Versi
   return ReadPage<VersionRecord>(*pool_, sql, w, q.limit, q.offset, ReadVersion, ReadVersionsParts);
 }
 
-Result<void> SqliteRegistryStore::UpdateVersion(int64_t model_id, int64_t version,
-                                                const std::optional<std::string>& description,
-                                                std::optional<bool> archived, int64_t now) {
+Result<void> SqlRegistryStore::UpdateVersion(int64_t model_id, int64_t version,
+                                             const std::optional<std::string>& description,
+                                             std::optional<bool> archived, int64_t now) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   return InTransaction(*c, [&]() -> Result<void> {
     HANGAR_ASSIGN_OR_RETURN(
@@ -385,8 +384,8 @@ Result<void> SqliteRegistryStore::UpdateVersion(int64_t model_id, int64_t versio
   });
 }
 
-Result<void> SqliteRegistryStore::DeleteVersion(int64_t model_id, int64_t version, int64_t actor_id,
-                                                const std::string& actor, int64_t now) {
+Result<void> SqlRegistryStore::DeleteVersion(int64_t model_id, int64_t version, int64_t actor_id,
+                                             const std::string& actor, int64_t now) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   return InTransaction(*c, [&]() -> Result<void> {
     std::vector<std::string> aliases;
@@ -411,10 +410,9 @@ Result<void> SqliteRegistryStore::DeleteVersion(int64_t model_id, int64_t versio
   });
 }
 
-Result<void> SqliteRegistryStore::SetVersionTag(int64_t model_id, int64_t version,
-                                                const std::string& key,
-                                                const std::optional<std::string>& value,
-                                                int64_t now) {
+Result<void> SqlRegistryStore::SetVersionTag(int64_t model_id, int64_t version,
+                                             const std::string& key,
+                                             const std::optional<std::string>& value, int64_t now) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   return InTransaction(*c, [&]() -> Result<void> {
     HANGAR_ASSIGN_OR_RETURN(bool exists, VersionExists(*c, model_id, version));
@@ -425,9 +423,9 @@ Result<void> SqliteRegistryStore::SetVersionTag(int64_t model_id, int64_t versio
   });
 }
 
-Result<int64_t> SqliteRegistryStore::MoveAlias(int64_t model_id, const std::string& alias,
-                                               std::optional<int64_t> version, int64_t actor_id,
-                                               const std::string& actor, int64_t now) {
+Result<int64_t> SqlRegistryStore::MoveAlias(int64_t model_id, const std::string& alias,
+                                            std::optional<int64_t> version, int64_t actor_id,
+                                            const std::string& actor, int64_t now) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   return InTransaction(*c, [&]() -> Result<int64_t> {
     int64_t from = 0;
@@ -459,9 +457,9 @@ Result<int64_t> SqliteRegistryStore::MoveAlias(int64_t model_id, const std::stri
   });
 }
 
-Result<std::vector<AliasEvent>> SqliteRegistryStore::ListAliasEvents(int64_t model_id,
-                                                                     int64_t before_id,
-                                                                     int64_t limit) {
+Result<std::vector<AliasEvent>> SqlRegistryStore::ListAliasEvents(int64_t model_id,
+                                                                  int64_t before_id,
+                                                                  int64_t limit) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c->Prepare("SELECT id, alias, from_version, to_version, actor_id, actor, at FROM "
@@ -478,7 +476,7 @@ Result<std::vector<AliasEvent>> SqliteRegistryStore::ListAliasEvents(int64_t mod
   return out;
 }
 
-Result<std::optional<std::string>> SqliteRegistryStore::GetRole(int64_t model_id, int64_t user_id) {
+Result<std::optional<std::string>> SqlRegistryStore::GetRole(int64_t model_id, int64_t user_id) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c->Prepare("SELECT role FROM model_roles WHERE model_id = ? AND user_id = ?"));
@@ -488,8 +486,8 @@ Result<std::optional<std::string>> SqliteRegistryStore::GetRole(int64_t model_id
   return std::optional<std::string>(s.Text(0));
 }
 
-Result<void> SqliteRegistryStore::SetRole(int64_t model_id, int64_t user_id,
-                                          const std::optional<std::string>& role) {
+Result<void> SqlRegistryStore::SetRole(int64_t model_id, int64_t user_id,
+                                       const std::optional<std::string>& role) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   if (!role) {
     HANGAR_ASSIGN_OR_RETURN(

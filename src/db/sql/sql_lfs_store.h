@@ -1,16 +1,16 @@
 #pragma once
-// SqliteLfsStore: LfsStore over a SqlitePool. Thread-safe.
+// SqlLfsStore: LfsStore over a Pool. Thread-safe.
 
 #include <memory>
 
 #include "db/lfs_store.h"
-#include "db/sqlite/sqlite_pool.h"
+#include "db/sql/sql.h"
 
 namespace hangar::db {
 
-class SqliteLfsStore : public LfsStore {
+class SqlLfsStore : public LfsStore {
  public:
-  explicit SqliteLfsStore(std::shared_ptr<SqlitePool> pool) : pool_(std::move(pool)) {}
+  explicit SqlLfsStore(std::shared_ptr<Pool> pool) : pool_(std::move(pool)) {}
 
   Result<void> Link(int64_t repo_id, const Sha256& oid, uint64_t size) override;
   Result<std::optional<uint64_t>> IsLinked(int64_t repo_id, const Sha256& oid) override;
@@ -20,7 +20,7 @@ class SqliteLfsStore : public LfsStore {
   Result<int64_t> CountLinks(const Sha256& oid) override;
 
  private:
-  std::shared_ptr<SqlitePool> pool_;
+  std::shared_ptr<Pool> pool_;
 };
 
 }  // namespace hangar::db

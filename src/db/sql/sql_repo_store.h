@@ -1,16 +1,16 @@
 #pragma once
-// SqliteRepoStore: RepoStore over a SqlitePool. Thread-safe.
+// SqlRepoStore: RepoStore over a Pool. Thread-safe.
 
 #include <memory>
 
 #include "db/repo_store.h"
-#include "db/sqlite/sqlite_pool.h"
+#include "db/sql/sql.h"
 
 namespace hangar::db {
 
-class SqliteRepoStore : public RepoStore {
+class SqlRepoStore : public RepoStore {
  public:
-  explicit SqliteRepoStore(std::shared_ptr<SqlitePool> pool) : pool_(std::move(pool)) {}
+  explicit SqlRepoStore(std::shared_ptr<Pool> pool) : pool_(std::move(pool)) {}
 
   Result<RepoRecord> Create(const RepoRecord& repo) override;
   Result<RepoRecord> Find(const RepoId& id) override;
@@ -27,7 +27,7 @@ class SqliteRepoStore : public RepoStore {
   Result<void> AddDownloads(int64_t id, int64_t day, int64_t n) override;
 
  private:
-  std::shared_ptr<SqlitePool> pool_;
+  std::shared_ptr<Pool> pool_;
 };
 
 }  // namespace hangar::db

@@ -1,4 +1,4 @@
-// SqliteViewerStore (db/viewer_store.h): the export row, its splits and their Parquet files;
+// SqlViewerStore (db/viewer_store.h): the export row, its splits and their Parquet files;
 // the superseded rule (a write naming an older source commit is dropped), the orders of the
 // listings, and the rows going with the repo row.
 
@@ -7,7 +7,7 @@
 #include <atomic>
 #include <thread>
 
-#include "db/sqlite/sqlite_viewer_store.h"
+#include "db/sql/sql_viewer_store.h"
 #include "db/test_db.h"
 
 namespace hangar::db {
@@ -21,10 +21,8 @@ class ViewerStoreTest : public testing::DbTest {
   void SetUp() override {
     DbTest::SetUp();
     repo_ = MakeRepo("squad");
-    // A second pool on the same file, so the store's clock is the test's.
-    auto pool = SqlitePool::Open(DbFile(), {});
-    ASSERT_TRUE(pool.has_value()) << pool.error().message;
-    store_ = std::make_unique<SqliteViewerStore>(*pool, [this] { return now_.load(); });
+    // A second store on the same pool, so the store's clock is the test's.
+    store_ = std::make_unique<SqlViewerStore>(stores_.pool, [this] { return now_.load(); });
   }
   void TearDown() override {
     store_.reset();
@@ -42,8 +40,7 @@ class ViewerStoreTest : public testing::DbTest {
 
   // Rows of `table` left for any repo, read past the store's own queries.
   int64_t CountRows(const std::string& table) {
-    auto pool = SqlitePool::Open(DbFile(), {}).value();
-    auto c = pool->Read().value();
+    auto c = stores_.pool->Read().value();
     auto s = c->Prepare("SELECT COUNT(*) FROM " + table).value();
     EXPECT_TRUE(s.Step().value());
     return s.Int(0);
@@ -85,7 +82,7 @@ class ViewerStoreTest : public testing::DbTest {
 
   int64_t repo_ = 0;
   std::atomic<int64_t> now_{1000};
-  std::unique_ptr<SqliteViewerStore> store_;
+  std::unique_ptr<SqlViewerStore> store_;
 };
 
 TEST_F(ViewerStoreTest, GetExportIsNulloptBeforeAnyAndRoundtripsAfterBegin) {

@@ -8,7 +8,7 @@
 #include <variant>
 #include <vector>
 
-#include "db/sqlite/sqlite_pool.h"
+#include "db/sql/sql.h"
 
 namespace hangar::db {
 
@@ -51,7 +51,7 @@ struct SqlWhere {
     for (int64_t id : owners) binds.emplace_back(id);
   }
   // Binds the values from ?1; returns the next free index.
-  int BindAll(SqliteStmt& s) const {
+  int BindAll(Stmt& s) const {
     int i = 1;
     for (const auto& b : binds) std::visit([&](const auto& v) { s.Bind(i++, v); }, b);
     return i;
@@ -62,7 +62,7 @@ struct SqlWhere {
 // "LIMIT ? OFFSET ?") run with w's values, `limit` and `offset`; each row made a record by
 // read_row(stmt), then read_parts(conn, records) filling what other tables hold.
 template <typename Record, typename ReadRow, typename ReadParts>
-Result<std::vector<Record>> ReadPage(SqlitePool& pool, const std::string& sql, const SqlWhere& w,
+Result<std::vector<Record>> ReadPage(Pool& pool, const std::string& sql, const SqlWhere& w,
                                      int64_t limit, int64_t offset, ReadRow read_row,
                                      ReadParts read_parts) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool.Read());

@@ -1,17 +1,17 @@
 #pragma once
-// SqliteGatewayStore: GatewayStore over a SqlitePool (tables of migration 9). Thread-safe;
+// SqlGatewayStore: GatewayStore over a Pool (tables of migration 9). Thread-safe;
 // a route and its backends are written in one transaction.
 
 #include <memory>
 
 #include "db/gateway_store.h"
-#include "db/sqlite/sqlite_pool.h"
+#include "db/sql/sql.h"
 
 namespace hangar::db {
 
-class SqliteGatewayStore : public GatewayStore {
+class SqlGatewayStore : public GatewayStore {
  public:
-  explicit SqliteGatewayStore(std::shared_ptr<SqlitePool> pool) : pool_(std::move(pool)) {}
+  explicit SqlGatewayStore(std::shared_ptr<Pool> pool) : pool_(std::move(pool)) {}
 
   Result<int64_t> CreateRoute(const RouteRecord& r) override;
   Result<std::optional<RouteRecord>> GetRoute(const std::string& name) override;
@@ -20,7 +20,7 @@ class SqliteGatewayStore : public GatewayStore {
   Result<void> DeleteRoute(int64_t id) override;
 
  private:
-  std::shared_ptr<SqlitePool> pool_;
+  std::shared_ptr<Pool> pool_;
 };
 
 }  // namespace hangar::db

@@ -1,11 +1,11 @@
-#include "db/sqlite/sqlite_gateway_store.h"
+#include "db/sql/sql_gateway_store.h"
 
-#include "db/sqlite/sqlite_where.h"
+#include "db/sql/sql_where.h"
 
 namespace hangar::db {
 namespace {
 
-// The columns ReadRoute reads; model_private as sqlite_where.h's Visibility decides it.
+// The columns ReadRoute reads; model_private as sql_where.h's Visibility decides it.
 const std::string kRouteSelect =
     "SELECT g.id, g.name, g.model_id, m.name, u.name, m.owner_id, (m.private <> 0 OR " +
     PinsPrivateSql("m") +
@@ -14,7 +14,7 @@ const std::string kRouteSelect =
     "FROM gateway_routes g JOIN registered_models m ON m.id = g.model_id JOIN users u ON u.id "
     "= m.owner_id";
 
-RouteRecord ReadRoute(const SqliteStmt& s) {
+RouteRecord ReadRoute(const Stmt& s) {
   RouteRecord r;
   r.id = s.Int(0);
   r.name = s.Text(1);
@@ -37,7 +37,7 @@ RouteRecord ReadRoute(const SqliteStmt& s) {
   return r;
 }
 
-Result<void> ReadBackends(SqliteConnection& c, RouteRecord& r) {
+Result<void> ReadBackends(Connection& c, RouteRecord& r) {
   HANGAR_ASSIGN_OR_RETURN(auto s, c.Prepare("SELECT kind, target, weight FROM gateway_backends "
                                             "WHERE route_id = ? ORDER BY position"));
   s.Bind(1, r.id);
@@ -49,7 +49,7 @@ Result<void> ReadBackends(SqliteConnection& c, RouteRecord& r) {
   return {};
 }
 
-Result<void> WriteBackends(SqliteConnection& c, int64_t route_id,
+Result<void> WriteBackends(Connection& c, int64_t route_id,
                            const std::vector<BackendRecord>& backends) {
   {
     HANGAR_ASSIGN_OR_RETURN(auto d, c.Prepare("DELETE FROM gateway_backends WHERE route_id = ?"));
@@ -69,7 +69,7 @@ Result<void> WriteBackends(SqliteConnection& c, int64_t route_id,
 }
 
 // Binds the columns a create and an update both write, from ?1.
-SqliteStmt& BindSettings(SqliteStmt& s, const RouteRecord& r) {
+Stmt& BindSettings(Stmt& s, const RouteRecord& r) {
   return s.Bind(1, r.target_alias)
       .Bind(2, r.target_version)
       .Bind(3, r.protocol)
@@ -83,7 +83,7 @@ SqliteStmt& BindSettings(SqliteStmt& s, const RouteRecord& r) {
 
 }  // namespace
 
-Result<int64_t> SqliteGatewayStore::CreateRoute(const RouteRecord& r) {
+Result<int64_t> SqlGatewayStore::CreateRoute(const RouteRecord& r) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   return InTransaction(*c, [&]() -> Result<int64_t> {
     {
@@ -104,13 +104,13 @@ Result<int64_t> SqliteGatewayStore::CreateRoute(const RouteRecord& r) {
         return MakeError(ErrorCode::NotFound,
                          "registered model #" + std::to_string(r.model_id) + " not found");
     }
-    int64_t id = c->LastInsertId();
+    HANGAR_ASSIGN_OR_RETURN(int64_t id, c->LastInsertId());
     HANGAR_TRY(WriteBackends(*c, id, r.backends));
     return id;
   });
 }
 
-Result<std::optional<RouteRecord>> SqliteGatewayStore::GetRoute(const std::string& name) {
+Result<std::optional<RouteRecord>> SqlGatewayStore::GetRoute(const std::string& name) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(kRouteSelect + " WHERE g.name = ?"));
   s.Bind(1, name);
@@ -121,18 +121,18 @@ Result<std::optional<RouteRecord>> SqliteGatewayStore::GetRoute(const std::strin
   return std::optional<RouteRecord>(std::move(r));
 }
 
-Result<std::vector<RouteRecord>> SqliteGatewayStore::ListRoutes(const RouteQuery& q) {
+Result<std::vector<RouteRecord>> SqlGatewayStore::ListRoutes(const RouteQuery& q) {
   SqlWhere w;
   w.Visibility(q.include_all_private, q.readable_owner_ids, "m");
-  return ReadPage<RouteRecord>(
-      *pool_, kRouteSelect + w.sql + " ORDER BY g.name LIMIT ? OFFSET ?", w, q.limit, q.offset,
-      ReadRoute, [](SqliteConnection& c, std::vector<RouteRecord>& routes) -> Result<void> {
-        for (auto& r : routes) HANGAR_TRY(ReadBackends(c, r));
-        return {};
-      });
+  return ReadPage<RouteRecord>(*pool_, kRouteSelect + w.sql + " ORDER BY g.name LIMIT ? OFFSET ?",
+                               w, q.limit, q.offset, ReadRoute,
+                               [](Connection& c, std::vector<RouteRecord>& routes) -> Result<void> {
+                                 for (auto& r : routes) HANGAR_TRY(ReadBackends(c, r));
+                                 return {};
+                               });
 }
 
-Result<void> SqliteGatewayStore::UpdateRoute(const RouteRecord& r) {
+Result<void> SqlGatewayStore::UpdateRoute(const RouteRecord& r) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   return InTransaction(*c, [&]() -> Result<void> {
     HANGAR_ASSIGN_OR_RETURN(
@@ -147,7 +147,7 @@ Result<void> SqliteGatewayStore::UpdateRoute(const RouteRecord& r) {
   });
 }
 
-Result<void> SqliteGatewayStore::DeleteRoute(int64_t id) {
+Result<void> SqlGatewayStore::DeleteRoute(int64_t id) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare("DELETE FROM gateway_routes WHERE id = ?"));
   HANGAR_TRY(s.Bind(1, id).Run());

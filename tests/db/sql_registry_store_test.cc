@@ -1,4 +1,4 @@
-// SqliteRegistryStore (db/registry_store.h): models, versions numbered per model and never
+// SqlRegistryStore (db/registry_store.h): models, versions numbered per model and never
 // reused, tags, aliases moved atomically with their log, visibility of private models and
 // of models pinning private repos, listings' filters and pages, and roles.
 

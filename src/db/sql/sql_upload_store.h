@@ -1,16 +1,16 @@
 #pragma once
-// SqliteUploadStore: UploadStore over a SqlitePool. Thread-safe.
+// SqlUploadStore: UploadStore over a Pool. Thread-safe.
 
 #include <memory>
 
-#include "db/sqlite/sqlite_pool.h"
+#include "db/sql/sql.h"
 #include "db/upload_store.h"
 
 namespace hangar::db {
 
-class SqliteUploadStore : public UploadStore {
+class SqlUploadStore : public UploadStore {
  public:
-  explicit SqliteUploadStore(std::shared_ptr<SqlitePool> pool) : pool_(std::move(pool)) {}
+  explicit SqlUploadStore(std::shared_ptr<Pool> pool) : pool_(std::move(pool)) {}
 
   Result<void> Create(const UploadRecord& upload) override;
   Result<std::optional<UploadRecord>> Get(const std::string& id) override;
@@ -24,7 +24,7 @@ class SqliteUploadStore : public UploadStore {
   Result<std::vector<UploadRecord>> ListExpired(int64_t now, int limit) override;
 
  private:
-  std::shared_ptr<SqlitePool> pool_;
+  std::shared_ptr<Pool> pool_;
 };
 
 }  // namespace hangar::db

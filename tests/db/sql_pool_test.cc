@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "db/migrations/migrations.h"
+#include "db/sqlite/sqlite_conn.h"
 #include "db/test_db.h"
 
 namespace hangar::db {
@@ -63,7 +64,7 @@ TEST_F(DbTest, OpenFailsCleanlyOnUnwritablePath) {
 TEST_F(DbTest, ReadsAreNotBlockedByAnOpenWriteTransaction) {
   ASSERT_TRUE(repos().Create(RepoRecord{0, RepoType::Model, "acme", "old"}).has_value());
   // A second pool on the same file stands for another process (the admin CLI).
-  auto other = SqlitePool::Open(DbFile(), {});
+  auto other = OpenSqlitePool(DbFile());
   ASSERT_TRUE(other.has_value()) << other.error().message;
   auto w = (*other)->Write();
   ASSERT_TRUE(w.has_value());
@@ -81,7 +82,7 @@ TEST_F(DbTest, ReadsAreNotBlockedByAnOpenWriteTransaction) {
 
 TEST_F(DbTest, ConcurrentWritersAndReadersAcrossTwoOpeners) {
   // Two independent openers of one file (server + CLI), each used by several threads.
-  auto second = OpenSqliteStores(DbFile(), SqlitePool::Options{.max_connections = 2});
+  auto second = OpenSqliteStores(DbFile(), 2);
   ASSERT_TRUE(second.has_value());
   constexpr int kThreads = 6, kPerThread = 40;
   std::atomic<int> failures{0};

@@ -1,16 +1,16 @@
 #pragma once
-// SqliteOciStore: OciStore over a SqlitePool (tables of migration 5). Thread-safe.
+// SqlOciStore: OciStore over a Pool (tables of migration 5). Thread-safe.
 
 #include <memory>
 
 #include "db/oci_store.h"
-#include "db/sqlite/sqlite_pool.h"
+#include "db/sql/sql.h"
 
 namespace hangar::db {
 
-class SqliteOciStore : public OciStore {
+class SqlOciStore : public OciStore {
  public:
-  explicit SqliteOciStore(std::shared_ptr<SqlitePool> pool) : pool_(std::move(pool)) {}
+  explicit SqlOciStore(std::shared_ptr<Pool> pool) : pool_(std::move(pool)) {}
 
   Result<void> PutManifest(const OciManifestRecord& m,
                            const std::vector<OciManifestRef>& refs) override;
@@ -41,7 +41,7 @@ class SqliteOciStore : public OciStore {
   Result<std::optional<OciGitBlob>> FindGitBlobBySha256(const Sha256& sha256) override;
 
  private:
-  std::shared_ptr<SqlitePool> pool_;
+  std::shared_ptr<Pool> pool_;
 };
 
 }  // namespace hangar::db

@@ -1,4 +1,4 @@
-#include "db/sqlite/sqlite_registry_parts.h"
+#include "db/sql/sql_registry_parts.h"
 
 #include <algorithm>
 #include <map>
@@ -22,7 +22,7 @@ std::string Marks(size_t n) {
 
 }  // namespace
 
-Result<void> ReadModelsParts(SqliteConnection& c, std::vector<ModelRecord>& models) {
+Result<void> ReadModelsParts(Connection& c, std::vector<ModelRecord>& models) {
   if (models.empty()) return {};
   std::unordered_map<int64_t, ModelRecord*> by_id;
   for (auto& m : models) by_id[m.id] = &m;
@@ -48,7 +48,7 @@ Result<void> ReadModelsParts(SqliteConnection& c, std::vector<ModelRecord>& mode
   return {};
 }
 
-Result<void> ReadVersionsParts(SqliteConnection& c, std::vector<VersionRecord>& versions) {
+Result<void> ReadVersionsParts(Connection& c, std::vector<VersionRecord>& versions) {
   if (versions.empty()) return {};
   std::map<std::pair<int64_t, int64_t>, VersionRecord*> by_key;
   for (auto& v : versions) by_key[{v.model_id, v.version}] = &v;

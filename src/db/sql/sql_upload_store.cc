@@ -1,4 +1,4 @@
-#include "db/sqlite/sqlite_upload_store.h"
+#include "db/sql/sql_upload_store.h"
 
 #include <algorithm>
 
@@ -9,7 +9,7 @@ constexpr const char kColumns[] =
     "id, repo_id, user_id, sha256, size, part_size, store_handle, created_at, expires_at, "
     "completed_at";
 
-Result<UploadRecord> ReadRow(SqliteStmt& s) {
+Result<UploadRecord> ReadRow(Stmt& s) {
   UploadRecord u;
   u.id = s.Text(0);
   u.repo_id = s.Int(1);
@@ -26,7 +26,7 @@ Result<UploadRecord> ReadRow(SqliteStmt& s) {
   return u;
 }
 
-Result<std::optional<UploadRecord>> ReadOne(SqliteStmt& s) {
+Result<std::optional<UploadRecord>> ReadOne(Stmt& s) {
   HANGAR_ASSIGN_OR_RETURN(auto row, s.Step());
   if (!row) return std::optional<UploadRecord>();
   HANGAR_ASSIGN_OR_RETURN(auto u, ReadRow(s));
@@ -35,7 +35,7 @@ Result<std::optional<UploadRecord>> ReadOne(SqliteStmt& s) {
 
 }  // namespace
 
-Result<void> SqliteUploadStore::Create(const UploadRecord& u) {
+Result<void> SqlUploadStore::Create(const UploadRecord& u) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   HANGAR_ASSIGN_OR_RETURN(auto found, c->Prepare("SELECT 1 FROM uploads WHERE id = ?"));
   found.Bind(1, u.id);
@@ -63,7 +63,7 @@ Result<void> SqliteUploadStore::Create(const UploadRecord& u) {
   return {};
 }
 
-Result<std::optional<UploadRecord>> SqliteUploadStore::Get(const std::string& id) {
+Result<std::optional<UploadRecord>> SqlUploadStore::Get(const std::string& id) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c->Prepare(std::string("SELECT ") + kColumns + " FROM uploads WHERE id = ?"));
@@ -71,9 +71,9 @@ Result<std::optional<UploadRecord>> SqliteUploadStore::Get(const std::string& id
   return ReadOne(s);
 }
 
-Result<std::optional<UploadRecord>> SqliteUploadStore::FindOpen(int64_t repo_id, int64_t user_id,
-                                                                const Sha256& sha256, uint64_t size,
-                                                                int64_t now) {
+Result<std::optional<UploadRecord>> SqlUploadStore::FindOpen(int64_t repo_id, int64_t user_id,
+                                                             const Sha256& sha256, uint64_t size,
+                                                             int64_t now) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(
       auto s,
@@ -88,7 +88,7 @@ Result<std::optional<UploadRecord>> SqliteUploadStore::FindOpen(int64_t repo_id,
   return ReadOne(s);
 }
 
-Result<int64_t> SqliteUploadStore::CountOpen(int64_t user_id, int64_t now) {
+Result<int64_t> SqlUploadStore::CountOpen(int64_t user_id, int64_t now) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare("SELECT COUNT(*) FROM uploads WHERE user_id = ? AND "
                                              "completed_at IS NULL AND expires_at > ?"));
@@ -98,27 +98,27 @@ Result<int64_t> SqliteUploadStore::CountOpen(int64_t user_id, int64_t now) {
   return s.Int(0);
 }
 
-Result<void> SqliteUploadStore::SetExpiry(const std::string& id, int64_t expires_at) {
+Result<void> SqlUploadStore::SetExpiry(const std::string& id, int64_t expires_at) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare("UPDATE uploads SET expires_at = ? WHERE id = ?"));
   return s.Bind(1, expires_at).Bind(2, id).Run();
 }
 
-Result<void> SqliteUploadStore::MarkCompleted(const std::string& id, int64_t when,
-                                              int64_t expires_at) {
+Result<void> SqlUploadStore::MarkCompleted(const std::string& id, int64_t when,
+                                           int64_t expires_at) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c->Prepare("UPDATE uploads SET completed_at = ?, expires_at = ? WHERE id = ?"));
   return s.Bind(1, when).Bind(2, expires_at).Bind(3, id).Run();
 }
 
-Result<void> SqliteUploadStore::Delete(const std::string& id) {
+Result<void> SqlUploadStore::Delete(const std::string& id) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare("DELETE FROM uploads WHERE id = ?"));
   return s.Bind(1, id).Run();
 }
 
-Result<std::vector<UploadRecord>> SqliteUploadStore::ListExpired(int64_t now, int limit) {
+Result<std::vector<UploadRecord>> SqlUploadStore::ListExpired(int64_t now, int limit) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(std::string("SELECT ") + kColumns +
                                              " FROM uploads WHERE expires_at < ? "

@@ -1,16 +1,16 @@
 #pragma once
-// SqliteUserStore: UserStore over a SqlitePool. Thread-safe.
+// SqlUserStore: UserStore over a Pool. Thread-safe.
 
 #include <memory>
 
-#include "db/sqlite/sqlite_pool.h"
+#include "db/sql/sql.h"
 #include "db/user_store.h"
 
 namespace hangar::db {
 
-class SqliteUserStore : public UserStore {
+class SqlUserStore : public UserStore {
  public:
-  explicit SqliteUserStore(std::shared_ptr<SqlitePool> pool) : pool_(std::move(pool)) {}
+  explicit SqlUserStore(std::shared_ptr<Pool> pool) : pool_(std::move(pool)) {}
 
   Result<UserRecord> CreateUser(const UserRecord& user) override;
   Result<UserRecord> FindUserByName(std::string_view name) override;
@@ -36,7 +36,7 @@ class SqliteUserStore : public UserStore {
   Result<int64_t> DeleteExpiredSessions(int64_t now) override;
 
  private:
-  std::shared_ptr<SqlitePool> pool_;
+  std::shared_ptr<Pool> pool_;
 };
 
 }  // namespace hangar::db

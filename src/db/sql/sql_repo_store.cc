@@ -1,4 +1,4 @@
-#include "db/sqlite/sqlite_repo_store.h"
+#include "db/sql/sql_repo_store.h"
 
 #include <algorithm>
 #include <charconv>
@@ -18,7 +18,7 @@ constexpr int64_t kTrendingDays = 7;
 // Tags are read for this many repos per statement (ids padded), one cached statement.
 constexpr size_t kTagBatch = 64;
 
-RepoRecord ReadRepo(const SqliteStmt& s) {
+RepoRecord ReadRepo(const Stmt& s) {
   RepoRecord r;
   r.id = s.Int(0);
   r.type = ParseRepoType(s.Text(1)).value_or(RepoType::Model);
@@ -126,7 +126,7 @@ std::string LikePattern(std::string_view s) {
 }
 
 // Fills `tags` of every repo in `repos` (in the order SetCardMeta stored them).
-Result<void> LoadTags(SqliteConnection& c, std::vector<RepoRecord>& repos) {
+Result<void> LoadTags(Connection& c, std::vector<RepoRecord>& repos) {
   static const std::string kSql = [] {
     std::string sql = "SELECT repo_id, tag FROM repo_tags WHERE repo_id IN (?";
     for (size_t i = 1; i < kTagBatch; ++i) sql += ", ?";
@@ -153,7 +153,7 @@ Result<void> LoadTags(SqliteConnection& c, std::vector<RepoRecord>& repos) {
   return {};
 }
 
-Result<RepoRecord> FindOne(SqliteConnection& c, SqliteStmt& s) {
+Result<RepoRecord> FindOne(Connection& c, Stmt& s) {
   RepoRecord r = ReadRepo(s);
   std::vector<RepoRecord> one{std::move(r)};
   HANGAR_TRY(LoadTags(c, one));
@@ -211,7 +211,7 @@ std::string ListSql(const RepoQuery& q, bool has_cursor) {
 
 // Binds the parameters of ListSql(q, cursor.has_value()), in its order: the trending window,
 // the filters, the readable namespaces, the cursor, then LIMIT and (Trending) OFFSET.
-void BindList(SqliteStmt& s, const RepoQuery& q, const std::optional<Cursor>& cursor, int limit,
+void BindList(Stmt& s, const RepoQuery& q, const std::optional<Cursor>& cursor, int limit,
               int64_t offset) {
   const bool trending = q.sort == RepoSort::Trending;
   int i = 1;
@@ -237,8 +237,7 @@ void BindList(SqliteStmt& s, const RepoQuery& q, const std::optional<Cursor>& cu
 
 // Reads up to `limit` rows of List's statement `s` into a page with their tags; the cursor
 // of the next page when a row is left over (`offset`: the rows before this page).
-Result<RepoPage> ReadPage(SqliteConnection& c, SqliteStmt& s, const RepoQuery& q, int limit,
-                          int64_t offset) {
+Result<RepoPage> ReadPage(Connection& c, Stmt& s, const RepoQuery& q, int limit, int64_t offset) {
   RepoPage page;
   for (;;) {
     HANGAR_ASSIGN_OR_RETURN(auto row, s.Step());
@@ -256,7 +255,7 @@ Result<RepoPage> ReadPage(SqliteConnection& c, SqliteStmt& s, const RepoQuery& q
 
 }  // namespace
 
-Result<RepoRecord> SqliteRepoStore::Create(const RepoRecord& repo) {
+Result<RepoRecord> SqlRepoStore::Create(const RepoRecord& repo) {
   RepoRecord out = repo;
   int64_t now = NowUnix();
   if (out.created_at == 0) out.created_at = now;
@@ -278,11 +277,11 @@ Result<RepoRecord> SqliteRepoStore::Create(const RepoRecord& repo) {
                                                 " repo: " + out.Id().Id());
     return std::move(r).error();
   }
-  out.id = c->LastInsertId();
+  HANGAR_ASSIGN_OR_RETURN(out.id, c->LastInsertId());
   return out;
 }
 
-Result<RepoRecord> SqliteRepoStore::Find(const RepoId& id) {
+Result<RepoRecord> SqlRepoStore::Find(const RepoId& id) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   static const std::string kSql = std::string("SELECT ") + kRepoCols +
                                   " FROM repos WHERE type = ? AND namespace = ? AND name = ?";
@@ -293,7 +292,7 @@ Result<RepoRecord> SqliteRepoStore::Find(const RepoId& id) {
   return FindOne(*c, s);
 }
 
-Result<RepoRecord> SqliteRepoStore::FindById(int64_t id) {
+Result<RepoRecord> SqlRepoStore::FindById(int64_t id) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   static const std::string kSql = std::string("SELECT ") + kRepoCols + " FROM repos WHERE id = ?";
   HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(kSql));
@@ -303,8 +302,8 @@ Result<RepoRecord> SqliteRepoStore::FindById(int64_t id) {
   return FindOne(*c, s);
 }
 
-Result<std::vector<RepoRecord>> SqliteRepoStore::FindFolded(RepoType type, std::string_view ns,
-                                                            std::string_view name) {
+Result<std::vector<RepoRecord>> SqlRepoStore::FindFolded(RepoType type, std::string_view ns,
+                                                         std::string_view name) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   // lower() folds ASCII only, as hub names are ASCII; the expression index repos_folded
   // (migration 5) serves the lookup.
@@ -322,7 +321,7 @@ Result<std::vector<RepoRecord>> SqliteRepoStore::FindFolded(RepoType type, std::
   return out;
 }
 
-Result<void> SqliteRepoStore::Delete(const RepoId& id) {
+Result<void> SqlRepoStore::Delete(const RepoId& id) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c->Prepare("DELETE FROM repos WHERE type = ? AND namespace = ? AND name = ?"));
@@ -331,7 +330,7 @@ Result<void> SqliteRepoStore::Delete(const RepoId& id) {
   return {};
 }
 
-Result<RepoRecord> SqliteRepoStore::Move(const RepoId& from, const RepoId& to) {
+Result<RepoRecord> SqlRepoStore::Move(const RepoId& from, const RepoId& to) {
   if (from.type != to.type)
     return MakeError(ErrorCode::BadRequest, "a repository cannot change its type when moved");
   {
@@ -350,7 +349,7 @@ Result<RepoRecord> SqliteRepoStore::Move(const RepoId& from, const RepoId& to) {
   return Find(to);
 }
 
-Result<void> SqliteRepoStore::SetPrivate(int64_t id, bool is_private) {
+Result<void> SqlRepoStore::SetPrivate(int64_t id, bool is_private) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare("UPDATE repos SET private = ? WHERE id = ?"));
   HANGAR_TRY(s.Bind(1, int64_t{is_private ? 1 : 0}).Bind(2, id).Run());
@@ -358,8 +357,8 @@ Result<void> SqliteRepoStore::SetPrivate(int64_t id, bool is_private) {
   return {};
 }
 
-Result<void> SqliteRepoStore::UpdateHead(int64_t id, std::string_view last_commit,
-                                         int64_t last_modified) {
+Result<void> SqlRepoStore::UpdateHead(int64_t id, std::string_view last_commit,
+                                      int64_t last_modified) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c->Prepare("UPDATE repos SET last_commit = ?, last_modified = ? WHERE id = ?"));
@@ -368,7 +367,7 @@ Result<void> SqliteRepoStore::UpdateHead(int64_t id, std::string_view last_commi
   return {};
 }
 
-Result<RepoPage> SqliteRepoStore::List(const RepoQuery& q) {
+Result<RepoPage> SqlRepoStore::List(const RepoQuery& q) {
   int limit = std::clamp(q.limit, 1, 10000);
   std::optional<Cursor> cursor;
   if (!q.cursor.empty()) {
@@ -384,9 +383,9 @@ Result<RepoPage> SqliteRepoStore::List(const RepoQuery& q) {
   return ReadPage(*c, s, q, limit, offset);
 }
 
-Result<void> SqliteRepoStore::SetCardMeta(int64_t id, std::string_view library,
-                                          std::string_view pipeline,
-                                          const std::vector<std::string>& tags) {
+Result<void> SqlRepoStore::SetCardMeta(int64_t id, std::string_view library,
+                                       std::string_view pipeline,
+                                       const std::vector<std::string>& tags) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   return InTransaction(*c, [&]() -> Result<void> {
     HANGAR_ASSIGN_OR_RETURN(auto update,
@@ -405,7 +404,7 @@ Result<void> SqliteRepoStore::SetCardMeta(int64_t id, std::string_view library,
   });
 }
 
-Result<void> SqliteRepoStore::AddDownloads(int64_t id, int64_t day, int64_t n) {
+Result<void> SqlRepoStore::AddDownloads(int64_t id, int64_t day, int64_t n) {
   if (n <= 0) return {};
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   return InTransaction(*c, [&]() -> Result<void> {

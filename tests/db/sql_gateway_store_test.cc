@@ -1,4 +1,4 @@
-// SqliteGatewayStore (db/gateway_store.h): routes with their backends in order, names unique,
+// SqlGatewayStore (db/gateway_store.h): routes with their backends in order, names unique,
 // updates replacing the backends, visibility following the route's model, and routes going
 // with their model.
 

@@ -1,17 +1,21 @@
 #pragma once
-// Opening the SQLite implementation of the metadata stores.
+// Opening the metadata stores: the SQL implementations (db/sql/) over SQLite or PostgreSQL.
 
 #include <filesystem>
+#include <memory>
+#include <string>
 
-#include "db/sqlite/sqlite_pool.h"
+#include "db/sql/sql.h"
 #include "db/stores.h"
 
 namespace hangar::db {
 
+// The stores over `pool`, sharing it.
+Stores StoresOver(std::shared_ptr<Pool> pool);
+
 // Opens (creating if needed) the SQLite database at `db_file`, applies pending migrations
 // and returns the stores over one shared connection pool. Safe to call from several
 // processes on the same file (server and admin CLI). Errors: Internal.
-Result<Stores> OpenSqliteStores(const std::filesystem::path& db_file,
-                                SqlitePool::Options options = {});
+Result<Stores> OpenSqliteStores(const std::filesystem::path& db_file, int max_connections = 8);
 
 }  // namespace hangar::db

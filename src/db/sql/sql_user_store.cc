@@ -1,4 +1,4 @@
-#include "db/sqlite/sqlite_user_store.h"
+#include "db/sql/sql_user_store.h"
 
 #include "core/util.h"
 
@@ -9,7 +9,7 @@ constexpr const char kUserCols[] = "id, name, fullname, email, is_admin, passwor
 constexpr const char kTokenCols[] =
     "id, user_id, name, role, token_sha256, created_at, last_used_at, expires_at, revoked";
 
-UserRecord ReadUser(const SqliteStmt& s) {
+UserRecord ReadUser(const Stmt& s) {
   UserRecord u;
   u.id = s.Int(0);
   u.name = s.Text(1);
@@ -21,7 +21,7 @@ UserRecord ReadUser(const SqliteStmt& s) {
   return u;
 }
 
-TokenRecord ReadToken(const SqliteStmt& s) {
+TokenRecord ReadToken(const Stmt& s) {
   TokenRecord t;
   t.id = s.Int(0);
   t.user_id = s.Int(1);
@@ -43,16 +43,15 @@ std::string Sql(std::string_view a, std::string_view b, std::string_view c = {})
 }
 
 // Runs a query expected to return at most one user row.
-Result<UserRecord> OneUser(SqliteStmt& s, std::string_view not_found) {
+Result<UserRecord> OneUser(Stmt& s, std::string_view not_found) {
   HANGAR_ASSIGN_OR_RETURN(auto row, s.Step());
   if (!row) return MakeError(ErrorCode::NotFound, std::string(not_found));
   return ReadUser(s);
 }
 
 // Inserts a users row of `kind`; Conflict when the name is taken by a user or an org.
-Result<int64_t> InsertNamespaceRow(SqliteConnection& c, std::string_view kind,
-                                   std::string_view name, std::string_view fullname,
-                                   std::string_view email, bool is_admin,
+Result<int64_t> InsertNamespaceRow(Connection& c, std::string_view kind, std::string_view name,
+                                   std::string_view fullname, std::string_view email, bool is_admin,
                                    const std::optional<std::string>& password_hash,
                                    int64_t created_at) {
   HANGAR_ASSIGN_OR_RETURN(
@@ -71,14 +70,14 @@ Result<int64_t> InsertNamespaceRow(SqliteConnection& c, std::string_view kind,
   return c.LastInsertId();
 }
 
-Result<void> ExpectChanged(SqliteConnection& c, std::string_view not_found) {
+Result<void> ExpectChanged(Connection& c, std::string_view not_found) {
   if (c.Changes() == 0) return MakeError(ErrorCode::NotFound, std::string(not_found));
   return {};
 }
 
 }  // namespace
 
-Result<UserRecord> SqliteUserStore::CreateUser(const UserRecord& user) {
+Result<UserRecord> SqlUserStore::CreateUser(const UserRecord& user) {
   UserRecord out = user;
   if (out.created_at == 0) out.created_at = NowUnix();
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
@@ -89,7 +88,7 @@ Result<UserRecord> SqliteUserStore::CreateUser(const UserRecord& user) {
   return out;
 }
 
-Result<UserRecord> SqliteUserStore::FindUserByName(std::string_view name) {
+Result<UserRecord> SqlUserStore::FindUserByName(std::string_view name) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(Sql("SELECT ", kUserCols,
                                                  " FROM users WHERE name = ? AND kind = 'user'")));
@@ -97,7 +96,7 @@ Result<UserRecord> SqliteUserStore::FindUserByName(std::string_view name) {
   return OneUser(s, "user '" + std::string(name) + "' not found");
 }
 
-Result<UserRecord> SqliteUserStore::FindUserById(int64_t id) {
+Result<UserRecord> SqlUserStore::FindUserById(int64_t id) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c->Prepare(Sql("SELECT ", kUserCols, " FROM users WHERE id = ? AND kind = 'user'")));
@@ -105,8 +104,8 @@ Result<UserRecord> SqliteUserStore::FindUserById(int64_t id) {
   return OneUser(s, "user #" + std::to_string(id) + " not found");
 }
 
-Result<void> SqliteUserStore::SetPasswordHash(int64_t user_id,
-                                              const std::optional<std::string>& hash) {
+Result<void> SqlUserStore::SetPasswordHash(int64_t user_id,
+                                           const std::optional<std::string>& hash) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c->Prepare("UPDATE users SET password_hash = ? WHERE id = ? AND kind = 'user'"));
@@ -114,7 +113,7 @@ Result<void> SqliteUserStore::SetPasswordHash(int64_t user_id,
   return ExpectChanged(*c, "user #" + std::to_string(user_id) + " not found");
 }
 
-Result<void> SqliteUserStore::SetAdmin(int64_t user_id, bool is_admin) {
+Result<void> SqlUserStore::SetAdmin(int64_t user_id, bool is_admin) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c->Prepare("UPDATE users SET is_admin = ? WHERE id = ? AND kind = 'user'"));
@@ -122,7 +121,7 @@ Result<void> SqliteUserStore::SetAdmin(int64_t user_id, bool is_admin) {
   return ExpectChanged(*c, "user #" + std::to_string(user_id) + " not found");
 }
 
-Result<OrgRecord> SqliteUserStore::CreateOrg(const OrgRecord& org, int64_t owner_user_id) {
+Result<OrgRecord> SqlUserStore::CreateOrg(const OrgRecord& org, int64_t owner_user_id) {
   OrgRecord out = org;
   if (out.created_at == 0) out.created_at = NowUnix();
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
@@ -141,7 +140,7 @@ Result<OrgRecord> SqliteUserStore::CreateOrg(const OrgRecord& org, int64_t owner
   });
 }
 
-Result<OrgRecord> SqliteUserStore::FindOrgByName(std::string_view name) {
+Result<OrgRecord> SqlUserStore::FindOrgByName(std::string_view name) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(
       auto s,
@@ -154,7 +153,7 @@ Result<OrgRecord> SqliteUserStore::FindOrgByName(std::string_view name) {
   return OrgRecord{s.Int(0), s.Text(1), s.Text(2), s.Int(3)};
 }
 
-Result<void> SqliteUserStore::AddMember(int64_t org_id, int64_t user_id, OrgRole role) {
+Result<void> SqlUserStore::AddMember(int64_t org_id, int64_t user_id, OrgRole role) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   // The SELECT checks both kinds, so a user can't be "added" to another user.
   HANGAR_ASSIGN_OR_RETURN(
@@ -166,7 +165,7 @@ Result<void> SqliteUserStore::AddMember(int64_t org_id, int64_t user_id, OrgRole
   return ExpectChanged(*c, "organization or user not found");
 }
 
-Result<void> SqliteUserStore::RemoveMember(int64_t org_id, int64_t user_id) {
+Result<void> SqlUserStore::RemoveMember(int64_t org_id, int64_t user_id) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   HANGAR_ASSIGN_OR_RETURN(auto s,
                           c->Prepare("DELETE FROM org_members WHERE org_id = ? AND user_id = ?"));
@@ -174,8 +173,8 @@ Result<void> SqliteUserStore::RemoveMember(int64_t org_id, int64_t user_id) {
   return ExpectChanged(*c, "user #" + std::to_string(user_id) + " is not a member");
 }
 
-Result<std::optional<OrgRole>> SqliteUserStore::MemberRole(std::string_view org_name,
-                                                           int64_t user_id) {
+Result<std::optional<OrgRole>> SqlUserStore::MemberRole(std::string_view org_name,
+                                                        int64_t user_id) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c->Prepare("SELECT m.role FROM org_members m JOIN users o ON o.id = m.org_id "
@@ -186,7 +185,7 @@ Result<std::optional<OrgRole>> SqliteUserStore::MemberRole(std::string_view org_
   return ParseOrgRole(s.Text(0));
 }
 
-Result<std::vector<OrgMembership>> SqliteUserStore::ListOrgsOfUser(int64_t user_id) {
+Result<std::vector<OrgMembership>> SqlUserStore::ListOrgsOfUser(int64_t user_id) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c->Prepare("SELECT o.id, o.name, o.fullname, o.created_at, m.role FROM org_members m "
@@ -202,7 +201,7 @@ Result<std::vector<OrgMembership>> SqliteUserStore::ListOrgsOfUser(int64_t user_
   return out;
 }
 
-Result<std::vector<OrgMember>> SqliteUserStore::ListMembers(int64_t org_id) {
+Result<std::vector<OrgMember>> SqlUserStore::ListMembers(int64_t org_id) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(
       auto s,
@@ -218,7 +217,7 @@ Result<std::vector<OrgMember>> SqliteUserStore::ListMembers(int64_t org_id) {
   return out;
 }
 
-Result<NamespaceKind> SqliteUserStore::GetNamespaceKind(std::string_view name) {
+Result<NamespaceKind> SqlUserStore::GetNamespaceKind(std::string_view name) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare("SELECT kind FROM users WHERE name = ?"));
   s.Bind(1, name);
@@ -227,7 +226,7 @@ Result<NamespaceKind> SqliteUserStore::GetNamespaceKind(std::string_view name) {
   return s.Text(0) == "org" ? NamespaceKind::Org : NamespaceKind::User;
 }
 
-Result<TokenRecord> SqliteUserStore::CreateToken(const TokenRecord& token) {
+Result<TokenRecord> SqlUserStore::CreateToken(const TokenRecord& token) {
   TokenRecord out = token;
   out.revoked = false;
   if (out.created_at == 0) out.created_at = NowUnix();
@@ -247,11 +246,11 @@ Result<TokenRecord> SqliteUserStore::CreateToken(const TokenRecord& token) {
     return std::move(r).error();
   }
   HANGAR_TRY(ExpectChanged(*c, "user #" + std::to_string(out.user_id) + " not found"));
-  out.id = c->LastInsertId();
+  HANGAR_ASSIGN_OR_RETURN(out.id, c->LastInsertId());
   return out;
 }
 
-Result<TokenRecord> SqliteUserStore::FindTokenByHash(std::string_view sha256_hex) {
+Result<TokenRecord> SqlUserStore::FindTokenByHash(std::string_view sha256_hex) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c->Prepare(Sql("SELECT ", kTokenCols, " FROM tokens WHERE token_sha256 = ?")));
@@ -261,13 +260,13 @@ Result<TokenRecord> SqliteUserStore::FindTokenByHash(std::string_view sha256_hex
   return ReadToken(s);
 }
 
-Result<void> SqliteUserStore::TouchToken(int64_t token_id, int64_t unix_seconds) {
+Result<void> SqlUserStore::TouchToken(int64_t token_id, int64_t unix_seconds) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare("UPDATE tokens SET last_used_at = ? WHERE id = ?"));
   return s.Bind(1, unix_seconds).Bind(2, token_id).Run();
 }
 
-Result<TokenRecord> SqliteUserStore::RevokeToken(int64_t user_id, int64_t token_id) {
+Result<TokenRecord> SqlUserStore::RevokeToken(int64_t user_id, int64_t token_id) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   return InTransaction(*c, [&]() -> Result<TokenRecord> {
     TokenRecord t;
@@ -287,7 +286,7 @@ Result<TokenRecord> SqliteUserStore::RevokeToken(int64_t user_id, int64_t token_
   });
 }
 
-Result<std::vector<TokenRecord>> SqliteUserStore::ListTokens(int64_t user_id) {
+Result<std::vector<TokenRecord>> SqlUserStore::ListTokens(int64_t user_id) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c->Prepare(Sql("SELECT ", kTokenCols,
@@ -302,7 +301,7 @@ Result<std::vector<TokenRecord>> SqliteUserStore::ListTokens(int64_t user_id) {
   return out;
 }
 
-Result<void> SqliteUserStore::CreateSession(const SessionRecord& session) {
+Result<void> SqlUserStore::CreateSession(const SessionRecord& session) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c->Prepare("INSERT INTO sessions (id_sha256, user_id, csrf, created_at, expires_at) "
@@ -312,7 +311,7 @@ Result<void> SqliteUserStore::CreateSession(const SessionRecord& session) {
   return s.Run();
 }
 
-Result<SessionRecord> SqliteUserStore::FindSession(std::string_view id_sha256) {
+Result<SessionRecord> SqlUserStore::FindSession(std::string_view id_sha256) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(auto s,
                           c->Prepare("SELECT id_sha256, user_id, csrf, created_at, expires_at "
@@ -323,13 +322,13 @@ Result<SessionRecord> SqliteUserStore::FindSession(std::string_view id_sha256) {
   return SessionRecord{s.Text(0), s.Int(1), s.Text(2), s.Int(3), s.Int(4)};
 }
 
-Result<void> SqliteUserStore::DeleteSession(std::string_view id_sha256) {
+Result<void> SqlUserStore::DeleteSession(std::string_view id_sha256) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare("DELETE FROM sessions WHERE id_sha256 = ?"));
   return s.Bind(1, id_sha256).Run();
 }
 
-Result<int64_t> SqliteUserStore::DeleteExpiredSessions(int64_t now) {
+Result<int64_t> SqlUserStore::DeleteExpiredSessions(int64_t now) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare("DELETE FROM sessions WHERE expires_at <= ?"));
   HANGAR_TRY(s.Bind(1, now).Run());

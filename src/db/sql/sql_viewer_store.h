@@ -1,5 +1,5 @@
 #pragma once
-// SqliteViewerStore: ViewerStore over a SqlitePool (tables of migration 6). Thread-safe.
+// SqlViewerStore: ViewerStore over a Pool (tables of migration 6). Thread-safe.
 // Every write is one BEGIN IMMEDIATE transaction that first checks the export row's source
 // commit, so the superseded check and the write cannot be split by another writer.
 
@@ -7,17 +7,16 @@
 #include <functional>
 #include <memory>
 
-#include "db/sqlite/sqlite_pool.h"
+#include "db/sql/sql.h"
 #include "db/viewer_store.h"
 
 namespace hangar::db {
 
-class SqliteViewerStore : public ViewerStore {
+class SqlViewerStore : public ViewerStore {
  public:
   // `now` gives the unix seconds written to ViewerExport::updated_at (NowUnix by default;
   // tests pass their own).
-  explicit SqliteViewerStore(std::shared_ptr<SqlitePool> pool,
-                             std::function<int64_t()> now = nullptr);
+  explicit SqlViewerStore(std::shared_ptr<Pool> pool, std::function<int64_t()> now = nullptr);
 
   Result<void> BeginExport(int64_t repo_id, const std::string& source_commit, bool viewer,
                            const std::vector<ViewerSplit>& splits,
@@ -35,7 +34,7 @@ class SqliteViewerStore : public ViewerStore {
   Result<void> Delete(int64_t repo_id) override;
 
  private:
-  std::shared_ptr<SqlitePool> pool_;
+  std::shared_ptr<Pool> pool_;
   std::function<int64_t()> now_;
 };
 

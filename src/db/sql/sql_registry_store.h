@@ -1,18 +1,18 @@
 #pragma once
-// SqliteRegistryStore: RegistryStore over a SqlitePool (tables of migration 8). Thread-safe.
+// SqlRegistryStore: RegistryStore over a Pool (tables of migration 8). Thread-safe.
 // Every write is one BEGIN IMMEDIATE transaction, so a version number, an alias move and
 // its log entry are never seen apart.
 
 #include <memory>
 
 #include "db/registry_store.h"
-#include "db/sqlite/sqlite_pool.h"
+#include "db/sql/sql.h"
 
 namespace hangar::db {
 
-class SqliteRegistryStore : public RegistryStore {
+class SqlRegistryStore : public RegistryStore {
  public:
-  explicit SqliteRegistryStore(std::shared_ptr<SqlitePool> pool) : pool_(std::move(pool)) {}
+  explicit SqlRegistryStore(std::shared_ptr<Pool> pool) : pool_(std::move(pool)) {}
 
   Result<int64_t> CreateModel(const ModelRecord& m) override;
   Result<int64_t> CreateModelWithVersion(const ModelRecord& m, const VersionRecord& v) override;
@@ -47,7 +47,7 @@ class SqliteRegistryStore : public RegistryStore {
                        const std::optional<std::string>& role) override;
 
  private:
-  std::shared_ptr<SqlitePool> pool_;
+  std::shared_ptr<Pool> pool_;
 };
 
 }  // namespace hangar::db

@@ -1,0 +1,34 @@
+#include "db/sql/sql_stores.h"
+
+#include "db/sql/sql_gateway_store.h"
+#include "db/sql/sql_lfs_store.h"
+#include "db/sql/sql_oci_store.h"
+#include "db/sql/sql_registry_store.h"
+#include "db/sql/sql_repo_store.h"
+#include "db/sql/sql_upload_store.h"
+#include "db/sql/sql_user_store.h"
+#include "db/sql/sql_viewer_store.h"
+#include "db/sqlite/sqlite_conn.h"
+
+namespace hangar::db {
+
+Stores StoresOver(std::shared_ptr<Pool> pool) {
+  Stores stores;
+  stores.users = std::make_unique<SqlUserStore>(pool);
+  stores.repos = std::make_unique<SqlRepoStore>(pool);
+  stores.lfs = std::make_unique<SqlLfsStore>(pool);
+  stores.uploads = std::make_unique<SqlUploadStore>(pool);
+  stores.oci = std::make_unique<SqlOciStore>(pool);
+  stores.viewer = std::make_unique<SqlViewerStore>(pool);
+  stores.registry = std::make_unique<SqlRegistryStore>(pool);
+  stores.gateway = std::make_unique<SqlGatewayStore>(pool);
+  stores.pool = std::move(pool);
+  return stores;
+}
+
+Result<Stores> OpenSqliteStores(const std::filesystem::path& db_file, int max_connections) {
+  HANGAR_ASSIGN_OR_RETURN(auto pool, OpenSqlitePool(db_file, {.max_connections = max_connections}));
+  return StoresOver(std::move(pool));
+}
+
+}  // namespace hangar::db
