@@ -8,7 +8,7 @@ APT_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git git-lfs curl ca-certificates
   libboost1.81-dev libboost-url1.81-dev libboost-json1.81-dev libboost-system1.81-dev
   libboost-thread1.81-dev
-  libgit2-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libargon2-dev zlib1g-dev
+  libgit2-dev libsqlite3-dev libpq-dev libssl-dev libcurl4-openssl-dev libargon2-dev zlib1g-dev
   libtomlplusplus-dev libcli11-dev libspdlog-dev libyaml-cpp-dev
   libcmark-gfm-dev libcmark-gfm-extensions-dev libkainjow-mustache-dev libgumbo-dev
   libjs-highlight.js gpg libstemmer-dev libutf8proc-dev python3-snowballstemmer
@@ -33,6 +33,16 @@ apt_install() {
 }
 
 apt_install "${APT_PACKAGES[@]}"
+
+# PostgreSQL's server for the store suites and deployments (scripts/pg-server.sh runs
+# clusters of its own), without the system cluster the package would otherwise create and
+# start: nothing uses one.
+if ! dpkg-query -W -f='${Status}' postgresql-15 2>/dev/null | grep -q "install ok installed"; then
+  $SUDO mkdir -p /etc/postgresql-common/createcluster.d
+  echo "create_main_cluster = false" |
+    $SUDO tee /etc/postgresql-common/createcluster.d/hangar.conf >/dev/null
+fi
+apt_install --no-install-recommends postgresql-15
 
 # clang and its sanitizer/libFuzzer runtimes for scripts/fuzz.sh and scripts/sanitize.sh.
 apt_install --no-install-recommends clang libclang-rt-14-dev

@@ -194,7 +194,8 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   HANGAR_TRY(PrepareDataDir(app->config_));
   const auto& c = app->config_;
   const fs::path data(c.storage.data_dir);
-  HANGAR_ASSIGN_OR_RETURN(app->stores_, db::OpenSqliteStores(c.database.sqlite_path));
+  HANGAR_ASSIGN_OR_RETURN(app->stores_, db::OpenStores(c.database.url, c.database.sqlite_path,
+                                                       c.database.max_connections));
   HANGAR_ASSIGN_OR_RETURN(app->blobs_, OpenBlobStore(c.storage));
   HANGAR_TRY(app->blobs_->CheckUsable());
   HANGAR_ASSIGN_OR_RETURN(std::string secret, LoadOrCreateSecret(c.auth.secret_file));

@@ -60,7 +60,8 @@ int RunImport(const ImportFlags& f) {
   if (!hub) return Fail(hub.error());
   // App keeps its stores to itself; a second connection pool on the same database is what
   // the admin commands do beside a running server anyway.
-  auto stores = db::OpenSqliteStores((*hub)->config().database.sqlite_path);
+  auto stores =
+      db::OpenStores((*hub)->config().database.url, (*hub)->config().database.sqlite_path, 2);
   if (!stores) return Fail(stores.error());
   services::ImportOptions options;
   options.tmp_dir = fs::path((*hub)->config().storage.data_dir) / "tmp";

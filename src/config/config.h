@@ -55,7 +55,8 @@ struct StorageConfig {
 // [database]
 struct DatabaseConfig {
   std::string sqlite_path;   // "" = <data_dir>/hangar.db (LoadConfig resolves it)
-  std::string postgres_url;  // "" = use SQLite; else postgres://user:pass@host/db
+  std::string url;           // "" = use SQLite; else postgres://user:pass@host/db
+  int max_connections = 16;  // connections of this process's pool
 };
 
 // [limits]

@@ -270,8 +270,10 @@ std::vector<KeyDef> DatabaseKeys() {
       StringKey(
           "database", "sqlite_path", [](Config & c) -> auto& { return c.database.sqlite_path; }),
       StringKey(
-          "database", "postgres_url", [](Config & c) -> auto& { return c.database.postgres_url; },
-          CheckPostgresUrl),
+          "database", "url", [](Config & c) -> auto& { return c.database.url; }, CheckPostgresUrl),
+      IntKey(
+          "database", "max_connections", 1, 1024,
+          [](Config & c) -> auto& { return c.database.max_connections; }),
   };
 }
 

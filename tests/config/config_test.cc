@@ -51,7 +51,7 @@ TEST(LoadConfig, DefaultsStartAWorkingHub) {
   EXPECT_EQ(c.storage.download_mode, DownloadMode::Proxy);
   EXPECT_EQ(c.storage.upload_mode, UploadMode::Proxy);
   EXPECT_EQ(c.database.sqlite_path, "./hangar-data/hangar.db");
-  EXPECT_EQ(c.database.postgres_url, "");
+  EXPECT_EQ(c.database.url, "");
   EXPECT_EQ(c.limits.pack_concurrency, 3);
   EXPECT_EQ(c.limits.pack_per_principal, 2);
   EXPECT_EQ(c.limits.pack_queue, 32);
@@ -110,16 +110,16 @@ access_log = false
 TEST(LoadConfig, ReadsATomlFile) {
   auto path = std::filesystem::temp_directory_path() /
               ("hangar-config-test-" + std::to_string(::getpid()) + ".toml");
-  std::ofstream(path) << "[database]\npostgres_url = \"postgres://u@db/hangar\"\n";
+  std::ofstream(path) << "[database]\nurl = \"postgres://u@db/hangar\"\n";
   FakeEnv env;
   LoadOptions o = Options(env);
   o.config_file = path;
   Config c = LoadConfig(o).value();
-  EXPECT_EQ(c.database.postgres_url, "postgres://u@db/hangar");
+  EXPECT_EQ(c.database.url, "postgres://u@db/hangar");
 
   // HANGAR_CONFIG names the file when no --config was given.
   FakeEnv with_var{{{"HANGAR_CONFIG", path.string()}}};
-  EXPECT_EQ(LoadConfig(Options(with_var)).value().database.postgres_url, "postgres://u@db/hangar");
+  EXPECT_EQ(LoadConfig(Options(with_var)).value().database.url, "postgres://u@db/hangar");
   std::filesystem::remove(path);
 
   o.config_file = path;
@@ -214,7 +214,7 @@ TEST(LoadConfig, BadValuesAreRejected) {
       {"[limits]\nmax_upload_bytes = -5\n", "limits.max_upload_bytes: must be between 0"},
       {"[limits]\nmax_json_body_bytes = \"10 apples\"\n", "expected a byte count"},
       {"[limits]\npack_concurrency = 0\n", "limits.pack_concurrency: must be between 1"},
-      {"[database]\npostgres_url = \"mysql://x\"\n", "database.postgres_url"},
+      {"[database]\nurl = \"mysql://x\"\n", "database.url"},
       {"[log]\nlevel = \"loud\"\n", "log.level: expected one of trace, debug, info"},
       {"[log]\naccess_log = \"maybe\"\n", "expected true or false, got 'maybe'"},
   };

@@ -9,10 +9,10 @@
 namespace hangar::db {
 namespace {
 
-class GatewayStoreTest : public testing::DbTest {
+class GatewayStoreTest : public testing::StoreTest {
  protected:
   void SetUp() override {
-    DbTest::SetUp();
+    StoreTest::SetUp();
     UserRecord u;
     u.name = "alice";
     alice_ = users().CreateUser(u).value().id;
@@ -48,7 +48,7 @@ class GatewayStoreTest : public testing::DbTest {
   int64_t alice_ = 0, public_ = 0, private_ = 0;
 };
 
-TEST_F(GatewayStoreTest, CreatesAndReadsARouteWithItsBackends) {
+TEST_P(GatewayStoreTest, CreatesAndReadsARouteWithItsBackends) {
   ASSERT_TRUE(gateway().CreateRoute(Route("fraud-chat", public_)).has_value());
   auto got = gateway().GetRoute("fraud-chat").value();
   ASSERT_TRUE(got.has_value());
@@ -63,7 +63,7 @@ TEST_F(GatewayStoreTest, CreatesAndReadsARouteWithItsBackends) {
   EXPECT_EQ(gateway().CreateRoute(Route("other", 9999)).error().code, ErrorCode::NotFound);
 }
 
-TEST_F(GatewayStoreTest, UpdatesReplaceTheBackends) {
+TEST_P(GatewayStoreTest, UpdatesReplaceTheBackends) {
   int64_t id = gateway().CreateRoute(Route("r", public_)).value();
   RouteRecord r = Route("r", public_);
   r.id = id;
@@ -81,7 +81,7 @@ TEST_F(GatewayStoreTest, UpdatesReplaceTheBackends) {
   EXPECT_EQ(gateway().UpdateRoute(r).error().code, ErrorCode::NotFound);
 }
 
-TEST_F(GatewayStoreTest, ListsFollowTheModelsVisibilityAndGoWithTheModel) {
+TEST_P(GatewayStoreTest, ListsFollowTheModelsVisibilityAndGoWithTheModel) {
   ASSERT_TRUE(gateway().CreateRoute(Route("b-public", public_)).has_value());
   ASSERT_TRUE(gateway().CreateRoute(Route("a-secret", private_)).has_value());
   RouteQuery all;
@@ -98,6 +98,8 @@ TEST_F(GatewayStoreTest, ListsFollowTheModelsVisibilityAndGoWithTheModel) {
   ASSERT_TRUE(gateway().DeleteRoute(id).has_value());
   EXPECT_EQ(gateway().DeleteRoute(id).error().code, ErrorCode::NotFound);
 }
+
+INSTANTIATE_TEST_SUITE_P(Engines, GatewayStoreTest, testing::kEngines, testing::EngineName);
 
 }  // namespace
 }  // namespace hangar::db

@@ -5,9 +5,9 @@
 namespace hangar::db {
 namespace {
 
-using testing::DbTest;
+class LfsStoreTest : public testing::StoreTest {};
 
-TEST_F(DbTest, LinkIsLinkedUnlink) {
+TEST_P(LfsStoreTest, LinkIsLinkedUnlink) {
   RepoRecord in;
   in.ns = "acme";
   in.name = "bert";
@@ -29,7 +29,7 @@ TEST_F(DbTest, LinkIsLinkedUnlink) {
   EXPECT_EQ(lfs().Link(4242, a, 1).error().code, ErrorCode::RepoNotFound);
 }
 
-TEST_F(DbTest, LinksAreScopedToTheirRepoAndGoWithIt) {
+TEST_P(LfsStoreTest, LinksAreScopedToTheirRepoAndGoWithIt) {
   RepoRecord r1, r2;
   r1.ns = r2.ns = "acme";
   r1.name = "one";
@@ -47,7 +47,7 @@ TEST_F(DbTest, LinksAreScopedToTheirRepoAndGoWithIt) {
   EXPECT_TRUE(lfs().ListForRepo(one.id)->empty());
 }
 
-TEST_F(DbTest, ListForRepoPagesInOidOrder) {
+TEST_P(LfsStoreTest, ListForRepoPagesInOidOrder) {
   RepoRecord in;
   in.ns = "acme";
   in.name = "big";
@@ -70,6 +70,8 @@ TEST_F(DbTest, ListForRepoPagesInOidOrder) {
   }
   EXPECT_EQ(got, want);
 }
+
+INSTANTIATE_TEST_SUITE_P(Engines, LfsStoreTest, testing::kEngines, testing::EngineName);
 
 }  // namespace
 }  // namespace hangar::db

@@ -9,10 +9,10 @@
 namespace hangar::db {
 namespace {
 
-class OciStoreTest : public testing::DbTest {
+class OciStoreTest : public testing::StoreTest {
  protected:
   void SetUp() override {
-    DbTest::SetUp();
+    StoreTest::SetUp();
     RepoRecord in;
     in.ns = "acme";
     in.name = "bert";
@@ -38,7 +38,7 @@ class OciStoreTest : public testing::DbTest {
 
 std::string D(char c) { return "sha256:" + std::string(64, c); }
 
-TEST_F(OciStoreTest, ManifestKeepsExactBytesAndFirstRow) {
+TEST_P(OciStoreTest, ManifestKeepsExactBytesAndFirstRow) {
   auto m = Manifest(D('a'));
   m.body = "{\"a\":\"\xc3\xa9\"}\n  ";  // non-ASCII, trailing whitespace
   m.annotations_json = "{\"k\":\"v\"}";
@@ -57,7 +57,7 @@ TEST_F(OciStoreTest, ManifestKeepsExactBytesAndFirstRow) {
   EXPECT_EQ(oci().PutManifest(orphan, {}).error().code, ErrorCode::RepoNotFound);
 }
 
-TEST_F(OciStoreTest, TagsPointMoveListAndDelete) {
+TEST_P(OciStoreTest, TagsPointMoveListAndDelete) {
   ASSERT_TRUE(oci().PutManifest(Manifest(D('a')), {}).has_value());
   ASSERT_TRUE(oci().PutManifest(Manifest(D('b')), {}).has_value());
   EXPECT_EQ(oci().PutTag(repo_, "v1", D('f'), 1).error().code, ErrorCode::ManifestUnknown);
@@ -76,7 +76,7 @@ TEST_F(OciStoreTest, TagsPointMoveListAndDelete) {
   EXPECT_FALSE(oci().GetTag(repo_, "a").value().has_value());
 }
 
-TEST_F(OciStoreTest, DeleteManifestTakesItsTagsAndRefs) {
+TEST_P(OciStoreTest, DeleteManifestTakesItsTagsAndRefs) {
   Sha256 layer = Sha256::Of("layer");
   ASSERT_TRUE(oci().PutManifest(Manifest(D('a')), {{"sha256:" + layer.Hex(), false}}).has_value());
   ASSERT_TRUE(oci().PutManifest(Manifest(D('b')), {}).has_value());
@@ -90,7 +90,7 @@ TEST_F(OciStoreTest, DeleteManifestTakesItsTagsAndRefs) {
   EXPECT_EQ(oci().CountReferences(repo_, "sha256:" + layer.Hex()).value(), 0);
 }
 
-TEST_F(OciStoreTest, ReferrersBySubjectFilteredAndPaged) {
+TEST_P(OciStoreTest, ReferrersBySubjectFilteredAndPaged) {
   ASSERT_TRUE(oci().PutManifest(Manifest(D('1'), D('s'), "sig"), {}).has_value());
   ASSERT_TRUE(oci().PutManifest(Manifest(D('2'), D('s'), "sbom"), {}).has_value());
   ASSERT_TRUE(oci().PutManifest(Manifest(D('3'), D('s'), "sig"), {}).has_value());
@@ -111,7 +111,7 @@ TEST_F(OciStoreTest, ReferrersBySubjectFilteredAndPaged) {
   EXPECT_TRUE(oci().ListReferrers(repo_, "", "", "", 100).value().empty());
 }
 
-TEST_F(OciStoreTest, BlobLinksAndCountLinksIncludeThem) {
+TEST_P(OciStoreTest, BlobLinksAndCountLinksIncludeThem) {
   Sha256 a = Sha256::Of("a");
   EXPECT_FALSE(oci().BlobLinked(repo_, a).value().has_value());
   ASSERT_TRUE(oci().LinkBlob(repo_, a, 1, 10).has_value());
@@ -126,7 +126,7 @@ TEST_F(OciStoreTest, BlobLinksAndCountLinksIncludeThem) {
   EXPECT_EQ(oci().LinkBlob(4242, a, 1, 1).error().code, ErrorCode::RepoNotFound);
 }
 
-TEST_F(OciStoreTest, PruneRemovesOnlyOldUnreferencedLinks) {
+TEST_P(OciStoreTest, PruneRemovesOnlyOldUnreferencedLinks) {
   Sha256 used = Sha256::Of("used"), old = Sha256::Of("old"), fresh = Sha256::Of("fresh");
   Sha256 by_alias = Sha256::Of("alias");
   std::string sha512 = "sha512:" + std::string(128, 'e');
@@ -148,7 +148,7 @@ TEST_F(OciStoreTest, PruneRemovesOnlyOldUnreferencedLinks) {
   EXPECT_EQ(oci().PruneUnreferencedLinks(100).value(), 2);
 }
 
-TEST_F(OciStoreTest, AliasesAndGitBlobs) {
+TEST_P(OciStoreTest, AliasesAndGitBlobs) {
   std::string d = "sha512:" + std::string(128, '1');
   Sha256 s = Sha256::Of("x");
   EXPECT_FALSE(oci().FindAlias(d).value().has_value());
@@ -166,7 +166,7 @@ TEST_F(OciStoreTest, AliasesAndGitBlobs) {
   EXPECT_FALSE(oci().FindGitBlobByOid(std::string(40, 'b')).value().has_value());
 }
 
-TEST_F(OciStoreTest, DeletingTheRepoDropsItsRegistryRows) {
+TEST_P(OciStoreTest, DeletingTheRepoDropsItsRegistryRows) {
   ASSERT_TRUE(oci().PutManifest(Manifest(D('a')), {}).has_value());
   ASSERT_TRUE(oci().PutTag(repo_, "v1", D('a'), 1).has_value());
   ASSERT_TRUE(oci().LinkBlob(repo_, Sha256::Of("a"), 1, 1).has_value());
@@ -175,7 +175,7 @@ TEST_F(OciStoreTest, DeletingTheRepoDropsItsRegistryRows) {
   EXPECT_EQ(lfs().CountLinks(Sha256::Of("a")).value(), 0);
 }
 
-TEST_F(OciStoreTest, FindFoldedIgnoresCaseAndReportsAmbiguity) {
+TEST_P(OciStoreTest, FindFoldedIgnoresCaseAndReportsAmbiguity) {
   RepoRecord in;
   in.ns = "Acme";
   in.name = "GPT-X";
@@ -190,6 +190,8 @@ TEST_F(OciStoreTest, FindFoldedIgnoresCaseAndReportsAmbiguity) {
   EXPECT_EQ(repos().FindFolded(RepoType::Model, "acme", "gpt-x").value().size(), 2u);
   EXPECT_EQ(repos().FindFolded(RepoType::Model, "acme", "bert").value().size(), 1u);
 }
+
+INSTANTIATE_TEST_SUITE_P(Engines, OciStoreTest, testing::kEngines, testing::EngineName);
 
 }  // namespace
 }  // namespace hangar::db

@@ -80,9 +80,12 @@ TEST_F(DbTest, ReadsAreNotBlockedByAnOpenWriteTransaction) {
   EXPECT_TRUE(repos().Find(RepoId{RepoType::Model, "acme", "new"}).has_value());
 }
 
-TEST_F(DbTest, ConcurrentWritersAndReadersAcrossTwoOpeners) {
-  // Two independent openers of one file (server + CLI), each used by several threads.
-  auto second = OpenSqliteStores(DbFile(), 2);
+class PoolTest : public testing::StoreTest {};
+
+TEST_P(PoolTest, ConcurrentWritersAndReadersAcrossTwoOpeners) {
+  // Two independent openers of one database (server + CLI, or two replicas), each used by
+  // several threads.
+  auto second = OpenAgain(2);
   ASSERT_TRUE(second.has_value());
   constexpr int kThreads = 6, kPerThread = 40;
   std::atomic<int> failures{0};
@@ -113,7 +116,7 @@ TEST_F(DbTest, ConcurrentWritersAndReadersAcrossTwoOpeners) {
   EXPECT_EQ(lfs().CountLinks(Sha256::Of("r0")).value(), kThreads);
 }
 
-TEST_F(DbTest, ConcurrentDuplicateCreatesYieldExactlyOneWinner) {
+TEST_P(PoolTest, ConcurrentDuplicateCreatesYieldExactlyOneWinner) {
   std::atomic<int> ok{0}, conflict{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 8; ++t) {
@@ -128,6 +131,64 @@ TEST_F(DbTest, ConcurrentDuplicateCreatesYieldExactlyOneWinner) {
   for (auto& th : threads) th.join();
   EXPECT_EQ(ok.load(), 1);
   EXPECT_EQ(conflict.load(), 7);
+}
+
+TEST_P(PoolTest, AnOpenerRefusesADatabaseWithANewerSchema) {
+  {
+    auto c = stores_.pool->Write().value();
+    ASSERT_TRUE(c->Exec("INSERT INTO schema_version (version) VALUES (9999)").has_value());
+  }
+  auto again = OpenAgain();
+  ASSERT_FALSE(again.has_value());
+  EXPECT_EQ(again.error().code, ErrorCode::Internal);
+  EXPECT_NE(again.error().message.find("version 9999, newer than this hangar's"), std::string::npos)
+      << again.error().message;
+}
+
+TEST_P(PoolTest, AFailedTransactionLeavesNothingAndTheConnectionUsable) {
+  auto c = stores_.pool->Write().value();
+  auto r = InTransaction(*c, [&]() -> Result<void> {
+    HANGAR_TRY(
+        c->Exec("INSERT INTO repos (type, namespace, name, private, created_at, "
+                "last_modified) VALUES ('model', 'acme', 'half', 0, 1, 1)"));
+    return MakeError(ErrorCode::Conflict, "stop");
+  });
+  ASSERT_FALSE(r.has_value());
+  auto q = c->Prepare("SELECT COUNT(*) FROM repos WHERE name = ?").value();
+  ASSERT_TRUE(q.Bind(1, "half").Step().value());
+  EXPECT_EQ(q.Int(0), 0);
+}
+
+TEST_P(PoolTest, StatementsBindAndReadEveryKindOfValue) {
+  auto c = stores_.pool->Read().value();
+  auto q = c->Prepare("SELECT ?1, ?2, ?3, ?2 || 'x'").value();
+  q.Bind(1, int64_t{-9007199254740993}).Bind(2, std::string("a'b\\c ?")).BindNull(3);
+  ASSERT_TRUE(q.Step().value());
+  EXPECT_EQ(q.Int(0), int64_t{-9007199254740993});
+  EXPECT_EQ(q.Text(1), "a'b\\c ?");
+  EXPECT_TRUE(q.IsNull(2));
+  EXPECT_EQ(q.Text(3), "a'b\\c ?x");
+  EXPECT_FALSE(q.Step().value());
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, PoolTest, testing::kEngines, testing::EngineName);
+
+TEST(PostgresPlaceholders, NumberLikeSqliteAndSkipLiterals) {
+  int n = 0;
+  EXPECT_EQ(PostgresPlaceholders("SELECT ? , ?, 'a?b' WHERE x = ?", &n),
+            "SELECT $1 , $2, 'a?b' WHERE x = $3");
+  EXPECT_EQ(n, 3);
+  EXPECT_EQ(PostgresPlaceholders("UPDATE t SET a = ?4 WHERE b = ?1 AND c = ?", &n),
+            "UPDATE t SET a = $4 WHERE b = $1 AND c = $5");
+  EXPECT_EQ(n, 5);
+  EXPECT_EQ(PostgresPlaceholders("SELECT 'it''s ?' || ?", &n), "SELECT 'it''s ?' || $1");
+  EXPECT_EQ(n, 1);
+}
+
+TEST(RedactedDatabaseUrl, HidesOnlyThePassword) {
+  EXPECT_EQ(RedactedDatabaseUrl("postgresql://hangar:s3cret@db:5432/hangar"),
+            "postgresql://hangar:***@db:5432/hangar");
+  EXPECT_EQ(RedactedDatabaseUrl("postgresql://hangar@db/hangar"), "postgresql://hangar@db/hangar");
 }
 
 }  // namespace

@@ -16,10 +16,10 @@ namespace {
 const std::string kCommitA(40, 'a');
 const std::string kCommitB(40, 'b');
 
-class RegistryStoreTest : public testing::DbTest {
+class RegistryStoreTest : public testing::StoreTest {
  protected:
   void SetUp() override {
-    DbTest::SetUp();
+    StoreTest::SetUp();
     alice_ = MakeUser("alice");
     bob_ = MakeUser("bob");
     RepoRecord in;
@@ -67,7 +67,7 @@ class RegistryStoreTest : public testing::DbTest {
   int64_t alice_ = 0, bob_ = 0, repo_ = 0;
 };
 
-TEST_F(RegistryStoreTest, CreatesAndReadsAModelWithItsTags) {
+TEST_P(RegistryStoreTest, CreatesAndReadsAModelWithItsTags) {
   ModelRecord m;
   m.name = "fraud";
   m.owner_id = alice_;
@@ -87,7 +87,7 @@ TEST_F(RegistryStoreTest, CreatesAndReadsAModelWithItsTags) {
   EXPECT_FALSE(registry().GetModel("nope").value().has_value());
 }
 
-TEST_F(RegistryStoreTest, RefusesADuplicateNameAndAMissingOwner) {
+TEST_P(RegistryStoreTest, RefusesADuplicateNameAndAMissingOwner) {
   MakeModel("fraud", alice_);
   ModelRecord m;
   m.name = "fraud";
@@ -98,7 +98,7 @@ TEST_F(RegistryStoreTest, RefusesADuplicateNameAndAMissingOwner) {
   EXPECT_EQ(registry().CreateModel(m).error().code, ErrorCode::NotFound);
 }
 
-TEST_F(RegistryStoreTest, NumbersVersionsPerModelAndNeverReusesOne) {
+TEST_P(RegistryStoreTest, NumbersVersionsPerModelAndNeverReusesOne) {
   int64_t a = MakeModel("a", alice_), b = MakeModel("b", alice_);
   EXPECT_EQ(MakeVersion(a), 1);
   EXPECT_EQ(MakeVersion(a, kCommitB), 2);
@@ -119,7 +119,7 @@ TEST_F(RegistryStoreTest, NumbersVersionsPerModelAndNeverReusesOne) {
   EXPECT_EQ(registry().CreateVersion(missing).error().code, ErrorCode::NotFound);
 }
 
-TEST_F(RegistryStoreTest, KeepsLineageAndTagsOfAVersion) {
+TEST_P(RegistryStoreTest, KeepsLineageAndTagsOfAVersion) {
   int64_t base = MakeModel("base", alice_), m = MakeModel("tuned", alice_);
   MakeVersion(base);
   VersionRecord v;
@@ -151,7 +151,7 @@ TEST_F(RegistryStoreTest, KeepsLineageAndTagsOfAVersion) {
   EXPECT_EQ(registry().SetVersionTag(m, 7, "k", "v", 5).error().code, ErrorCode::NotFound);
 }
 
-TEST_F(RegistryStoreTest, MovesAnAliasAndLogsEveryMove) {
+TEST_P(RegistryStoreTest, MovesAnAliasAndLogsEveryMove) {
   int64_t m = MakeModel("fraud", alice_);
   MakeVersion(m);
   MakeVersion(m, kCommitB);
@@ -176,7 +176,7 @@ TEST_F(RegistryStoreTest, MovesAnAliasAndLogsEveryMove) {
   EXPECT_EQ(older[0].id, log[2].id);
 }
 
-TEST_F(RegistryStoreTest, DeletingAVersionDeletesAndLogsItsAliases) {
+TEST_P(RegistryStoreTest, DeletingAVersionDeletesAndLogsItsAliases) {
   int64_t m = MakeModel("fraud", alice_);
   MakeVersion(m);
   ASSERT_TRUE(registry().MoveAlias(m, "staging", 1, alice_, "alice", 10).has_value());
@@ -189,7 +189,7 @@ TEST_F(RegistryStoreTest, DeletingAVersionDeletesAndLogsItsAliases) {
   EXPECT_EQ(registry().DeleteVersion(m, 1, bob_, "bob", 20).error().code, ErrorCode::NotFound);
 }
 
-TEST_F(RegistryStoreTest, ConcurrentRegistrationsGetDistinctNumbers) {
+TEST_P(RegistryStoreTest, ConcurrentRegistrationsGetDistinctNumbers) {
   int64_t m = MakeModel("busy", alice_);
   std::vector<std::thread> threads;
   std::mutex mu;
@@ -207,7 +207,7 @@ TEST_F(RegistryStoreTest, ConcurrentRegistrationsGetDistinctNumbers) {
   EXPECT_EQ(*seen.rbegin(), 40);
 }
 
-TEST_F(RegistryStoreTest, ListsWithFiltersPagesAndVisibility) {
+TEST_P(RegistryStoreTest, ListsWithFiltersPagesAndVisibility) {
   int64_t a = MakeModel("alpha-fraud", alice_);
   MakeModel("beta", bob_);
   MakeModel("gamma-secret", bob_, /*is_private=*/true);
@@ -252,7 +252,7 @@ TEST_F(RegistryStoreTest, ListsWithFiltersPagesAndVisibility) {
   EXPECT_EQ(registry().ListVersions(versions).value().size(), 1u);
 }
 
-TEST_F(RegistryStoreTest, RenamesUpdatesAndDeletesAModel) {
+TEST_P(RegistryStoreTest, RenamesUpdatesAndDeletesAModel) {
   int64_t m = MakeModel("old", alice_);
   MakeModel("taken", alice_);
   EXPECT_EQ(registry().UpdateModel(m, std::nullopt, std::string("taken"), 5).error().code,
@@ -273,7 +273,7 @@ TEST_F(RegistryStoreTest, RenamesUpdatesAndDeletesAModel) {
             ErrorCode::NotFound);
 }
 
-TEST_F(RegistryStoreTest, GivesAndTakesRoles) {
+TEST_P(RegistryStoreTest, GivesAndTakesRoles) {
   int64_t m = MakeModel("fraud", alice_);
   EXPECT_FALSE(registry().GetRole(m, bob_).value().has_value());
   ASSERT_TRUE(registry().SetRole(m, bob_, std::string("deployer")).has_value());
@@ -285,12 +285,14 @@ TEST_F(RegistryStoreTest, GivesAndTakesRoles) {
 
 // The parts of a page are read for all its models at once (IN lists padded to a few
 // sizes): each model still gets exactly its own.
-TEST_F(RegistryStoreTest, APagesTagsAliasesAndDatasetsGoToTheirOwnRecords) {
+TEST_P(RegistryStoreTest, APagesTagsAliasesAndDatasetsGoToTheirOwnRecords) {
   for (int i = 0; i < 20; ++i) {
     int64_t m = MakeModel("m" + std::to_string(100 + i), alice_);
     ASSERT_TRUE(registry().SetModelTag(m, "i", std::to_string(i), 5).has_value());
     MakeVersion(m);
-    if (i % 3 == 0) ASSERT_TRUE(registry().MoveAlias(m, "champion", 1, alice_, "a", 6).has_value());
+    if (i % 3 == 0) {
+      ASSERT_TRUE(registry().MoveAlias(m, "champion", 1, alice_, "a", 6).has_value());
+    }
     ASSERT_TRUE(registry().SetVersionTag(m, 1, "v", std::to_string(i), 7).has_value());
   }
   ModelQuery q;
@@ -312,7 +314,7 @@ TEST_F(RegistryStoreTest, APagesTagsAliasesAndDatasetsGoToTheirOwnRecords) {
     EXPECT_EQ((*versions)[i].tags.at("v"), std::to_string(i));
 }
 
-TEST_F(RegistryStoreTest, CreatesAModelWithItsFirstVersionInOneTransaction) {
+TEST_P(RegistryStoreTest, CreatesAModelWithItsFirstVersionInOneTransaction) {
   ModelRecord m;
   m.name = "fresh";
   m.owner_id = alice_;
@@ -334,6 +336,8 @@ TEST_F(RegistryStoreTest, CreatesAModelWithItsFirstVersionInOneTransaction) {
   all.include_all_private = true;
   EXPECT_EQ(registry().ListVersions(all).value().size(), 2u);
 }
+
+INSTANTIATE_TEST_SUITE_P(Engines, RegistryStoreTest, testing::kEngines, testing::EngineName);
 
 }  // namespace
 }  // namespace hangar::db

@@ -9,7 +9,7 @@
 namespace hangar::db {
 namespace {
 
-using testing::DbTest;
+class RepoStoreTest : public testing::StoreTest {};
 
 RepoRecord Repo(std::string ns, std::string name, RepoType type = RepoType::Model,
                 bool is_private = false, int64_t created = 0, int64_t modified = 0) {
@@ -33,7 +33,7 @@ std::vector<std::string> Names(const std::vector<RepoRecord>& v) {
   return out;
 }
 
-TEST_F(DbTest, CreateFindAndConflict) {
+TEST_P(RepoStoreTest, CreateFindAndConflict) {
   auto bert = repos().Create(Repo("acme", "bert"));
   ASSERT_TRUE(bert.has_value()) << bert.error().message;
   EXPECT_GT(bert->id, 0);
@@ -60,7 +60,7 @@ TEST_F(DbTest, CreateFindAndConflict) {
   EXPECT_EQ(repos().FindById(99999).error().code, ErrorCode::RepoNotFound);
 }
 
-TEST_F(DbTest, UpdateHeadSetPrivateDelete) {
+TEST_P(RepoStoreTest, UpdateHeadSetPrivateDelete) {
   auto r = repos().Create(Repo("acme", "bert", RepoType::Model, false, 100, 100)).value();
   ASSERT_TRUE(repos().UpdateHead(r.id, std::string(40, 'a'), 500).has_value());
   ASSERT_TRUE(repos().SetPrivate(r.id, true).has_value());
@@ -77,7 +77,7 @@ TEST_F(DbTest, UpdateHeadSetPrivateDelete) {
   EXPECT_EQ(repos().Delete(Id("acme", "bert")).error().code, ErrorCode::RepoNotFound);
 }
 
-TEST_F(DbTest, MoveRenamesAndRefusesExistingTarget) {
+TEST_P(RepoStoreTest, MoveRenamesAndRefusesExistingTarget) {
   auto a = repos().Create(Repo("alice", "a")).value();
   repos().Create(Repo("alice", "b")).value();
   auto moved = repos().Move(Id("alice", "a"), Id("acme", "a2"));
@@ -95,10 +95,10 @@ TEST_F(DbTest, MoveRenamesAndRefusesExistingTarget) {
             ErrorCode::BadRequest);
 }
 
-class RepoListTest : public DbTest {
+class RepoListTest : public testing::StoreTest {
  protected:
   void SetUp() override {
-    DbTest::SetUp();
+    StoreTest::SetUp();
     // 30 models: alice/m00..m09 (public), acme/m10..m19 (every other one private),
     // bob/m20..m29 (private ones too). created_at ascends with the index; last_modified
     // repeats in groups of 3 to exercise tie-breaking by id.
@@ -133,7 +133,7 @@ class RepoListTest : public DbTest {
   }
 };
 
-TEST_F(RepoListTest, PaginatesInSortOrderWithoutGapsOrRepeats) {
+TEST_P(RepoListTest, PaginatesInSortOrderWithoutGapsOrRepeats) {
   RepoQuery q;
   q.type = RepoType::Model;
   q.include_all_private = true;
@@ -165,7 +165,7 @@ TEST_F(RepoListTest, PaginatesInSortOrderWithoutGapsOrRepeats) {
   }
 }
 
-TEST_F(RepoListTest, LastPageHasNoCursor) {
+TEST_P(RepoListTest, LastPageHasNoCursor) {
   RepoQuery q;
   q.type = RepoType::Model;
   q.author = "alice";
@@ -175,7 +175,7 @@ TEST_F(RepoListTest, LastPageHasNoCursor) {
   EXPECT_EQ(page.next_cursor, "");
 }
 
-TEST_F(RepoListTest, SearchIsCaseInsensitiveSubstringOfRepoId) {
+TEST_P(RepoListTest, SearchIsCaseInsensitiveSubstringOfRepoId) {
   RepoQuery q;
   q.include_all_private = true;
   q.search = "ALICE/M0";
@@ -189,7 +189,7 @@ TEST_F(RepoListTest, SearchIsCaseInsensitiveSubstringOfRepoId) {
   EXPECT_TRUE(All(q).empty());
 }
 
-TEST_F(RepoListTest, AuthorAndTypeFilter) {
+TEST_P(RepoListTest, AuthorAndTypeFilter) {
   RepoQuery q;
   q.include_all_private = true;
   q.author = "acme";
@@ -202,7 +202,7 @@ TEST_F(RepoListTest, AuthorAndTypeFilter) {
   EXPECT_TRUE(All(q).empty());
 }
 
-TEST_F(RepoListTest, PrivateReposOnlyForReadableNamespaces) {
+TEST_P(RepoListTest, PrivateReposOnlyForReadableNamespaces) {
   RepoQuery q;
   q.type = RepoType::Model;
   q.limit = 7;
@@ -219,7 +219,7 @@ TEST_F(RepoListTest, PrivateReposOnlyForReadableNamespaces) {
   EXPECT_EQ(All(q).size(), 30u);
 }
 
-TEST_F(RepoListTest, ForeignOrGarbageCursorIsBadRequest) {
+TEST_P(RepoListTest, ForeignOrGarbageCursorIsBadRequest) {
   RepoQuery q;
   q.limit = 2;
   q.sort = RepoSort::CreatedAt;
@@ -244,7 +244,7 @@ TEST(RepoSortTest, UnknownKeysFallBackToLastModified) {
   EXPECT_EQ(ParseRepoSort("likes"), RepoSort::LastModified);
 }
 
-TEST_F(DbTest, CardMetaIsReplacedWholeAndReadBack) {
+TEST_P(RepoStoreTest, CardMetaIsReplacedWholeAndReadBack) {
   auto r = repos().Create(Repo("acme", "bert")).value();
   ASSERT_TRUE(
       repos()
@@ -261,7 +261,7 @@ TEST_F(DbTest, CardMetaIsReplacedWholeAndReadBack) {
   EXPECT_EQ(repos().SetCardMeta(4242, "x", "", {}).error().code, ErrorCode::RepoNotFound);
 }
 
-TEST_F(DbTest, DownloadsAddUpPerDayAndAllTime) {
+TEST_P(RepoStoreTest, DownloadsAddUpPerDayAndAllTime) {
   auto r = repos().Create(Repo("acme", "bert")).value();
   ASSERT_TRUE(repos().AddDownloads(r.id, 100, 3).has_value());
   ASSERT_TRUE(repos().AddDownloads(r.id, 100, 2).has_value());
@@ -277,7 +277,7 @@ TEST_F(DbTest, DownloadsAddUpPerDayAndAllTime) {
   EXPECT_EQ(page.items[0].downloads, 6);
 }
 
-TEST_F(RepoListTest, FiltersByTagsLibraryAndPipeline) {
+TEST_P(RepoListTest, FiltersByTagsLibraryAndPipeline) {
   auto id = [&](const char* ns, const char* name) { return repos().Find(Id(ns, name))->id; };
   ASSERT_TRUE(repos()
                   .SetCardMeta(id("alice", "m00"), "transformers", "fill-mask",
@@ -313,7 +313,7 @@ TEST_F(RepoListTest, FiltersByTagsLibraryAndPipeline) {
   EXPECT_TRUE(All(q).empty());
 }
 
-TEST_F(RepoListTest, DownloadsAndTrendingSortsPageThroughEverything) {
+TEST_P(RepoListTest, DownloadsAndTrendingSortsPageThroughEverything) {
   // m00..m29 get i downloads on day 200, and m00..m09 also 100 each on day 150 (old).
   for (int i = 0; i < 30; ++i) {
     char name[8];
@@ -364,6 +364,9 @@ TEST_F(RepoListTest, DownloadsAndTrendingSortsPageThroughEverything) {
   q.cursor = "td.-1.0";
   EXPECT_EQ(repos().List(q).error().code, ErrorCode::BadRequest);
 }
+
+INSTANTIATE_TEST_SUITE_P(Engines, RepoListTest, testing::kEngines, testing::EngineName);
+INSTANTIATE_TEST_SUITE_P(Engines, RepoStoreTest, testing::kEngines, testing::EngineName);
 
 }  // namespace
 }  // namespace hangar::db

@@ -5,12 +5,10 @@
 namespace hangar::db {
 namespace {
 
-using testing::DbTest;
-
-class UploadStoreTest : public DbTest {
+class UploadStoreTest : public testing::StoreTest {
  protected:
   void SetUp() override {
-    DbTest::SetUp();
+    StoreTest::SetUp();
     RepoRecord in;
     in.ns = "acme";
     in.name = "bert";
@@ -39,7 +37,7 @@ class UploadStoreTest : public DbTest {
   int64_t ann_ = 0, bob_ = 0;
 };
 
-TEST_F(UploadStoreTest, CreateGetRoundTrip) {
+TEST_P(UploadStoreTest, CreateGetRoundTrip) {
   UploadRecord u = Make(std::string(32, 'a'), ann_, "x", 1000, 2000);
   ASSERT_TRUE(uploads().Create(u).has_value());
   auto got = uploads().Get(u.id).value();
@@ -57,13 +55,13 @@ TEST_F(UploadStoreTest, CreateGetRoundTrip) {
   EXPECT_FALSE(uploads().Get(std::string(32, 'b')).value().has_value());
 }
 
-TEST_F(UploadStoreTest, UnknownRepoIsRefused) {
+TEST_P(UploadStoreTest, UnknownRepoIsRefused) {
   UploadRecord u = Make(std::string(32, 'a'), ann_, "x", 1000, 2000);
   u.repo_id = 4242;
   EXPECT_EQ(uploads().Create(u).error().code, ErrorCode::RepoNotFound);
 }
 
-TEST_F(UploadStoreTest, FindOpenSkipsCompletedExpiredAndOthers) {
+TEST_P(UploadStoreTest, FindOpenSkipsCompletedExpiredAndOthers) {
   ASSERT_TRUE(uploads().Create(Make(std::string(32, '1'), ann_, "x", 1000, 5000)).has_value());
   ASSERT_TRUE(uploads().Create(Make(std::string(32, '2'), ann_, "x", 1100, 5000)).has_value());
   ASSERT_TRUE(uploads().Create(Make(std::string(32, '3'), bob_, "x", 1200, 5000)).has_value());
@@ -82,7 +80,7 @@ TEST_F(UploadStoreTest, FindOpenSkipsCompletedExpiredAndOthers) {
   EXPECT_EQ(uploads().Get(std::string(32, '2')).value()->completed_at, 2000);
 }
 
-TEST_F(UploadStoreTest, ExpiryListingAndDelete) {
+TEST_P(UploadStoreTest, ExpiryListingAndDelete) {
   ASSERT_TRUE(uploads().Create(Make(std::string(32, '1'), ann_, "x", 1000, 3000)).has_value());
   ASSERT_TRUE(uploads().Create(Make(std::string(32, '2'), ann_, "y", 1000, 2000)).has_value());
   ASSERT_TRUE(uploads().Create(Make(std::string(32, '3'), ann_, "z", 1000, 9000)).has_value());
@@ -96,11 +94,13 @@ TEST_F(UploadStoreTest, ExpiryListingAndDelete) {
   EXPECT_TRUE(uploads().ListExpired(4000, 10).value().empty());
 }
 
-TEST_F(UploadStoreTest, UploadsGoWithTheirRepo) {
+TEST_P(UploadStoreTest, UploadsGoWithTheirRepo) {
   ASSERT_TRUE(uploads().Create(Make(std::string(32, '1'), ann_, "x", 1000, 3000)).has_value());
   ASSERT_TRUE(repos().Delete(repo_.Id()).has_value());
   EXPECT_FALSE(uploads().Get(std::string(32, '1')).value().has_value());
 }
+
+INSTANTIATE_TEST_SUITE_P(Engines, UploadStoreTest, testing::kEngines, testing::EngineName);
 
 }  // namespace
 }  // namespace hangar::db

@@ -6,7 +6,7 @@
 namespace hangar::db {
 namespace {
 
-using testing::DbTest;
+class UserStoreTest : public testing::StoreTest {};
 
 UserRecord User(std::string name, bool admin = false) {
   UserRecord u;
@@ -25,7 +25,7 @@ TokenRecord Token(int64_t user_id, std::string text, TokenRole role = TokenRole:
   return t;
 }
 
-TEST_F(DbTest, CreateAndFindUser) {
+TEST_P(UserStoreTest, CreateAndFindUser) {
   auto alice = users().CreateUser(User("alice", true));
   ASSERT_TRUE(alice.has_value()) << alice.error().message;
   EXPECT_GT(alice->id, 0);
@@ -46,7 +46,7 @@ TEST_F(DbTest, CreateAndFindUser) {
   EXPECT_EQ(users().FindUserById(9999).error().code, ErrorCode::NotFound);
 }
 
-TEST_F(DbTest, PasswordHashAndAdminFlagUpdate) {
+TEST_P(UserStoreTest, PasswordHashAndAdminFlagUpdate) {
   auto alice = users().CreateUser(User("alice")).value();
   ASSERT_TRUE(users().SetPasswordHash(alice.id, std::string("$argon2id$x")).has_value());
   ASSERT_TRUE(users().SetAdmin(alice.id, true).has_value());
@@ -58,7 +58,7 @@ TEST_F(DbTest, PasswordHashAndAdminFlagUpdate) {
   EXPECT_EQ(users().SetAdmin(12345, true).error().code, ErrorCode::NotFound);
 }
 
-TEST_F(DbTest, UserAndOrgNamesNeverCollide) {
+TEST_P(UserStoreTest, UserAndOrgNamesNeverCollide) {
   auto alice = users().CreateUser(User("alice")).value();
   EXPECT_EQ(users().CreateUser(User("alice")).error().code, ErrorCode::Conflict);
   EXPECT_EQ(users().CreateOrg(OrgRecord{0, "alice", "", 0}, 0).error().code, ErrorCode::Conflict);
@@ -76,7 +76,7 @@ TEST_F(DbTest, UserAndOrgNamesNeverCollide) {
   EXPECT_EQ(users().FindOrgByName("alice").error().code, ErrorCode::NotFound);
 }
 
-TEST_F(DbTest, OrgMembershipUpsertListAndRemove) {
+TEST_P(UserStoreTest, OrgMembershipUpsertListAndRemove) {
   auto alice = users().CreateUser(User("alice")).value();
   auto bob = users().CreateUser(User("bob")).value();
   auto acme = users().CreateOrg(OrgRecord{0, "acme", "ACME Inc", 0}, alice.id).value();
@@ -111,13 +111,13 @@ TEST_F(DbTest, OrgMembershipUpsertListAndRemove) {
   EXPECT_EQ(users().RemoveMember(acme.id, bob.id).error().code, ErrorCode::NotFound);
 }
 
-TEST_F(DbTest, CreateOrgWithUnknownOwnerLeavesNothing) {
+TEST_P(UserStoreTest, CreateOrgWithUnknownOwnerLeavesNothing) {
   EXPECT_EQ(users().CreateOrg(OrgRecord{0, "ghosts", "", 0}, 777).error().code,
             ErrorCode::NotFound);
   EXPECT_EQ(users().GetNamespaceKind("ghosts").value(), NamespaceKind::None);
 }
 
-TEST_F(DbTest, TokenLifecycle) {
+TEST_P(UserStoreTest, TokenLifecycle) {
   auto alice = users().CreateUser(User("alice")).value();
   auto bob = users().CreateUser(User("bob")).value();
   TokenRecord in = Token(alice.id, "hf_secret1", TokenRole::Read);
@@ -160,6 +160,8 @@ TEST_F(DbTest, TokenLifecycle) {
   ASSERT_EQ(live.size(), 1u);
   EXPECT_EQ(live[0].id, second.id);
 }
+
+INSTANTIATE_TEST_SUITE_P(Engines, UserStoreTest, testing::kEngines, testing::EngineName);
 
 }  // namespace
 }  // namespace hangar::db

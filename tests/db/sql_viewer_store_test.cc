@@ -16,17 +16,17 @@ namespace {
 const std::string kCommitA(40, 'a');
 const std::string kCommitB(40, 'b');
 
-class ViewerStoreTest : public testing::DbTest {
+class ViewerStoreTest : public testing::StoreTest {
  protected:
   void SetUp() override {
-    DbTest::SetUp();
+    StoreTest::SetUp();
     repo_ = MakeRepo("squad");
     // A second store on the same pool, so the store's clock is the test's.
     store_ = std::make_unique<SqlViewerStore>(stores_.pool, [this] { return now_.load(); });
   }
   void TearDown() override {
     store_.reset();
-    DbTest::TearDown();
+    StoreTest::TearDown();
   }
   ViewerStore& viewer() { return *store_; }
 
@@ -85,7 +85,7 @@ class ViewerStoreTest : public testing::DbTest {
   std::unique_ptr<SqlViewerStore> store_;
 };
 
-TEST_F(ViewerStoreTest, GetExportIsNulloptBeforeAnyAndRoundtripsAfterBegin) {
+TEST_P(ViewerStoreTest, GetExportIsNulloptBeforeAnyAndRoundtripsAfterBegin) {
   EXPECT_FALSE(viewer().GetExport(repo_).value().has_value());
   EXPECT_TRUE(viewer().ListSplits(repo_).value().empty());
   ASSERT_TRUE(viewer().BeginExport(repo_, kCommitA, false, {}).has_value());
@@ -106,7 +106,7 @@ TEST_F(ViewerStoreTest, GetExportIsNulloptBeforeAnyAndRoundtripsAfterBegin) {
   EXPECT_EQ(viewer().GetExport(repo_).value()->language, "");
 }
 
-TEST_F(ViewerStoreTest, BeginExportRefusesAMissingRepo) {
+TEST_P(ViewerStoreTest, BeginExportRefusesAMissingRepo) {
   auto r = viewer().BeginExport(repo_ + 100, kCommitA, true, {Split("default", "train", 0)});
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, ErrorCode::RepoNotFound);
@@ -114,7 +114,7 @@ TEST_F(ViewerStoreTest, BeginExportRefusesAMissingRepo) {
   EXPECT_EQ(CountRows("viewer_splits"), 0);
 }
 
-TEST_F(ViewerStoreTest, BeginExportReplacesThePreviousSplitsAndFiles) {
+TEST_P(ViewerStoreTest, BeginExportReplacesThePreviousSplitsAndFiles) {
   BeginWithFiles();
   ASSERT_TRUE(viewer()
                   .SetExportStatus(repo_, kCommitA, ExportStatus::Failed, kCommitA, "E", "boom")
@@ -137,7 +137,7 @@ TEST_F(ViewerStoreTest, BeginExportReplacesThePreviousSplitsAndFiles) {
   EXPECT_EQ(CountRows("viewer_files"), 0);
 }
 
-TEST_F(ViewerStoreTest, SetExportStatusWritesWhileCurrentAndNothingWhenSuperseded) {
+TEST_P(ViewerStoreTest, SetExportStatusWritesWhileCurrentAndNothingWhenSuperseded) {
   ASSERT_TRUE(viewer().BeginExport(repo_, kCommitA, true, {}).has_value());
   now_ = 1500;
   std::string export_commit(40, 'e');
@@ -166,7 +166,7 @@ TEST_F(ViewerStoreTest, SetExportStatusWritesWhileCurrentAndNothingWhenSupersede
   EXPECT_FALSE(viewer().GetExport(other).value().has_value());
 }
 
-TEST_F(ViewerStoreTest, PutSplitWhenSupersededWritesNothing) {
+TEST_P(ViewerStoreTest, PutSplitWhenSupersededWritesNothing) {
   BeginWithFiles();
   auto stale = Split("default", "train", 0);
   stale.status = ExportStatus::Failed;
@@ -182,7 +182,7 @@ TEST_F(ViewerStoreTest, PutSplitWhenSupersededWritesNothing) {
   EXPECT_EQ(viewer().GetExport(repo_).value()->updated_at, 1000);
 }
 
-TEST_F(ViewerStoreTest, PutSplitOfAnUnknownSplitIsNotFoundAndWritesNothing) {
+TEST_P(ViewerStoreTest, PutSplitOfAnUnknownSplitIsNotFoundAndWritesNothing) {
   BeginWithFiles();
   now_ = 5000;
   auto r = viewer().PutSplit(repo_, kCommitA, Split("default", "validation", 2),
@@ -194,7 +194,7 @@ TEST_F(ViewerStoreTest, PutSplitOfAnUnknownSplitIsNotFoundAndWritesNothing) {
   EXPECT_EQ(viewer().GetExport(repo_).value()->updated_at, 1000);  // rolled back
 }
 
-TEST_F(ViewerStoreTest, PutSplitReplacesFilesWhenGivenAndKeepsThemOtherwise) {
+TEST_P(ViewerStoreTest, PutSplitReplacesFilesWhenGivenAndKeepsThemOtherwise) {
   BeginWithFiles();
   auto train = Split("default", "train", 0);
   train.status = ExportStatus::Running;
@@ -215,7 +215,7 @@ TEST_F(ViewerStoreTest, PutSplitReplacesFilesWhenGivenAndKeepsThemOtherwise) {
   EXPECT_TRUE(viewer().ListFiles(repo_, "default", "train").value().empty());
 }
 
-TEST_F(ViewerStoreTest, SplitFieldsRoundtripWithAndWithoutEstimatedRows) {
+TEST_P(ViewerStoreTest, SplitFieldsRoundtripWithAndWithoutEstimatedRows) {
   ViewerSplit full = Split("default", "train", 0);
   full.status = ExportStatus::Ready;
   full.error_code = "TooBigContentError";
@@ -257,7 +257,7 @@ TEST_F(ViewerStoreTest, SplitFieldsRoundtripWithAndWithoutEstimatedRows) {
   EXPECT_FALSE(got[0].partial);
 }
 
-TEST_F(ViewerStoreTest, FileFieldsAndRowGroupsRoundtripEmptyIncluded) {
+TEST_P(ViewerStoreTest, FileFieldsAndRowGroupsRoundtripEmptyIncluded) {
   ASSERT_TRUE(
       viewer().BeginExport(repo_, kCommitA, true, {Split("default", "train", 0)}).has_value());
   std::vector<ViewerFile> files = {File(0, 0, {}), File(1, 0, {1}),
@@ -277,7 +277,7 @@ TEST_F(ViewerStoreTest, FileFieldsAndRowGroupsRoundtripEmptyIncluded) {
   EXPECT_TRUE(got[0].row_group_rows.empty());
 }
 
-TEST_F(ViewerStoreTest, ListingsFollowOrdinalAndShardOrder) {
+TEST_P(ViewerStoreTest, ListingsFollowOrdinalAndShardOrder) {
   ASSERT_TRUE(viewer()
                   .BeginExport(repo_, kCommitA, true,
                                {Split("b", "train", 2), Split("a", "test", 0),
@@ -300,7 +300,7 @@ TEST_F(ViewerStoreTest, ListingsFollowOrdinalAndShardOrder) {
   EXPECT_TRUE(viewer().ListFiles(repo_, "a", "train").value().empty());
 }
 
-TEST_F(ViewerStoreTest, ListUnfinishedListsPendingAndRunningOnly) {
+TEST_P(ViewerStoreTest, ListUnfinishedListsPendingAndRunningOnly) {
   int64_t pending = repo_, running = MakeRepo("r"), ready = MakeRepo("ok"),
           failed = MakeRepo("bad");
   MakeRepo("never");
@@ -314,7 +314,7 @@ TEST_F(ViewerStoreTest, ListUnfinishedListsPendingAndRunningOnly) {
   EXPECT_EQ(viewer().ListUnfinished().value(), (std::vector<int64_t>{pending, running}));
 }
 
-TEST_F(ViewerStoreTest, DeleteForgetsTheExportAndItsRows) {
+TEST_P(ViewerStoreTest, DeleteForgetsTheExportAndItsRows) {
   BeginWithFiles();
   int64_t other = MakeRepo("other");
   ASSERT_TRUE(viewer().BeginExport(other, kCommitB, true, {Split("x", "y", 0)}).has_value());
@@ -330,7 +330,7 @@ TEST_F(ViewerStoreTest, DeleteForgetsTheExportAndItsRows) {
       viewer().PutSplit(repo_, kCommitA, Split("default", "train", 0), std::nullopt).value());
 }
 
-TEST_F(ViewerStoreTest, RowsGoWithTheRepoRow) {
+TEST_P(ViewerStoreTest, RowsGoWithTheRepoRow) {
   BeginWithFiles();
   RepoRecord r = repos().FindById(repo_).value();
   ASSERT_TRUE(repos().Delete(r.Id()).has_value());
@@ -340,7 +340,7 @@ TEST_F(ViewerStoreTest, RowsGoWithTheRepoRow) {
   EXPECT_EQ(CountRows("viewer_files"), 0);
 }
 
-TEST_F(ViewerStoreTest, ConcurrentWritersAcrossTwoOpenersDoNotFail) {
+TEST_P(ViewerStoreTest, ConcurrentWritersAcrossTwoOpenersDoNotFail) {
   // Two threads on the Stores' viewer store, two on the fixture's (another pool, as another
   // process would be): each drives its own repo and races the others on a shared one.
   constexpr int kThreads = 4, kRounds = 25;
@@ -389,6 +389,8 @@ TEST(ExportStatusNames, RoundtripAndRefuseOtherWords) {
   EXPECT_FALSE(ParseExportStatus("Ready").has_value());
   EXPECT_FALSE(ParseExportStatus("").has_value());
 }
+
+INSTANTIATE_TEST_SUITE_P(Engines, ViewerStoreTest, testing::kEngines, testing::EngineName);
 
 }  // namespace
 }  // namespace hangar::db

@@ -1,7 +1,9 @@
 #pragma once
 // Schema migrations: numbered SQL scripts in portable SQL. The few dialect differences are
 // written as placeholders that RenderMigration fills per engine:
-//   {{ID}}  an auto-assigned 64-bit integer primary key column type.
+//   {{ID}}         an auto-assigned 64-bit integer primary key column type.
+//   {{BYTES}}      a binary column type.
+//   {{ROW_ORDER}}  an existing row's insertion order (SQLite's rowid; 0 elsewhere).
 
 #include <span>
 #include <string>

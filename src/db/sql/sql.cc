@@ -1,5 +1,9 @@
 #include "db/sql/sql.h"
 
+#include <chrono>
+#include <random>
+#include <thread>
+
 #include "core/log.h"
 #include "db/migrations/migrations.h"
 
@@ -132,7 +136,10 @@ Result<std::unique_ptr<Connection>> Pool::Take() {
 void Pool::Give(std::unique_ptr<Connection> conn) {
   {
     std::lock_guard lock(mu_);
-    idle_.push_back(std::move(conn));
+    if (conn->Broken())
+      --open_count_;  // the next Take opens a fresh one
+    else
+      idle_.push_back(std::move(conn));
   }
   cv_.notify_one();
 }
@@ -155,6 +162,12 @@ int Pool::OpenCount() {
 }
 
 // ---- Migrate ----
+
+void BackOffBeforeRetry(int attempt) {
+  thread_local std::minstd_rand random(std::random_device{}());
+  int64_t cap_us = int64_t{1000} << std::min(attempt, 10);
+  std::this_thread::sleep_for(std::chrono::microseconds(random() % cap_us));
+}
 
 Result<void> Migrate(Connection& conn) {
   const SqlDialect dialect = conn.dialect();

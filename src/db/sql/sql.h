@@ -99,6 +99,8 @@ class Connection {
   // Whether the last error on this connection ends a transaction that may simply be run
   // again (a serialization failure or a deadlock).
   virtual bool Retryable() const { return false; }
+  // Whether the connection is lost (the server went away): the pool then drops it.
+  virtual bool Broken() const { return false; }
   // Opens a transaction: a writing one takes the engine's write lock (SQLite) or runs
   // SERIALIZABLE (PostgreSQL); a reading one sees one snapshot. Errors: Internal.
   virtual Result<void> Begin(bool write) = 0;
@@ -106,6 +108,9 @@ class Connection {
  protected:
   Connection() = default;
   virtual Result<std::unique_ptr<StmtImpl>> PrepareImpl(std::string_view sql) = 0;
+  // Destroys the cached statements; an engine's destructor calls it while its handle is
+  // still open.
+  void DropStatements() { cache_.clear(); }
 
  private:
   struct Cached {
@@ -167,11 +172,15 @@ class Pool {
 };
 
 // How many times InTransaction runs a transaction that failed only for its isolation.
-inline constexpr int kTransactionAttempts = 5;
+inline constexpr int kTransactionAttempts = 10;
+
+// Sleeps before InTransaction's `attempt`+1-th run: a random 0..2^attempt ms, so writers
+// that conflicted do not meet again in the same order.
+void BackOffBeforeRetry(int attempt);
 
 // Runs `fn` (returning Result<T>) inside a writing transaction on `conn` and commits; rolls
-// back when `fn` or the commit fails, and runs it again (up to kTransactionAttempts) when
-// the failure was a serialization conflict. `fn` must touch only the database.
+// back when `fn` or the commit fails, and runs it again (up to kTransactionAttempts, backing
+// off) when the failure was a serialization conflict. `fn` must touch only the database.
 template <typename F>
 auto InTransaction(Connection& conn, F&& fn) -> decltype(fn()) {
   for (int attempt = 1;; ++attempt) {
@@ -185,6 +194,7 @@ auto InTransaction(Connection& conn, F&& fn) -> decltype(fn()) {
     bool retry = conn.Retryable() && attempt < kTransactionAttempts;
     (void)conn.Exec("ROLLBACK");
     if (!retry) return result;
+    BackOffBeforeRetry(attempt);
   }
 }
 

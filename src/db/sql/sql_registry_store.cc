@@ -264,7 +264,7 @@ Result<std::vector<ModelRecord>> SqlRegistryStore::ListModels(const ModelQuery& 
   SqlWhere w;
   if (!q.owner.empty()) w.Add("u.name = ?", q.owner);
   if (!q.name_equals.empty()) w.Add("m.name = ?", q.name_equals);
-  if (!q.name_like.empty()) w.Add("m.name LIKE ? ESCAPE '\\'", q.name_like);
+  if (!q.name_like.empty()) w.Add("LOWER(m.name) LIKE LOWER(?) ESCAPE '\\'", q.name_like);
   if (!q.tag_key.empty() && q.tag_value) {
     w.Add(
         "EXISTS (SELECT 1 FROM registered_model_tags t WHERE t.model_id = m.id AND t.key = ? "

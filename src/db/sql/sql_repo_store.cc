@@ -130,7 +130,7 @@ Result<void> LoadTags(Connection& c, std::vector<RepoRecord>& repos) {
   static const std::string kSql = [] {
     std::string sql = "SELECT repo_id, tag FROM repo_tags WHERE repo_id IN (?";
     for (size_t i = 1; i < kTagBatch; ++i) sql += ", ?";
-    return sql + ") ORDER BY repo_id, rowid";
+    return sql + ") ORDER BY repo_id, position";
   }();
   for (size_t begin = 0; begin < repos.size(); begin += kTagBatch) {
     size_t end = std::min(repos.size(), begin + kTagBatch);
@@ -394,11 +394,11 @@ Result<void> SqlRepoStore::SetCardMeta(int64_t id, std::string_view library,
     if (c->Changes() == 0) return NotFound(id);
     HANGAR_ASSIGN_OR_RETURN(auto clear, c->Prepare("DELETE FROM repo_tags WHERE repo_id = ?"));
     HANGAR_TRY(clear.Bind(1, id).Run());
-    for (const auto& tag : tags) {
-      HANGAR_ASSIGN_OR_RETURN(
-          auto insert,
-          c->Prepare("INSERT INTO repo_tags (repo_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING"));
-      HANGAR_TRY(insert.Bind(1, id).Bind(2, tag).Run());
+    for (size_t i = 0; i < tags.size(); ++i) {
+      HANGAR_ASSIGN_OR_RETURN(auto insert,
+                              c->Prepare("INSERT INTO repo_tags (repo_id, tag, position)"
+                                         " VALUES (?, ?, ?) ON CONFLICT DO NOTHING"));
+      HANGAR_TRY(insert.Bind(1, id).Bind(2, tags[i]).Bind(3, static_cast<int64_t>(i)).Run());
     }
     return {};
   });
@@ -413,9 +413,9 @@ Result<void> SqlRepoStore::AddDownloads(int64_t id, int64_t day, int64_t n) {
     HANGAR_TRY(total.Bind(1, n).Bind(2, id).Run());
     if (c->Changes() == 0) return {};  // deleted since the downloads were counted
     HANGAR_ASSIGN_OR_RETURN(
-        auto daily,
-        c->Prepare("INSERT INTO repo_downloads (repo_id, day, count) VALUES (?, ?, ?) "
-                   "ON CONFLICT (repo_id, day) DO UPDATE SET count = count + excluded.count"));
+        auto daily, c->Prepare("INSERT INTO repo_downloads (repo_id, day, count) VALUES (?, ?, ?) "
+                               "ON CONFLICT (repo_id, day) DO UPDATE SET count = "
+                               "repo_downloads.count + excluded.count"));
     return daily.Bind(1, id).Bind(2, day).Bind(3, n).Run();
   });
 }

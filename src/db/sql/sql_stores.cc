@@ -1,5 +1,6 @@
 #include "db/sql/sql_stores.h"
 
+#include "db/postgres/pg_conn.h"
 #include "db/sql/sql_gateway_store.h"
 #include "db/sql/sql_lfs_store.h"
 #include "db/sql/sql_oci_store.h"
@@ -29,6 +30,17 @@ Stores StoresOver(std::shared_ptr<Pool> pool) {
 Result<Stores> OpenSqliteStores(const std::filesystem::path& db_file, int max_connections) {
   HANGAR_ASSIGN_OR_RETURN(auto pool, OpenSqlitePool(db_file, {.max_connections = max_connections}));
   return StoresOver(std::move(pool));
+}
+
+Result<Stores> OpenPostgresStores(const std::string& url, int max_connections) {
+  HANGAR_ASSIGN_OR_RETURN(auto pool, OpenPostgresPool(url, {.max_connections = max_connections}));
+  return StoresOver(std::move(pool));
+}
+
+Result<Stores> OpenStores(const std::string& url, const std::filesystem::path& sqlite_path,
+                          int max_connections) {
+  if (!url.empty()) return OpenPostgresStores(url, max_connections);
+  return OpenSqliteStores(sqlite_path, max_connections);
 }
 
 }  // namespace hangar::db

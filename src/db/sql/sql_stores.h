@@ -18,4 +18,13 @@ Stores StoresOver(std::shared_ptr<Pool> pool);
 // processes on the same file (server and admin CLI). Errors: Internal.
 Result<Stores> OpenSqliteStores(const std::filesystem::path& db_file, int max_connections = 8);
 
+// Connects to the PostgreSQL database at `url`, applies pending migrations (replicas take
+// turns) and returns the stores over a pool of at most `max_connections`. Errors:
+// Unavailable (unreachable, wrong credentials), Internal (a schema newer than this binary).
+Result<Stores> OpenPostgresStores(const std::string& url, int max_connections = 16);
+
+// The stores of the [database] section: PostgreSQL when `url` is set, else the SQLite file.
+Result<Stores> OpenStores(const std::string& url, const std::filesystem::path& sqlite_path,
+                          int max_connections);
+
 }  // namespace hangar::db

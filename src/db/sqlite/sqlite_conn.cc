@@ -75,8 +75,7 @@ Result<std::unique_ptr<SqliteConnection>> SqliteConnection::Open(const std::file
 }
 
 SqliteConnection::~SqliteConnection() {
-  // The cached statements (owned by Connection) must be finalized before the handle closes;
-  // sqlite3_close_v2 defers the close until they are.
+  DropStatements();
   sqlite3_close_v2(db_);
 }
 
