@@ -69,7 +69,8 @@ class PgServer {
     for (int i = 0; i < 100 && !start.Exited(); ++i) ::usleep(50 * 1000);
     s->own_dir_ = tmpl;
     if (s->url_.empty()) {
-      *error = HANGAR_PG_SERVER_SCRIPT " start did not bring up PostgreSQL (its messages are above)";
+      *error =
+          HANGAR_PG_SERVER_SCRIPT " start did not bring up PostgreSQL (its messages are above)";
       return nullptr;  // the destructor stops whatever did start and removes the directory
     }
     return s;

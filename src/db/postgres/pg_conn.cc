@@ -184,11 +184,12 @@ Result<std::unique_ptr<PgConnection>> PgConnection::Open(const std::string& url)
   if (PQstatus(conn) != CONNECTION_OK) {
     std::string why = Trimmed(PQerrorMessage(conn));
     PQfinish(conn);
-    return MakeError(ErrorCode::Unavailable, "cannot connect to PostgreSQL at " +
-                                                 RedactedDatabaseUrl(url) + ": " + why);
+    return MakeError(ErrorCode::Unavailable,
+                     "cannot connect to PostgreSQL at " + RedactedDatabaseUrl(url) + ": " + why);
   }
   // Notices (an IF NOT EXISTS that found the table) are not errors; keep them off stderr.
-  PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
+  PQsetNoticeProcessor(
+      conn, [](void*, const char*) {}, nullptr);
   std::unique_ptr<PgConnection> out(new PgConnection(conn));
   return out;
 }

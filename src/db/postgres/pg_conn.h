@@ -57,7 +57,7 @@ class PgConnection final : public Connection {
   PGconn* conn_;
   int64_t changes_ = 0;
   bool retryable_ = false;
-  uint64_t next_name_ = 0;  // server-side statement names: s0, s1, ...
+  uint64_t next_name_ = 0;              // server-side statement names: s0, s1, ...
   std::vector<std::string> forgotten_;  // statements to DEALLOCATE when idle
 };
 
@@ -67,6 +67,7 @@ struct PostgresOptions {
 
 // Connects to `url`, applies pending migrations (taking turns with other replicas), and
 // returns a pool over it. Errors: those of PgConnection::Open and Migrate.
-Result<std::shared_ptr<Pool>> OpenPostgresPool(const std::string& url, PostgresOptions options = {});
+Result<std::shared_ptr<Pool>> OpenPostgresPool(const std::string& url,
+                                               PostgresOptions options = {});
 
 }  // namespace hangar::db

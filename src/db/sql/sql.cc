@@ -1,5 +1,6 @@
 #include "db/sql/sql.h"
 
+#include <atomic>
 #include <chrono>
 #include <random>
 #include <thread>
@@ -74,7 +75,17 @@ std::optional<std::string> Stmt::OptText(int col) const {
 
 // ---- Connection ----
 
+namespace {
+std::atomic<uint64_t> statements_run{0};
+thread_local uint64_t statements_run_here = 0;
+}  // namespace
+
+uint64_t StatementsRun() { return statements_run.load(std::memory_order_relaxed); }
+uint64_t StatementsRunOnThisThread() { return statements_run_here; }
+
 Result<Stmt> Connection::Prepare(std::string_view sql) {
+  statements_run.fetch_add(1, std::memory_order_relaxed);
+  ++statements_run_here;
   auto it = cache_.find(std::string(sql));
   if (it != cache_.end() && !*it->second.busy) {
     *it->second.busy = true;

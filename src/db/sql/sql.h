@@ -79,6 +79,12 @@ class Stmt {
   bool* busy_flag_;  // the cache slot's in-use flag, or nullptr
 };
 
+// Statements prepared to run (Connection::Prepare calls, cached or not; transaction
+// control not counted) since the process started, in all threads or in the calling one:
+// the queries a request costs (tests/api/hf/queries_per_request_test.cc) and /metrics.
+uint64_t StatementsRun();
+uint64_t StatementsRunOnThisThread();
+
 // One database connection with its statement cache. Used by one thread at a time.
 class Connection {
  public:
