@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 list() {
-  git ls-files -- 'src/*.cc' 'src/*.h' 'tests/*.cc' 'tests/*.h' 'bench/*.cc' 'bench/*.h' |
+  # --others: new files not yet added are formatted before their first commit.
+  git ls-files --cached --others --exclude-standard -- 'src/*.cc' 'src/*.h' 'tests/*.cc' 'tests/*.h' 'bench/*.cc' 'bench/*.h' |
     grep -v -e '/node_modules/' -e '^tests/layering/fixture/'
 }
 if [[ "${1:-}" == --list ]]; then list; exit 0; fi

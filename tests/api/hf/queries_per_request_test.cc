@@ -69,11 +69,11 @@ TEST_F(QueriesPerRequestTest, TheCounterCountsWhatARequestRuns) {
 
 TEST_F(QueriesPerRequestTest, HeadResolve) {
   label_ = "HEAD /resolve, public, read token";
-  Cost pub = Statements(200, [&] { return hub_.Head("/alice/m/resolve/main/config.json", "alice:read"); });
+  Cost pub =
+      Statements(200, [&] { return hub_.Head("/alice/m/resolve/main/config.json", "alice:read"); });
   label_ = "HEAD /resolve, private, read token";
-  Cost priv = Statements(200, [&] {
-    return hub_.Head("/alice/secret/resolve/main/config.json", "alice:read");
-  });
+  Cost priv = Statements(
+      200, [&] { return hub_.Head("/alice/secret/resolve/main/config.json", "alice:read"); });
   label_ = "HEAD /resolve, public, anonymous";
   Cost anon = Statements(200, [&] { return hub_.Head("/alice/m/resolve/main/config.json"); });
   // cold: the token, its user and their orgs, the repo row; then the private repo's row
@@ -88,7 +88,8 @@ TEST_F(QueriesPerRequestTest, ModelInfo) {
   label_ = "model info, read token";
   Cost pub = Statements(200, [&] { return hub_.Get("/api/models/alice/m", "alice:read"); });
   label_ = "model info with blobs, read token";
-  Cost blobs = Statements(200, [&] { return hub_.Get("/api/models/alice/m?blobs=true", "alice:read"); });
+  Cost blobs =
+      Statements(200, [&] { return hub_.Get("/api/models/alice/m?blobs=true", "alice:read"); });
   label_ = "model info, private, read token";
   Cost priv = Statements(200, [&] { return hub_.Get("/api/models/alice/secret", "alice:read"); });
   EXPECT_LE(pub.cold, 5u);  // as for HEAD /resolve
