@@ -9,7 +9,7 @@ APT_PACKAGES=(
   libboost1.81-dev libboost-url1.81-dev libboost-json1.81-dev libboost-system1.81-dev
   libboost-thread1.81-dev
   libgit2-dev libsqlite3-dev libpq-dev libssl-dev libcurl4-openssl-dev libargon2-dev zlib1g-dev
-  libtomlplusplus-dev libcli11-dev libspdlog-dev libyaml-cpp-dev
+  libtomlplusplus-dev libcli11-dev libspdlog-dev libyaml-cpp-dev prometheus-cpp-dev
   libcmark-gfm-dev libcmark-gfm-extensions-dev libkainjow-mustache-dev libgumbo-dev
   libjs-highlight.js gpg libstemmer-dev libutf8proc-dev python3-snowballstemmer
   libgtest-dev libgmock-dev libbenchmark-dev

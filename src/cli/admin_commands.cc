@@ -23,6 +23,8 @@ struct AdminFlags {
   bool is_admin = false, password_stdin = false;
   int64_t token_id = 0;
   bool gc_dry_run = false, gc_json = false;
+  std::string job_state = "dead";
+  int64_t job_id = 0;
   std::optional<int64_t> gc_grace;
 };
 
@@ -124,6 +126,30 @@ int Gc(App& hub, const AdminFlags& f) {
   return 0;
 }
 
+// `hangar admin jobs list`: one line a job, tab-separated: id, kind, key, state,
+// attempts/max, last error.
+int ListJobs(App& hub, const AdminFlags& f) {
+  db::JobState state = db::JobState::Dead;
+  for (auto s :
+       {db::JobState::Queued, db::JobState::Running, db::JobState::Done, db::JobState::Dead}) {
+    if (db::JobStateName(s) == f.job_state) state = s;
+  }
+  auto jobs = hub.jobs().List(state, 1000);
+  if (!jobs) return Fail(jobs.error());
+  for (const auto& j : *jobs) {
+    std::printf("%lld\t%s\t%s\t%s\t%d/%d\t%s\n", static_cast<long long>(j.id), j.kind.c_str(),
+                j.key.c_str(), std::string(db::JobStateName(j.state)).c_str(), j.attempts,
+                j.max_attempts, j.last_error.c_str());
+  }
+  return 0;
+}
+
+int RetryJob(App& hub, const AdminFlags& f) {
+  if (auto r = hub.jobs().Retry(f.job_id); !r) return Fail(r.error());
+  std::fprintf(stderr, "job %lld queued again\n", static_cast<long long>(f.job_id));
+  return 0;
+}
+
 }  // namespace
 
 void AddAdminCommands(CLI::App& admin, std::optional<int>* exit_code) {
@@ -172,6 +198,17 @@ void AddAdminCommands(CLI::App& admin, std::optional<int>* exit_code) {
       ->required()
       ->check(CLI::IsMember({"read", "write", "admin"}));
   add(org_add, AddMember);
+
+  auto* jobs = admin.add_subcommand("jobs", "the job queue (docs/config.md [jobs])");
+  jobs->require_subcommand(1);
+  auto* jobs_list =
+      jobs->add_subcommand("list", "list jobs: id, kind, key, state, attempts, error");
+  jobs_list->add_option("--state", f->job_state, "queued, running, done or dead (default dead)")
+      ->check(CLI::IsMember({"queued", "running", "done", "dead"}));
+  add(jobs_list, ListJobs);
+  auto* jobs_retry = jobs->add_subcommand("retry", "queue a dead job again");
+  jobs_retry->add_option("ID", f->job_id)->required();
+  add(jobs_retry, RetryJob);
 
   auto* gc = admin.add_subcommand(
       "gc", "remove unreferenced blobs, expired uploads and stray temporaries (docs/gc.md)");

@@ -20,6 +20,7 @@
 #include "core/log.h"
 #include "core/util.h"
 #include "db/sql/sql_stores.h"
+#include "storage/metered/metered_blob_store.h"
 #include "storage/s3/s3_blob_store.h"
 #include "web/error_page.h"
 #include "web/web_routes.h"
@@ -30,6 +31,10 @@ namespace hangar::cli {
 namespace fs = std::filesystem;
 
 namespace {
+
+// The kinds of the jobs the App runs (services::JobRunner).
+constexpr std::string_view kGcJob = "gc";
+constexpr std::string_view kMaintainJob = "maintain";
 
 // The server signing key: 32 random bytes kept in `path` (0600), made on first start.
 Result<std::string> LoadOrCreateSecret(const fs::path& path) {
@@ -149,7 +154,7 @@ services::MaintenanceOptions MaintenanceOptionsFrom(const config::Config& c) {
   return o;
 }
 
-// Web imports' options; after_import is the caller's (it needs the maintenance queue).
+// Web imports' options; after_import is the caller's (it queues a job).
 services::ImportOptions ImportOptionsFrom(const config::Config& c) {
   services::ImportOptions o;
   o.tmp_dir = fs::path(c.storage.data_dir) / "tmp";
@@ -196,18 +201,31 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   const fs::path data(c.storage.data_dir);
   HANGAR_ASSIGN_OR_RETURN(app->stores_, db::OpenStores(c.database.url, c.database.sqlite_path,
                                                        c.database.max_connections));
-  HANGAR_ASSIGN_OR_RETURN(app->blobs_, OpenBlobStore(c.storage));
+  HANGAR_ASSIGN_OR_RETURN(auto blobs, OpenBlobStore(c.storage));
+  app->blobs_ = std::make_unique<storage::MeteredBlobStore>(std::move(blobs), app->metrics_);
   HANGAR_TRY(app->blobs_->CheckUsable());
   HANGAR_ASSIGN_OR_RETURN(std::string secret, LoadOrCreateSecret(c.auth.secret_file));
   app->reader_ = std::make_unique<git::RepoReader>();
-  app->authenticator_ = std::make_unique<services::Authenticator>(*app->stores_.users);
-  app->access_ = std::make_unique<services::AccessPolicy>(*app->stores_.users);
+  // The caches of tokens, memberships and repo rows hear every replica's changes.
+  db::ChangeFeed* changes = app->stores_.changes.get();
+  const int64_t ttl_ms = c.cache.ttl_ms;
+  services::AuthenticatorOptions auth_options;
+  auth_options.token_cache_ttl_ms = ttl_ms;
+  auth_options.changes = changes;
+  app->authenticator_ =
+      std::make_unique<services::Authenticator>(*app->stores_.users, std::move(auth_options));
+  services::AccessPolicyOptions access_options;
+  access_options.membership_cache_ttl_ms = ttl_ms;
+  access_options.changes = changes;
+  app->access_ =
+      std::make_unique<services::AccessPolicy>(*app->stores_.users, std::move(access_options));
   services::AccountOptions account_options;
   account_options.password_hash_concurrency = c.limits.password_hash_concurrency;
   app->accounts_ = std::make_unique<services::AccountService>(*app->stores_.users, *app->access_,
                                                               account_options);
-  app->repos_ = std::make_unique<services::RepoService>(*app->stores_.repos, *app->access_,
-                                                        *app->reader_, data / "repos");
+  app->repos_ = std::make_unique<services::RepoService>(
+      *app->stores_.repos, *app->access_, *app->reader_, data / "repos",
+      services::RepoServiceOptions{ttl_ms, changes});
   app->content_ = std::make_unique<services::ContentService>(
       *app->reader_, *app->blobs_, *app->stores_.lfs, ContentOptionsFrom(c, data));
   app->uploads_ = std::make_unique<services::UploadService>(
@@ -249,12 +267,17 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   app->sessions_ = std::make_unique<services::SessionService>(*app->stores_.users, *app->accounts_);
   app->maintenance_ = std::make_unique<services::MaintenanceService>(
       *app->stores_.repos, *app->repos_, MaintenanceOptionsFrom(c));
+  app->OpenJobs();
   services::ImportOptions import_options = ImportOptionsFrom(c);
   if (c.maintenance.after_import) {
-    // The request returns once the repo is in place; its repack runs on the queue's worker.
-    services::MaintenanceService* maintenance = app->maintenance_.get();
-    import_options.after_import = [maintenance](const RepoId&, const std::string& git_path) {
-      maintenance->Enqueue(git_path, services::MaintenanceLevel::Full);
+    // The request returns once the repo is in place; its repack is a job (any process).
+    App* hub = app.get();
+    import_options.after_import = [hub](const RepoId&, const std::string& git_path) {
+      if (auto queued = hub->QueueMaintenance(git_path, services::MaintenanceLevel::Full);
+          !queued) {
+        Log("jobs")->warn("queueing the maintenance of {} failed: {}", git_path,
+                          queued.error().message);
+      }
     };
   }
   app->imports_ = std::make_unique<services::ImportService>(
@@ -368,6 +391,63 @@ void App::OpenRegistry(const std::string& secret) {
       std::move(oci_auth));
 }
 
+void App::OpenJobs() {
+  const config::Config& c = config_;
+  services::JobRunnerOptions options;
+  options.threads = c.jobs.threads;
+  options.lease_ms = int64_t{c.jobs.lease_s} * 1000;
+  options.changes = stores_.changes.get();
+  jobs_ = std::make_unique<services::JobRunner>(*stores_.jobs, std::move(options));
+  // Garbage collection, then the maintenance of repos that need it (docs/gc.md,
+  // docs/maintenance.md), once per gc.interval_s in the whole deployment.
+  jobs_->Handle(std::string(kGcJob),
+                [this](const db::JobRecord&, std::stop_token stop) { return RunGc(stop); });
+  // Job "maintain": key the repository's git path, payload the level ("full"/"light").
+  jobs_->Handle(std::string(kMaintainJob),
+                [this](const db::JobRecord& job, std::stop_token stop) -> Result<void> {
+                  auto level = job.payload == "light" ? services::MaintenanceLevel::Light
+                                                      : services::MaintenanceLevel::Full;
+                  HANGAR_ASSIGN_OR_RETURN(auto report,
+                                          maintenance_->Maintain(job.key, level, stop));
+                  Log("maintenance")->info("{}: {}", job.key, report.Summary());
+                  return {};
+                });
+  if (c.gc.interval_s > 0) {
+    const int64_t interval_ms = int64_t{c.gc.interval_s} * 1000;
+    jobs_->Every({std::string(kGcJob), "", interval_ms, std::min<int64_t>(interval_ms, 60000), 1});
+  }
+}
+
+Result<int64_t> App::QueueMaintenance(const std::string& git_path,
+                                      services::MaintenanceLevel level) {
+  return jobs_->Enqueue({std::string(kMaintainJob), git_path,
+                         level == services::MaintenanceLevel::Light ? "light" : "full", 3, 0});
+}
+
+Result<void> App::RunGc(std::stop_token stop) {
+  HANGAR_ASSIGN_OR_RETURN(auto report, gc_->Run(false, std::nullopt, stop));
+  Log("gc")->info("{}", report.Summary());
+  if (!config_.maintenance.enabled || stop.stop_requested()) return {};
+  HANGAR_ASSIGN_OR_RETURN(auto sweep, maintenance_->MaintainDue(stop));
+  if (sweep.full || sweep.light || sweep.failed) {
+    Log("maintenance")
+        ->info("{} repos, {} full, {} light, {} failed{}", sweep.repos, sweep.full, sweep.light,
+               sweep.failed, sweep.stopped ? " (stopped early)" : "");
+  }
+  return {};
+}
+
+Result<void> App::Ready() {
+  if (draining_) return MakeError(ErrorCode::Unavailable, "draining: this process is stopping");
+  if (auto schema = db::CheckSchemaCurrent(*stores_.pool); !schema) {
+    return MakeError(ErrorCode::Unavailable, "database: " + schema.error().message);
+  }
+  if (auto blobs = blobs_->CheckUsable(); !blobs) {
+    return MakeError(ErrorCode::Unavailable, "blob store: " + blobs.error().message);
+  }
+  return {};
+}
+
 http::Router& App::Router() {
   if (routes_) return routes_->router;
   routes_ = std::make_unique<Routes>();
@@ -403,14 +483,21 @@ http::Router& App::Router() {
         [](http::Request&) -> Result<http::Response> { return http::Response::Text(200, "ok\n"); });
   r.Add(http::Method::Get, "/readyz", http::ApiFamily::Plain, http::Requirement::Public(),
         [this](http::Request&) -> Result<http::Response> {
-          HANGAR_TRY(blobs_->CheckUsable());
-          db::RepoQuery q;
-          q.limit = 1;
-          auto probe = stores_.repos->List(q);
-          if (!probe)
-            return MakeError(ErrorCode::Unavailable, "database: " + probe.error().message);
+          HANGAR_TRY(Ready());
           return http::Response::Text(200, "ready\n");
         });
+  // Prometheus' scrape (issue 17 §4): site admins only (a scraper sends an admin's read
+  // token), as it shows traffic by route.
+  r.Add(http::Method::Get, "/metrics", http::ApiFamily::Plain, http::Requirement::SignedIn(),
+        [this](http::Request& req) -> Result<http::Response> {
+          if (!req.principal.is_admin) {
+            return MakeError(ErrorCode::Forbidden, "/metrics is for site administrators");
+          }
+          http::Response res = http::Response::Text(200, metrics_.Render());
+          res.SetHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+          return res;
+        });
+  AddScrapeHooks();
   services::DownloadCounter::Options counting;
   counting.after_flush = [repos = repos_.get()] { repos->InvalidateAll(); };
   routes_->downloads = std::make_unique<services::DownloadCounter>(*stores_.repos, counting);
@@ -434,7 +521,42 @@ http::Router& App::Router() {
       web::WebDeps{*authenticator_, *access_, *sessions_, *repos_, *content_, *imports_, *accounts_,
                    config_, *routes_->page_caches, viewer_.get(), model_registry_.get()});
   web::AddWebRoutes(r, *routes_->web);
+  std::vector<std::string> patterns;
+  for (const auto& route : r.Routes()) patterns.push_back(route.pattern);
+  http_metrics_ = std::make_unique<metrics::HttpMetrics>(metrics_, std::move(patterns));
   return r;
+}
+
+void App::AddScrapeHooks() {
+  auto& db_open = metrics::Gauge(metrics_, "hangar_db_connections_open",
+                                 "Database connections the pool holds open now");
+  auto& db_max = metrics::Gauge(metrics_, "hangar_db_connections_max",
+                                "The pool's bound (database.max_connections)");
+  auto& git_fetches = metrics::Gauge(metrics_, "hangar_git_fetches_running",
+                                     "git upload-packs (clones, fetches) running now");
+  auto& git_pushes = metrics::Gauge(metrics_, "hangar_git_pushes_running",
+                                    "git receive-packs (pushes) running now");
+  auto& git_queued = metrics::Gauge(metrics_, "hangar_git_queue_length",
+                                    "git operations waiting for a slot (limits.pack_queue)");
+  auto& jobs_queued = metrics::Gauge(metrics_, "hangar_jobs_queued",
+                                     "Jobs waiting in the queue (due or not yet), all processes");
+  auto& jobs_running = metrics::Gauge(metrics_, "hangar_jobs_running",
+                                      "Jobs running now under a live lease, all processes");
+  auto& jobs_dead = metrics::Gauge(metrics_, "hangar_jobs_dead",
+                                   "Jobs that spent their attempts (hangar admin jobs list)");
+  metrics_.OnScrape([&, this] {
+    if (auto counts = stores_.jobs->Counts(NowUnixMillis())) {
+      jobs_queued.Set(static_cast<double>(counts->queued));
+      jobs_running.Set(static_cast<double>(counts->running));
+      jobs_dead.Set(static_cast<double>(counts->dead));
+    }
+    db_open.Set(stores_.pool->OpenCount());
+    db_max.Set(stores_.pool->MaxConnections());
+    auto git = git_->admission().Snapshot();
+    git_fetches.Set(git.fetches);
+    git_pushes.Set(git.pushes);
+    git_queued.Set(git.queued);
+  });
 }
 
 }  // namespace hangar::cli

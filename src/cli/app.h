@@ -2,6 +2,7 @@
 // App: the composition root. Opens the stores, builds the services and, for `serve`,
 // the router with every API's routes in the order their patterns need.
 
+#include <atomic>
 #include <memory>
 
 #include "api/oci/oci_auth.h"
@@ -11,6 +12,8 @@
 #include "duckdb/engine.h"
 #include "git/repo_reader.h"
 #include "http/router.h"
+#include "metrics/http_metrics.h"
+#include "metrics/metrics.h"
 #include "services/auth/access_policy.h"
 #include "services/auth/account_service.h"
 #include "services/auth/authenticator.h"
@@ -22,6 +25,7 @@
 #include "services/gateway/runtime_supervisor.h"
 #include "services/git/git_service.h"
 #include "services/git/import_service.h"
+#include "services/jobs/job_runner.h"
 #include "services/lfs/lfs_service.h"
 #include "services/maintenance/gc_service.h"
 #include "services/maintenance/maintenance_service.h"
@@ -62,6 +66,21 @@ class App {
   // Builds the router with all routes (api → lfs → git → files). Call once.
   http::Router& Router();
 
+  // Whether this process should get requests (GET /readyz): not while draining; the
+  // database reachable with its schema at this binary's version; the blob store usable.
+  // Errors: Unavailable naming what is not ready.
+  Result<void> Ready();
+  // A graceful stop began (SIGTERM): Ready fails from now on. Thread-safe.
+  void BeginDrain() { draining_ = true; }
+  // The job queue's runner (docs/config.md [jobs]): `hangar serve` (jobs.in_process) and
+  // `hangar worker` start it; admin commands only queue.
+  services::JobRunner& jobs() { return *jobs_; }
+  // Queues the maintenance of the repository at `git_path` as a "maintain" job (a queued
+  // one of the same path absorbs it). Returns the job's id. Errors: the store's.
+  Result<int64_t> QueueMaintenance(const std::string& git_path, services::MaintenanceLevel level);
+  // What the server tells of each request (GET /metrics); null before Router().
+  metrics::HttpMetrics* http_metrics() { return http_metrics_.get(); }
+
   const config::Config& config() const { return config_; }
   // Tokens: the authenticator of every route, and the token admin commands.
   services::Authenticator& authenticator() { return *authenticator_; }
@@ -73,7 +92,7 @@ class App {
   // Garbage collection (`hangar admin gc`, and `hangar serve` every gc.interval_s).
   services::GcService& gc() { return *gc_; }
   // Repository maintenance (docs/maintenance.md): `hangar admin maintain`, `hangar import`,
-  // the queue behind web imports and the GC loop.
+  // the jobs behind web imports and garbage collection.
   services::MaintenanceService& maintenance() { return *maintenance_; }
   // The dataset viewer (docs/viewer.md); null when viewer.enabled is false.
   services::viewer::ViewerService* viewer() { return viewer_.get(); }
@@ -82,8 +101,17 @@ class App {
   explicit App(config::Config config);
   // The registry's services and its credentials (docs/oci.md), signing with `secret`.
   void OpenRegistry(const std::string& secret);
+  // The gauges read when /metrics is scraped (database pool, git slots, jobs).
+  void AddScrapeHooks();
+  // The job runner and the handlers of the jobs this binary knows.
+  void OpenJobs();
+  // Job "gc": a collection, then the maintenance of repos that need it.
+  Result<void> RunGc(std::stop_token stop);
 
   config::Config config_;
+  std::atomic<bool> draining_{false};
+  metrics::Registry metrics_;  // before everything that counts into it
+  std::unique_ptr<metrics::HttpMetrics> http_metrics_;
   db::Stores stores_;
   std::unique_ptr<storage::BlobStore> blobs_;  // LocalBlobStore or S3BlobStore (storage.blobs)
   std::unique_ptr<git::RepoReader> reader_;
@@ -104,6 +132,7 @@ class App {
   std::unique_ptr<services::MaintenanceService> maintenance_;
   std::unique_ptr<services::SessionService> sessions_;
   std::unique_ptr<services::ImportService> imports_;
+  std::unique_ptr<services::JobRunner> jobs_;  // after what its handlers use: stopped first
   std::unique_ptr<services::OciProjection> oci_projection_;
   std::unique_ptr<services::OciService> oci_;
   std::unique_ptr<api::OciAuth> oci_auth_;

@@ -1,7 +1,10 @@
-// hangar: the single binary. `serve` runs the hub; `admin` manages users, tokens and orgs
-// directly in the data dir, whether or not a server is running (issue #2 CLI contract).
+// hangar: the single binary. `serve` runs the hub; `worker` runs queued jobs; `admin`
+// manages users, tokens and orgs directly in the data dir, whether or not a server is
+// running (issue #2 CLI contract).
 
 #include <CLI/CLI.hpp>
+
+#include <pthread.h>
 
 #include <csignal>
 #include <cstdio>
@@ -65,6 +68,8 @@ int Serve(const CommonFlags& f, const std::string& listen, const std::string& pu
   so.max_header_bytes = static_cast<size_t>(cfg->server.max_header_bytes);
   so.idle_timeout = std::chrono::seconds(cfg->server.idle_timeout_s);
   so.shutdown_grace = std::chrono::seconds(cfg->server.shutdown_grace_s);
+  so.drain_delay = std::chrono::milliseconds(cfg->server.drain_delay_ms);
+
   const config::LimitsConfig& lim = cfg->limits;
   so.body_buffer_bytes = static_cast<size_t>(lim.body_buffer_bytes);
   so.body_memory_bytes = static_cast<uint64_t>(lim.body_memory_bytes);
@@ -79,18 +84,20 @@ int Serve(const CommonFlags& f, const std::string& listen, const std::string& pu
   so.handler_memory_bytes = static_cast<uint64_t>(lim.handler_memory_bytes);
   so.handler_memory_wait = std::chrono::seconds(lim.handler_memory_wait_s);
   so.access_log = cfg->log.access_log;
-  http::Server server(so, (*app)->Router());
+  http::Router& router = (*app)->Router();
+  so.on_drain = [hub = app->get()] { hub->BeginDrain(); };
+  if (auto* m = (*app)->http_metrics()) {
+    so.on_request = [m] { m->Started(); };
+    so.on_answered = [m](const http::Request& req, int status, double seconds) {
+      m->Answered(req.route_index, static_cast<int>(req.method), status, seconds);
+    };
+  }
+  http::Server server(so, router);
   auto port = server.Listen();
   if (!port) return Fail(port.error());
-  // Background garbage collection on a thread of its own; stopped (mid-run if need be)
-  // when `gc_loop` goes out of scope after the server drained.
-  std::optional<services::GcLoop> gc_loop;
-  if (cfg->gc.interval_s > 0) {
-    // Each collection is followed by the maintenance of repos that need it.
-    gc_loop.emplace((*app)->gc(), std::chrono::seconds(cfg->gc.interval_s),
-                    std::chrono::seconds(60),
-                    cfg->maintenance.enabled ? &(*app)->maintenance() : nullptr);
-  }
+  // The job queue's runner (garbage collection, maintenance, ...), unless workers do it;
+  // stopped (its running jobs handed back) when the App goes after the server drained.
+  if (cfg->jobs.in_process) (*app)->jobs().Start();
   // Exports a stopped process left unfinished run again (docs/viewer.md).
   if (auto* viewer = (*app)->viewer()) viewer->ResumeUnfinished();
   std::string host = so.host.find(':') != std::string::npos ? "[" + so.host + "]" : so.host;
@@ -101,6 +108,33 @@ int Serve(const CommonFlags& f, const std::string& listen, const std::string& pu
                       cfg->storage.data_dir);
   });
   Log("http")->info("stopped");
+  return 0;
+}
+
+// `hangar worker`: runs the job queue's runner alone (no HTTP) until SIGTERM or SIGINT,
+// then hands its running jobs back and exits 0 (issue 17 §3, docs/deploy.md).
+int Worker(const CommonFlags& f) {
+  auto cfg = Load(f, {});
+  if (!cfg) return Fail(cfg.error());
+  SetLogLevel(cfg->log.level);
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  // Blocked before any thread starts, so every thread inherits the mask and sigwait below
+  // is the one to see them.
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  auto app = App::Open(*cfg);
+  if (!app) return Fail(app.error());
+  (*app)->jobs().Start();
+  std::printf("worker running (%d job threads)\n", cfg->jobs.threads);
+  std::fflush(stdout);
+  Log("jobs")->info("worker running ({} job threads, data dir {})", cfg->jobs.threads,
+                    cfg->storage.data_dir);
+  int sig = 0;
+  sigwait(&signals, &sig);
+  Log("jobs")->info("worker stopping (signal {})", sig);
+  (*app)->jobs().Stop();
   return 0;
 }
 
@@ -128,6 +162,10 @@ int main(int argc, char** argv) {
   serve->add_option("--public-url", public_url, "base URL clients use, for absolute URLs");
   serve->add_option("--set", sets, "set any config key: --set limits.pack_queue=64 (repeatable)");
 
+  auto* worker =
+      app.add_subcommand("worker", "run queued jobs (gc, maintenance, ...) without serving");
+  add_common(worker);
+
   auto* admin =
       app.add_subcommand("admin", "manage users, tokens and orgs; collect garbage; maintain repos");
   admin->require_subcommand(1);
@@ -142,5 +180,6 @@ int main(int argc, char** argv) {
 
   if (client_rc) return *client_rc;
   if (serve->parsed()) return Serve(common, listen, public_url, sets);
+  if (worker->parsed()) return Worker(common);
   return 2;
 }

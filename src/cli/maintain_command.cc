@@ -15,7 +15,7 @@ namespace {
 struct MaintainFlags {
   std::string repo_id;  // NS/NAME, or "" with --all
   std::string type = "model";
-  bool all = false, full = false, light = false;
+  bool all = false, full = false, light = false, queue = false;
   std::string config_file;
   std::string data_dir;
 };
@@ -29,13 +29,20 @@ Principal Operator() {
   return p;
 }
 
-// Maintains one repo and prints "<type>/<ns>/<name>: <summary>". Returns an exit status.
-int MaintainOne(App& hub, const RepoId& id, services::MaintenanceLevel level,
+// Maintains one repo and prints "<type>/<ns>/<name>: <summary>" — or, with `queue`, queues
+// it as a job and prints "<type>/<ns>/<name>: queued as job <id>". Returns an exit status.
+int MaintainOne(App& hub, const RepoId& id, services::MaintenanceLevel level, bool queue,
                 const StopOnSignal& signals) {
   auto handle = hub.repos().Open(Operator(), id, services::Access::Read);
   if (!handle)
     return Fail(
         MakeError(handle.error().code, "repo " + id.UrlPath() + ": " + handle.error().message));
+  if (queue) {
+    auto job = hub.QueueMaintenance(handle->git_path, level);
+    if (!job) return Fail(job.error());
+    std::printf("%s: queued as job %lld\n", id.UrlPath().c_str(), static_cast<long long>(*job));
+    return 0;
+  }
   auto report = hub.maintenance().Maintain(handle->git_path, level, signals.token());
   if (int s = signals.signal(); s != 0) {
     std::fprintf(stderr, "hangar: maintenance of %s interrupted; the repo is as it was\n",
@@ -77,7 +84,7 @@ int RunMaintain(const MaintainFlags& f) {
   SetLogLevel("warn");
   auto hub = App::OpenFor(f.config_file, f.data_dir);
   if (!hub) return Fail(hub.error());
-  if (one) return MaintainOne(**hub, *one, level, signals);
+  if (one) return MaintainOne(**hub, *one, level, f.queue, signals);
 
   // --all: every repo of every type, one after the other; a failure does not stop the rest.
   int rc = 0;
@@ -92,7 +99,7 @@ int RunMaintain(const MaintainFlags& f) {
       auto page = hub->get()->repos().List(Operator(), q);
       if (!page) return Fail(page.error());
       for (const auto& rec : page->items) {
-        int one_rc = MaintainOne(**hub, rec.Id(), level, signals);
+        int one_rc = MaintainOne(**hub, rec.Id(), level, f.queue, signals);
         if (one_rc >= 128) return one_rc;
         rc = std::max(rc, one_rc == 2 ? 1 : one_rc);
       }
@@ -137,6 +144,9 @@ void AddMaintainCommand(CLI::App& admin, std::optional<int>* exit_code) {
       ->check(CLI::IsMember({"model", "dataset", "space"}));
   cmd->add_flag("--full", flags->full, "recompute every delta (the default)");
   cmd->add_flag("--light", flags->light, "merge packs, reusing their deltas (faster)");
+  cmd->add_flag("--queue", flags->queue,
+                "queue it as a job for the hub's job runners (`hangar serve`, `hangar worker`) "
+                "and return at once");
   cmd->add_option("--config", flags->config_file, "TOML config file");
   cmd->add_option("--data-dir", flags->data_dir, "data directory (default ./hangar-data)");
   cmd->callback([flags, exit_code] { *exit_code = RunMaintain(*flags); });

@@ -33,6 +33,8 @@ struct ServerConfig {
   int64_t max_header_bytes = 16384;       // request line + headers, bytes (431 above)
   int idle_timeout_s = 60;                // keep-alive connection idle timeout, seconds
   int shutdown_grace_s = 30;              // on SIGTERM, seconds to let requests finish
+  int drain_delay_ms = 0;  // on SIGTERM, ms of not-ready serving before accepting stops
+                           // (a load balancer's health checks see it leave); 0 = none
 };
 
 // [storage]
@@ -111,6 +113,8 @@ struct AuthConfig {
 // [cache]
 struct CacheConfig {
   int entries = 100000;  // size of each cache of immutable data (entries, pointers, links)
+  int ttl_ms = 1000;     // how long tokens, org memberships and repo rows are kept, ms; a
+                         // change made through any replica evicts them at once (issue 17)
 };
 
 // [gc] (docs/gc.md)
@@ -119,9 +123,16 @@ struct GcConfig {
   int grace_s = 86400;    // blobs, uploads and temporaries untouched for less stay, seconds
 };
 
+// [jobs] (issue 17 §3): the durable job queue's runner in this process
+struct JobsConfig {
+  bool in_process = true;  // `hangar serve` runs jobs itself; false: only `hangar worker`s do
+  int threads = 2;         // jobs run at once by one process
+  int lease_s = 30;        // a claim's lease; a job whose process died is taken up after it
+};
+
 // [maintenance] (docs/maintenance.md): repacking repositories into a git-optimal layout
 struct MaintenanceConfig {
-  bool enabled = true;           // the GC loop of `hangar serve` maintains repos that need it
+  bool enabled = true;           // the "gc" job maintains repos that need it
   int full_growth_percent = 25;  // full maintenance when objects grew this much since the last
   int light_packs = 16;          // light maintenance (packs merged) at this many packs
   int timeout_s = 3600;          // one maintenance of one repo, all steps, seconds
@@ -198,6 +209,7 @@ struct Config {
   AuthConfig auth;
   CacheConfig cache;
   GcConfig gc;
+  JobsConfig jobs;
   MaintenanceConfig maintenance;
   ImportConfig import;
   OciConfig oci;

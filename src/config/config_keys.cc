@@ -223,6 +223,9 @@ std::vector<KeyDef> ServerKeys() {
       IntKey(
           "server", "shutdown_grace_s", 0, 3600,
           [](Config & c) -> auto& { return c.server.shutdown_grace_s; }),
+      IntKey(
+          "server", "drain_delay_ms", 0, 600000,
+          [](Config & c) -> auto& { return c.server.drain_delay_ms; }),
   };
 }
 
@@ -378,11 +381,13 @@ std::vector<KeyDef> AuthKeys() {
   };
 }
 
-// [cache]: the size of the caches of immutable data.
+// [cache]: the size of the caches of immutable data; how long changeable rows are kept.
 std::vector<KeyDef> CacheKeys() {
   return {
       IntKey(
           "cache", "entries", 0, kMaxInt, [](Config & c) -> auto& { return c.cache.entries; }),
+      IntKey(
+          "cache", "ttl_ms", 0, 3600000, [](Config & c) -> auto& { return c.cache.ttl_ms; }),
   };
 }
 
@@ -393,6 +398,18 @@ std::vector<KeyDef> GcKeys() {
           "gc", "interval_s", 0, kMaxInt, [](Config & c) -> auto& { return c.gc.interval_s; }),
       IntKey(
           "gc", "grace_s", 60, kMaxInt, [](Config & c) -> auto& { return c.gc.grace_s; }),
+  };
+}
+
+// [jobs]: the job queue's runner in this process.
+std::vector<KeyDef> JobsKeys() {
+  return {
+      BoolKey(
+          "jobs", "in_process", [](Config & c) -> auto& { return c.jobs.in_process; }),
+      IntKey(
+          "jobs", "threads", 1, 256, [](Config & c) -> auto& { return c.jobs.threads; }),
+      IntKey(
+          "jobs", "lease_s", 1, 86400, [](Config & c) -> auto& { return c.jobs.lease_s; }),
   };
 }
 
@@ -520,7 +537,7 @@ std::vector<KeyDef> MakeKeys() {
   std::vector<KeyDef> keys;
   for (auto section :
        {ServerKeys, StorageKeys, DatabaseKeys, LimitsKeys, BodyLimitsKeys, AuthKeys, CacheKeys,
-        GcKeys, MaintenanceKeys, ImportKeys, OciKeys, ViewerKeys, GatewayKeys, LogKeys}) {
+        GcKeys, JobsKeys, MaintenanceKeys, ImportKeys, OciKeys, ViewerKeys, GatewayKeys, LogKeys}) {
     for (KeyDef& key : section()) keys.push_back(std::move(key));
   }
   return keys;

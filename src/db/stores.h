@@ -4,7 +4,9 @@
 
 #include <memory>
 
+#include "db/change_feed.h"
 #include "db/gateway_store.h"
+#include "db/job_store.h"
 #include "db/lfs_store.h"
 #include "db/oci_store.h"
 #include "db/registry_store.h"
@@ -27,7 +29,11 @@ struct Stores {
   std::unique_ptr<ViewerStore> viewer;
   std::unique_ptr<RegistryStore> registry;
   std::unique_ptr<GatewayStore> gateway;
+  std::unique_ptr<JobStore> jobs;
   std::shared_ptr<Pool> pool;  // the connections they share (readiness, metrics)
+  // What this process changed, told to every process on the database (cache invalidation).
+  // Declared last: it stops before the pool it publishes through.
+  std::unique_ptr<ChangeFeed> changes;
 };
 
 }  // namespace hangar::db

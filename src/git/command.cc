@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -274,11 +275,50 @@ Command& Command::MaxOutput(size_t bytes) {
   return *this;
 }
 
+Command& Command::DiesWithParent() {
+  dies_with_parent_ = true;
+  return *this;
+}
+
 std::string Command::ToString() const {
   std::string s = "git";
   for (const auto& a : args_) (s += ' ') += a;
   return s;
 }
+
+namespace {
+
+// posix_spawn's setup (stdio from the pipes, the directory, an own process group, an empty
+// signal mask, default dispositions) by fork + exec, plus PR_SET_PDEATHSIG(SIGKILL), which
+// posix_spawn cannot ask for. Between fork and exec only async-signal-safe calls. Returns
+// 0 or an errno value (the exec's failure shows as the child's exit 127).
+int ForkWithDeathSignal(pid_t* pid, const std::string& path, int in, int out, int err,
+                        const std::string& dir, char* const* argv, char* const* envp) {
+  const pid_t parent = ::getpid();
+  pid_t child = ::fork();
+  if (child < 0) return errno;
+  if (child == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);  // the parent died before the prctl
+    ::setpgid(0, 0);
+    for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) ::signal(s, SIG_DFL);
+    sigset_t empty;
+    sigemptyset(&empty);
+    ::sigprocmask(SIG_SETMASK, &empty, nullptr);
+    if (::dup2(in, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(127);
+    if (!dir.empty() && ::chdir(dir.c_str()) != 0) ::_exit(127);
+    if (path.empty()) {
+      ::execvpe("git", argv, envp);
+    } else {
+      ::execve(path.c_str(), argv, envp);
+    }
+    ::_exit(127);
+  }
+  *pid = child;
+  return 0;
+}
+
+}  // namespace
 
 Result<Command::Spawned> Command::Spawn() {
   if (refused_) return MakeError(ErrorCode::BadRequest, *refused_);
@@ -329,8 +369,13 @@ Result<Command::Spawned> Command::Spawn() {
 
   pid_t pid = -1;
   const std::string& path = GitBinary();
-  int rc = path.empty() ? posix_spawnp(&pid, "git", &fa, &attr, argv.data(), envp.data())
-                        : posix_spawn(&pid, path.c_str(), &fa, &attr, argv.data(), envp.data());
+  int rc = 0;
+  if (dies_with_parent_) {
+    rc = ForkWithDeathSignal(&pid, path, in[0], out[1], err[1], dir_, argv.data(), envp.data());
+  } else {
+    rc = path.empty() ? posix_spawnp(&pid, "git", &fa, &attr, argv.data(), envp.data())
+                      : posix_spawn(&pid, path.c_str(), &fa, &attr, argv.data(), envp.data());
+  }
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {

@@ -73,6 +73,11 @@ class Command {
   Command& Timeout(std::chrono::milliseconds timeout);
   // Limit on collected stdout for Run(); beyond it the child is killed and Run() fails.
   Command& MaxOutput(size_t bytes);
+  // The child is killed (SIGKILL) when the thread that started it ends, the process
+  // included: a long job's git (a repack) must not outlive a worker killed with -9 and
+  // race the worker that takes the job up. Costs a fork instead of a posix_spawn, so it is
+  // for long commands, not per-request ones.
+  Command& DiesWithParent();
 
   // Runs to completion, writing `stdin_data` to the child's stdin (then closing it) while
   // collecting stdout and stderr. A non-zero exit is not an error: see Output::exit_code.
@@ -96,6 +101,7 @@ class Command {
   std::string dir_;
   std::chrono::milliseconds timeout_ = kDefaultTimeout;
   size_t max_output_ = kDefaultMaxOutput;
+  bool dies_with_parent_ = false;
   std::optional<std::string> refused_;  // first refused UserArg/PathArg, as a message
   bool seen_dashes_ = false;
 };

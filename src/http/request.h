@@ -38,6 +38,7 @@ class Request {
   std::string remote;                                        // peer address "ip:port"
   std::string base_url;  // "http://host:port[/prefix]" for absolute URLs (no trailing /)
   Principal principal;   // set by the router's authenticator before the handler runs
+  int route_index = -1;  // the matched route's place in Router::Routes(); -1: none matched
   // Whom the per-principal body limits count this request against when it has no
   // principal but another credential (a route's own check sets it, e.g. to a ticket's repo).
   std::string quota_key;

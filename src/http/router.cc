@@ -233,6 +233,7 @@ Admission Router::Admit(Request& req) const {
   Admission a;
   bool path_matched = false;
   const Route* route = Match(req.method, req.path, req.params, path_matched);
+  req.route_index = route ? static_cast<int>(route - routes_.data()) : -1;
   ApiFamily api = route ? route->api : ApiFamily::Plain;
   if (req.method == Method::Options && path_matched) {
     // CORS preflight (hf-api.md §1.14): browsers send it without credentials.

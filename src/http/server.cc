@@ -467,6 +467,7 @@ asio::awaitable<void> Server::Impl::Session(std::shared_ptr<Conn> c) {
     }
     if (ec || reject) break;
     auto start = Clock::now();
+    if (options.on_request) options.on_request();
     auto req = MakeRequest(hp, *c);
     bool client_keep_alive = hp.get().keep_alive();
     c->TakeHead(std::move(hp), req->Header("expect") == "100-continue");
@@ -494,10 +495,14 @@ asio::awaitable<void> Server::Impl::Session(std::shared_ptr<Conn> c) {
     }
     // Body bytes the handler left unread make the connection unusable for the next request.
     bool body_consumed = c->BodyDone() && !c->body_failed;
-    bool keep = client_keep_alive && !res.close && !stopping && body_consumed;
+    bool keep = client_keep_alive && !res.close && !draining && body_consumed;
     auto sent = co_await Write(*c, *req, res, keep);
     res.stream.reset();
     if (options.access_log) LogAccess(*req, res, sent, start);
+    if (options.on_answered) {
+      options.on_answered(*req, res.status,
+                          std::chrono::duration<double>(Clock::now() - start).count());
+    }
     req->body.reset();
     unread_body = sent && !body_consumed;
     if (!sent || !keep) break;

@@ -50,6 +50,18 @@ struct ServerOptions {
   std::chrono::milliseconds handler_memory_wait{30000};
   bool access_log = true;
   bool handle_signals = true;  // SIGTERM/SIGINT start a graceful stop
+  // A graceful stop first leaves the load balancer's rotation: `on_drain` runs (readiness
+  // turns false), then the server goes on accepting and serving for `drain_delay` (answers
+  // now close their connections) so that the balancer's health check sees it and sends
+  // new requests elsewhere; only then does it stop accepting and finish what is in flight.
+  // 0: stop accepting at once (one process, nothing in front of it).
+  std::chrono::milliseconds drain_delay{0};
+  std::function<void()> on_drain;
+  // Told of each request (metrics): `on_request` when its head has been read, then
+  // `on_answered` once, when its answer was sent or the connection failed, with the status
+  // and the seconds since the head arrived. Called on I/O threads: must be quick.
+  std::function<void()> on_request;
+  std::function<void(const Request&, int status, double seconds)> on_answered;
 };
 
 // Owns the listening socket, the I/O threads and the worker pool. Not copyable.
@@ -65,8 +77,8 @@ class Server {
   // Serves until Stop() (or a signal) and the drain finish. Blocks the calling thread,
   // which becomes one of the I/O threads. `on_ready` runs once accepting has begun.
   void Run(const std::function<void()>& on_ready = {});
-  // Starts a graceful stop: no new connections, idle ones closed, in-flight requests
-  // finish (up to shutdown_grace). Thread-safe.
+  // Starts a graceful stop: on_drain, drain_delay, then no new connections, idle ones
+  // closed, in-flight requests finish (up to shutdown_grace). Thread-safe.
   void Stop();
 
  private:

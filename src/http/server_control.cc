@@ -43,6 +43,16 @@ void Server::Stop() {
 }
 
 void Server::Impl::BeginStop() {
+  if (draining.exchange(true)) return;
+  if (options.on_drain) options.on_drain();
+  if (options.drain_delay.count() <= 0) return StopAccepting();
+  Log("http")->info("stopping: not ready; serving {} ms more for the balancer to notice",
+                    options.drain_delay.count());
+  drain_timer.expires_after(options.drain_delay);
+  drain_timer.async_wait([this](beast::error_code) { StopAccepting(); });
+}
+
+void Server::Impl::StopAccepting() {
   if (stopping.exchange(true)) return;
   Log("http")->info("stopping: draining in-flight requests (grace {}s)",
                     options.shutdown_grace.count());

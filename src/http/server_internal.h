@@ -401,6 +401,7 @@ struct Server::Impl {
         acceptor(ioc),
         signals(ioc),
         grace_timer(ioc),
+        drain_timer(ioc),
         accept_backoff(ioc),
         id_prefix(RandomHex(3)),
         budget(options.body_memory_bytes, "limits.body_memory_bytes"),
@@ -417,6 +418,7 @@ struct Server::Impl {
   tcp::acceptor acceptor;
   asio::signal_set signals;
   asio::steady_timer grace_timer;
+  asio::steady_timer drain_timer;     // ServerOptions::drain_delay
   asio::steady_timer accept_backoff;  // the pause after a failed accept
   std::string id_prefix;
   std::atomic<uint64_t> next_id{1};
@@ -424,7 +426,8 @@ struct Server::Impl {
 
   std::mutex mu;  // guards conns
   std::list<std::weak_ptr<Conn>> conns;
-  std::atomic<bool> stopping{false};
+  std::atomic<bool> draining{false};  // a stop began: answers close their connections
+  std::atomic<bool> stopping{false};  // no longer accepting; in-flight requests finishing
   std::atomic<int> live{0};
   MemoryBudget budget;            // the I/O layer's read-ahead buffers
   MemoryBudget anonymous_budget;  // the part of `budget` unauthenticated callers may hold
@@ -465,7 +468,9 @@ struct Server::Impl {
 
   // The rest is plain code (server_conn.cc, server_control.cc): no coroutine is defined
   // outside server.cc, since clang 14 cannot build coroutines split across files.
+  // The stop's first phase (on_drain, then drain_delay), then StopAccepting.
   void BeginStop();
+  void StopAccepting();
   void ConnDone();
   std::shared_ptr<Request> MakeRequest(const bhttp::request_parser<bhttp::empty_body>& hp,
                                        const Conn& c);

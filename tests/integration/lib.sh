@@ -335,6 +335,19 @@ stop_server() {
   [[ "$SERVER_RC" == 0 ]]
 }
 
+# start_postgres: a throw-away PostgreSQL cluster (scripts/pg-server.sh, no fsync) for this
+# script, stopped at exit (and by itself should the script die). Sets PG_URL
+# (postgresql://hangar:...@127.0.0.1:PORT/hangar). Dies when it does not come up. Its
+# directory is under /tmp, not $T: the server's account must be able to enter it.
+start_postgres() {
+  PG_DIR="$(mktemp -d /tmp/hangar-pg.XXXXXX)"
+  EXTRA_CLEANUP+=("'$REPO_ROOT/scripts/pg-server.sh' stop '$PG_DIR'; rm -rf '$PG_DIR'")
+  "$REPO_ROOT/scripts/pg-server.sh" start "$PG_DIR" --watch $$ --no-fsync >"$T/pg.out" 2>&1 ||
+    die "scripts/pg-server.sh start" "$(tail -n 20 "$T/pg.out")"
+  # shellcheck disable=SC1091
+  source "$PG_DIR/pg.env"
+}
+
 # ---------------------------------------------------------------------------------------
 # Admin CLI (DATA must be set)
 

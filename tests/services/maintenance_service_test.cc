@@ -353,15 +353,6 @@ TEST_F(MaintenanceServiceTest, PushesDuringARepackLoseNothing) {
             Sh(client, "git rev-list --all --objects | sort"));
 }
 
-TEST_F(MaintenanceServiceTest, QueueRunsInTheBackground) {
-  FastImport(repo_, 10);
-  maint_->Enqueue(repo_, MaintenanceLevel::Light);
-  maint_->Enqueue(repo_, MaintenanceLevel::Full);  // the same path: once, at full
-  maint_->Drain();
-  EXPECT_GT(ReadMaintenanceState(repo_).last_full_unix, 0);
-  EXPECT_EQ(CountFiles(PackDir(), ".bitmap"), 1);
-}
-
 TEST_F(MaintenanceServiceTest, MaintainDueVisitsEveryRepoRow) {
   for (const char* name : {"a", "b"}) {
     testing::MakeRepoRow(*stores_.repos, "alice", name);

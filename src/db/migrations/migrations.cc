@@ -355,9 +355,37 @@ ALTER TABLE repo_tags ADD COLUMN position BIGINT NOT NULL DEFAULT 0;
 UPDATE repo_tags SET position = {{ROW_ORDER}};
 )sql";
 
+// Version 11: the durable job queue (db/job_store.h, issue 17 §3) and the ticks of periodic
+// jobs. At most one queued job per kind and non-empty key (jobs_queued_key); claims scan
+// jobs_due.
+constexpr const char kV11[] = R"sql(
+CREATE TABLE jobs (
+  id {{ID}},
+  kind TEXT NOT NULL,
+  dedup_key TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  state TEXT NOT NULL,
+  attempts INTEGER NOT NULL,
+  max_attempts INTEGER NOT NULL,
+  run_at BIGINT NOT NULL,
+  claim TEXT NOT NULL,
+  lease_until BIGINT NOT NULL,
+  last_error TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX jobs_due ON jobs (state, run_at);
+CREATE UNIQUE INDEX jobs_queued_key ON jobs (kind, dedup_key)
+  WHERE state = 'queued' AND dedup_key <> '';
+CREATE TABLE job_ticks (
+  name TEXT PRIMARY KEY,
+  due_at BIGINT NOT NULL
+);
+)sql";
+
 constexpr Migration kMigrations[] = {
-    {1, kV1}, {2, kV2}, {3, kV3}, {4, kV4}, {5, kV5},
-    {6, kV6}, {7, kV7}, {8, kV8}, {9, kV9}, {10, kV10},
+    {1, kV1}, {2, kV2}, {3, kV3}, {4, kV4},   {5, kV5},   {6, kV6},
+    {7, kV7}, {8, kV8}, {9, kV9}, {10, kV10}, {11, kV11},
 };
 
 void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {

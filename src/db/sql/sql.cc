@@ -215,4 +215,23 @@ Result<void> Migrate(Connection& conn) {
   return {};
 }
 
+Result<void> CheckSchemaCurrent(Pool& pool) {
+  const int64_t known = AllMigrations().empty() ? 0 : AllMigrations().back().version;
+  auto lease = pool.Read();
+  if (!lease) return MakeError(ErrorCode::Unavailable, lease.error().message);
+  auto version = [&]() -> Result<int64_t> {
+    HANGAR_ASSIGN_OR_RETURN(
+        auto q, (*lease)->Prepare("SELECT COALESCE(MAX(version), 0) FROM schema_version"));
+    HANGAR_TRY(q.Step());
+    return q.Int(0);
+  }();
+  if (!version) return MakeError(ErrorCode::Unavailable, version.error().message);
+  if (*version != known) {
+    return MakeError(ErrorCode::Unavailable, "the database's schema is at version " +
+                                                 std::to_string(*version) +
+                                                 "; this hangar expects " + std::to_string(known));
+  }
+  return {};
+}
+
 }  // namespace hangar::db

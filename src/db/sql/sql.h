@@ -220,4 +220,10 @@ auto InReadTransaction(Connection& conn, F&& fn) -> decltype(fn()) {
 // binary knows (another replica was upgraded first): such a replica must not start.
 Result<void> Migrate(Connection& conn);
 
+// Whether the database's schema is at the newest migration this binary knows: a replica
+// of another release may have migrated it since this one started (issue 17 §Acceptance,
+// "two replicas on different schema versions"). Errors: Unavailable "the database's schema
+// is at version N; this hangar expects M", or when no connection can be had; Internal.
+Result<void> CheckSchemaCurrent(Pool& pool);
+
 }  // namespace hangar::db

@@ -1,7 +1,9 @@
 #include "db/sql/sql_stores.h"
 
+#include "db/postgres/pg_change_feed.h"
 #include "db/postgres/pg_conn.h"
 #include "db/sql/sql_gateway_store.h"
+#include "db/sql/sql_job_store.h"
 #include "db/sql/sql_lfs_store.h"
 #include "db/sql/sql_oci_store.h"
 #include "db/sql/sql_registry_store.h"
@@ -23,7 +25,9 @@ Stores StoresOver(std::shared_ptr<Pool> pool) {
   stores.viewer = std::make_unique<SqlViewerStore>(pool);
   stores.registry = std::make_unique<SqlRegistryStore>(pool);
   stores.gateway = std::make_unique<SqlGatewayStore>(pool);
+  stores.jobs = std::make_unique<SqlJobStore>(pool);
   stores.pool = std::move(pool);
+  stores.changes = std::make_unique<ChangeFeed>();
   return stores;
 }
 
@@ -34,7 +38,10 @@ Result<Stores> OpenSqliteStores(const std::filesystem::path& db_file, int max_co
 
 Result<Stores> OpenPostgresStores(const std::string& url, int max_connections) {
   HANGAR_ASSIGN_OR_RETURN(auto pool, OpenPostgresPool(url, {.max_connections = max_connections}));
-  return StoresOver(std::move(pool));
+  HANGAR_ASSIGN_OR_RETURN(auto feed, PgChangeFeed::Open(url, pool));
+  Stores stores = StoresOver(std::move(pool));
+  stores.changes = std::move(feed);
+  return stores;
 }
 
 Result<Stores> OpenStores(const std::string& url, const std::filesystem::path& sqlite_path,

@@ -20,6 +20,9 @@ Access FromOrgRole(db::OrgRole r) {
   return Access::Read;
 }
 
+// The change feed's topic of org-membership changes (keys: MembershipKey).
+constexpr std::string_view kMembershipTopic = "membership";
+
 std::string MembershipKey(int64_t user_id, std::string_view ns) {
   return std::to_string(user_id) + "/" + std::string(ns);
 }
@@ -31,6 +34,10 @@ AccessPolicy::AccessPolicy(db::UserStore& users, AccessPolicyOptions options)
       options_(std::move(options)),
       memberships_(options_.membership_cache_capacity, options_.membership_cache_ttl_ms) {
   if (!options_.now_millis) options_.now_millis = NowUnixMillis;
+  if (options_.changes) {
+    membership_changes_ =
+        db::EvictOnChange(*options_.changes, std::string(kMembershipTopic), memberships_);
+  }
 }
 
 Access AccessPolicy::NamespaceAccess(const Principal& who, std::string_view ns) {
@@ -74,7 +81,9 @@ Result<void> AccessPolicy::ApplyVisibility(const Principal& who, db::RepoQuery& 
 }
 
 void AccessPolicy::ForgetMembership(int64_t user_id, std::string_view org) {
-  memberships_.Erase(MembershipKey(user_id, org));
+  std::string key = MembershipKey(user_id, org);
+  memberships_.Erase(key);
+  if (options_.changes) options_.changes->Publish(kMembershipTopic, key);
 }
 
 }  // namespace hangar::services

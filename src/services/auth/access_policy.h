@@ -11,6 +11,7 @@
 #include "core/principal.h"
 #include "core/result.h"
 #include "core/ttl_cache.h"
+#include "db/change_feed.h"
 #include "db/repo_store.h"
 #include "db/user_store.h"
 
@@ -21,11 +22,15 @@ using ::hangar::Access;
 
 struct AccessPolicyOptions {
   // Org-membership lookups kept in memory (NamespaceAccess), and for how long. A change
-  // made through AccountService is seen at once (it calls ForgetMembership).
+  // made through AccountService is seen at once (it calls ForgetMembership), by every
+  // process on `changes` too.
   size_t membership_cache_capacity = 10000;
   int64_t membership_cache_ttl_ms = 1000;
   // Clock in unix milliseconds; defaults to NowUnixMillis. Tests inject their own.
   std::function<int64_t()> now_millis;
+  // The feed membership changes are published on and heard from (topic "membership",
+  // key "<user id>/<org>"); none: this process alone.
+  db::ChangeFeed* changes = nullptr;
 };
 
 // Thread-safe; one per process, shared by all workers. Calls may block on the database
@@ -50,6 +55,7 @@ class AccessPolicy {
   db::UserStore& users_;
   AccessPolicyOptions options_;
   TtlCache<std::optional<db::OrgRole>> memberships_;  // keyed by "<user id>/<org>"
+  db::ChangeFeed::Subscription membership_changes_;   // after memberships_
 };
 
 }  // namespace hangar::services

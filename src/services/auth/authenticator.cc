@@ -10,6 +10,9 @@
 namespace hangar::services {
 namespace {
 
+// The change feed's topic of revoked tokens (keys: their SHA-256 hex).
+constexpr std::string_view kTokenTopic = "token";
+
 constexpr size_t kMaxTokenLength = 512;
 
 Error Unauthorized() {
@@ -44,6 +47,9 @@ Authenticator::Authenticator(db::UserStore& users, AuthenticatorOptions options)
       options_(std::move(options)),
       tokens_(options_.token_cache_capacity, options_.token_cache_ttl_ms) {
   if (!options_.now_millis) options_.now_millis = NowUnixMillis;
+  if (options_.changes) {
+    revocations_ = db::EvictOnChange(*options_.changes, std::string(kTokenTopic), tokens_);
+  }
 }
 
 Result<Principal> Authenticator::Authenticate(std::string_view header) {
@@ -136,6 +142,7 @@ Result<void> Authenticator::RevokeToken(std::string_view user, int64_t token_id)
   HANGAR_ASSIGN_OR_RETURN(auto u, users_.FindUserByName(user));
   HANGAR_ASSIGN_OR_RETURN(auto rec, users_.RevokeToken(u.id, token_id));
   tokens_.Erase(rec.sha256_hex);
+  if (options_.changes) options_.changes->Publish(kTokenTopic, rec.sha256_hex);
   return {};
 }
 

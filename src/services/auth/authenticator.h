@@ -13,6 +13,7 @@
 #include "core/principal.h"
 #include "core/result.h"
 #include "core/ttl_cache.h"
+#include "db/change_feed.h"
 #include "db/user_store.h"
 
 namespace hangar::services {
@@ -23,14 +24,18 @@ inline constexpr std::string_view kInvalidCredentials =
 
 struct AuthenticatorOptions {
   // Successful token lookups kept in memory, and for how long. A token revoked through
-  // this service is evicted at once; revoked elsewhere (another replica, the admin CLI),
-  // it stops working within the TTL (1 s).
+  // this service is evicted at once, in every process on `changes` too; revoked where no
+  // change reaches this process (the admin CLI on SQLite), it stops working within the
+  // TTL (1 s).
   size_t token_cache_capacity = 10000;
   int64_t token_cache_ttl_ms = 1000;
   // A token's last_used_at is written at most this often.
   int64_t touch_interval_seconds = 60;
   // Clock in unix milliseconds; defaults to NowUnixMillis. Tests inject their own.
   std::function<int64_t()> now_millis;
+  // The feed revocations are published on and heard from (topic "token", key the
+  // token's SHA-256 hex); none: this process alone.
+  db::ChangeFeed* changes = nullptr;
 };
 
 // GET /api/whoami-v2 data (hf-api.md §9.1); the HTTP handler renders it.
@@ -85,7 +90,8 @@ class Authenticator {
   };
   db::UserStore& users_;
   AuthenticatorOptions options_;
-  TtlCache<CachedToken> tokens_;  // keyed by token SHA-256 hex
+  TtlCache<CachedToken> tokens_;              // keyed by token SHA-256 hex
+  db::ChangeFeed::Subscription revocations_;  // after tokens_, which it erases from
 };
 
 }  // namespace hangar::services

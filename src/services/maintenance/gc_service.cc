@@ -206,42 +206,4 @@ Result<void> GcService::RemoveBlobs(GcReport& report, const std::stop_token& sto
   return {};
 }
 
-GcLoop::GcLoop(GcService& gc, std::chrono::seconds interval, std::chrono::seconds first_delay,
-               MaintenanceService* maintenance)
-    : gc_(gc),
-      maintenance_(maintenance),
-      interval_(interval),
-      first_delay_(std::min(interval, first_delay)),
-      thread_([this](std::stop_token stop) { Loop(stop); }) {}
-
-GcLoop::~GcLoop() {
-  thread_.request_stop();  // wakes the wait below and ends a running collection early
-  if (thread_.joinable()) thread_.join();
-}
-
-void GcLoop::Loop(std::stop_token stop) {
-  auto wait = first_delay_;
-  for (;;) {
-    {
-      std::unique_lock lock(mu_);
-      (void)cv_.wait_for(lock, stop, wait, [] { return false; });  // only `stop` wakes it
-      if (stop.stop_requested()) return;
-    }
-    auto report = gc_.Run(false, std::nullopt, stop);
-    if (!report) Log("services")->error("gc failed: {}", report.error().message);
-    if (maintenance_ && !stop.stop_requested()) {
-      auto sweep = maintenance_->MaintainDue(stop);
-      if (!sweep) {
-        Log("services")->error("maintenance failed: {}", sweep.error().message);
-      } else if (sweep->full || sweep->light || sweep->failed) {
-        Log("services")
-            ->info("maintenance: {} repos, {} full, {} light, {} failed{}", sweep->repos,
-                   sweep->full, sweep->light, sweep->failed,
-                   sweep->stopped ? " (stopped early)" : "");
-      }
-    }
-    wait = interval_;
-  }
-}
-
 }  // namespace hangar::services

@@ -2,8 +2,7 @@
 // GcService: garbage collection of stored bytes no one needs any more (issue #3 point 8;
 // docs/gc.md): blobs no repo links, expired uploads, staging areas without an upload,
 // and temporaries a crash or an abandoned client left in <data>/tmp. `hangar admin gc`
-// runs it once; `hangar serve` runs it every gc.interval_s on a thread of its own
-// (GcLoop below).
+// runs it once; the periodic "gc" job of the job queue every gc.interval_s (cli/app.cc).
 //
 // What is removed, in this order, each only when untouched for longer than the grace:
 //   0. OCI blob links (db::OciStore::PruneUnreferencedLinks) that no manifest of their
@@ -42,20 +41,17 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <mutex>
 #include <optional>
 #include <stop_token>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/result.h"
 #include "db/lfs_store.h"
 #include "db/oci_store.h"
-#include "services/maintenance/maintenance_service.h"
 #include "services/uploads/upload_service.h"
 #include "storage/blob_store.h"
 
@@ -127,32 +123,6 @@ class GcService {
   UploadService& uploads_;
   GcOptions options_;
   std::mutex run_mu_;  // one Run at a time
-};
-
-// Runs GcService::Run(false) every `interval` on its own thread, the first time after
-// min(interval, first_delay), each time followed by MaintenanceService::MaintainDue when
-// `maintenance` is given (docs/maintenance.md). Failures are logged, never fatal. Stops
-// promptly (at the next item of a running collection, killing a running repack) when
-// destroyed. Not copyable.
-class GcLoop {
- public:
-  GcLoop(GcService& gc, std::chrono::seconds interval,
-         std::chrono::seconds first_delay = std::chrono::seconds(60),
-         MaintenanceService* maintenance = nullptr);
-  ~GcLoop();
-  GcLoop(const GcLoop&) = delete;
-  GcLoop& operator=(const GcLoop&) = delete;
-
- private:
-  void Loop(std::stop_token stop);
-
-  GcService& gc_;
-  MaintenanceService* maintenance_;
-  std::chrono::seconds interval_;
-  std::chrono::seconds first_delay_;
-  std::mutex mu_;
-  std::condition_variable_any cv_;
-  std::jthread thread_;  // last: started after the members above exist
 };
 
 }  // namespace hangar::services

@@ -96,7 +96,9 @@ Result<void> RunStep(const std::string& git_path, git::Command& cmd, Clock::time
   if (left.count() <= 0) return MakeError(ErrorCode::Unavailable, "the maintenance timed out");
   if (stop.stop_requested())
     return MakeError(ErrorCode::Unavailable, "the maintenance was stopped");
-  cmd.Env("GIT_DIR", git_path).Dir(git_path).Timeout(left);
+  // DiesWithParent: a repack of a process killed with -9 must not race the maintenance of
+  // the process that takes its job up.
+  cmd.Env("GIT_DIR", git_path).Dir(git_path).Timeout(left).DiesWithParent();
   const auto step_started = fs::file_time_type::clock::now();
   HANGAR_ASSIGN_OR_RETURN(auto process, cmd.Start());
   std::stop_callback kill_on_stop(stop, [&process] { process->Kill(); });
@@ -252,13 +254,6 @@ MaintenanceService::MaintenanceService(db::RepoStore& repos, RepoService& repos_
   }
 }
 
-MaintenanceService::~MaintenanceService() {
-  if (worker_.joinable()) {
-    worker_.request_stop();
-    worker_.join();
-  }
-}
-
 Result<MaintenanceReport> MaintenanceService::Maintain(const std::string& git_path,
                                                        MaintenanceLevel level,
                                                        std::stop_token stop) {
@@ -381,49 +376,6 @@ Result<MaintenanceSweep> MaintenanceService::MaintainDue(std::stop_token stop) {
     }
     if (page.next_cursor.empty()) return sweep;
     q.cursor = page.next_cursor;
-  }
-}
-
-void MaintenanceService::Enqueue(std::string git_path, MaintenanceLevel level) {
-  if (level == MaintenanceLevel::None) return;
-  std::lock_guard lock(mu_);
-  auto it = std::find_if(queue_.begin(), queue_.end(),
-                         [&](const auto& q) { return q.first == git_path; });
-  if (it != queue_.end()) {
-    it->second = std::max(it->second, level);
-  } else {
-    queue_.emplace_back(std::move(git_path), level);
-  }
-  if (!worker_.joinable()) {
-    worker_ = std::jthread([this](std::stop_token stop) { Work(stop); });
-  }
-  cv_.notify_all();
-}
-
-void MaintenanceService::Drain() {
-  std::unique_lock lock(mu_);
-  cv_.wait(lock, [&] { return queue_.empty() && !busy_; });
-}
-
-void MaintenanceService::Work(std::stop_token stop) {
-  for (;;) {
-    std::pair<std::string, MaintenanceLevel> job;
-    {
-      std::unique_lock lock(mu_);
-      if (!cv_.wait(lock, stop, [&] { return !queue_.empty(); })) return;
-      job = std::move(queue_.front());
-      queue_.pop_front();
-      busy_ = true;
-    }
-    auto report = Maintain(job.first, job.second, stop);
-    if (report) {
-      Log("services")->info("maintained {}: {}", job.first, report->Summary());
-    } else {
-      Log("services")->error("maintenance of {} failed: {}", job.first, report.error().message);
-    }
-    std::lock_guard lock(mu_);
-    busy_ = false;
-    cv_.notify_all();
   }
 }
 

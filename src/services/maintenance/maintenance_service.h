@@ -3,8 +3,8 @@
 // speed; docs/maintenance.md). An imported repository keeps its source's pack as it is
 // (fast-import packs store each file's newest version at the end of a long forward delta
 // chain) and pushes add pack after pack; reads then pay for the layout. Maintenance is
-// git's own housekeeping, run by `hangar import`, the web import (queued), the GC loop of
-// `hangar serve` (ChooseLevel's policy) and `hangar admin maintain`.
+// git's own housekeeping, run by `hangar import`, the web import (a "maintain" job of the
+// job queue), the periodic "gc" job (ChooseLevel's policy) and `hangar admin maintain`.
 //
 // Levels, each step a `git` child under one deadline:
 //   Full:  pack-refs --all --prune; repack -a -d -f --cruft (deltas recomputed: tips stored
@@ -29,15 +29,11 @@
 // Thread-safe. Calls block for as long as git works.
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
-#include <mutex>
 #include <optional>
 #include <stop_token>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -131,8 +127,6 @@ class MaintenanceService {
  public:
   // `repos` lists the repositories for MaintainDue, `repos_svc` gives their paths.
   MaintenanceService(db::RepoStore& repos, RepoService& repos_svc, MaintenanceOptions options);
-  // Stops the queue's worker (killing a running git) and joins it.
-  ~MaintenanceService();
   MaintenanceService(const MaintenanceService&) = delete;
   MaintenanceService& operator=(const MaintenanceService&) = delete;
 
@@ -150,29 +144,14 @@ class MaintenanceService {
   // Maintain(git_path, Due(git_path)). A report with level None when nothing was due.
   Result<MaintenanceReport> MaintainIfDue(const std::string& git_path, std::stop_token stop = {});
 
-  // MaintainIfDue on every repository of the hub (the GC loop of `hangar serve`). Failures
+  // MaintainIfDue on every repository of the hub (after each "gc" job). Failures
   // are logged and counted, never fatal. Errors: Internal (listing the repositories).
   Result<MaintenanceSweep> MaintainDue(std::stop_token stop = {});
 
-  // Queues Maintain(git_path, level) on the service's worker thread (started on first
-  // use; the web import) and returns at once. A path queued twice runs once, at the
-  // higher level. Failures are logged.
-  void Enqueue(std::string git_path, MaintenanceLevel level);
-
-  // Blocks until the queue is empty and its worker idle (tests).
-  void Drain();
-
  private:
-  void Work(std::stop_token stop);
-
   db::RepoStore& repos_;
   RepoService& repos_svc_;
   MaintenanceOptions options_;
-  std::mutex mu_;  // guards queue_, busy_, worker_
-  std::condition_variable_any cv_;
-  std::deque<std::pair<std::string, MaintenanceLevel>> queue_;
-  bool busy_ = false;
-  std::jthread worker_;
 };
 
 }  // namespace hangar::services

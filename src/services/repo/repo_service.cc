@@ -16,7 +16,6 @@ constexpr uint64_t kMaxReadmeBytes = 16 << 20;
 
 // Repo rows are read on every request; they change only through this service (or another
 // replica), so a short TTL bounds staleness across replicas.
-constexpr int64_t kRepoCacheTtlMs = 2000;
 constexpr size_t kRepoCacheMax = 100000;
 
 std::string CacheKey(const RepoId& id) {
@@ -25,17 +24,26 @@ std::string CacheKey(const RepoId& id) {
 
 }  // namespace
 
+// The change feed's topic of repo rows changed (keys: CacheKey).
+constexpr std::string_view kRepoTopic = "repo";
+
 struct RepoService::Cache {
-  TtlCache<db::RepoRecord> rows{kRepoCacheMax, kRepoCacheTtlMs};  // keyed by CacheKey
+  explicit Cache(int64_t ttl_ms) : rows(kRepoCacheMax, ttl_ms) {}
+  TtlCache<db::RepoRecord> rows;         // keyed by CacheKey
+  db::ChangeFeed::Subscription changes;  // evicts from rows
 };
 
 RepoService::RepoService(db::RepoStore& repos, AccessPolicy& access, git::RepoReader& reader,
-                         std::filesystem::path repos_root)
+                         std::filesystem::path repos_root, RepoServiceOptions options)
     : repos_(repos),
       access_(access),
       reader_(reader),
       repos_root_(std::move(repos_root)),
-      cache_(std::make_unique<Cache>()) {}
+      changes_(options.changes),
+      cache_(std::make_unique<Cache>(options.row_cache_ttl_ms)) {
+  if (changes_)
+    cache_->changes = db::EvictOnChange(*changes_, std::string(kRepoTopic), cache_->rows);
+}
 
 RepoService::~RepoService() = default;
 
@@ -52,7 +60,11 @@ Result<db::RepoRecord> RepoService::FindCached(const RepoId& id) {
   return rec;
 }
 
-void RepoService::Invalidate(const RepoId& id) { cache_->rows.Erase(CacheKey(id)); }
+void RepoService::Invalidate(const RepoId& id) {
+  std::string key = CacheKey(id);
+  cache_->rows.Erase(key);
+  if (changes_) changes_->Publish(kRepoTopic, key);
+}
 
 void RepoService::InvalidateAll() { cache_->rows.Clear(); }
 

@@ -41,11 +41,20 @@ struct RepoHandle {
 };
 
 // Thread-safe; one per process. Calls block (database, git).
+struct RepoServiceOptions {
+  // How long a repo's row is answered from memory, ms (config cache.ttl_ms).
+  int64_t row_cache_ttl_ms = 1000;
+  // The feed a repo's changed row is published on and heard from (topic "repo"), so every
+  // process drops its cached copy at once; none: this process alone (other processes'
+  // copies expire within row_cache_ttl_ms).
+  db::ChangeFeed* changes = nullptr;
+};
+
 class RepoService {
  public:
   // `repos_root` holds {models,datasets,spaces}/<ns>/<name>.git (DESIGN.md §Data dir).
   RepoService(db::RepoStore& repos, AccessPolicy& access, git::RepoReader& reader,
-              std::filesystem::path repos_root);
+              std::filesystem::path repos_root, RepoServiceOptions options = {});
   ~RepoService();
 
   // The repo if `who` may use it at level `needed` (Read or Write/Admin).
@@ -100,6 +109,7 @@ class RepoService {
   AccessPolicy& access_;
   git::RepoReader& reader_;
   std::filesystem::path repos_root_;
+  db::ChangeFeed* changes_;
   std::unique_ptr<Cache> cache_;
   std::vector<PushListener> push_listeners_;
 };
