@@ -55,6 +55,10 @@ apt_install --no-install-recommends chromium
 # run their own instance on 127.0.0.1.
 apt_install --no-install-recommends skopeo docker-registry
 
+# The load balancer of the local deployment (deploy/stack.sh runs its own instance; the
+# package's service is never used).
+apt_install --no-install-recommends haproxy
+
 # A real S3 for the S3 tests: Ceph's RADOS gateway on a one-node cluster that
 # scripts/s3-server.sh starts under a temp directory (no service of the packages runs).
 apt_install --no-install-recommends ceph-mon ceph-osd radosgw ceph-common

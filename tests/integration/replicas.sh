@@ -65,6 +65,27 @@ for i in 1 2 3 4 5; do
   check_eq "B serves commit $i's file" "on A $i" "$(cat "$BODY")"
 done
 
+# Commits racing on both replicas to one branch: ref updates are compare-and-swap under
+# git's lock files on the shared volume, so none is lost and none is half-applied.
+BEFORE="$(git --git-dir="$DATA/repos/models/alice/shared.git" rev-list --count main)"
+RACERS=()
+for i in $(seq 1 12); do
+  r="$A"; ((i % 2)) && r="$B"
+  printf '{"key":"header","value":{"summary":"race %s"}}\n{"key":"file","value":{"content":"%s","path":"race/%s.txt","encoding":"base64"}}\n' \
+    "$i" "$(printf 'race %s' "$i" | base64 -w0)" "$i" >"$T/race$i.ndjson"
+  curl -s -o /dev/null -w '%{http_code}\n' -H "Authorization: Bearer $ALICE" "${ND[@]}" \
+    --data-binary @"$T/race$i.ndjson" "$r/api/models/alice/shared/commit/main" >"$T/race$i.st" &
+  RACERS+=($!)
+done
+wait "${RACERS[@]}"  # not a bare wait: the replicas are children of this shell too
+OK_N="$(cat "$T"/race*.st | grep -c '^200$')"
+info "12 racing commits (6 per replica): statuses $(sort "$T"/race*.st | uniq -c | tr -s ' \n' ' ')"
+AFTER="$(git --git-dir="$DATA/repos/models/alice/shared.git" rev-list --count main)"
+check_eq "every commit answered 200 is on main (none lost)" "$OK_N" "$((AFTER - BEFORE))"
+check_eq "all 12 racing commits landed" 12 "$OK_N"
+LANDED="$(git --git-dir="$DATA/repos/models/alice/shared.git" ls-tree --name-only main race/ | wc -l)"
+check_eq "main holds each racing commit's file" "$OK_N" "$LANDED"
+
 HC="$(cred_helper alice "$ALICE")"
 gitc "$HC" clone -q "$B/alice/shared" "$T/w" 2>"$T/clone.err" || fail "clone from B" "$(head -c 400 "$T/clone.err")"
 (cd "$T/w" && echo "pushed through B" >pushed.txt && git add pushed.txt && git commit -q -m push) ||

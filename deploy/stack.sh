@@ -1,0 +1,403 @@
+#!/usr/bin/env bash
+# Hangar past one machine, on 127.0.0.1, from Debian's packages: PostgreSQL
+# (scripts/pg-server.sh), an S3 object store (scripts/s3-server.sh: Ceph's RADOS gateway),
+# two `hangar serve` replicas and one `hangar worker` on one shared data dir, and HAProxy
+# in front of the replicas, each with its own config file: deploy/config/replica.toml
+# (replicas and worker) and deploy/config/haproxy.cfg with their placeholders filled in.
+# docs/deploy.md describes each part and what changes on several hosts;
+# tests/integration/deployment.sh drives the stack through the balancer.
+#
+#   deploy/stack.sh start DIR [--no-s3 | --s3-env FILE] [--watch PID] [--no-fsync]
+#       Starts everything under DIR (created; must be empty or absent), each part on a free
+#       port of 127.0.0.1, and waits until HAProxy has both replicas in rotation:
+#         DIR/pg       PostgreSQL (scripts/pg-server.sh start DIR/pg; as root, DIR is made
+#                      mode 755 so that the postgres account can reach DIR/pg)
+#         DIR/s3       S3 with a bucket `hangar` (scripts/s3-server.sh start DIR/s3: ~15 s,
+#                      ~2 GiB of RAM). --no-s3: none; the blobs live on the shared data dir.
+#                      --s3-env FILE: the running S3 that FILE (an s3.env) describes, with a
+#                      fresh bucket `hangar-<random>` on it.
+#         DIR/shared   the replicas' data dir: the shared volume (repos, signing secret, blobs)
+#         DIR/config   replica-a.toml, replica-b.toml, worker.toml, haproxy.cfg, and the secrets they
+#                      name (pgpass, secrets.env; mode 0600)
+#         DIR/log      each process's log (replica-a.log, replica-b.log, worker.log, haproxy.log, ...)
+#       Then writes DIR/stack.env and prints it:
+#         HUB_URL=http://127.0.0.1:PORT      the balancer: the one URL clients use
+#         REPLICA_A_URL, REPLICA_B_URL       each replica (bypassing the balancer)
+#         REPLICA_A_PID, REPLICA_B_PID, WORKER_PID, HAPROXY_PID
+#         STATS_URL                          HAProxy's statistics page
+#         PG_URL                             the database, password included (for
+#                                            `hangar admin` with HANGAR_DATABASE_URL)
+#         DATA_DIR=DIR/shared  BLOBS=s3|local  HANGAR_BIN
+#       HANGAR_BIN names the hangar binary (default: build/hangar of this checkout).
+#       --watch PID stops the stack once process PID has gone (a test that dies leaves
+#       nothing running). --no-fsync: PostgreSQL without fsync (tests). Exit 1 with the
+#       failing part's last log lines when something does not come up; what did start is
+#       stopped then.
+#   deploy/stack.sh stop DIR
+#       Stops the replicas (SIGTERM: they leave the rotation, finish their requests and
+#       exit; SIGKILL after 45 s) and the worker (SIGTERM: it hands its running jobs back),
+#       then HAProxy, S3 and PostgreSQL. DIR stays.
+#   deploy/stack.sh restart-replica DIR a|b
+#       One step of a rolling restart: SIGTERM the replica, wait for it to exit, start it
+#       again on the same port with the same config (HANGAR_BIN, when set, names a new
+#       binary), wait until its /readyz answers 200 and HAProxy has it back in rotation.
+#       Updates DIR/stack.env. Restarts of one stack take turns (a lock in DIR/run).
+set -euo pipefail
+shopt -u patsub_replacement 2>/dev/null || true
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SELF=$ROOT/deploy/stack.sh
+STOP_WAIT_S=45  # > the replicas' drain_delay_ms + shutdown_grace_s
+
+die() { echo "stack.sh: $*" >&2; exit 1; }
+
+# alive PID: the process exists and is not a zombie (a replica whose parent is gone may
+# wait, unreaped, in that state).
+alive() {
+  local st
+  st=$(sed -E 's/^[0-9]+ \(.*\) ([A-Za-z]).*/\1/' "/proc/$1/stat" 2>/dev/null) || return 1
+  [[ -n $st && $st != Z && $st != X ]]
+}
+
+# ours PID TEXT: PID is alive and its command line contains TEXT (a stale pid file never
+# makes us signal another program).
+ours() {
+  [[ -n $1 ]] && alive "$1" && tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -qF -- "$2"
+}
+
+# free_ports N: N distinct TCP ports of 127.0.0.1 that nothing listens on now.
+free_ports() {
+  python3 - "$1" <<'EOF'
+import socket, sys
+socks = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in socks:
+    s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in socks))
+EOF
+}
+
+# render TEMPLATE OUT NAME=VALUE...: TEMPLATE with each @NAME@ replaced by VALUE, its
+# leading comment block (which explains the placeholders) replaced by one line naming it.
+render() {
+  local template=$1 out=$2 kv text left
+  shift 2
+  text=$(awk 'body || !/^#/ { body = 1; print }' "$template")
+  for kv in "$@"; do
+    text=${text//"@${kv%%=*}@"/"${kv#*=}"}
+  done
+  left=$(grep -o '@[A-Z0-9_]*@' <<<"$text" | sort -u | tr '\n' ' ' || true)
+  [[ -z $left ]] || die "render $template: no value for $left"
+  printf '# Written by deploy/stack.sh from %s (its comments explain each value).\n%s\n' \
+    "${template#"$ROOT"/}" "$text" >"$out"
+}
+
+# http_code URL: the status of a GET (000 when nothing answers).
+http_code() {
+  curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$1" 2>/dev/null || true
+}
+
+# lb_status NAME: the balancer's status of replica NAME (UP, DOWN, "UP 1/2", ...).
+lb_status() {
+  curl -s --max-time 2 "$STATS_URL;csv" 2>/dev/null |
+    awk -F, -v s="$1" '$1 == "replicas" && $2 == s { print $18 }' || true
+}
+
+# wait_in_rotation NAME: until HAProxy has replica NAME UP (30 s at most).
+wait_in_rotation() {
+  local i st=""
+  for ((i = 0; i < 300; i++)); do
+    st=$(lb_status "$1")
+    [[ $st == UP ]] && return 0
+    sleep 0.1
+  done
+  die "HAProxy does not have replica $1 in rotation after 30 s (status: ${st:-none}; see $DIR/log/haproxy.log)"
+}
+
+log_tail() {
+  echo "--- last lines of $1" >&2
+  tail -n 20 "$1" >&2 || true
+}
+
+# start_replica NAME PORT: starts `hangar serve` with DIR/config/replica-NAME.toml, detached
+# from our terminal, and waits for its "listening on" line and its /readyz 200. Sets
+# REPLICA_<NAME>_PID.
+start_replica() {
+  local name=$1 port=$2 bin=$HANGAR_BIN pid i line code="" v
+  local out=$DIR/log/replica-$1.out log=$DIR/log/replica-$1.log
+  echo "--- $(date -Is) stack.sh starts replica $name ($bin)" >>"$log"
+  # The replica's settings are its config file and secrets.env only: no HANGAR_* variable
+  # of the caller's environment reaches it. The subshell execs setsid (no fork: it leads no
+  # process group), which execs hangar: $! is the replica's pid.
+  (
+    for v in $(compgen -e); do [[ $v == HANGAR_* ]] && unset "$v"; done
+    set -a
+    # shellcheck disable=SC1091
+    . "$DIR/config/secrets.env"
+    set +a
+    exec setsid "$bin" serve --config "$DIR/config/replica-$name.toml"
+  ) </dev/null >"$out" 2>>"$log" 9>&- &
+  pid=$!
+  echo "$pid" >"$DIR/run/replica-$name.pid"
+  printf -v "REPLICA_${name^^}_PID" '%s' "$pid"
+  for ((i = 0; i < 600; i++)); do
+    line=$(head -n 1 "$out" 2>/dev/null || true)
+    [[ $line == "listening on http://127.0.0.1:$port" ]] && break
+    if ! alive "$pid"; then
+      log_tail "$log"
+      die "replica $name exited before listening"
+    fi
+    sleep 0.05
+  done
+  [[ $line == "listening on http://127.0.0.1:$port" ]] ||
+    { log_tail "$log"; die "replica $name did not listen on 127.0.0.1:$port within 30 s (stdout: $line)"; }
+  for ((i = 0; i < 300; i++)); do
+    code=$(http_code "http://127.0.0.1:$port/readyz")
+    [[ $code == 200 ]] && return 0
+    alive "$pid" || break
+    sleep 0.1
+  done
+  log_tail "$log"
+  die "replica $name is not ready (GET /readyz: $code)"
+}
+
+# start_worker: starts `hangar worker` with DIR/config/worker.toml, detached, and waits for
+# its "worker running" line. Sets WORKER_PID.
+start_worker() {
+  local bin=$HANGAR_BIN pid i v out=$DIR/log/worker.out log=$DIR/log/worker.log
+  echo "--- $(date -Is) stack.sh starts the worker ($bin)" >>"$log"
+  (
+    for v in $(compgen -e); do [[ $v == HANGAR_* ]] && unset "$v"; done
+    set -a
+    # shellcheck disable=SC1091
+    . "$DIR/config/secrets.env"
+    set +a
+    exec setsid "$bin" worker --config "$DIR/config/worker.toml"
+  ) </dev/null >"$out" 2>>"$log" 9>&- &
+  pid=$!
+  echo "$pid" >"$DIR/run/worker.pid"
+  WORKER_PID=$pid
+  for ((i = 0; i < 600; i++)); do
+    grep -q '^worker running' "$out" 2>/dev/null && return 0
+    if ! alive "$pid"; then
+      log_tail "$log"
+      die "the worker exited before running"
+    fi
+    sleep 0.05
+  done
+  log_tail "$log"
+  die "the worker did not say it was running within 30 s"
+}
+
+# stop_pid PID TEXT SECONDS: SIGTERM PID if it is ours, wait up to SECONDS, then SIGKILL.
+# Several pids: stop_pids.
+stop_pids() {
+  local text=$1 seconds=$2 p i
+  shift 2
+  local pids=()
+  for p in "$@"; do ours "$p" "$text" && pids+=("$p"); done
+  ((${#pids[@]})) || return 0
+  kill -TERM "${pids[@]}" 2>/dev/null || true
+  for ((i = 0; i < seconds * 10; i++)); do
+    local any=0
+    for p in "${pids[@]}"; do alive "$p" && any=1; done
+    ((any)) || return 0
+    sleep 0.1
+  done
+  echo "stack.sh: ${pids[*]} still running after ${seconds}s: SIGKILL" >&2
+  kill -KILL "${pids[@]}" 2>/dev/null || true
+}
+
+pid_of() { cat "$DIR/run/$1.pid" 2>/dev/null || true; }
+
+write_env() {
+  cat >"$DIR/stack.env.tmp" <<EOF
+HUB_URL=$HUB_URL
+REPLICA_A_URL=$REPLICA_A_URL
+REPLICA_B_URL=$REPLICA_B_URL
+REPLICA_A_PID=$REPLICA_A_PID
+REPLICA_B_PID=$REPLICA_B_PID
+WORKER_PID=$WORKER_PID
+HAPROXY_PID=$HAPROXY_PID
+STATS_URL=$STATS_URL
+PG_URL=$PG_URL
+DATA_DIR=$DATA_DIR
+BLOBS=$BLOBS
+HANGAR_BIN=$HANGAR_BIN
+EOF
+  mv "$DIR/stack.env.tmp" "$DIR/stack.env"
+}
+
+stop_stack() {
+  rm -f "$DIR/run/running"  # the --watch loop ends
+  stop_pids "--config $DIR/config/" "$STOP_WAIT_S" "$(pid_of replica-a)" "$(pid_of replica-b)" \
+    "$(pid_of worker)"
+  stop_pids "$DIR/config/haproxy.cfg" 10 "$(pid_of haproxy)"
+  if [[ -f $DIR/s3/ceph.conf ]]; then
+    "$ROOT/scripts/s3-server.sh" stop "$DIR/s3" || true
+  fi
+  if [[ -d $DIR/pg/data ]]; then
+    "$ROOT/scripts/pg-server.sh" stop "$DIR/pg" || true
+  fi
+  rm -f "$DIR"/run/*.pid
+}
+
+start_stack() {
+  local s3_mode=$1 s3_env=$2 watch=$3 no_fsync=$4
+  HANGAR_BIN=${HANGAR_BIN:-$ROOT/build/hangar}
+  [[ -x $HANGAR_BIN ]] || die "no hangar binary at $HANGAR_BIN (scripts/build.sh builds it; or set HANGAR_BIN)"
+  HANGAR_BIN=$(realpath "$HANGAR_BIN")
+  for tool in haproxy curl python3 setsid flock; do
+    command -v "$tool" >/dev/null || die "$tool is missing (scripts/install-deps.sh installs it)"
+  done
+  mkdir -p "$DIR"
+  [[ -z $(ls -A "$DIR") ]] || die "$DIR is not empty"
+  chmod 755 "$DIR"
+  mkdir -p "$DIR"/{config,log,run,shared}
+  touch "$DIR/run/running"
+  # From here on, a failure stops whatever did start.
+  trap 'rc=$?; if ((rc)); then stop_stack >/dev/null 2>&1 || true; fi' EXIT
+  if [[ -n $watch ]]; then
+    (
+      while alive "$watch" && [[ -f $DIR/run/running ]]; do sleep 1; done
+      [[ -f $DIR/run/running ]] && "$SELF" stop "$DIR"
+    ) </dev/null >>"$DIR/log/watch.log" 2>&1 &
+    disown
+  fi
+
+  # PostgreSQL.
+  local pg_opts=()
+  [[ -n $watch ]] && pg_opts+=(--watch "$watch")
+  ((no_fsync)) && pg_opts+=(--no-fsync)
+  "$ROOT/scripts/pg-server.sh" start "$DIR/pg" "${pg_opts[@]}" >"$DIR/log/pg-start.log" 2>&1 ||
+    { log_tail "$DIR/log/pg-start.log"; die "PostgreSQL did not start"; }
+  local PG_PORT
+  PG_URL=$(sed -n 's/^PG_URL=//p' "$DIR/pg/pg.env")
+  PG_PORT=$(sed -n 's/^PG_PORT=//p' "$DIR/pg/pg.env")
+  local pg_password=${PG_URL#*://hangar:}
+  pg_password=${pg_password%%@*}
+  (umask 077 && printf '127.0.0.1:%s:hangar:hangar:%s\n' "$PG_PORT" "$pg_password" >"$DIR/config/pgpass")
+  local database_url="postgresql://hangar@127.0.0.1:$PG_PORT/hangar?passfile=$DIR/config/pgpass"
+
+  # S3 and its bucket, or local blobs.
+  local S3_ENDPOINT="" S3_REGION="" S3_ACCESS_KEY="" S3_SECRET_KEY="" bucket=""
+  BLOBS=s3
+  case $s3_mode in
+    none) BLOBS=local ;;
+    own)
+      local s3_opts=()
+      [[ -n $watch ]] && s3_opts+=(--watch "$watch")
+      "$ROOT/scripts/s3-server.sh" start "$DIR/s3" "${s3_opts[@]}" >"$DIR/log/s3-start.log" 2>&1 ||
+        { log_tail "$DIR/log/s3-start.log"; die "S3 did not start"; }
+      s3_env=$DIR/s3/s3.env
+      bucket=hangar
+      ;;
+    env) bucket=hangar-$(head -c 4 /dev/urandom | od -An -tx1 | tr -d ' \n') ;;
+  esac
+  if [[ $BLOBS == s3 ]]; then
+    [[ -r $s3_env ]] || die "cannot read $s3_env"
+    S3_ENDPOINT=$(sed -n 's/^S3_ENDPOINT=//p' "$s3_env")
+    S3_REGION=$(sed -n 's/^S3_REGION=//p' "$s3_env")
+    S3_ACCESS_KEY=$(sed -n 's/^S3_ACCESS_KEY=//p' "$s3_env")
+    S3_SECRET_KEY=$(sed -n 's/^S3_SECRET_KEY=//p' "$s3_env")
+    local code
+    code=$(curl -sS -o "$DIR/log/bucket.out" -w '%{http_code}' --max-time 60 -X PUT \
+      --aws-sigv4 "aws:amz:$S3_REGION:s3" --user "$S3_ACCESS_KEY:$S3_SECRET_KEY" \
+      -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' "$S3_ENDPOINT/$bucket" 2>&1) || true
+    [[ $code == 200 ]] || die "creating bucket $bucket at $S3_ENDPOINT: $code $(head -c 300 "$DIR/log/bucket.out")"
+  fi
+  (
+    umask 077
+    echo "# The replicas' secrets, read into their environment by deploy/stack.sh."
+    [[ $BLOBS == s3 ]] && echo "HANGAR_STORAGE_S3_SECRET_KEY=$S3_SECRET_KEY"
+    true
+  ) >"$DIR/config/secrets.env"
+
+  # The config files.
+  local hub_port stats_port a_port b_port
+  read -r hub_port stats_port a_port b_port < <(free_ports 4)
+  HUB_URL=http://127.0.0.1:$hub_port
+  STATS_URL=http://127.0.0.1:$stats_port/stats
+  REPLICA_A_URL=http://127.0.0.1:$a_port
+  REPLICA_B_URL=http://127.0.0.1:$b_port
+  DATA_DIR=$DIR/shared
+  local name port
+  # The worker's file is the replicas' (it reads no [server] key; its listen is unused).
+  for name in replica-a replica-b worker; do
+    port=$a_port
+    [[ $name == replica-b ]] && port=$b_port
+    [[ $name == worker ]] && port=0
+    render "$ROOT/deploy/config/replica.toml" "$DIR/config/$name.toml" \
+      "LISTEN=127.0.0.1:$port" "PUBLIC_URL=$HUB_URL" "DATA_DIR=$DATA_DIR" \
+      "DATABASE_URL=$database_url" "BLOBS=$BLOBS" "S3_ENDPOINT=$S3_ENDPOINT" \
+      "S3_BUCKET=$bucket" "S3_REGION=$S3_REGION" "S3_ACCESS_KEY=$S3_ACCESS_KEY"
+    if [[ $BLOBS == local ]]; then
+      sed -i '/^s3_/d' "$DIR/config/$name.toml"
+    fi
+  done
+  render "$ROOT/deploy/config/haproxy.cfg" "$DIR/config/haproxy.cfg" \
+    "HUB_BIND=127.0.0.1:$hub_port" "STATS_BIND=127.0.0.1:$stats_port" \
+    "REPLICA_A=127.0.0.1:$a_port" "REPLICA_B=127.0.0.1:$b_port"
+  haproxy -c -q -f "$DIR/config/haproxy.cfg" >"$DIR/log/haproxy-check.log" 2>&1 ||
+    { log_tail "$DIR/log/haproxy-check.log"; die "haproxy rejects $DIR/config/haproxy.cfg"; }
+
+  # The replicas (one after the other: the first migrates the database), the worker, then
+  # the balancer.
+  start_replica a "$a_port"
+  start_replica b "$b_port"
+  start_worker
+  (exec setsid haproxy -db -f "$DIR/config/haproxy.cfg") </dev/null >>"$DIR/log/haproxy.log" 2>&1 &
+  HAPROXY_PID=$!
+  echo "$HAPROXY_PID" >"$DIR/run/haproxy.pid"
+  wait_in_rotation a
+  wait_in_rotation b
+  local code
+  code=$(http_code "$HUB_URL/readyz")
+  [[ $code == 200 ]] || { log_tail "$DIR/log/haproxy.log"; die "GET $HUB_URL/readyz through HAProxy: $code"; }
+  write_env
+  trap - EXIT
+  cat "$DIR/stack.env"
+}
+
+restart_replica() {
+  local name=$1
+  [[ $name == a || $name == b ]] || die "restart-replica: a or b, not '$name'"
+  [[ -f $DIR/stack.env ]] || die "no stack in $DIR (no stack.env)"
+  # fd 9 holds the lock; the replica started below does not inherit it (9>&-).
+  exec 9>"$DIR/run/restart.lock"
+  flock -w 300 9 || die "another restart of $DIR has held its lock for 5 minutes"
+  local new_bin=${HANGAR_BIN:-}
+  # shellcheck disable=SC1091
+  source "$DIR/stack.env"
+  [[ -n $new_bin ]] && HANGAR_BIN=$(realpath "$new_bin")
+  local url_var=REPLICA_${name^^}_URL pid_var=REPLICA_${name^^}_PID
+  local port=${!url_var##*:} pid=${!pid_var}
+  stop_pids "--config $DIR/config/replica-$name.toml" "$STOP_WAIT_S" "$pid"
+  alive "$pid" && die "replica $name ($pid) did not exit"
+  start_replica "$name" "$port"
+  wait_in_rotation "$name"
+  write_env
+}
+
+cmd=${1:-} DIR=${2:-}
+[[ -n $cmd && -n $DIR ]] ||
+  die "usage: stack.sh start DIR [--no-s3 | --s3-env FILE] [--watch PID] [--no-fsync] | stop DIR | restart-replica DIR a|b"
+shift 2
+DIR=$(realpath -m "$DIR")
+case $cmd in
+  start)
+    s3_mode=own s3_env="" watch="" no_fsync=0
+    while (($#)); do
+      case $1 in
+        --no-s3) s3_mode=none; shift ;;
+        --s3-env) s3_mode=env s3_env=$(realpath "${2:?--s3-env needs a file}"); shift 2 ;;
+        --watch) watch=${2:?--watch needs a pid}; shift 2 ;;
+        --no-fsync) no_fsync=1; shift ;;
+        *) die "unknown option $1" ;;
+      esac
+    done
+    start_stack "$s3_mode" "$s3_env" "$watch" "$no_fsync"
+    ;;
+  stop) stop_stack ;;
+  restart-replica) restart_replica "${1:-}" ;;
+  *) die "unknown command $cmd (start, stop or restart-replica)" ;;
+esac
