@@ -20,6 +20,7 @@
 #include "cli/oci_command.h"
 #include "core/log.h"
 #include "http/server.h"
+#include "net/otlp_exporter.h"
 
 namespace hangar::cli {
 namespace {
@@ -28,6 +29,30 @@ struct CommonFlags {
   std::string config_file;
   std::string data_dir;
 };
+
+// The server span of `req`, answered with `status` after `seconds` (OTLP export).
+net::Span SpanOf(const http::Request& req, const http::Router& router, int status, double seconds) {
+  net::Span s;
+  s.trace_id = req.trace.trace_id;
+  s.span_id = req.trace.span_id;
+  s.parent_id = req.trace.parent_id;
+  const auto& routes = router.Routes();
+  const bool matched = req.route_index >= 0 && static_cast<size_t>(req.route_index) < routes.size();
+  // Named by the route's pattern, never the path: paths carry names, and LFS tickets.
+  const std::string route = matched ? routes[static_cast<size_t>(req.route_index)].pattern : "";
+  s.name = std::string(http::MethodName(req.method)) + (matched ? " " + route : "");
+  const auto end = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  s.end_ns = static_cast<uint64_t>(end);
+  s.start_ns = s.end_ns - static_cast<uint64_t>(seconds * 1e9);
+  s.error = status >= 500;
+  s.string_attributes = {{"http.request.method", std::string(http::MethodName(req.method))},
+                         {"hangar.request_id", req.request_id}};
+  if (matched) s.string_attributes.emplace_back("http.route", route);
+  s.int_attributes = {{"http.response.status_code", status}};
+  return s;
+}
 
 Result<config::Config> Load(const CommonFlags& f,
                             std::vector<std::pair<std::string, std::string>> overrides) {
@@ -86,12 +111,20 @@ int Serve(const CommonFlags& f, const std::string& listen, const std::string& pu
   so.access_log = cfg->log.access_log;
   http::Router& router = (*app)->Router();
   so.on_drain = [hub = app->get()] { hub->BeginDrain(); };
-  if (auto* m = (*app)->http_metrics()) {
-    so.on_request = [m] { m->Started(); };
-    so.on_answered = [m](const http::Request& req, int status, double seconds) {
-      m->Answered(req.route_index, static_cast<int>(req.method), status, seconds);
-    };
+  so.access_log_json = cfg->log.access_format == "json";
+  // Each request's span to the collector (log.otlp_endpoint), named by its route.
+  std::unique_ptr<net::SpanExporter> spans;
+  if (!cfg->log.otlp_endpoint.empty()) {
+    spans = std::make_unique<net::SpanExporter>(net::SpanExporterOptions{
+        .endpoint = cfg->log.otlp_endpoint, .service_name = cfg->log.service_name});
   }
+  metrics::HttpMetrics* counts = (*app)->http_metrics();
+  so.on_request = [counts] { counts->Started(); };
+  so.on_answered = [counts, exporter = spans.get(), &router](const http::Request& req, int status,
+                                                             double seconds) {
+    counts->Answered(req.route_index, static_cast<int>(req.method), status, seconds);
+    if (exporter && req.trace.sampled) exporter->Add(SpanOf(req, router, status, seconds));
+  };
   http::Server server(so, router);
   auto port = server.Listen();
   if (!port) return Fail(port.error());

@@ -195,8 +195,13 @@ struct RuntimeTemplate {
 
 // [log]
 struct LogConfig {
-  std::string level = "info";  // trace | debug | info | warn | error | critical | off
-  bool access_log = true;      // one line per request
+  std::string level = "info";          // trace | debug | info | warn | error | critical | off
+  bool access_log = true;              // one line per request
+  std::string access_format = "text";  // text | json (one JSON object a line)
+  // OTLP/HTTP (JSON) endpoint the spans of requests are sent to, e.g.
+  // "http://collector:4318/v1/traces"; "" = none
+  std::string otlp_endpoint;
+  std::string service_name = "hangar";  // the spans' service.name
 };
 
 // The whole configuration. A plain value; copy it freely. Nothing reads it globally:

@@ -529,6 +529,13 @@ std::vector<KeyDef> LogKeys() {
           OneOf({"trace", "debug", "info", "warn", "error", "critical", "off"})),
       BoolKey(
           "log", "access_log", [](Config & c) -> auto& { return c.log.access_log; }),
+      StringKey(
+          "log", "access_format", [](Config & c) -> auto& { return c.log.access_format; },
+          OneOf({"text", "json"})),
+      StringKey(
+          "log", "otlp_endpoint", [](Config & c) -> auto& { return c.log.otlp_endpoint; }),
+      StringKey(
+          "log", "service_name", [](Config & c) -> auto& { return c.log.service_name; }),
   };
 }
 

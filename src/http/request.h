@@ -14,6 +14,7 @@
 #include "core/byte_source.h"
 #include "core/memory_budget.h"
 #include "core/principal.h"
+#include "core/trace.h"
 
 namespace hangar::http {
 
@@ -39,6 +40,9 @@ class Request {
   std::string base_url;  // "http://host:port[/prefix]" for absolute URLs (no trailing /)
   Principal principal;   // set by the router's authenticator before the handler runs
   int route_index = -1;  // the matched route's place in Router::Routes(); -1: none matched
+  // This request's span: a child of the client's `traceparent` when it sent a valid one,
+  // else the root of a new trace. Logs name its trace; calls made for it send Child().
+  TraceContext trace;
   // Whom the per-principal body limits count this request against when it has no
   // principal but another credential (a route's own check sets it, e.g. to a ticket's repo).
   std::string quota_key;

@@ -49,7 +49,8 @@ struct ServerOptions {
   uint64_t handler_memory_bytes = uint64_t{512} << 20;
   std::chrono::milliseconds handler_memory_wait{30000};
   bool access_log = true;
-  bool handle_signals = true;  // SIGTERM/SIGINT start a graceful stop
+  bool access_log_json = false;  // one JSON object a line (log.access_format = "json")
+  bool handle_signals = true;    // SIGTERM/SIGINT start a graceful stop
   // A graceful stop first leaves the load balancer's rotation: `on_drain` runs (readiness
   // turns false), then the server goes on accepting and serving for `drain_delay` (answers
   // now close their connections) so that the balancer's health check sees it and sends

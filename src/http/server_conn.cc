@@ -2,7 +2,10 @@
 // body framing, the request object, the body limits taken before a body is read, and the
 // access log. Coroutines stay in server.cc.
 
+#include <boost/json.hpp>
+
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "http/server_internal.h"
@@ -123,6 +126,8 @@ std::shared_ptr<Request> Server::Impl::MakeRequest(
   }
   req->request_id = id_prefix + std::to_string(next_id.fetch_add(1));
   req->remote = c.remote;
+  auto trace = TraceContext::FromHeader(req->Header("traceparent"));
+  req->trace = trace ? std::move(*trace) : TraceContext::New();
   if (!options.public_url.empty()) {
     req->base_url = options.public_url;
   } else {
@@ -200,10 +205,26 @@ Error Server::Impl::TooManyBodies(const BodyPlaces& places) const {
 void Server::Impl::LogAccess(const Request& req, const Response& res, std::optional<uint64_t> sent,
                              Clock::time_point start) const {
   auto ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  Log("access")->info("[req {}] {} {} {} {} {} {:.2f}ms {}", req.request_id, req.remote,
-                      req.method_name, req.log_target.empty() ? req.target : req.log_target,
-                      res.status, sent ? *sent : 0, ms,
-                      req.principal.anonymous ? "-" : req.principal.name);
+  const std::string& target = req.log_target.empty() ? req.target : req.log_target;
+  const std::string_view user = req.principal.anonymous ? "-" : req.principal.name;
+  if (options.access_log_json) {
+    boost::json::object line;
+    line["request_id"] = req.request_id;
+    line["trace_id"] = req.trace.trace_id;
+    line["span_id"] = req.trace.span_id;
+    line["remote"] = req.remote;
+    line["method"] = req.method_name;
+    line["target"] = target;
+    line["status"] = res.status;
+    line["bytes"] = sent ? *sent : 0;
+    line["ms"] = std::round(ms * 100) / 100;
+    line["user"] = user;
+    Log("access")->info("{}", boost::json::serialize(line));
+    return;
+  }
+  Log("access")->info("[req {}] {} {} {} {} {} {:.2f}ms {} trace={}", req.request_id, req.remote,
+                      req.method_name, target, res.status, sent ? *sent : 0, ms, user,
+                      req.trace.trace_id);
 }
 
 }  // namespace hangar::http

@@ -11,7 +11,7 @@
 // "garbage" (200 with a body that is not JSON) | "endless" (an answer that never ends) |
 // "sick" (health checks fail, requests pass); {fail_next: n}: the next n requests get 503;
 // {limit_next: n}: the next n get 429 with `retry-after: 1`; {pace_ms}. GET /stats: {name,
-// requests, chat, streams, cancelled}. A chat answer's `id` ends with the model version the
+// requests, chat, streams, cancelled, last_traceparent}. A chat answer's `id` ends with the model version the
 // gateway named (X-Hangar-Model-Version).
 
 import http from "node:http";
@@ -141,6 +141,7 @@ const server = http.createServer(async (req, res) => {
     return mode === "sick" || mode === "fail" ? json(res, 503, { error: "sick" }) : json(res, 200, {});
   }
   stats.requests++;
+  stats.last_traceparent = req.headers.traceparent ?? null;
   if (failNext > 0) {
     failNext--;
     return json(res, 503, { error: { message: name + " is overloaded", type: "server_error" } });

@@ -115,6 +115,22 @@ test("chat completion, plain: the backend's answer with its usage", async () => 
   assert.match(r.id, /-v1$/, "the backend was told version 1");
 });
 
+test("the backend joins the client's trace: traceparent with the hub's span as parent", async () => {
+  const parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  const r = await client().chat.completions.create(
+    { model: "chat", messages: [{ role: "user", content: "traced" }] },
+    { headers: { traceparent: parent } });
+  assert.equal(r.system_fingerprint, "A");
+  const sent = (await A.stats()).last_traceparent;
+  const m = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(sent ?? "");
+  assert.ok(m, `the backend got a traceparent: ${sent}`);
+  assert.equal(m[1], "4bf92f3577b34da6a3ce929d0e0e4736", "the client's trace");
+  assert.notEqual(m[2], "00f067aa0ba902b7", "the hub's own span as parent, not the client's");
+  // Without one, the hub starts a trace of its own and still tells the backend.
+  await chat(client(), "chat", "untraced");
+  assert.match((await A.stats()).last_traceparent ?? "", /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+});
+
 test("chat completion, streamed: each event as the backend sends it", async () => {
   // C sends a word every 40 ms: a buffered stream would arrive all at once at the end.
   const stream = await chat(client(), "single", "one two three four", { stream: true });

@@ -33,6 +33,7 @@ ProxyCall CallOf(const Request& q, std::string protocol) {
   c.content_type = std::string(q.Header("content-type"));
   c.accept = std::string(q.Header("accept"));
   c.request_id = q.request_id;
+  c.traceparent = q.trace.Header();
   return c;
 }
 

@@ -53,6 +53,7 @@ net::HttpRequest UpstreamRequest(const ProxyCall& call, const db::RouteRecord& r
   if (!call.content_type.empty()) req.headers.emplace_back("Content-Type", call.content_type);
   if (!call.accept.empty()) req.headers.emplace_back("Accept", call.accept);
   req.headers.emplace_back("X-Request-Id", call.request_id);
+  if (!call.traceparent.empty()) req.headers.emplace_back("traceparent", call.traceparent);
   // What the backend serves, for its logs (and a supervised runtime's check). The
   // caller's hub token is never passed on.
   req.headers.emplace_back("X-Hangar-Route", route.name);

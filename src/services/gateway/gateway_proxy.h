@@ -44,6 +44,8 @@ struct ProxyCall {
   std::string content_type;
   std::string accept;
   std::string request_id;
+  // The W3C traceparent the backend gets: the hub's span of this request as its parent.
+  std::string traceparent;
   int64_t version = 0;  // OIP's /versions/{v}: serve that version; 0 = the route's
 };
 
