@@ -11,6 +11,12 @@
 #   HANGAR_BENCH_CACHE  cache for generated repos and tools (default ~/.cache/hangar-bench)
 #   BENCH_RESULTS       if set, RESULT lines are appended to this file too
 #   BENCH_QUICK=1       shorter runs and smaller repos, for a dry run of the scripts
+#   HANGAR_DEPLOYMENT=1 the scripts' hub is the two-replica deployment of deploy/stack.sh
+#                       (PostgreSQL, two replicas and a worker, HAProxy) instead of one
+#                       `hangar serve` on SQLite: requests go through the balancer, RSS
+#                       figures are replica a's (HANGAR_PID). run_all.sh --deployment sets it.
+#   HANGAR_DEPLOY_S3=1  with HANGAR_DEPLOYMENT: blobs in the stack's own S3 (radosgw, ~15 s
+#                       to start) instead of the shared data dir
 
 set -euo pipefail
 
@@ -35,6 +41,10 @@ lt_cleanup() {
     for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -9 "$pid" 2>/dev/null || true
   done
+  if [ -n "${DEPLOY_DIR:-}" ]; then
+    "$LT_ROOT/deploy/stack.sh" stop "$DEPLOY_DIR" >/dev/null 2>&1 || true
+    rm -rf "$DEPLOY_DIR"
+  fi
   rm -rf "$LT_TMP"
 }
 trap lt_cleanup EXIT
@@ -90,9 +100,31 @@ HANGAR_URL=""
 HANGAR_TOKEN=""
 HANGAR_DATA=""
 
+DEPLOY_DIR=""
+
+# deployment_up — with HANGAR_DEPLOYMENT=1, starts the stack once (deploy/stack.sh, torn
+# down by the EXIT trap); sets HANGAR_URL (the balancer), HANGAR_PID (replica a), the
+# stack's data dir as HANGAR_DATA and its database for the admin commands.
+deployment_up() {
+  [ -z "$DEPLOY_DIR" ] || return 0
+  DEPLOY_DIR="$(mktemp -d /tmp/hangar-loadtest-stack.XXXXXX)"
+  local opts=(--watch $$ --no-fsync)
+  [ "${HANGAR_DEPLOY_S3:-0}" = 1 ] || opts+=(--no-s3)
+  HANGAR_BIN="$(find_hangar)" "$LT_ROOT/deploy/stack.sh" start "$DEPLOY_DIR" "${opts[@]}" \
+    >"$LT_TMP/stack.out" 2>&1 || { tail -30 "$LT_TMP/stack.out" >&2; return 1; }
+  # shellcheck disable=SC1091
+  source "$DEPLOY_DIR/stack.env"
+  export HANGAR_DATABASE_URL="$PG_URL"
+  HANGAR_URL="$HUB_URL" HANGAR_PID="$REPLICA_A_PID" HANGAR_DATA="$DATA_DIR"
+  HANGAR_LOG="$DEPLOY_DIR/log/replica-a.log"
+  log "deployment: balancer $HUB_URL, replicas $REPLICA_A_URL $REPLICA_B_URL (blobs: $BLOBS)"
+}
+
 # hangar_start DATA_DIR — starts `hangar serve` on a free port, waits for its
-# "listening on" line (20 s at most); sets HANGAR_PID, HANGAR_URL.
+# "listening on" line (20 s at most); sets HANGAR_PID, HANGAR_URL. With
+# HANGAR_DEPLOYMENT=1: the deployment (deployment_up); DATA_DIR is unused.
 hangar_start() {
+  if [ "${HANGAR_DEPLOYMENT:-0}" = 1 ]; then deployment_up; return; fi
   HANGAR_DATA="$1"
   local bin logf
   bin=$(find_hangar)
@@ -121,6 +153,12 @@ hangar_hwm_kib() { awk '/^VmHWM/ {print $2}' "/proc/$HANGAR_PID/status" 2>/dev/n
 hangar_rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$HANGAR_PID/status" 2>/dev/null || echo 0; }
 
 hangar_stop() {
+  if [ -n "$DEPLOY_DIR" ]; then
+    "$LT_ROOT/deploy/stack.sh" stop "$DEPLOY_DIR" >/dev/null 2>&1 || true
+    rm -rf "$DEPLOY_DIR"
+    DEPLOY_DIR="" HANGAR_PID=""
+    return 0
+  fi
   [ -n "$HANGAR_PID" ] || return 0
   kill "$HANGAR_PID" 2>/dev/null || true
   for _ in $(seq 100); do kill -0 "$HANGAR_PID" 2>/dev/null || break; sleep 0.05; done
@@ -129,13 +167,15 @@ hangar_stop() {
   HANGAR_PID=""
 }
 
-# hangar_admin_token DATA_DIR — user "bench" with a write token; sets HANGAR_TOKEN.
+# hangar_admin_token DATA_DIR — user "bench" with a write token; sets HANGAR_TOKEN. With
+# HANGAR_DEPLOYMENT=1: in the deployment's database and data dir (started if need be).
 hangar_admin_token() {
-  local bin
+  local bin data="$1"
   bin=$(find_hangar)
-  "$bin" admin user create bench --data-dir "$1" >/dev/null 2>"$LT_TMP/admin.err" ||
+  if [ "${HANGAR_DEPLOYMENT:-0}" = 1 ]; then deployment_up; data="$HANGAR_DATA"; fi
+  "$bin" admin user create bench --data-dir "$data" >/dev/null 2>"$LT_TMP/admin.err" ||
     grep -qi exist "$LT_TMP/admin.err" || { cat "$LT_TMP/admin.err" >&2; return 1; }
-  HANGAR_TOKEN=$("$bin" admin token create bench --role write --data-dir "$1" | grep -o 'hf_[A-Za-z0-9_]*' | head -1)
+  HANGAR_TOKEN=$("$bin" admin token create bench --role write --data-dir "$data" | grep -o 'hf_[A-Za-z0-9_]*' | head -1)
   [ -n "$HANGAR_TOKEN" ] || { echo "no token printed by 'hangar admin token create'" >&2; return 1; }
 }
 

@@ -7,6 +7,8 @@
 #    and deletes files;
 #  - 20 commits, each followed at once by reads of main: every read sees the commit just
 #    made, though round-robin sends the reads to the other replica;
+#  - skopeo pushes a two-layer OCI image and pulls it back byte for byte (an upload's
+#    requests reach one replica: haproxy.cfg's oci_uploads backend);
 #  - a job queued by the admin CLI runs on the worker;
 #  - a rolling restart (deploy/stack.sh restart-replica a, then b) under a steady load of
 #    GETs of a small file and HEADs of /resolve: no request fails;
@@ -130,6 +132,53 @@ check_eq "every read of main sees the commit made just before it" 20 "$SAW"
 ((${#MISSES[@]})) && fail "read-your-writes misses" "${MISSES[@]}"
 info "$CROSSED of 20 commits were read on the other replica than the one that made them"
 check_true "most reads went to the other replica (no stickiness)" test "$CROSSED" -ge 10
+
+section "OCI: skopeo push and pull through the balancer"
+python3 - "$T/img" <<'EOF' || die "could not build the OCI image layout"
+import gzip, hashlib, io, json, os, sys, tarfile
+root = sys.argv[1]
+blobs = os.path.join(root, "blobs", "sha256")
+os.makedirs(blobs)
+def put(data):
+    d = hashlib.sha256(data).hexdigest()
+    open(os.path.join(blobs, d), "wb").write(data)
+    return "sha256:" + d
+def layer(name, data):
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        info = tarfile.TarInfo(name)
+        info.size, info.mtime = len(data), 1700000000
+        tar.addfile(info, io.BytesIO(data))
+    gz = gzip.compress(raw.getvalue(), compresslevel=1, mtime=0)
+    return ({"mediaType": "application/vnd.oci.image.layer.v1.tar+gzip", "digest": put(gz),
+             "size": len(gz)}, "sha256:" + hashlib.sha256(raw.getvalue()).hexdigest())
+layers = [layer("weights.bin", os.urandom(6 << 20)), layer("README.md", b"# deployment\n")]
+config = json.dumps({"architecture": "amd64", "os": "linux",
+                     "rootfs": {"type": "layers", "diff_ids": [d for _, d in layers]}}).encode()
+manifest = json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+    "config": {"mediaType": "application/vnd.oci.image.config.v1+json", "digest": put(config),
+               "size": len(config)}, "layers": [l for l, _ in layers]}).encode()
+json.dump({"schemaVersion": 2, "manifests": [{"mediaType": "application/vnd.oci.image.manifest.v1+json",
+    "digest": put(manifest), "size": len(manifest),
+    "annotations": {"org.opencontainers.image.ref.name": "v1"}}]}, open(os.path.join(root, "index.json"), "w"))
+json.dump({"imageLayoutVersion": "1.0.0"}, open(os.path.join(root, "oci-layout"), "w"))
+EOF
+HUB_HOST="${HUB_URL#http://}"
+if skopeo --insecure-policy copy --dest-tls-verify=false --dest-creds "alice:$ALICE" \
+  "oci:$T/img:v1" "docker://$HUB_HOST/alice/img:v1" >"$T/skopeo.out" 2>&1; then
+  pass "skopeo pushes a two-layer image through the balancer"
+else
+  fail "skopeo push through the balancer" "$(brief "$T/skopeo.out" 800)"
+fi
+if skopeo --insecure-policy copy --src-tls-verify=false --src-creds "alice:$ALICE" \
+  "docker://$HUB_HOST/alice/img:v1" "oci:$T/img-back:v1" >"$T/skopeo.out" 2>&1; then
+  pass "skopeo pulls it back through the balancer"
+else
+  fail "skopeo pull through the balancer" "$(brief "$T/skopeo.out" 800)"
+fi
+check_eq "the pulled image has the pushed manifest" "$(jq -r '.manifests[0].digest' "$T/img/index.json")" \
+  "$(jq -r '.manifests[0].digest' "$T/img-back/index.json" 2>/dev/null)"
+check_true "... and every blob byte for byte" diff -r "$T/img/blobs" "$T/img-back/blobs"
 
 section "a job queued by the admin CLI runs on the worker"
 OUT="$(admin maintain alice/dep-model --queue 2>&1)"
