@@ -118,74 +118,66 @@ log_tail() {
   tail -n 20 "$1" >&2 || true
 }
 
-# start_replica NAME PORT: starts `hangar serve` with DIR/config/replica-NAME.toml, detached
-# from our terminal, and waits for its "listening on" line and its /readyz 200. Sets
-# REPLICA_<NAME>_PID.
-start_replica() {
-  local name=$1 port=$2 bin=$HANGAR_BIN pid i line code="" v
-  local out=$DIR/log/replica-$1.out log=$DIR/log/replica-$1.log
-  echo "--- $(date -Is) stack.sh starts replica $name ($bin)" >>"$log"
-  # The replica's settings are its config file and secrets.env only: no HANGAR_* variable
-  # of the caller's environment reaches it. The subshell execs setsid (no fork: it leads no
-  # process group), which execs hangar: $! is the replica's pid.
+# launch NAME COMMAND: runs `hangar COMMAND --config DIR/config/NAME.toml`, detached from
+# our terminal, stdout to DIR/log/NAME.out, stderr to DIR/log/NAME.log; sets LAUNCHED_PID
+# and writes DIR/run/NAME.pid.
+launch() {
+  local name=$1 command=$2 bin=$HANGAR_BIN v  # bin: the subshell unsets HANGAR_*
+  echo "--- $(date -Is) stack.sh starts $name ($HANGAR_BIN)" >>"$DIR/log/$name.log"
+  # Its settings are its config file and secrets.env only: no HANGAR_* variable of the
+  # caller's environment reaches it. The subshell execs setsid (no fork: it leads no
+  # process group), which execs hangar: $! is hangar's pid.
   (
     for v in $(compgen -e); do [[ $v == HANGAR_* ]] && unset "$v"; done
     set -a
     # shellcheck disable=SC1091
     . "$DIR/config/secrets.env"
     set +a
-    exec setsid "$bin" serve --config "$DIR/config/replica-$name.toml"
-  ) </dev/null >"$out" 2>>"$log" 9>&- &
-  pid=$!
-  echo "$pid" >"$DIR/run/replica-$name.pid"
-  printf -v "REPLICA_${name^^}_PID" '%s' "$pid"
+    exec setsid "$bin" "$command" --config "$DIR/config/$name.toml"
+  ) </dev/null >"$DIR/log/$name.out" 2>>"$DIR/log/$name.log" 9>&- &
+  LAUNCHED_PID=$!
+  echo "$LAUNCHED_PID" >"$DIR/run/$name.pid"
+}
+
+# wait_first_line NAME PID PATTERN: until DIR/log/NAME.out's first line matches the glob
+# PATTERN (30 s at most);
+# dies with the log's tail when PID exits first or the time runs out.
+wait_first_line() {
+  local name=$1 pid=$2 want=$3 i line=""
   for ((i = 0; i < 600; i++)); do
-    line=$(head -n 1 "$out" 2>/dev/null || true)
-    [[ $line == "listening on http://127.0.0.1:$port" ]] && break
-    if ! alive "$pid"; then
-      log_tail "$log"
-      die "replica $name exited before listening"
-    fi
+    line=$(head -n 1 "$DIR/log/$name.out" 2>/dev/null || true)
+    # shellcheck disable=SC2053  # a glob on purpose
+    [[ $line == $want ]] && return 0
+    alive "$pid" || break
     sleep 0.05
   done
-  [[ $line == "listening on http://127.0.0.1:$port" ]] ||
-    { log_tail "$log"; die "replica $name did not listen on 127.0.0.1:$port within 30 s (stdout: $line)"; }
+  log_tail "$DIR/log/$name.log"
+  die "$name did not say '$want' (it said: '$line'$(alive "$pid" || echo ', and exited'))"
+}
+
+# start_replica NAME PORT: starts `hangar serve` with DIR/config/replica-NAME.toml and waits
+# for its "listening on" line and its /readyz 200. Sets REPLICA_<NAME>_PID.
+start_replica() {
+  local name=$1 port=$2 i code=""
+  launch "replica-$name" serve
+  printf -v "REPLICA_${name^^}_PID" '%s' "$LAUNCHED_PID"
+  wait_first_line "replica-$name" "$LAUNCHED_PID" "listening on http://127.0.0.1:$port"
   for ((i = 0; i < 300; i++)); do
     code=$(http_code "http://127.0.0.1:$port/readyz")
     [[ $code == 200 ]] && return 0
-    alive "$pid" || break
+    alive "$LAUNCHED_PID" || break
     sleep 0.1
   done
-  log_tail "$log"
+  log_tail "$DIR/log/replica-$name.log"
   die "replica $name is not ready (GET /readyz: $code)"
 }
 
-# start_worker: starts `hangar worker` with DIR/config/worker.toml, detached, and waits for
-# its "worker running" line. Sets WORKER_PID.
+# start_worker: starts `hangar worker` with DIR/config/worker.toml and waits for its
+# "worker running" line. Sets WORKER_PID.
 start_worker() {
-  local bin=$HANGAR_BIN pid i v out=$DIR/log/worker.out log=$DIR/log/worker.log
-  echo "--- $(date -Is) stack.sh starts the worker ($bin)" >>"$log"
-  (
-    for v in $(compgen -e); do [[ $v == HANGAR_* ]] && unset "$v"; done
-    set -a
-    # shellcheck disable=SC1091
-    . "$DIR/config/secrets.env"
-    set +a
-    exec setsid "$bin" worker --config "$DIR/config/worker.toml"
-  ) </dev/null >"$out" 2>>"$log" 9>&- &
-  pid=$!
-  echo "$pid" >"$DIR/run/worker.pid"
-  WORKER_PID=$pid
-  for ((i = 0; i < 600; i++)); do
-    grep -q '^worker running' "$out" 2>/dev/null && return 0
-    if ! alive "$pid"; then
-      log_tail "$log"
-      die "the worker exited before running"
-    fi
-    sleep 0.05
-  done
-  log_tail "$log"
-  die "the worker did not say it was running within 30 s"
+  launch worker worker
+  WORKER_PID=$LAUNCHED_PID
+  wait_first_line worker "$WORKER_PID" "worker running *"
 }
 
 # stop_pid PID TEXT SECONDS: SIGTERM PID if it is ours, wait up to SECONDS, then SIGKILL.

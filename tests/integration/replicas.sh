@@ -94,6 +94,22 @@ gitc "$HC" -C "$T/w" push -q origin main 2>"$T/push.err" || fail "push through B
 req GET "$A/alice/shared/resolve/main/pushed.txt" -H "Authorization: Bearer $ALICE"
 check_eq "a push through B is served by A at once" "pushed through B" "$(cat "$BODY")"
 
+# ms_until STATUS METHOD URL [curl args...]: polls the request every 20 ms, for 3 s at most,
+# and prints the milliseconds until it answered STATUS ("" when it never did).
+ms_until() {
+  local want="$1" t0
+  shift
+  t0="$(date +%s%N)"
+  while ((($(date +%s%N) - t0) / 1000000 < 3000)); do
+    req "$@"
+    if [[ "$ST" == "$want" ]]; then
+      echo $((($(date +%s%N) - t0) / 1000000))
+      return
+    fi
+    sleep 0.02
+  done
+}
+
 section "a token revoked on A is refused by B within 1 s"
 req GET "$B/api/whoami-v2" -H "Authorization: Bearer $ALICE"
 check_status "alice's token works on B (and B keeps it for a minute)" 200
@@ -109,13 +125,7 @@ REVOKE="$(grep -o '/settings/tokens/[0-9]*/revoke' "$BODY" | head -n 1)"
 [[ -n "$REVOKE" ]] || die "a revoke form on A's tokens page" "$(exchange)"
 req POST "$A$REVOKE" -b "$JAR" --data-urlencode "_csrf=$CSRF"
 check_status "alice revokes her token on A's settings page" 303
-T0="$(date +%s%N)"
-REFUSED=""
-while (( ($(date +%s%N) - T0) / 1000000 < 3000 )); do
-  req GET "$B/api/whoami-v2" -H "Authorization: Bearer $ALICE"
-  if [[ "$ST" == 401 ]]; then REFUSED=$((($(date +%s%N) - T0) / 1000000)); break; fi
-  sleep 0.02
-done
+REFUSED="$(ms_until 401 GET "$B/api/whoami-v2" -H "Authorization: Bearer $ALICE")"
 info "B refused the revoked token ${REFUSED:-never} ms after A revoked it"
 check_true "B refuses the revoked token within 1,000 ms" test -n "$REFUSED" -a "${REFUSED:-9999}" -lt 1000
 req GET "$A/api/whoami-v2" -H "Authorization: Bearer $ALICE"
@@ -128,13 +138,7 @@ check_status "bob reads the public repo on B (B keeps its row for a minute)" 200
 req PUT "$A/api/models/alice/shared/settings" -H "Authorization: Bearer $ALICE2" \
   -H 'Content-Type: application/json' --data-binary '{"private":true}'
 check_status "alice makes it private on A" 200
-T0="$(date +%s%N)"
-HIDDEN=""
-while (( ($(date +%s%N) - T0) / 1000000 < 3000 )); do
-  req GET "$B/api/models/alice/shared" -H "Authorization: Bearer $BOB"
-  if [[ "$ST" == 404 ]]; then HIDDEN=$((($(date +%s%N) - T0) / 1000000)); break; fi
-  sleep 0.02
-done
+HIDDEN="$(ms_until 404 GET "$B/api/models/alice/shared" -H "Authorization: Bearer $BOB")"
 info "B hid the repo from bob ${HIDDEN:-never} ms after A made it private"
 check_true "B hides it from bob within 1,000 ms" test -n "$HIDDEN" -a "${HIDDEN:-9999}" -lt 1000
 
