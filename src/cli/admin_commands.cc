@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include <charconv>
 #include <cstdio>
 #include <functional>
 #include <iostream>
@@ -24,7 +25,7 @@ struct AdminFlags {
   int64_t token_id = 0;
   bool gc_dry_run = false, gc_json = false;
   std::string job_state = "dead";
-  int64_t job_id = 0;
+  std::string job_id;  // parsed strictly by RetryJob
   std::optional<int64_t> gc_grace;
 };
 
@@ -145,8 +146,15 @@ int ListJobs(App& hub, const AdminFlags& f) {
 }
 
 int RetryJob(App& hub, const AdminFlags& f) {
-  if (auto r = hub.jobs().Retry(f.job_id); !r) return Fail(r.error());
-  std::fprintf(stderr, "job %lld queued again\n", static_cast<long long>(f.job_id));
+  int64_t id = 0;
+  auto [end, ec] = std::from_chars(f.job_id.data(), f.job_id.data() + f.job_id.size(), id);
+  if (f.job_id.empty() || ec != std::errc() || end != f.job_id.data() + f.job_id.size() ||
+      id <= 0) {
+    return Fail(MakeError(ErrorCode::BadRequest,
+                          "a job id is a positive decimal number, not '" + f.job_id + "'"));
+  }
+  if (auto r = hub.jobs().Retry(id); !r) return Fail(r.error());
+  std::fprintf(stderr, "job %lld queued again\n", static_cast<long long>(id));
   return 0;
 }
 

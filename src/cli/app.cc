@@ -4,8 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 
 #include "api/error_render.h"
 #include "api/gateway/gateway_routes.h"
@@ -402,16 +405,9 @@ void App::OpenJobs() {
   // docs/maintenance.md), once per gc.interval_s in the whole deployment.
   jobs_->Handle(std::string(kGcJob),
                 [this](const db::JobRecord&, std::stop_token stop) { return RunGc(stop); });
-  // Job "maintain": key the repository's git path, payload the level ("full"/"light").
-  jobs_->Handle(std::string(kMaintainJob),
-                [this](const db::JobRecord& job, std::stop_token stop) -> Result<void> {
-                  auto level = job.payload == "light" ? services::MaintenanceLevel::Light
-                                                      : services::MaintenanceLevel::Full;
-                  HANGAR_ASSIGN_OR_RETURN(auto report,
-                                          maintenance_->Maintain(job.key, level, stop));
-                  Log("maintenance")->info("{}: {}", job.key, report.Summary());
-                  return {};
-                });
+  jobs_->Handle(std::string(kMaintainJob), [this](const db::JobRecord& job, std::stop_token stop) {
+    return RunMaintain(job, stop);
+  });
   if (c.gc.interval_s > 0) {
     const int64_t interval_ms = int64_t{c.gc.interval_s} * 1000;
     jobs_->Every({std::string(kGcJob), "", interval_ms, std::min<int64_t>(interval_ms, 60000), 1});
@@ -420,8 +416,39 @@ void App::OpenJobs() {
 
 Result<int64_t> App::QueueMaintenance(const std::string& git_path,
                                       services::MaintenanceLevel level) {
-  return jobs_->Enqueue({std::string(kMaintainJob), git_path,
-                         level == services::MaintenanceLevel::Light ? "light" : "full", 3, 0});
+  // Keyed by level and path: a full one is not absorbed by a light one queued before it.
+  std::string payload = level == services::MaintenanceLevel::Light ? "light" : "full";
+  return jobs_->Enqueue({std::string(kMaintainJob), payload + ":" + git_path, payload, 3, 0});
+}
+
+Result<void> App::RunMaintain(const db::JobRecord& job, std::stop_token stop) {
+  const auto level =
+      job.payload == "light" ? services::MaintenanceLevel::Light : services::MaintenanceLevel::Full;
+  const std::string git_path = job.key.substr(job.key.find(':') + 1);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(config_.maintenance.timeout_s);
+  for (;;) {
+    auto report = maintenance_->Maintain(git_path, level, stop);
+    if (report) {
+      Log("maintenance")->info("{}: {}", git_path, report->Summary());
+      return {};
+    }
+    if (report.error().code == ErrorCode::RepoNotFound) {
+      // Deleted since it was queued: nothing left to do.
+      Log("maintenance")->info("{}: gone; nothing to maintain", git_path);
+      return {};
+    }
+    // Another maintenance of it runs (another job, `hangar admin maintain`): this one waits
+    // for it rather than spending its attempts, and then runs on what it left.
+    if (report.error().code != ErrorCode::Conflict || stop.stop_requested() ||
+        std::chrono::steady_clock::now() >= deadline) {
+      return std::move(report).error();
+    }
+    std::mutex mu;
+    std::condition_variable_any wake;
+    std::unique_lock lock(mu);
+    wake.wait_for(lock, stop, std::chrono::seconds(1), [] { return false; });
+  }
 }
 
 Result<void> App::RunGc(std::stop_token stop) {

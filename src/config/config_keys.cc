@@ -78,6 +78,19 @@ std::string CheckPublicUrl(const std::string& s) {
   return "";
 }
 
+// An http(s) URL whose host part is well-formed enough to connect to (log.otlp_endpoint).
+std::string CheckHttpUrl(const std::string& s) {
+  if (s.empty()) return "";
+  if (std::string problem = CheckPublicUrl(s); !problem.empty()) return problem;
+  if (s.find_first_of(" \t\r\n") != std::string::npos) return Quoted(s) + " has a space";
+  std::string_view host = std::string_view(s).substr(s.find("://") + 3);
+  host = host.substr(0, host.find('/'));
+  if (host.starts_with('[') && host.find(']') == std::string_view::npos) {
+    return Quoted(s) + " has no closing ']'";
+  }
+  return "";
+}
+
 std::string CheckPostgresUrl(const std::string& s) {
   if (s.empty() || s.starts_with("postgres://") || s.starts_with("postgresql://")) return "";
   return "expected a postgres:// or postgresql:// URL";
@@ -533,7 +546,8 @@ std::vector<KeyDef> LogKeys() {
           "log", "access_format", [](Config & c) -> auto& { return c.log.access_format; },
           OneOf({"text", "json"})),
       StringKey(
-          "log", "otlp_endpoint", [](Config & c) -> auto& { return c.log.otlp_endpoint; }),
+          "log", "otlp_endpoint", [](Config & c) -> auto& { return c.log.otlp_endpoint; },
+          CheckHttpUrl),
       StringKey(
           "log", "service_name", [](Config & c) -> auto& { return c.log.service_name; }),
   };

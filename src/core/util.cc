@@ -175,39 +175,66 @@ bool LooksBinary(std::string_view text) {
   return text.substr(0, kSniffBytes).find('\0') != std::string_view::npos;
 }
 
+namespace {
+
+// The length of the well-formed UTF-8 sequence at p (1–4), or 0 when the bytes there are
+// not one (RFC 3629 §4: the second byte's range is where overlong forms, surrogates and
+// values past U+10FFFF show).
+size_t Utf8SequenceAt(const unsigned char* p, const unsigned char* end) {
+  unsigned char c = *p;
+  if (c < 0x80) return 1;
+  size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF;
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;  // a continuation byte first, C0, C1 or F5..FF
+  }
+  if (static_cast<size_t>(end - p) < n || p[1] < lo || p[1] > hi) return 0;
+  for (size_t i = 2; i < n; ++i) {
+    if ((p[i] & 0xC0) != 0x80) return 0;
+  }
+  return n;
+}
+
+}  // namespace
+
 bool IsUtf8(std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const auto* end = p + s.size();
   while (p < end) {
-    unsigned char c = *p;
-    if (c < 0x80) {
-      ++p;
-      continue;
-    }
-    // The length of the sequence and the range of its second byte (RFC 3629 §4), which is
-    // where overlong forms, surrogates and values past U+10FFFF show.
-    size_t n = 0;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) {
-      n = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      n = 3;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      n = 4;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;
-    } else {
-      return false;  // a continuation byte first, C0, C1 or F5..FF
-    }
-    if (static_cast<size_t>(end - p) < n || p[1] < lo || p[1] > hi) return false;
-    for (size_t i = 2; i < n; ++i) {
-      if ((p[i] & 0xC0) != 0x80) return false;
-    }
+    size_t n = Utf8SequenceAt(p, end);
+    if (n == 0) return false;
     p += n;
   }
   return true;
+}
+
+std::string ValidUtf8(std::string_view s) {
+  if (IsUtf8(s)) return std::string(s);
+  std::string out;
+  out.reserve(s.size() + 8);
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    size_t n = Utf8SequenceAt(p, end);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD for the one byte
+      ++p;
+    } else {
+      out.append(reinterpret_cast<const char*>(p), n);
+      p += n;
+    }
+  }
+  return out;
 }
 
 }  // namespace hangar

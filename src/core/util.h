@@ -45,6 +45,9 @@ bool LooksBinary(std::string_view text);
 // Whether `s` is well-formed UTF-8 (RFC 3629): no overlong forms, no surrogates (U+D800 to
 // U+DFFF), nothing past U+10FFFF, no sequence cut short. NUL bytes are valid UTF-8.
 bool IsUtf8(std::string_view s);
+// `s` with each byte that does not begin a well-formed UTF-8 sequence replaced by U+FFFD:
+// text that must be valid UTF-8 (JSON log lines) from bytes a client sent.
+std::string ValidUtf8(std::string_view s);
 
 // Appends `s` to `out` with & < > " ' written as character references (&amp; &lt; &gt;
 // &quot; &#39;) and NUL dropped: safe as HTML or XML text and attribute values.

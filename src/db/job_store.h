@@ -84,8 +84,8 @@ class JobStore {
   virtual Result<std::optional<JobRecord>> Get(int64_t id) = 0;
   // Jobs in `state`, newest first, at most `limit` (admin listing).
   virtual Result<std::vector<JobRecord>> List(JobState state, int limit) = 0;
-  // Puts a dead job back in the queue with its attempts reset. Errors: NotFound when no
-  // dead job has that id.
+  // Puts a dead job back in the queue with its attempts and last error reset. Errors:
+  // NotFound when no dead job has that id.
   virtual Result<void> Retry(int64_t id, int64_t now) = 0;
   // Deletes done jobs updated before `before` (unix ms); returns how many.
   virtual Result<int64_t> DeleteDone(int64_t before) = 0;

@@ -288,31 +288,61 @@ std::string Command::ToString() const {
 
 namespace {
 
+// The supervisor's handler of its death signal: SIGKILL to its process group — git and
+// every process git started (repack's pack-objects), itself included.
+extern "C" void KillOwnProcessGroup(int) { ::kill(0, SIGKILL); }
+
 // posix_spawn's setup (stdio from the pipes, the directory, an own process group, an empty
-// signal mask, default dispositions) by fork + exec, plus PR_SET_PDEATHSIG(SIGKILL), which
-// posix_spawn cannot ask for. Between fork and exec only async-signal-safe calls. Returns
-// 0 or an errno value (the exec's failure shows as the child's exit 127).
+// signal mask, default dispositions) by fork + exec, with a supervisor between the caller
+// and git: PR_SET_PDEATHSIG reaches only a direct child, and git's own children
+// (pack-objects) must die with the caller too. The supervisor leads the process group,
+// gets SIGTERM when the thread that started it ends (the process dies), kills the group
+// then; otherwise it waits for git and exits as git did. Between fork and exec only
+// async-signal-safe calls; the supervisor never execs, so it closes the fds it inherited
+// (other requests' sockets and pipes must not stay open in it). Returns 0 or an errno
+// value (a failed exec shows as exit 127).
 int ForkWithDeathSignal(pid_t* pid, const std::string& path, int in, int out, int err,
                         const std::string& dir, char* const* argv, char* const* envp) {
   const pid_t parent = ::getpid();
   pid_t child = ::fork();
   if (child < 0) return errno;
   if (child == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);  // the parent died before the prctl
     ::setpgid(0, 0);
-    for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) ::signal(s, SIG_DFL);
+    struct sigaction kill_group {};
+    kill_group.sa_handler = KillOwnProcessGroup;
+    sigemptyset(&kill_group.sa_mask);
+    ::sigaction(SIGTERM, &kill_group, nullptr);
+    for (int s : {SIGPIPE, SIGINT, SIGHUP, SIGQUIT, SIGCHLD}) ::signal(s, SIG_DFL);
     sigset_t empty;
     sigemptyset(&empty);
     ::sigprocmask(SIG_SETMASK, &empty, nullptr);
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(127);  // the caller died before the prctl
     if (::dup2(in, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(127);
-    if (!dir.empty() && ::chdir(dir.c_str()) != 0) ::_exit(127);
-    if (path.empty()) {
-      ::execvpe("git", argv, envp);
-    } else {
-      ::execve(path.c_str(), argv, envp);
+    if (::syscall(SYS_close_range, 3u, ~0u, 0u) != 0) {
+      for (int fd = 3; fd < 65536; ++fd) ::close(fd);
     }
-    ::_exit(127);
+    if (!dir.empty() && ::chdir(dir.c_str()) != 0) ::_exit(127);
+    pid_t git = ::fork();
+    if (git < 0) ::_exit(127);
+    if (git == 0) {
+      ::signal(SIGTERM, SIG_DFL);
+      if (path.empty()) {
+        ::execvpe("git", argv, envp);
+      } else {
+        ::execve(path.c_str(), argv, envp);
+      }
+      ::_exit(127);
+    }
+    int status = 0;
+    while (::waitpid(git, &status, 0) < 0) {
+      if (errno != EINTR) ::_exit(127);
+    }
+    if (WIFEXITED(status)) ::_exit(WEXITSTATUS(status));
+    // Killed: die of the same signal, so the caller reads git's end.
+    ::signal(WTERMSIG(status), SIG_DFL);
+    ::kill(::getpid(), WTERMSIG(status));
+    ::_exit(128 + WTERMSIG(status));
   }
   *pid = child;
   return 0;

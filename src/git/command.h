@@ -73,10 +73,11 @@ class Command {
   Command& Timeout(std::chrono::milliseconds timeout);
   // Limit on collected stdout for Run(); beyond it the child is killed and Run() fails.
   Command& MaxOutput(size_t bytes);
-  // The child is killed (SIGKILL) when the thread that started it ends, the process
-  // included: a long job's git (a repack) must not outlive a worker killed with -9 and
-  // race the worker that takes the job up. Costs a fork instead of a posix_spawn, so it is
-  // for long commands, not per-request ones.
+  // The child and every process it starts are killed (SIGKILL) when the thread that
+  // started it ends, the process included: a long job's git (a repack and its
+  // pack-objects) must not outlive a worker killed with -9 and race the worker that takes
+  // the job up. Costs two forks (a supervisor, then git) instead of a posix_spawn, so it
+  // is for long commands, not per-request ones.
   Command& DiesWithParent();
 
   // Runs to completion, writing `stdin_data` to the child's stdin (then closing it) while

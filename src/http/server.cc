@@ -304,7 +304,9 @@ asio::awaitable<void> Server::Impl::Reject(Conn& c, const Error& e) {
   res.SetHeader("X-Request-Id", dummy.request_id);
   co_await Write(c, dummy, res, false);
   if (options.access_log) {
-    Log("access")->info("[req {}] {} - - {} 0 0ms", dummy.request_id, c.remote, res.status);
+    dummy.remote = c.remote;
+    dummy.method_name = dummy.target = "-";  // the head was refused unread
+    LogAccess(dummy, res, 0, Clock::now());
   }
 }
 
@@ -576,7 +578,14 @@ void Server::Run(const std::function<void()>& on_ready) {
     i.signals.add(SIGTERM);
     i.signals.add(SIGINT);
     i.signals.async_wait([&i](beast::error_code ec, int) {
-      if (!ec) i.BeginStop();
+      if (ec) return;
+      i.BeginStop();
+      // A second signal ends the drain: no more waiting for the balancer or for requests.
+      i.signals.async_wait([&i](beast::error_code ec2, int) {
+        if (ec2) return;
+        Log("http")->warn("second signal: stopping now");
+        i.ioc.stop();
+      });
     });
   }
   asio::co_spawn(i.ioc, i.AcceptLoop(), asio::detached);

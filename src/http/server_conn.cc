@@ -8,6 +8,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/util.h"
 #include "http/server_internal.h"
 
 namespace hangar::http {
@@ -206,15 +207,18 @@ void Server::Impl::LogAccess(const Request& req, const Response& res, std::optio
                              Clock::time_point start) const {
   auto ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   const std::string& target = req.log_target.empty() ? req.target : req.log_target;
-  const std::string_view user = req.principal.anonymous ? "-" : req.principal.name;
+  // Both sides views: a ?: of a literal and a std::string would make a temporary string.
+  const std::string_view user =
+      req.principal.anonymous ? std::string_view("-") : std::string_view(req.principal.name);
   if (options.access_log_json) {
+    // Client bytes (the method, the target) made valid UTF-8: the line must stay JSON.
     boost::json::object line;
     line["request_id"] = req.request_id;
     line["trace_id"] = req.trace.trace_id;
     line["span_id"] = req.trace.span_id;
     line["remote"] = req.remote;
-    line["method"] = req.method_name;
-    line["target"] = target;
+    line["method"] = ValidUtf8(req.method_name);
+    line["target"] = ValidUtf8(target);
     line["status"] = res.status;
     line["bytes"] = sent ? *sent : 0;
     line["ms"] = std::round(ms * 100) / 100;

@@ -57,8 +57,7 @@ void Server::Impl::StopAccepting() {
   Log("http")->info("stopping: draining in-flight requests (grace {}s)",
                     options.shutdown_grace.count());
   beast::error_code ignored;
-  acceptor.close(ignored);
-  signals.cancel(ignored);
+  acceptor.close(ignored);  // the signals stay armed: a second one stops at once
   std::lock_guard lock(mu);
   for (auto& w : conns) {
     if (auto c = w.lock()) {

@@ -98,7 +98,8 @@ void SpanExporter::Run() {
       req.url = options_.endpoint;
       req.headers.emplace_back("Content-Type", "application/json");
       req.body_bytes = Encode(batch, options_.service_name);
-      req.timeout = std::chrono::milliseconds(options_.timeout_ms);
+      req.timeout =
+          std::chrono::milliseconds(last ? options_.last_timeout_ms : options_.timeout_ms);
       auto res = client.Perform(req);
       if (!res) {
         Log("trace")->warn("{} spans not exported to {}: {}", batch.size(), options_.endpoint,

@@ -33,13 +33,16 @@ struct Span {
 struct SpanExporterOptions {
   std::string endpoint;  // e.g. "http://collector:4318/v1/traces"
   std::string service_name = "hangar";
-  size_t max_queue = 8192;  // spans waiting; beyond, new ones are dropped
-  size_t max_batch = 512;   // spans per request to the collector
-  int flush_ms = 1000;      // a partial batch waits at most this long
-  int timeout_ms = 5000;    // per request to the collector
+  size_t max_queue = 8192;    // spans waiting; beyond, new ones are dropped
+  size_t max_batch = 512;     // spans per request to the collector
+  int flush_ms = 1000;        // a partial batch waits at most this long
+  int timeout_ms = 2000;      // per request to the collector
+  int last_timeout_ms = 500;  // for the last batch, sent while the process stops
 };
 
-// Thread-safe. The destructor sends one last batch of what is queued and joins the thread.
+// Thread-safe. The destructor sends one last batch of what is queued and joins the thread:
+// with a collector that does not answer, a stop waits at most timeout_ms (a request in
+// flight) + last_timeout_ms.
 class SpanExporter {
  public:
   explicit SpanExporter(SpanExporterOptions options);

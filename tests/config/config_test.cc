@@ -217,6 +217,14 @@ TEST(LoadConfig, BadValuesAreRejected) {
       {"[database]\nurl = \"mysql://x\"\n", "database.url"},
       {"[log]\nlevel = \"loud\"\n", "log.level: expected one of trace, debug, info"},
       {"[log]\naccess_log = \"maybe\"\n", "expected true or false, got 'maybe'"},
+      {"[log]\naccess_format = \"xml\"\n", "log.access_format: expected one of text, json"},
+      {"[log]\notlp_endpoint = \"garbage\"\n", "log.otlp_endpoint: expected an http"},
+      {"[log]\notlp_endpoint = \"ftp://127.0.0.1:1/x\"\n", "log.otlp_endpoint: expected an http"},
+      {"[log]\notlp_endpoint = \"http://\"\n", "has no host"},
+      {"[log]\notlp_endpoint = \"http://[::1\"\n", "no closing ']'"},
+      {"[jobs]\nthreads = 0\n", "jobs.threads: must be between 1"},
+      {"[cache]\nttl_ms = -1\n", "cache.ttl_ms: must be between 0"},
+      {"[server]\ndrain_delay_ms = -1\n", "server.drain_delay_ms: must be between 0"},
   };
   for (const Case& tc : cases) {
     std::string m = ErrorOf(LoadConfig(Options(env, tc.toml)));

@@ -183,6 +183,20 @@ fi
 req GET "$B/api/models/alice/shared" -H "Authorization: Bearer $ALICE2"
 check_status "B serves on" 200
 
+section "a second SIGTERM ends the drain at once"
+HANGAR_SERVER_DRAIN_DELAY_MS=20000 start_server "$DATA" || die "replica C did not start"
+C_PID="$SERVER_PID"
+kill -TERM "$C_PID"
+sleep 0.3
+req GET "$BASE/readyz"
+check_status "C is draining (20 s to go)" 503
+T0="$(date +%s%N)"
+kill -TERM "$C_PID"
+for ((i = 0; i < 100; i++)); do alive "$C_PID" || break; sleep 0.05; done
+check_false "C exits within 5 s of the second SIGTERM" alive "$C_PID"
+info "C exited $((($(date +%s%N) - T0) / 1000000)) ms after the second SIGTERM"
+SERVER_PID="$B_PID" BASE="$B"
+
 section "schema versions and bad database configuration"
 psql_q() { psql "$PG_URL" -qAtX -c "$1"; }
 NEWER=$(( $(psql_q "SELECT MAX(version) FROM schema_version") + 1 ))

@@ -42,6 +42,9 @@ DATA="$T/data"
 mkdir -p "$DATA"
 new_user alice
 ALICE="$(new_token alice --role write)"
+LONG_NAME=bartholomew-the-long-named-user  # past std::string's in-place buffer
+new_user "$LONG_NAME"
+LONG="$(new_token "$LONG_NAME" --role read)"
 HANGAR_LOG_OTLP_ENDPOINT="http://127.0.0.1:$CPORT/v1/traces" HANGAR_LOG_ACCESS_FORMAT=json \
   HANGAR_LOG_SERVICE_NAME=hangar-it start_server "$DATA" || die "hangar serve did not start"
 must_create "$ALICE" m alice model false
@@ -92,6 +95,28 @@ OTHERS="$(spans | jq -c --arg t "$PARENT_TRACE" 'select(.name == "GET /api/model
 check_eq "both became spans of new traces" 2 "$(grep -c . <<<"$OTHERS")"
 check_eq "... without a parent" "" "$(jq -r '.parentSpanId // empty' <<<"$OTHERS" | tr -d '\n')"
 check_eq "... each its own trace" 2 "$(jq -r .traceId <<<"$OTHERS" | sort -u | grep -c .)"
+
+section "the JSON access log: who, and valid UTF-8 whatever the client sent"
+req GET "$BASE/api/models/alice/m" -H "Authorization: Bearer $LONG"
+check_status "a request of $LONG_NAME" 200
+LONG_ID="$(hdr X-Request-Id)"
+check_eq "its line names the user" "$LONG_NAME" \
+  "$(grep -F "\"request_id\":\"$LONG_ID\"" "$SERVER_ERR" | sed 's/^[^{]*//' | jq -r .user)"
+printf 'GET /\xc3\x28?q=\xe9 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' |
+  timeout 5 python3 -c 'import socket,sys; s=socket.create_connection(("127.0.0.1", int(sys.argv[1]))); s.sendall(sys.stdin.buffer.read()); s.recv(4096)' "$PORT"
+printf 'GET / HTTP/1.1\r\nHost: x\r\nX-Bad: a\x01b\r\n\r\n' |
+  timeout 5 python3 -c 'import socket,sys; s=socket.create_connection(("127.0.0.1", int(sys.argv[1]))); s.sendall(sys.stdin.buffer.read()); s.recv(4096)' "$PORT"
+sleep 0.2
+check_true "every access line is JSON in valid UTF-8 (a bad target, a refused head)" python3 -c '
+import json, sys
+n = 0
+for raw in open(sys.argv[1], "rb"):
+    if b"[access]" not in raw:
+        continue
+    line = raw.decode("utf-8")  # raises on invalid UTF-8
+    json.loads(line[line.index("{"):])
+    n += 1
+sys.exit(0 if n >= 5 else 1)' "$SERVER_ERR"
 
 section "the collector gone"
 kill "$COLLECTOR"

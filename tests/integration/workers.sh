@@ -37,7 +37,7 @@ mkdir -p "$T/slowgit" "$T/marks"
 cat >"$T/slowgit/git" <<EOF
 #!/bin/bash
 for a in "\$@"; do
-  if [ "\$a" = repack ]; then touch "$T/marks/repack.\$\$"; sleep 3; break; fi
+  if [ "\$a" = repack ]; then touch "$T/marks/repack.\$\$.\$(ps -o pgid= \$\$ | tr -d ' ')"; sleep 3; break; fi
 done
 exec "$REAL_GIT" "\$@"
 EOF
@@ -98,10 +98,13 @@ check_true "worker 1 starts the job (its repack begins)" wait_mark 20
 check_eq "the job is running" running "$(job_line "$JOB" | cut -f4)"
 kill -KILL "$W1"
 wait "$W1" 2>/dev/null
-REPACK_PID="$(basename "$(compgen -G "$T/marks/repack.*" | head -n 1)")"
-REPACK_PID="${REPACK_PID#repack.}"
+MARK="$(basename "$(compgen -G "$T/marks/repack.*" | head -n 1)")"
+REPACK_PID="$(cut -d. -f2 <<<"$MARK")" REPACK_GROUP="$(cut -d. -f3 <<<"$MARK")"
 sleep 0.2
 check_false "worker 1's git died with it" alive "$REPACK_PID"
+# (Zombies do not count: they are dead, waiting for init to reap them.)
+check_eq "... and every process git had started (its process group is empty)" "" \
+  "$(ps -o pid=,stat=,comm= -g "$REPACK_GROUP" | awk '$2 !~ /^Z/' | tr '\n' ' ')"
 check_eq "the job is still running in the table (its lease has not run out)" running \
   "$(job_line "$JOB" | cut -f4)"
 rm -f "$T"/marks/repack.*
@@ -136,6 +139,21 @@ check_true "worker 4 runs it" wait_state "$JOB2" done 20
 info "worker 4 finished the handed-back job $((($(date +%s%N) - T0) / 1000000)) ms after it started"
 kill -TERM "$WORKER_PID"
 wait "$WORKER_PID"
+
+section "a maintenance queued while another of the repo runs waits for it"
+start_worker w5 PATH="$T/slowgit:$PATH"
+W5="$WORKER_PID"
+OUT="$(admin maintain alice/m --queue --full 2>&1)"
+JOB3="${OUT##* }"
+check_true "worker 5 starts a full maintenance" wait_mark 20
+OUT="$(admin maintain alice/m --queue --light 2>&1)"
+JOB4="${OUT##* }"
+check_ne "a light one is a job of its own" "$JOB3" "$JOB4"
+check_true "the full one completes" wait_state "$JOB3" done 20
+check_true "the light one completes after it (not dead)" wait_state "$JOB4" done 20
+check_eq "... on its first attempt" "1/3" "$(job_line "$JOB4" | cut -f5)"
+kill -TERM "$W5"
+wait "$W5"
 
 section "the queue in /metrics"
 req GET "$BASE/metrics" -H "Authorization: Bearer $ROOT"

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -173,6 +174,27 @@ TEST_F(MaintenanceServiceTest, IsIdempotent) {
   EXPECT_EQ(CountFiles(PackDir(), ".bitmap"), 1);
   EXPECT_EQ(TipDeltaBase(repo_), std::string(40, '0') + "\n");
   EXPECT_EQ(again->before.objects, again->after.objects);
+  Sh(repo_, "git --git-dir=. fsck --full --no-progress");
+}
+
+TEST_F(MaintenanceServiceTest, ARepackThatDiedLeavesNothingBehindTheNextRun) {
+  FastImport(repo_, 10);
+  namespace fs = std::filesystem;
+  // What a repack of a worker killed with -9 leaves: its renamed output, and pack-objects'
+  // temporaries; a temporary that is not old may belong to something running now.
+  const fs::path pack(PackDir());
+  for (const char* name :
+       {".tmp-4242-pack-1234.pack", ".tmp-4242-pack-1234.idx", "tmp_pack_old", "tmp_pack_new"}) {
+    std::ofstream(pack / name) << "partial";
+  }
+  fs::last_write_time(pack / "tmp_pack_old",
+                      fs::file_time_type::clock::now() - std::chrono::hours(2));
+  auto report = maint_->Maintain(repo_, MaintenanceLevel::Light);
+  ASSERT_TRUE(report.has_value()) << report.error().message;
+  EXPECT_FALSE(fs::exists(pack / ".tmp-4242-pack-1234.pack"));
+  EXPECT_FALSE(fs::exists(pack / ".tmp-4242-pack-1234.idx"));
+  EXPECT_FALSE(fs::exists(pack / "tmp_pack_old"));
+  EXPECT_TRUE(fs::exists(pack / "tmp_pack_new"));
   Sh(repo_, "git --git-dir=. fsck --full --no-progress");
 }
 

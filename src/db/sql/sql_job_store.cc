@@ -200,9 +200,10 @@ Result<std::vector<JobRecord>> SqlJobStore::List(JobState state, int limit) {
 
 Result<void> SqlJobStore::Retry(int64_t id, int64_t now) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
-  HANGAR_ASSIGN_OR_RETURN(auto s,
-                          c->Prepare("UPDATE jobs SET state = 'queued', attempts = 0, run_at = ?1, "
-                                     "updated_at = ?1 WHERE id = ?2 AND state = 'dead'"));
+  HANGAR_ASSIGN_OR_RETURN(
+      auto s,
+      c->Prepare("UPDATE jobs SET state = 'queued', attempts = 0, last_error = '', run_at = ?1, "
+                 "updated_at = ?1 WHERE id = ?2 AND state = 'dead'"));
   HANGAR_TRY(s.Bind(1, now).Bind(2, id).Run());
   if (c->Changes() == 0) {
     return MakeError(ErrorCode::NotFound, "no dead job " + std::to_string(id));

@@ -88,6 +88,29 @@ void CleanAfterKill(const std::string& git_path, pid_t pid, const std::string& l
   if (!ec && mtime >= step_started - std::chrono::seconds(1)) fs::remove(lock, ec);
 }
 
+// Removes what a repack of a process that died left in objects/pack (a worker killed with
+// -9: its git died with it, mid-write): every `.tmp-*` file, which only repack writes and
+// only under the maintenance lock the caller holds, and pack-objects' `tmp_*` files older
+// than an hour. Best effort.
+void RemoveDeadRepacksLeftovers(const std::string& git_path) {
+  std::error_code ec;
+  const auto hour_ago = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  fs::path pack_dir = fs::path(git_path) / "objects" / "pack";
+  for (fs::directory_iterator it(pack_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    std::error_code e;
+    bool stale = name.rfind(".tmp-", 0) == 0;
+    if (!stale && name.rfind("tmp_", 0) == 0) {
+      auto mtime = fs::last_write_time(it->path(), e);
+      stale = !e && mtime < hour_ago;
+    }
+    if (stale && fs::remove(it->path(), e)) {
+      Log("services")
+          ->info("maintenance of {}: removed {}, left by a repack that died", git_path, name);
+    }
+  }
+}
+
 // Runs one git step in `git_path` under `deadline` and `stop`. Errors: Unavailable
 // (deadline, stop), Internal (non-zero exit, with git's message).
 Result<void> RunStep(const std::string& git_path, git::Command& cmd, Clock::time_point deadline,
@@ -262,6 +285,7 @@ Result<MaintenanceReport> MaintenanceService::Maintain(const std::string& git_pa
   report.after = report.before;
   if (level == MaintenanceLevel::None) return report;
   HANGAR_ASSIGN_OR_RETURN(RepoLock lock, RepoLock::Take(git_path));
+  RemoveDeadRepacksLeftovers(git_path);
   const auto started = Clock::now();
   const auto deadline = started + options_.timeout;
   auto step = [&](const char* name, auto&& run) -> Result<void> {
