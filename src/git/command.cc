@@ -344,6 +344,9 @@ int ForkWithDeathSignal(pid_t* pid, const std::string& path, int in, int out, in
     ::kill(::getpid(), WTERMSIG(status));
     ::_exit(128 + WTERMSIG(status));
   }
+  // The group is set here too, not only in the child: a Kill() (SIGKILL to -pid) that
+  // came before the child's own setpgid would find no group and kill nothing.
+  ::setpgid(child, child);
   *pid = child;
   return 0;
 }
