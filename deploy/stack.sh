@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Hangar past one machine, on 127.0.0.1, from Debian's packages: PostgreSQL
 # (scripts/pg-server.sh), an S3 object store (scripts/s3-server.sh: Ceph's RADOS gateway),
-# two `hangar serve` replicas and one `hangar worker` on one shared data dir, and HAProxy
-# in front of the replicas, each with its own config file: deploy/config/replica.toml
-# (replicas and worker) and deploy/config/haproxy.cfg with their placeholders filled in.
+# two `hangar serve` replicas (or one) and one `hangar worker` on one shared data dir, and
+# HAProxy in front of the replicas, each with its own config file:
+# deploy/config/replica.toml (replicas and worker) and deploy/config/haproxy.cfg with their
+# placeholders filled in.
 # docs/deploy.md describes each part and what changes on several hosts;
 # tests/integration/deployment.sh drives the stack through the balancer.
 #
-#   deploy/stack.sh start DIR [--no-s3 | --s3-env FILE] [--watch PID] [--no-fsync]
+#   deploy/stack.sh start DIR [--replicas 1|2] [--no-s3 | --s3-env FILE] [--watch PID] [--no-fsync]
 #       Starts everything under DIR (created; must be empty or absent), each part on a free
-#       port of 127.0.0.1, and waits until HAProxy has both replicas in rotation:
+#       port of 127.0.0.1, and waits until HAProxy has every replica in rotation.
+#       --replicas 1: replica a only, HAProxy with that one server (the scaling factor of
+#       the benchmarks is one replica beside two); default 2.
 #         DIR/pg       PostgreSQL (scripts/pg-server.sh start DIR/pg; as root, DIR is made
 #                      mode 755 so that the postgres account can reach DIR/pg)
 #         DIR/s3       S3 with a bucket `hangar` (scripts/s3-server.sh start DIR/s3: ~15 s,
@@ -17,12 +20,14 @@
 #                      --s3-env FILE: the running S3 that FILE (an s3.env) describes, with a
 #                      fresh bucket `hangar-<random>` on it.
 #         DIR/shared   the replicas' data dir: the shared volume (repos, signing secret, blobs)
-#         DIR/config   replica-a.toml, replica-b.toml, worker.toml, haproxy.cfg, and the secrets they
+#         DIR/config   replica-a.toml, replica-b.toml (2 replicas), worker.toml, haproxy.cfg, and the secrets they
 #                      name (pgpass, secrets.env; mode 0600)
 #         DIR/log      each process's log (replica-a.log, replica-b.log, worker.log, haproxy.log, ...)
 #       Then writes DIR/stack.env and prints it:
 #         HUB_URL=http://127.0.0.1:PORT      the balancer: the one URL clients use
-#         REPLICA_A_URL, REPLICA_B_URL       each replica (bypassing the balancer)
+#         REPLICAS=1|2
+#         REPLICA_A_URL, REPLICA_B_URL       each replica (bypassing the balancer; with
+#                                            one replica, no REPLICA_B_* lines)
 #         REPLICA_A_PID, REPLICA_B_PID, WORKER_PID, HAPROXY_PID
 #         STATS_URL                          HAProxy's statistics page
 #         PG_URL                             the database, password included (for
@@ -42,6 +47,16 @@
 #       again on the same port with the same config (HANGAR_BIN, when set, names a new
 #       binary), wait until its /readyz answers 200 and HAProxy has it back in rotation.
 #       Updates DIR/stack.env. Restarts of one stack take turns (a lock in DIR/run).
+#   deploy/stack.sh time-start DIR a|b [--runs N]
+#       Start-to-ready of a stopped replica (the benchmarks' figure): stops the replica as
+#       restart-replica does, then N times (default 5) starts it and measures, from just
+#       before exec, the milliseconds until its port accepts a connection, until its
+#       /readyz answers 200, and until HAProxy has it back in rotation; stops it again
+#       between runs (and waits until HAProxy has it out) and leaves it running after the
+#       last. Prints one line per run (`run I listening_ms L ready_ms R rotation_ms T`),
+#       then the medians as `replica_start_listening_ms M`, `replica_start_ready_ms M` and
+#       `replica_start_rotation_ms M`. The rotation figure includes HAProxy's checks (every
+#       250 ms, 2 good ones to come back). Updates DIR/stack.env; takes the restart lock.
 set -euo pipefail
 shopt -u patsub_replacement 2>/dev/null || true
 
@@ -100,6 +115,18 @@ http_code() {
 lb_status() {
   curl -s --max-time 2 "$STATS_URL;csv" 2>/dev/null |
     awk -F, -v s="$1" '$1 == "replicas" && $2 == s { print $18 }' || true
+}
+
+# wait_out_of_rotation NAME: until HAProxy has replica NAME fully DOWN (30 s at most): a
+# start timed after it sees the replica come back, not a status left over from before.
+wait_out_of_rotation() {
+  local i st=""
+  for ((i = 0; i < 300; i++)); do
+    st=$(lb_status "$1")
+    [[ $st == DOWN ]] && return 0
+    sleep 0.1
+  done
+  die "HAProxy still has replica $1 as '${st:-none}' 30 s after it stopped"
 }
 
 # wait_in_rotation NAME: until HAProxy has replica NAME UP (30 s at most).
@@ -202,13 +229,15 @@ stop_pids() {
 pid_of() { cat "$DIR/run/$1.pid" 2>/dev/null || true; }
 
 write_env() {
+  local b_lines=""
+  ((REPLICAS == 1)) || b_lines="REPLICA_B_URL=$REPLICA_B_URL"$'\n'"REPLICA_B_PID=$REPLICA_B_PID"
   cat >"$DIR/stack.env.tmp" <<EOF
 HUB_URL=$HUB_URL
+REPLICAS=$REPLICAS
 REPLICA_A_URL=$REPLICA_A_URL
-REPLICA_B_URL=$REPLICA_B_URL
 REPLICA_A_PID=$REPLICA_A_PID
-REPLICA_B_PID=$REPLICA_B_PID
-WORKER_PID=$WORKER_PID
+${b_lines:+$b_lines
+}WORKER_PID=$WORKER_PID
 HAPROXY_PID=$HAPROXY_PID
 STATS_URL=$STATS_URL
 PG_URL=$PG_URL
@@ -235,6 +264,7 @@ stop_stack() {
 
 start_stack() {
   local s3_mode=$1 s3_env=$2 watch=$3 no_fsync=$4
+  REPLICAS=$5
   HANGAR_BIN=${HANGAR_BIN:-$ROOT/build/hangar}
   [[ -x $HANGAR_BIN ]] || die "no hangar binary at $HANGAR_BIN (scripts/build.sh builds it; or set HANGAR_BIN)"
   HANGAR_BIN=$(realpath "$HANGAR_BIN")
@@ -312,9 +342,10 @@ start_stack() {
   REPLICA_A_URL=http://127.0.0.1:$a_port
   REPLICA_B_URL=http://127.0.0.1:$b_port
   DATA_DIR=$DIR/shared
-  local name port
+  local name port names=(replica-a replica-b worker)
+  ((REPLICAS == 2)) || names=(replica-a worker)
   # The worker's file is the replicas' (it reads no [server] key; its listen is unused).
-  for name in replica-a replica-b worker; do
+  for name in "${names[@]}"; do
     port=$a_port
     [[ $name == replica-b ]] && port=$b_port
     [[ $name == worker ]] && port=0
@@ -329,19 +360,21 @@ start_stack() {
   render "$ROOT/deploy/config/haproxy.cfg" "$DIR/config/haproxy.cfg" \
     "HUB_BIND=127.0.0.1:$hub_port" "STATS_BIND=127.0.0.1:$stats_port" \
     "REPLICA_A=127.0.0.1:$a_port" "REPLICA_B=127.0.0.1:$b_port"
+  # One replica: the template's `server b` lines go (its port stays unused).
+  ((REPLICAS == 2)) || sed -i '/^[[:space:]]*server b /d' "$DIR/config/haproxy.cfg"
   haproxy -c -q -f "$DIR/config/haproxy.cfg" >"$DIR/log/haproxy-check.log" 2>&1 ||
     { log_tail "$DIR/log/haproxy-check.log"; die "haproxy rejects $DIR/config/haproxy.cfg"; }
 
   # The replicas (one after the other: the first migrates the database), the worker, then
   # the balancer.
   start_replica a "$a_port"
-  start_replica b "$b_port"
+  ((REPLICAS == 1)) || start_replica b "$b_port"
   start_worker
   (exec setsid haproxy -db -f "$DIR/config/haproxy.cfg") </dev/null >>"$DIR/log/haproxy.log" 2>&1 &
   HAPROXY_PID=$!
   echo "$HAPROXY_PID" >"$DIR/run/haproxy.pid"
   wait_in_rotation a
-  wait_in_rotation b
+  ((REPLICAS == 1)) || wait_in_rotation b
   local code
   code=$(http_code "$HUB_URL/readyz")
   [[ $code == 200 ]] || { log_tail "$DIR/log/haproxy.log"; die "GET $HUB_URL/readyz through HAProxy: $code"; }
@@ -350,36 +383,154 @@ start_stack() {
   cat "$DIR/stack.env"
 }
 
-restart_replica() {
+# open_stack NAME: takes the restart lock (fd 9; a replica started later does not inherit
+# it: launch closes it), reads DIR/stack.env (HANGAR_BIN, when set, names a new binary)
+# and checks that replica NAME exists; sets PORT and PID to the replica's.
+open_stack() {
   local name=$1
-  [[ $name == a || $name == b ]] || die "restart-replica: a or b, not '$name'"
+  [[ $name == a || $name == b ]] || die "replica a or b, not '$name'"
   [[ -f $DIR/stack.env ]] || die "no stack in $DIR (no stack.env)"
-  # fd 9 holds the lock; the replica started below does not inherit it (9>&-).
   exec 9>"$DIR/run/restart.lock"
   flock -w 300 9 || die "another restart of $DIR has held its lock for 5 minutes"
   local new_bin=${HANGAR_BIN:-}
   # shellcheck disable=SC1091
   source "$DIR/stack.env"
+  REPLICAS=${REPLICAS:-2}  # a stack.env written before --replicas existed
   [[ -n $new_bin ]] && HANGAR_BIN=$(realpath "$new_bin")
+  [[ $name == a || $REPLICAS == 2 ]] || die "the stack in $DIR has no replica b (--replicas 1)"
   local url_var=REPLICA_${name^^}_URL pid_var=REPLICA_${name^^}_PID
-  local port=${!url_var##*:} pid=${!pid_var}
-  stop_pids "--config $DIR/config/replica-$name.toml" "$STOP_WAIT_S" "$pid"
-  alive "$pid" && die "replica $name ($pid) did not exit"
-  start_replica "$name" "$port"
+  PORT=${!url_var##*:} PID=${!pid_var}
+}
+
+restart_replica() {
+  local name=$1 PORT PID
+  open_stack "$name"
+  stop_pids "--config $DIR/config/replica-$name.toml" "$STOP_WAIT_S" "$PID"
+  alive "$PID" && die "replica $name ($PID) did not exit"
+  start_replica "$name" "$PORT"
   wait_in_rotation "$name"
   write_env
 }
 
+# probe_start PORT NAME OUT STARTED: polls, from before the replica's exec, until its port
+# accepts a connection, then until its /readyz answers 200, then until HAProxy's stats
+# show it UP, and writes the three moments (epoch seconds) to OUT. It creates the file
+# STARTED once it polls, so that the clock starts after the prober's own start-up. Polls
+# are 1, 5 and 10 ms apart (a refused connect costs next to nothing; the stats page is
+# HAProxy's work); 60 s at most.
+probe_start() {
+  python3 - "$@" "$STATS_URL;csv" <<'EOF'
+import csv, http.client, io, socket, sys, time, urllib.request
+
+port, name, out, started, stats = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
+deadline = time.time() + 60
+
+
+def until(check, pause):
+    while time.time() < deadline:
+        if check():
+            return time.time()
+        time.sleep(pause)
+    sys.exit("probe_start: timed out")
+
+
+def listening():
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def ready():
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+        c.request("GET", "/readyz")
+        ok = c.getresponse().status == 200
+        c.close()
+        return ok
+    except OSError:
+        return False
+
+
+def in_rotation():
+    try:
+        text = urllib.request.urlopen(stats, timeout=2).read().decode()
+    except OSError:
+        return False
+    return any(r[:2] == ["replicas", name] and len(r) > 17 and r[17] == "UP"
+               for r in csv.reader(io.StringIO(text)))
+
+
+open(started, "w").close()
+times = [until(listening, 0.001), until(ready, 0.005), until(in_rotation, 0.01)]
+with open(out, "w") as f:
+    f.write(" ".join("%.6f" % t for t in times) + "\n")
+EOF
+}
+
+time_start() {
+  local name=$1 runs=$2 PORT PID
+  [[ $runs =~ ^[1-9][0-9]*$ ]] || die "time-start: --runs takes a positive number, not '$runs'"
+  open_stack "$name"
+  local toml="--config $DIR/config/replica-$name.toml" probe="$DIR/run/probe-$name"
+  local i t0 probe_pid listening ready rotation
+  local all_l=() all_r=() all_t=()
+  for ((i = 1; i <= runs; i++)); do
+    stop_pids "$toml" "$STOP_WAIT_S" "$PID"
+    alive "$PID" && die "replica $name ($PID) did not exit"
+    wait_out_of_rotation "$name"
+    rm -f "$probe.out" "$probe.started"
+    probe_start "$PORT" "$name" "$probe.out" "$probe.started" &
+    probe_pid=$!
+    until [[ -f $probe.started ]]; do
+      alive "$probe_pid" || die "time-start: the prober did not start"
+      sleep 0.01
+    done
+    t0=$EPOCHREALTIME
+    launch "replica-$name" serve
+    PID=$LAUNCHED_PID
+    printf -v "REPLICA_${name^^}_PID" '%s' "$PID"
+    while alive "$probe_pid"; do
+      if ! alive "$PID"; then
+        kill "$probe_pid" 2>/dev/null || true
+        log_tail "$DIR/log/replica-$name.log"
+        die "replica $name exited during run $i"
+      fi
+      sleep 0.05
+    done
+    wait "$probe_pid" || die "replica $name: not back in rotation within 60 s (run $i; see $DIR/log/)"
+    read -r listening ready rotation <"$probe.out"
+    read -r listening ready rotation < <(awk -v t0="$t0" -v l="$listening" -v r="$ready" -v t="$rotation" \
+      'BEGIN { printf "%.1f %.1f %.1f\n", (l - t0) * 1000, (r - t0) * 1000, (t - t0) * 1000 }')
+    echo "run $i listening_ms $listening ready_ms $ready rotation_ms $rotation"
+    all_l+=("$listening") all_r+=("$ready") all_t+=("$rotation")
+  done
+  rm -f "$probe.out" "$probe.started"
+  write_env
+  echo "replica_start_listening_ms $(median_of "${all_l[@]}")"
+  echo "replica_start_ready_ms $(median_of "${all_r[@]}")"
+  echo "replica_start_rotation_ms $(median_of "${all_t[@]}")"
+}
+
+# median_of X...: the median of the numbers (the mean of the middle two for an even count).
+median_of() {
+  printf '%s\n' "$@" | sort -g |
+    awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else printf "%.1f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
 cmd=${1:-} DIR=${2:-}
 [[ -n $cmd && -n $DIR ]] ||
-  die "usage: stack.sh start DIR [--no-s3 | --s3-env FILE] [--watch PID] [--no-fsync] | stop DIR | restart-replica DIR a|b"
+  die "usage: stack.sh start DIR [--replicas 1|2] [--no-s3 | --s3-env FILE] [--watch PID] [--no-fsync] | stop DIR | restart-replica DIR a|b | time-start DIR a|b [--runs N]"
 shift 2
 DIR=$(realpath -m "$DIR")
 case $cmd in
   start)
-    s3_mode=own s3_env="" watch="" no_fsync=0
+    s3_mode=own s3_env="" watch="" no_fsync=0 replicas=2
     while (($#)); do
       case $1 in
+        --replicas)
+          replicas=${2:-}
+          [[ $replicas == 1 || $replicas == 2 ]] || die "--replicas takes 1 or 2, not '$replicas'"
+          shift 2
+          ;;
         --no-s3) s3_mode=none; shift ;;
         --s3-env) s3_mode=env s3_env=$(realpath "${2:?--s3-env needs a file}"); shift 2 ;;
         --watch) watch=${2:?--watch needs a pid}; shift 2 ;;
@@ -387,9 +538,20 @@ case $cmd in
         *) die "unknown option $1" ;;
       esac
     done
-    start_stack "$s3_mode" "$s3_env" "$watch" "$no_fsync"
+    start_stack "$s3_mode" "$s3_env" "$watch" "$no_fsync" "$replicas"
     ;;
   stop) stop_stack ;;
   restart-replica) restart_replica "${1:-}" ;;
-  *) die "unknown command $cmd (start, stop or restart-replica)" ;;
+  time-start)
+    name=${1:-} runs=5
+    shift || true
+    while (($#)); do
+      case $1 in
+        --runs) runs=${2:-}; shift 2 || die "--runs needs a number" ;;
+        *) die "unknown option $1" ;;
+      esac
+    done
+    time_start "$name" "$runs"
+    ;;
+  *) die "unknown command $cmd (start, stop, restart-replica or time-start)" ;;
 esac
