@@ -7,6 +7,13 @@
 #   loadtest/startup.sh
 #   BENCH_QUICK=1 loadtest/startup.sh      # 3 starts, 64 MiB file
 #
+# Against the deployment (lib.sh HANGAR_DEPLOYMENT) it measures the reference's figure
+# instead, start to ready of a stopped replica: `deploy/stack.sh time-start` on replica a
+# (the other replica, if any, serves meanwhile), from exec to its port listening, to its
+# /readyz 200 and to HAProxy having it back in rotation; the large-file part is
+# loadtest/downloads.sh's there. With HANGAR_ENGINE=postgres the starts are restarts on the
+# one database (a fresh start would need a fresh database each time: not measured).
+#
 # The random file lives under the script's temp dir in /tmp and is deleted on exit.
 source "$(dirname "$0")/lib.sh"
 
@@ -14,15 +21,40 @@ STARTS=10; MIB=${BENCH_LFS_MIB:-1024}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then STARTS=3; MIB=${BENCH_LFS_MIB:-64}; fi
 BIN=$(find_hangar)
 
+if [ "${HANGAR_DEPLOYMENT:-0}" = 1 ]; then
+  hangar_start "$LT_TMP/data"
+  log "deploy/stack.sh time-start: replica a, $STARTS runs"
+  "$LT_ROOT/deploy/stack.sh" time-start "$DEPLOY_DIR" a --runs "$STARTS" | tee "$LT_TMP/time-start.out" >&2
+  figure() { awk -v k="$1" '$1 == k { print $2 }' "$LT_TMP/time-start.out"; }
+  runs() { awk -v k="$1" '$1 == "run" { for (i = 3; i < NF; i += 2) if ($i == k) printf "%s ", $(i + 1) }' "$LT_TMP/time-start.out"; }
+  hub_procs
+  others=$(( ${#HUB_PIDS[@]} - 1 ))
+  context="median of $STARTS; replica a stopped (SIGTERM, drained), started again with the same config, PostgreSQL and data dir; $others other replica(s) serving"
+  result replica_start_listening_ms "$(figure replica_start_listening_ms)" ms "" \
+    "exec to its port accepting a connection; $context; runs $(runs listening_ms)"
+  result replica_start_ready_ms "$(figure replica_start_ready_ms)" ms "< 100 ms" \
+    "exec to GET /readyz 200 (database and blob store reachable); $context; runs $(runs ready_ms)"
+  result replica_start_rotation_ms "$(figure replica_start_rotation_ms)" ms "" \
+    "exec to HAProxy having it UP again (checks every 250 ms, 2 good ones needed); $context; runs $(runs rotation_ms)"
+  result rss_at_ready "$(( $(proc_kib "${HUB_PIDS[0]}" VmRSS) / 1024 ))" MiB "" "VmRSS of replica a after its last start (and HAProxy's checks)"
+  hangar_stop
+  exit 0
+fi
+
 # --- start to ready
-mkdir -p "$LT_TMP/starts"
-python3 "$LT_ROOT/bench/startup_time.py" "$BIN" "$LT_TMP/starts" --runs "$STARTS" --fresh >"$LT_TMP/fresh.json"
+postgres_up  # HANGAR_ENGINE=postgres: startup_time.py's servers inherit HANGAR_DATABASE_URL
+if [ -z "$PG_DIR" ]; then
+  mkdir -p "$LT_TMP/starts"
+  python3 "$LT_ROOT/bench/startup_time.py" "$BIN" "$LT_TMP/starts" --runs "$STARTS" --fresh >"$LT_TMP/fresh.json"
+fi
 mkdir -p "$LT_TMP/reuse"
 python3 "$LT_ROOT/bench/startup_time.py" "$BIN" "$LT_TMP/reuse" --runs 1 >/dev/null  # initialise
 python3 "$LT_ROOT/bench/startup_time.py" "$BIN" "$LT_TMP/reuse" --runs "$STARTS" >"$LT_TMP/reuse.json"
 j() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
-result startup_fresh_ms "$(j "$LT_TMP/fresh.json" median_ms)" ms "< 100 ms" \
-  "median of $STARTS, empty data dir; runs $(j "$LT_TMP/fresh.json" runs_ms)"
+if [ -z "$PG_DIR" ]; then
+  result startup_fresh_ms "$(j "$LT_TMP/fresh.json" median_ms)" ms "< 100 ms" \
+    "median of $STARTS, empty data dir; runs $(j "$LT_TMP/fresh.json" runs_ms)"
+fi
 result startup_restart_ms "$(j "$LT_TMP/reuse.json" median_ms)" ms "< 100 ms" \
   "median of $STARTS, existing data dir; runs $(j "$LT_TMP/reuse.json" runs_ms)"
 rss0=$(python3 -c "import json,sys; print(max(json.load(open(sys.argv[1]))['rss_ready_kib'])//1024)" "$LT_TMP/reuse.json")
@@ -36,22 +68,6 @@ log "hangar at $HANGAR_URL"
 NAME=lfs
 hangar_create_repo "$NAME"
 
-# sample_rss OUT — max VmRSS (KiB) of hangar until stop_sampler; OUT gets "peak first count".
-sample_rss() {
-  rm -f "$LT_TMP/stop-sampler" "$LT_TMP/rss.tsv"
-  SAMPLER_OUT="$1"
-  python3 "$LT_ROOT/loadtest/rss_sampler.py" "$HANGAR_PID" "$LT_TMP/rss.tsv" "$LT_TMP/stop-sampler" 20 &
-  SAMPLER_PID=$!
-  LT_PIDS+=("$SAMPLER_PID")
-  for _ in $(seq 250); do [ -s "$LT_TMP/rss.tsv" ] && break; sleep 0.02; done  # first sample taken
-}
-stop_sampler() {
-  touch "$LT_TMP/stop-sampler"
-  wait "$SAMPLER_PID" 2>/dev/null || true
-  awk 'NR == 1 { first = $2 } $2 > peak { peak = $2 } END { printf "%d %d %d\n", peak, first, NR }' \
-    "$LT_TMP/rss.tsv" >"$SAMPLER_OUT"
-}
-
 src="$LT_TMP/lfs-src"
 git init -q -b main "$src"
 git -C "$src" lfs install --local >/dev/null
@@ -61,16 +77,16 @@ log "writing $MIB MiB of random data"
 head -c "$((MIB * 1024 * 1024))" /dev/urandom >"$src/big.bin"
 git -C "$src" add -A
 git -C "$src" -c user.name=bench -c user.email=bench@hangar.invalid commit -q -m "big file"
-sample_rss "$LT_TMP/rss-upload"
+rss_start upload
 t0=$(now_s)
 if ! timeout 600 git -C "$src" push -q "$(hangar_git_url "$NAME")" +main:main >&2; then
-  stop_sampler
+  rss_stop upload
   echo "git-lfs push to hangar failed; cannot measure downloads" >&2
   exit 1
 fi
 t1=$(now_s)
-stop_sampler
-read -r up_peak up_first _ <"$LT_TMP/rss-upload"
+rss_stop upload
+read -r _ up_peak up_first _ <"$LT_TMP/rss.upload.peaks"
 up_s=$(elapsed "$t0" "$t1")
 result lfs_push_seconds "$up_s" s "" "git-lfs push of $MIB MiB ($(python3 -c "print('%.0f' % ($MIB/$up_s))") MiB/s incl. client hashing)"
 result rss_peak_upload "$((up_peak / 1024))" MiB "flat, < 64 MiB" "max VmRSS sampled every 20 ms during the push (at start: $((up_first / 1024)) MiB)"
@@ -126,7 +142,7 @@ fi
 result download_mib_s "$mbh" MiB/s ">= 90% of loopback cat-to-socket" "$note"
 
 # 4 concurrent downloads; RSS sampled throughout.
-sample_rss "$LT_TMP/rss-dl"
+rss_start dl
 t0=$(now_s)
 pids=()
 for i in 1 2 3 4; do
@@ -135,8 +151,8 @@ for i in 1 2 3 4; do
 done
 for p in "${pids[@]}"; do wait "$p"; done
 t1=$(now_s)
-stop_sampler
-read -r dl_peak dl_first nsamples <"$LT_TMP/rss-dl"
+rss_stop dl
+read -r _ dl_peak dl_first nsamples <"$LT_TMP/rss.dl.peaks"
 total=$(cat "$LT_TMP"/dl[1-4] | paste -sd+ | bc)
 agg=$(python3 -c "print('%.0f' % ($total/1048576/($t1-$t0)))")
 result rss_peak_4x_download "$((dl_peak / 1024))" MiB "flat, < 64 MiB RSS for 4 x 1 GiB" \

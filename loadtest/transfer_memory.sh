@@ -5,8 +5,11 @@
 # loops via /resolve (curl -o /dev/null) until >= 16 GiB have gone through the server;
 # local store. The server's VmRSS is sampled every 50 ms for the whole run: RSS at start,
 # peak and steady (median of the second half) per phase, the RSS slope against the bytes
-# moved, VmHWM at the end. The floors are measured in the same run, on the same files:
-# sha256sum of one file alone (and of the 4 at once; and `openssl dgst -sha256`, the hash
+# moved, VmHWM at the end. Against the deployment (lib.sh HANGAR_DEPLOYMENT; the reference
+# scenario: 4 concurrent 1 GiB native uploads, to S3 with HANGAR_DEPLOY_S3=1) the uploads
+# and downloads go through the balancer and every replica is sampled: the RSS figures
+# come per replica (keys ending _a, _b). The floors are measured in the same run, on the
+# same files: sha256sum of one file alone (and of the 4 at once; and `openssl dgst -sha256`, the hash
 # code the server uses), and a plain loopback copy: curl from a Python os.sendfile server
 # (one file alone, and the 4 at once before and after the download phase), with nginx
 # (sendfile) serving the same files as the peer. Ratios: uploads against the sha256 floor
@@ -42,7 +45,9 @@ trap 'kill_tree $$; lt_cleanup' EXIT
 waitall() { local p rc=0; for p in "$@"; do wait "$p" || rc=1; done; return $rc; }
 
 # Hard timeout: TERM to this shell -> exit 130 -> lib.sh's EXIT trap (kill + rm -rf).
-setsid bash -c "sleep $HARD; echo 'transfer_memory: hard timeout ($HARD s)' >&2; kill -TERM $$" \
+# `&&`: when the exit trap ends the watchdog, its sleep dies first (kill_tree), and the
+# TERM must not follow then (it made a finished run exit 130).
+setsid bash -c "sleep $HARD && echo 'transfer_memory: hard timeout ($HARD s)' >&2 && kill -TERM $$" \
   </dev/null >&2 2>&1 &
 LT_PGIDS+=("$!")
 
@@ -129,52 +134,17 @@ hangar_start "$LT_TMP/data"
 log "hangar $(find_hangar) at $HANGAR_URL, pid $HANGAR_PID"
 NAME=xfer
 hangar_create_repo "$NAME"
-AUTH="Authorization: Bearer $HANGAR_TOKEN"
 
-# RSS sampler: "t_seconds rss_kib" every SAMPLE_MS until the stop file appears.
-python3 "$LT_ROOT/loadtest/rss_sampler.py" "$HANGAR_PID" "$LT_TMP/rss.tsv" "$LT_TMP/stop-sampler" "$SAMPLE_MS" &
-SAMPLER_PID=$!
-LT_PIDS+=("$SAMPLER_PID")
+# RSS of every hub process every SAMPLE_MS (lib.sh rss_start: it is running once this
+# returns); ~10 idle samples before the first phase.
+rss_start xfer "$SAMPLE_MS"
 mark() { echo "$1 $(now_s)" >>"$LT_TMP/marks"; }
-# The sampler must be running before the phase starts (Python can take seconds to start
-# on a loaded machine): wait for its first sample, then let it take ~10 idle ones.
-for _ in $(seq 600); do [ -s "$LT_TMP/rss.tsv" ] && break; sleep 0.05; done
-[ -s "$LT_TMP/rss.tsv" ] || { echo "RSS sampler did not start in 30 s" >&2; exit 1; }
 sleep 0.5
 mark idle_end
 
 # --- upload phase: 4 files at once, each create -> 2 curl workers over its parts -> complete
 upload_one() {  # upload_one I
-  local i=$1 sha code doc id n w
-  sha=$(cat "$LT_TMP/sha$i")
-  code=$(curl -sS -o "$LT_TMP/up$i.json" -w '%{http_code}' -X POST -H "$AUTH" \
-    -H 'Content-Type: application/json' -d "{\"sha256\":\"$sha\",\"size\":$SIZE,\"partSize\":$PART}" \
-    "$HANGAR_URL/api/models/bench/$NAME/uploads")
-  [ "$code" = 201 ] || { echo "create f$i -> $code: $(head -c 300 "$LT_TMP/up$i.json")" >&2; return 1; }
-  id=$(jq -r .id "$LT_TMP/up$i.json")
-  n=$(jq -r .partCount "$LT_TMP/up$i.json")
-  [ "$(jq -r .partSize "$LT_TMP/up$i.json")" = "$PART" ] || { echo "server chose partSize $(jq -r .partSize "$LT_TMP/up$i.json")" >&2; return 1; }
-  jq -r '.partUrls[]' "$LT_TMP/up$i.json" >"$LT_TMP/urls$i"
-  local wpids=()
-  for w in $(seq 0 $((WORKERS - 1))); do
-    (
-      p=$((w + 1))
-      while [ "$p" -le "$n" ]; do
-        url=$(sed -n "${p}p" "$LT_TMP/urls$i")
-        off=$(((p - 1) * PART)); len=$((SIZE - off < PART ? SIZE - off : PART))
-        code=$(dd if="$LT_TMP/f$i.bin" bs=1M skip="$off" count="$len" iflag=skip_bytes,count_bytes status=none |
-          curl -sS -o "$LT_TMP/part$i.$p" -w '%{http_code}' -X PUT -T - -H "$AUTH" \
-            -H "Content-Length: $len" -H 'Transfer-Encoding:' -H 'Expect:' "$url")
-        [ "$code" = 200 ] || { echo "PUT f$i part $p -> $code: $(head -c 300 "$LT_TMP/part$i.$p")" >&2; exit 1; }
-        p=$((p + WORKERS))
-      done
-    ) &
-    wpids+=("$!")
-  done
-  for w in "${wpids[@]}"; do wait "$w" || return 1; done
-  code=$(curl -sS -o "$LT_TMP/done$i.json" -w '%{http_code}' -X POST -H "$AUTH" \
-    "$HANGAR_URL/api/uploads/$id/complete")
-  [ "$code" = 200 ] || { echo "complete f$i -> $code: $(head -c 300 "$LT_TMP/done$i.json")" >&2; return 1; }
+  hangar_native_upload "$NAME" "f$1" "$LT_TMP/f$1.bin" "$(cat "$LT_TMP/sha$1")" "$PART" "$WORKERS"
 }
 log "uploading $NFILES x $MIB MiB at once (parts of $PART_MIB MiB, $WORKERS curl processes per file)"
 mark up_start
@@ -186,16 +156,9 @@ t1=$(now_s)
 mark up_end
 up_s=$(elapsed "$t0" "$t1")
 
-{
-  echo '{"key":"header","value":{"summary":"4 large files (transfer_memory.sh)"}}'
-  for i in $(seq $NFILES); do
-    echo "{\"key\":\"lfsFile\",\"value\":{\"path\":\"f$i.bin\",\"algo\":\"sha256\",\"oid\":\"$(cat "$LT_TMP/sha$i")\",\"size\":$SIZE}}"
-  done
-} >"$LT_TMP/commit.ndjson"
-code=$(curl -sS -o "$LT_TMP/commit.out" -w '%{http_code}' -X POST -H "$AUTH" \
-  -H 'Content-Type: application/x-ndjson' --data-binary @"$LT_TMP/commit.ndjson" \
-  "$HANGAR_URL/api/models/bench/$NAME/commit/main")
-[ "$code" = 200 ] || { echo "commit -> $code: $(head -c 300 "$LT_TMP/commit.out")" >&2; exit 1; }
+files=()
+for i in $(seq $NFILES); do files+=("f$i.bin:$(cat "$LT_TMP/sha$i"):$SIZE"); done
+hangar_commit_lfs "$NAME" "4 large files (transfer_memory.sh)" "${files[@]}"
 for i in $(seq $NFILES); do
   code=$(curl -s -o /dev/null -w '%{http_code}' -I "$HANGAR_URL/bench/$NAME/resolve/main/f$i.bin")
   [ "$code" = 200 ] || { echo "HEAD resolve f$i.bin -> $code" >&2; exit 1; }
@@ -221,7 +184,10 @@ mark dl_end
 dl_s=$(elapsed "$t0" "$t1")
 sleep 0.5
 hwm=$(hangar_hwm_kib)
-touch "$LT_TMP/stop-sampler"; wait "$SAMPLER_PID" 2>/dev/null || true
+hwm_note=$(hub_hwm_note)
+hub_procs
+labels=("${HUB_LABELS[@]}")
+rss_stop xfer
 dl_bytes=$(cut -d' ' -f1 "$LT_TMP"/dl[0-9]* | paste -sd+ | bc)
 bad=$(awk -v s="$SIZE" '$1 != s' "$LT_TMP"/dl[0-9]* | wc -l)
 [ "$bad" = 0 ] || { echo "$bad downloads were not $SIZE bytes" >&2; exit 1; }
@@ -238,32 +204,33 @@ ng_all=$(median <"$LT_TMP/ng-all" | awk '{printf "%.0f", $1}')
 # --- figures
 up_mib_s=$(awk -v m="$((NFILES * MIB))" -v s="$up_s" 'BEGIN {printf "%.0f", m / s}')
 dl_mib_s=$(awk -v b="$dl_bytes" -v s="$dl_s" 'BEGIN {printf "%.0f", b / 1048576 / s}')
-# Per phase: RSS at its start, peak, steady (median of the second half), slope (MiB of RSS
-# per GiB moved, least squares over the phase) and number of samples.
-python3 - "$LT_TMP/rss.tsv" "$LT_TMP/marks" "$((NFILES * SIZE))" "$dl_bytes" >"$LT_TMP/rss-stats" <<'PY'
+# Per phase and hub process (one column of rss.xfer.tsv each): RSS at its start, peak,
+# steady (median of the second half), slope (MiB of RSS per GiB moved, least squares over
+# the phase), number of samples, RSS at its end, and its shape.
+python3 - "$LT_TMP/rss.xfer.tsv" "$LT_TMP/marks" "$((NFILES * SIZE))" "$dl_bytes" "${labels[@]}" >"$LT_TMP/rss-stats" <<'PY'
 import sys, statistics
-rows = [tuple(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
+labels = sys.argv[5:]
+rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
 marks = {k: float(v) for k, v in (l.split() for l in open(sys.argv[2]))}
 moved = {"up": int(sys.argv[3]), "dl": int(sys.argv[4])}
-for ph in ("up", "dl"):
-    a, b = marks[ph + "_start"], marks[ph + "_end"]
-    s = [(t, r / 1024) for t, r in rows if a <= t <= b]
-    before = [r / 1024 for t, r in rows if t < a]
-    start = before[-1] if before else s[0][1]
-    half = [r for t, r in s if t >= (a + b) / 2]
-    n = len(s)
-    mt = sum(t for t, _ in s) / n; mr = sum(r for _, r in s) / n
-    var = sum((t - mt) ** 2 for t, _ in s)
-    slope_per_s = sum((t - mt) * (r - mr) for t, r in s) / var if var else 0.0
-    gib_per_s = moved[ph] / 2**30 / (b - a)
-    # RSS at each tenth of the phase (last sample before it): the shape, for the log.
-    tenths = [next((r for t, r in reversed(s) if t <= a + (b - a) * k / 10), s[0][1]) for k in range(11)]
-    print(ph, "%.1f %.1f %.1f %.2f %d %.1f" % (start, max(r for _, r in s), statistics.median(half),
-                                           slope_per_s / gib_per_s, n, s[-1][1]),
-          ",".join("%.1f" % r for r in tenths))
+for col, label in enumerate(labels, start=1):
+    for ph in ("up", "dl"):
+        a, b = marks[ph + "_start"], marks[ph + "_end"]
+        s = [(r[0], r[col] / 1024) for r in rows if a <= r[0] <= b]
+        before = [r[col] / 1024 for r in rows if r[0] < a]
+        start = before[-1] if before else s[0][1]
+        half = [r for t, r in s if t >= (a + b) / 2]
+        n = len(s)
+        mt = sum(t for t, _ in s) / n; mr = sum(r for _, r in s) / n
+        var = sum((t - mt) ** 2 for t, _ in s)
+        slope_per_s = sum((t - mt) * (r - mr) for t, r in s) / var if var else 0.0
+        gib_per_s = moved[ph] / 2**30 / (b - a)
+        # RSS at each tenth of the phase (last sample before it): the shape, for the log.
+        tenths = [next((r for t, r in reversed(s) if t <= a + (b - a) * k / 10), s[0][1]) for k in range(11)]
+        print(label, ph, "%.1f %.1f %.1f %.2f %d %.1f" % (start, max(r for _, r in s), statistics.median(half),
+                                                      slope_per_s / gib_per_s, n, s[-1][1]),
+              ",".join("%.1f" % r for r in tenths))
 PY
-read -r _ up_start up_peak up_steady up_slope up_n up_last up_shape < <(grep '^up ' "$LT_TMP/rss-stats")
-read -r _ dl_start dl_peak dl_steady dl_slope dl_n dl_last dl_shape < <(grep '^dl ' "$LT_TMP/rss-stats")
 hwm_mib=$(awk -v k="$hwm" 'BEGIN {printf "%.1f", k / 1024}')
 r_up=$(awk -v a="$up_mib_s" -v b="$sha_one" 'BEGIN {printf "%.2f", a / b}')
 r_upo=$(awk -v a="$up_mib_s" -v b="$ossl_one" 'BEGIN {printf "%.2f", a / b}')
@@ -272,28 +239,44 @@ r_dl=$(awk -v a="$dl_mib_s" -v b="$cp_all" 'BEGIN {printf "%.2f", a / b}')
 r_ng=$(awk -v a="$dl_mib_s" -v b="$ng_all" 'BEGIN {printf "%.2f", a / b}')
 r_dl1=$(awk -v a="$dl_mib_s" -v b="$cp_one" 'BEGIN {printf "%.2f", a / b}')
 
+# stats LABEL PHASE — that process's figures for the phase (the fields printed above).
+stats() { awk -v l="$1" -v p="$2" '$1 == l && $2 == p { $1 = $2 = ""; print substr($0, 3) }' "$LT_TMP/rss-stats"; }
 {
   echo
   echo "transfer_memory: $NFILES x $MIB MiB, parts $PART_MIB MiB x $WORKERS workers/file; $((dl_bytes / 1048576)) MiB downloaded; RSS every ${SAMPLE_MS} ms; load $(cut -d' ' -f1-3 /proc/loadavg)"
-  printf '%-10s | %9s | %9s | %9s | %9s | %10s | %8s | %10s | %s\n' \
-    phase "RSS start" "RSS peak" "steady" "RSS end" "MiB/GiB" samples "MiB/s" "floor MiB/s, ratio"
-  printf '%-10s | %9s | %9s | %9s | %9s | %10s | %8s | %10s | %s\n' \
-    upload "$up_start" "$up_peak" "$up_steady" "$up_last" "$up_slope" "$up_n" "$up_mib_s" \
-    "sha256sum 1 file $sha_one: $r_up; 4 files $sha_all: $r_up4; openssl 1 file $ossl_one: $r_upo"
-  printf '%-10s | %9s | %9s | %9s | %9s | %10s | %8s | %10s | %s\n' \
-    download "$dl_start" "$dl_peak" "$dl_steady" "$dl_last" "$dl_slope" "$dl_n" "$dl_mib_s" \
-    "os.sendfile 4 streams $cp_all: $r_dl; nginx 4 streams $ng_all: $r_ng; os.sendfile 1 stream $cp_one: $r_dl1"
-  echo "VmHWM at the end: $hwm_mib MiB (RSS in MiB; MiB/GiB = RSS growth per GiB moved, least squares)"
-  echo "RSS at 0, 10%, ..., 100% of the upload phase:   $up_shape"
-  echo "RSS at 0, 10%, ..., 100% of the download phase: $dl_shape"
+  printf '%-8s | %-10s | %9s | %9s | %9s | %9s | %10s | %8s | %10s | %s\n' \
+    process phase "RSS start" "RSS peak" "steady" "RSS end" "MiB/GiB" samples "MiB/s" "floor MiB/s, ratio"
+  for label in "${labels[@]}"; do
+    read -r up_start up_peak up_steady up_slope up_n up_last _ < <(stats "$label" up)
+    read -r dl_start dl_peak dl_steady dl_slope dl_n dl_last _ < <(stats "$label" dl)
+    printf '%-8s | %-10s | %9s | %9s | %9s | %9s | %10s | %8s | %10s | %s\n' \
+      "$label" upload "$up_start" "$up_peak" "$up_steady" "$up_last" "$up_slope" "$up_n" "$up_mib_s" \
+      "sha256sum 1 file $sha_one: $r_up; 4 files $sha_all: $r_up4; openssl 1 file $ossl_one: $r_upo"
+    printf '%-8s | %-10s | %9s | %9s | %9s | %9s | %10s | %8s | %10s | %s\n' \
+      "$label" download "$dl_start" "$dl_peak" "$dl_steady" "$dl_last" "$dl_slope" "$dl_n" "$dl_mib_s" \
+      "os.sendfile 4 streams $cp_all: $r_dl; nginx 4 streams $ng_all: $r_ng; os.sendfile 1 stream $cp_one: $r_dl1"
+  done
+  echo "At the end: $hwm_note (RSS in MiB; MiB/GiB = RSS growth per GiB moved, least squares)"
+  for label in "${labels[@]}"; do
+    echo "$label: RSS at 0, 10%, ..., 100% of the upload phase:   $(stats "$label" up | cut -d' ' -f7)"
+    echo "$label: RSS at 0, 10%, ..., 100% of the download phase: $(stats "$label" dl | cut -d' ' -f7)"
+  done
   echo
 } >&2
 
-result xfer_rss_upload_peak "$up_peak" MiB "flat, < 64 MiB" \
-  "4 x $MIB MiB native uploads at once: VmRSS start $up_start, steady $up_steady (median of 2nd half), end $up_last MiB; slope $up_slope MiB per GiB; $up_n samples"
-result xfer_rss_download_peak "$dl_peak" MiB "flat, < 64 MiB" \
-  "4 download loops, $((dl_bytes / 1048576)) MiB: VmRSS start $dl_start, steady $dl_steady, end $dl_last MiB; slope $dl_slope MiB per GiB; $dl_n samples"
-result xfer_rss_hwm "$hwm_mib" MiB "flat, < 64 MiB" "VmHWM of hangar serve after both phases"
+# The RSS figures per hub process: keys as before for the one hangar serve, _a/_b per
+# replica of the deployment (whose requests come through the balancer).
+for label in "${labels[@]}"; do
+  sfx=$(result_suffix "$label")
+  who="hangar serve"; [ "$label" = hangar ] || who="replica $label"
+  read -r up_start up_peak up_steady up_slope up_n up_last _ < <(stats "$label" up)
+  read -r dl_start dl_peak dl_steady dl_slope dl_n dl_last _ < <(stats "$label" dl)
+  result "xfer_rss_upload_peak$sfx" "$up_peak" MiB "flat, < 64 MiB" \
+    "$who; 4 x $MIB MiB native uploads at once: VmRSS start $up_start, steady $up_steady (median of 2nd half), end $up_last MiB; slope $up_slope MiB per GiB; $up_n samples"
+  result "xfer_rss_download_peak$sfx" "$dl_peak" MiB "flat, < 64 MiB" \
+    "$who; 4 download loops, $((dl_bytes / 1048576)) MiB: VmRSS start $dl_start, steady $dl_steady, end $dl_last MiB; slope $dl_slope MiB per GiB; $dl_n samples"
+done
+result xfer_rss_hwm "$hwm_mib" MiB "flat, < 64 MiB" "largest VmHWM of the hub's processes after both phases ($hwm_note)"
 result xfer_upload_mib_s "$up_mib_s" MiB/s "" \
   "4 x $MIB MiB in $up_s s (create, parts, complete); sha256sum floor one file $sha_one MiB/s (median of 3), 4 at once $sha_all MiB/s"
 result xfer_upload_sha_ratio "$r_up" x "" "upload aggregate / sha256sum of one file alone (4 at once: $r_up4; / openssl dgst -sha256 of one file, $ossl_one MiB/s: $r_upo)"
