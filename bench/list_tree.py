@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Times a full recursive tree listing, following Link rel="next" pagination.
 
-  list_tree.py URL [--token T] [--runs N]
+  list_tree.py URL [--token T] [--runs N] [--keep-going]
 
 URL is e.g. http://127.0.0.1:PORT/api/models/ns/name/tree/main?recursive=true.
 One keep-alive connection per run (as huggingface_hub's requests.Session does); every
 page is read and parsed as JSON, and entries are counted by type. Prints one JSON
 object per run: {"seconds":..., "pages":..., "entries":..., "files":..., "dirs":...}.
-Loopback targets only.
+--keep-going: a run that fails (an HTTP error, a broken connection) prints
+{"error": "...", "seconds": ...} and the next run starts; without it the first failure
+ends the program. Loopback targets only.
 """
 import argparse
 import http.client
@@ -19,6 +21,10 @@ import urllib.parse
 
 LINK_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
 MAX_PAGES = 100_000  # bound: a broken server that loops is stopped
+
+
+class RunFailed(Exception):
+    pass
 
 
 def one_run(url, token):
@@ -36,7 +42,7 @@ def one_run(url, token):
         r = conn.getresponse()
         body = r.read()
         if r.status != 200:
-            sys.exit("HTTP %d on page %d: %s" % (r.status, pages + 1, body[:300]))
+            raise RunFailed("HTTP %d on page %d: %s" % (r.status, pages + 1, body[:300]))
         items = json.loads(body)
         pages += 1
         entries += len(items)
@@ -58,9 +64,16 @@ def main():
     ap.add_argument("url")
     ap.add_argument("--token", default="")
     ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--keep-going", action="store_true")
     a = ap.parse_args()
     for _ in range(min(a.runs, 20)):
-        print(json.dumps(one_run(a.url, a.token)), flush=True)
+        t0 = time.perf_counter()
+        try:
+            print(json.dumps(one_run(a.url, a.token)), flush=True)
+        except (RunFailed, OSError, http.client.HTTPException, ValueError) as e:
+            if not a.keep_going:
+                sys.exit(str(e))
+            print(json.dumps({"error": str(e)[:300], "seconds": round(time.perf_counter() - t0, 4)}), flush=True)
 
 
 if __name__ == "__main__":
