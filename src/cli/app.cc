@@ -38,6 +38,7 @@ namespace {
 // The kinds of the jobs the App runs (services::JobRunner).
 constexpr std::string_view kGcJob = "gc";
 constexpr std::string_view kMaintainJob = "maintain";
+constexpr std::string_view kTrendingJob = "trending";
 
 // The server signing key: 32 random bytes kept in `path` (0600), made on first start.
 Result<std::string> LoadOrCreateSecret(const fs::path& path) {
@@ -412,6 +413,21 @@ void App::OpenJobs() {
     const int64_t interval_ms = int64_t{c.gc.interval_s} * 1000;
     jobs_->Every({std::string(kGcJob), "", interval_ms, std::min<int64_t>(interval_ms, 60000), 1});
   }
+  // Trending scores drop the days that left their window (db::RepoStore::RefreshTrending),
+  // once per jobs.trending_interval_s in the whole deployment.
+  jobs_->Handle(std::string(kTrendingJob),
+                [this](const db::JobRecord&, std::stop_token) { return RefreshTrending(); });
+  if (c.jobs.trending_interval_s > 0) {
+    const int64_t interval_ms = int64_t{c.jobs.trending_interval_s} * 1000;
+    jobs_->Every(
+        {std::string(kTrendingJob), "", interval_ms, std::min<int64_t>(interval_ms, 5000), 1});
+  }
+}
+
+Result<void> App::RefreshTrending() {
+  HANGAR_ASSIGN_OR_RETURN(int64_t changed, repos_->RefreshTrending());
+  if (changed > 0) Log("trending")->info("{} repos' trending scores changed", changed);
+  return {};
 }
 
 Result<int64_t> App::QueueMaintenance(const std::string& git_path,

@@ -107,6 +107,8 @@ class App {
   void OpenJobs();
   // Job "gc": a collection, then the maintenance of repos that need it.
   Result<void> RunGc(std::stop_token stop);
+  // The "trending" job: repos' trending scores over the window ending today.
+  Result<void> RefreshTrending();
   // Job "maintain": key "<level>:<git path>", payload the level ("full" or "light").
   Result<void> RunMaintain(const db::JobRecord& job, std::stop_token stop);
 

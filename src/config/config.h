@@ -128,6 +128,7 @@ struct JobsConfig {
   bool in_process = true;  // `hangar serve` runs jobs itself; false: only `hangar worker`s do
   int threads = 2;         // jobs run at once by one process
   int lease_s = 30;        // a claim's lease; a job whose process died is taken up after it
+  int trending_interval_s = 600;  // repos' trending scores are refreshed this often; 0 = never
 };
 
 // [maintenance] (docs/maintenance.md): repacking repositories into a git-optimal layout

@@ -423,6 +423,9 @@ std::vector<KeyDef> JobsKeys() {
           "jobs", "threads", 1, 256, [](Config & c) -> auto& { return c.jobs.threads; }),
       IntKey(
           "jobs", "lease_s", 1, 86400, [](Config & c) -> auto& { return c.jobs.lease_s; }),
+      IntKey(
+          "jobs", "trending_interval_s", 0, 86400,
+          [](Config & c) -> auto& { return c.jobs.trending_interval_s; }),
   };
 }
 

@@ -31,16 +31,15 @@ struct RepoRecord {
   // Downloads counted by AddDownloads, all time (hf-api.md §3.3 `downloads`; HF itself
   // reports 30 days there, Hangar reports all time in both it and `downloadsAllTime`).
   int64_t downloads = 0;
-  // Downloads in the 7 days up to now, the trending score; filled by List only when
-  // sorting by Trending, else 0.
+  // The trending score: downloads in the 7 days up to the last RefreshTrending (today
+  // included), plus those AddDownloads counted since.
   int64_t trending = 0;
 
   RepoId Id() const { return RepoId{type, ns, name}; }
 };
 
 // Sort keys of a listing (hf-api.md §5.2); unknown client keys map to LastModified.
-// Downloads: all-time downloads. Trending: downloads over the last 7 days (today
-// included), ties broken by last_modified.
+// Downloads: all-time downloads. Trending: RepoRecord::trending. Ties are broken by id.
 enum class RepoSort { LastModified, CreatedAt, Id, Downloads, Trending };
 
 // Maps "lastModified", "createdAt", "id", "downloads" (also "downloadsAllTime"),
@@ -57,13 +56,11 @@ struct RepoQuery {
   RepoSort sort = RepoSort::LastModified;
   bool descending = true;
   int limit = 100;  // page size, clamped to [1, 10000]
-  // "" = first page; else a next_cursor from the same query. Keyset cursors (the last
-  // row's sort value and id) for every sort but Trending, whose scores move while a
-  // client pages: its cursor is an offset, so a page may repeat or skip a repo whose
-  // score changed meanwhile.
+  // "" = first page; else a next_cursor from the same query: the last row's sort value
+  // and id (a keyset), so a page costs the same however deep it is. A repo whose sort
+  // value changes while a client pages (downloads, trending) may be listed twice or not
+  // at all.
   std::string cursor;
-  // Trending's window ends on this day (unix seconds / 86400); 0 = today.
-  int64_t today = 0;
   // Visibility: public repos always; private ones only when include_all_private (site
   // admins) or when their namespace is in readable_namespaces.
   bool include_all_private = false;
@@ -113,8 +110,13 @@ class RepoStore {
   virtual Result<void> SetCardMeta(int64_t id, std::string_view library, std::string_view pipeline,
                                    const std::vector<std::string>& tags) = 0;
   // Adds `n` downloads of repo `id` on `day` (unix seconds / 86400) to its daily and
-  // all-time counts. A repo deleted meanwhile is skipped silently (counts are best effort).
+  // all-time counts and to its trending score. A repo deleted meanwhile is skipped silently
+  // (counts are best effort).
   virtual Result<void> AddDownloads(int64_t id, int64_t day, int64_t n) = 0;
+  // Sets every repo's trending score to its downloads on the 7 days up to `today` (unix
+  // seconds / 86400, today included), so that days leaving the window stop counting.
+  // Writes only the rows whose score changes; returns how many did.
+  virtual Result<int64_t> RefreshTrending(int64_t today) = 0;
 };
 
 }  // namespace hangar::db

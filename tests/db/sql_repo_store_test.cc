@@ -268,13 +268,20 @@ TEST_P(RepoStoreTest, DownloadsAddUpPerDayAndAllTime) {
   ASSERT_TRUE(repos().AddDownloads(r.id, 90, 1).has_value());
   EXPECT_EQ(repos().Find(Id("acme", "bert"))->downloads, 6);
   EXPECT_TRUE(repos().AddDownloads(4242, 100, 1).has_value());  // gone: skipped
+  // A download counts for trending at once; a refresh drops the days outside the window.
+  EXPECT_EQ(repos().Find(Id("acme", "bert"))->trending, 6);
+  EXPECT_EQ(repos().RefreshTrending(100).value(), 1);
   RepoQuery q;
   q.sort = RepoSort::Trending;
-  q.today = 100;
   auto page = repos().List(q).value();
   ASSERT_EQ(page.items.size(), 1u);
-  EXPECT_EQ(page.items[0].trending, 5);  // day 90 is outside the 7-day window
+  EXPECT_EQ(page.items[0].trending, 5);  // day 90 is outside the 7-day window (94..100)
   EXPECT_EQ(page.items[0].downloads, 6);
+  EXPECT_EQ(repos().RefreshTrending(100).value(), 0);  // nothing changed: nothing written
+  EXPECT_EQ(repos().RefreshTrending(106).value(), 0);  // day 100 is still in 100..106
+  EXPECT_EQ(repos().RefreshTrending(107).value(), 1);  // and now it is not
+  EXPECT_EQ(repos().Find(Id("acme", "bert"))->trending, 0);
+  EXPECT_EQ(repos().Find(Id("acme", "bert"))->downloads, 6);  // all time stays
 }
 
 TEST_P(RepoListTest, FiltersByTagsLibraryAndPipeline) {
@@ -329,7 +336,7 @@ TEST_P(RepoListTest, DownloadsAndTrendingSortsPageThroughEverything) {
   q.type = RepoType::Model;
   q.include_all_private = true;
   q.limit = 4;
-  q.today = 203;
+  ASSERT_GT(repos().RefreshTrending(203).value(), 0);
   for (RepoSort sort : {RepoSort::Downloads, RepoSort::Trending}) {
     for (bool desc : {true, false}) {
       q.sort = sort;
@@ -342,8 +349,7 @@ TEST_P(RepoListTest, DownloadsAndTrendingSortsPageThroughEverything) {
       for (const auto& r : all) ids.insert(r.id);
       EXPECT_EQ(ids.size(), 30u);
       auto key = [&](const RepoRecord& r) {
-        return sort == RepoSort::Downloads ? std::make_tuple(r.downloads, int64_t{0}, r.id)
-                                           : std::make_tuple(r.trending, r.last_modified, r.id);
+        return std::make_pair(sort == RepoSort::Downloads ? r.downloads : r.trending, r.id);
       };
       for (size_t i = 1; i < all.size(); ++i) {
         if (desc)
@@ -360,8 +366,10 @@ TEST_P(RepoListTest, DownloadsAndTrendingSortsPageThroughEverything) {
   q.sort = RepoSort::Trending;
   auto top = repos().List(q)->items[0];
   EXPECT_EQ(top.trending, 14);  // the old day is outside the window
-  EXPECT_EQ(top.name, "m29");   // 14 downloads like m14, but modified later
-  q.cursor = "td.-1.0";
+  EXPECT_EQ(top.name, "m29");   // 14 downloads like m14, but a higher id
+  q.cursor = "nd.14.3";         // a downloads cursor
+  EXPECT_EQ(repos().List(q).error().code, ErrorCode::BadRequest);
+  q.cursor = "td.14";
   EXPECT_EQ(repos().List(q).error().code, ErrorCode::BadRequest);
 }
 

@@ -109,7 +109,6 @@ TEST_F(DownloadCounterTest, CountsInMemoryUntilFlushed) {
   EXPECT_EQ(repos().FindById(gpt.id)->downloads, 1);
   db::RepoQuery q;
   q.sort = db::RepoSort::Trending;
-  q.today = 101;
   auto page = repos().List(q).value();
   ASSERT_EQ(page.items.size(), 2u);
   EXPECT_EQ(page.items[0].name, "bert");

@@ -383,9 +383,24 @@ CREATE TABLE job_ticks (
 );
 )sql";
 
+// Version 12: the trending score is a column (db::RepoStore::RefreshTrending keeps it; a
+// download adds to it at once) so that a trending listing reads an index instead of summing
+// every repo's window of repo_downloads per request; filled by the first refresh. Every
+// listing order gets an index with the type first (the /models, /datasets listings) and
+// one without it (the home page and /api/repos-style listings of every type), so a page
+// never sorts the whole table (issue 17: 1,000,000 repos).
+constexpr const char kV12[] = R"sql(
+ALTER TABLE repos ADD COLUMN trending BIGINT NOT NULL DEFAULT 0;
+CREATE INDEX repos_type_trending ON repos(type, trending, id);
+CREATE INDEX repos_trending ON repos(trending, id);
+CREATE INDEX repos_type_downloads ON repos(type, downloads, id);
+CREATE INDEX repos_modified ON repos(last_modified, id);
+CREATE INDEX repos_created ON repos(created_at, id);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kV1}, {2, kV2}, {3, kV3}, {4, kV4},   {5, kV5},   {6, kV6},
-    {7, kV7}, {8, kV8}, {9, kV9}, {10, kV10}, {11, kV11},
+    {7, kV7}, {8, kV8}, {9, kV9}, {10, kV10}, {11, kV11}, {12, kV12},
 };
 
 void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {

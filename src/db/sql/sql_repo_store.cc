@@ -10,8 +10,7 @@ namespace {
 
 constexpr const char kRepoCols[] =
     "id, type, namespace, name, private, created_at, last_modified, last_commit, "
-    "default_branch, library, pipeline, downloads";
-constexpr int kTrendingCol = 12;  // List's extra column after kRepoCols
+    "default_branch, library, pipeline, downloads, trending";
 
 // Days in the trending window, today included.
 constexpr int64_t kTrendingDays = 7;
@@ -32,6 +31,7 @@ RepoRecord ReadRepo(const Stmt& s) {
   r.library = s.Text(9);
   r.pipeline = s.Text(10);
   r.downloads = s.Int(11);
+  r.trending = s.Int(12);
   return r;
 }
 
@@ -76,17 +76,15 @@ char SortTag(RepoSort s) {
   return 'm';
 }
 
-// Cursor text: "<sort tag><a|d>.<sort value>.<id>", naming the last row of the page; for
-// Trending "<t><a|d>.<rows already listed>.0".
-std::string MakeCursor(const RepoQuery& q, const RepoRecord& last, int64_t offset) {
+// Cursor text: "<sort tag><a|d>.<sort value>.<id>", naming the last row of the page.
+std::string MakeCursor(const RepoQuery& q, const RepoRecord& last) {
   int64_t v = q.sort == RepoSort::CreatedAt   ? last.created_at
               : q.sort == RepoSort::Id        ? last.id
               : q.sort == RepoSort::Downloads ? last.downloads
-              : q.sort == RepoSort::Trending  ? offset
+              : q.sort == RepoSort::Trending  ? last.trending
                                               : last.last_modified;
-  int64_t id = q.sort == RepoSort::Trending ? 0 : last.id;
   return std::string{SortTag(q.sort), q.descending ? 'd' : 'a'} + "." + std::to_string(v) + "." +
-         std::to_string(id);
+         std::to_string(last.id);
 }
 
 bool ParseInt(std::string_view s, int64_t& out) {
@@ -110,7 +108,6 @@ Result<Cursor> ParseCursor(const RepoQuery& q) {
   if (dot == std::string_view::npos) return bad;
   Cursor out;
   if (!ParseInt(c.substr(0, dot), out.value) || !ParseInt(c.substr(dot + 1), out.id)) return bad;
-  if (q.sort == RepoSort::Trending && out.value < 0) return bad;
   return out;
 }
 
@@ -164,20 +161,10 @@ Result<RepoRecord> FindOne(Connection& c, Stmt& s) {
 // on which filters are present (and how many readable namespaces and tags), so the
 // per-connection statement cache stays small and effective. BindList binds its parameters.
 std::string ListSql(const RepoQuery& q, bool has_cursor) {
-  const bool trending = q.sort == RepoSort::Trending;
   const char* col = SortColumn(q.sort);
   const char* cmp = q.descending ? "<" : ">";
   const char* dir = q.descending ? "DESC" : "ASC";
-  std::string sql = std::string("SELECT ") + kRepoCols;
-  if (trending) {
-    // Sums only the window's rows (index repo_downloads_day), once per query.
-    sql +=
-        ", COALESCE(t.score, 0) AS trending FROM repos LEFT JOIN (SELECT repo_id, "
-        "SUM(count) AS score FROM repo_downloads WHERE day > ? GROUP BY repo_id) t "
-        "ON t.repo_id = repos.id WHERE 1 = 1";
-  } else {
-    sql += ", 0 FROM repos WHERE 1 = 1";
-  }
+  std::string sql = std::string("SELECT ") + kRepoCols + " FROM repos WHERE 1 = 1";
   if (q.type) sql += " AND type = ?";
   if (!q.author.empty()) sql += " AND namespace = ?";
   if (!q.search.empty()) sql += " AND LOWER(namespace || '/' || name) LIKE ? ESCAPE '\\'";
@@ -195,30 +182,21 @@ std::string ListSql(const RepoQuery& q, bool has_cursor) {
     }
     sql += ")";
   }
-  if (has_cursor && !trending) {
+  if (has_cursor) {
     if (q.sort == RepoSort::Id)
       sql += std::string(" AND id ") + cmp + " ?";
     else
       sql += std::string(" AND (") + col + ", id) " + cmp + " (?, ?)";
   }
   sql += std::string(" ORDER BY ") + col + " " + dir;
-  if (trending) sql += std::string(", last_modified ") + dir;
   if (q.sort != RepoSort::Id) sql += std::string(", id ") + dir;
-  sql += " LIMIT ?";
-  if (trending) sql += " OFFSET ?";
-  return sql;
+  return sql + " LIMIT ?";
 }
 
-// Binds the parameters of ListSql(q, cursor.has_value()), in its order: the trending window,
-// the filters, the readable namespaces, the cursor, then LIMIT and (Trending) OFFSET.
-void BindList(Stmt& s, const RepoQuery& q, const std::optional<Cursor>& cursor, int limit,
-              int64_t offset) {
-  const bool trending = q.sort == RepoSort::Trending;
+// Binds the parameters of ListSql(q, cursor.has_value()), in its order: the filters, the
+// readable namespaces, the cursor, then LIMIT.
+void BindList(Stmt& s, const RepoQuery& q, const std::optional<Cursor>& cursor, int limit) {
   int i = 1;
-  if (trending) {
-    int64_t today = q.today != 0 ? q.today : NowUnix() / 86400;
-    s.Bind(i++, today - kTrendingDays);
-  }
   if (q.type) s.Bind(i++, RepoTypeName(*q.type));
   if (!q.author.empty()) s.Bind(i++, q.author);
   if (!q.search.empty()) s.Bind(i++, LikePattern(q.search));
@@ -227,27 +205,25 @@ void BindList(Stmt& s, const RepoQuery& q, const std::optional<Cursor>& cursor, 
   for (const auto& tag : q.tags) s.Bind(i++, tag);
   if (!q.include_all_private)
     for (const auto& ns : q.readable_namespaces) s.Bind(i++, ns);
-  if (cursor && !trending) {
+  if (cursor) {
     if (q.sort != RepoSort::Id) s.Bind(i++, cursor->value);
     s.Bind(i++, cursor->id);
   }
   s.Bind(i++, static_cast<int64_t>(limit) + 1);  // one extra row says "there is more"
-  if (trending) s.Bind(i++, offset);
 }
 
 // Reads up to `limit` rows of List's statement `s` into a page with their tags; the cursor
-// of the next page when a row is left over (`offset`: the rows before this page).
-Result<RepoPage> ReadPage(Connection& c, Stmt& s, const RepoQuery& q, int limit, int64_t offset) {
+// of the next page when a row is left over.
+Result<RepoPage> ReadPage(Connection& c, Stmt& s, const RepoQuery& q, int limit) {
   RepoPage page;
   for (;;) {
     HANGAR_ASSIGN_OR_RETURN(auto row, s.Step());
     if (!row) break;
     if (static_cast<int>(page.items.size()) == limit) {
-      page.next_cursor = MakeCursor(q, page.items.back(), offset + limit);
+      page.next_cursor = MakeCursor(q, page.items.back());
       break;
     }
     page.items.push_back(ReadRepo(s));
-    page.items.back().trending = s.Int(kTrendingCol);
   }
   HANGAR_TRY(LoadTags(c, page.items));
   return page;
@@ -374,13 +350,11 @@ Result<RepoPage> SqlRepoStore::List(const RepoQuery& q) {
     HANGAR_ASSIGN_OR_RETURN(auto parsed, ParseCursor(q));
     cursor = parsed;
   }
-  // Trending pages by offset: its cursor holds the number of rows already listed.
-  const int64_t offset = q.sort == RepoSort::Trending && cursor ? cursor->value : 0;
   const std::string sql = ListSql(q, cursor.has_value());
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(sql));
-  BindList(s, q, cursor, limit, offset);
-  return ReadPage(*c, s, q, limit, offset);
+  BindList(s, q, cursor, limit);
+  return ReadPage(*c, s, q, limit);
 }
 
 Result<void> SqlRepoStore::SetCardMeta(int64_t id, std::string_view library,
@@ -408,9 +382,9 @@ Result<void> SqlRepoStore::AddDownloads(int64_t id, int64_t day, int64_t n) {
   if (n <= 0) return {};
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   return InTransaction(*c, [&]() -> Result<void> {
-    HANGAR_ASSIGN_OR_RETURN(auto total,
-                            c->Prepare("UPDATE repos SET downloads = downloads + ? WHERE id = ?"));
-    HANGAR_TRY(total.Bind(1, n).Bind(2, id).Run());
+    HANGAR_ASSIGN_OR_RETURN(auto total, c->Prepare("UPDATE repos SET downloads = downloads + ?, "
+                                                   "trending = trending + ? WHERE id = ?"));
+    HANGAR_TRY(total.Bind(1, n).Bind(2, n).Bind(3, id).Run());
     if (c->Changes() == 0) return {};  // deleted since the downloads were counted
     HANGAR_ASSIGN_OR_RETURN(
         auto daily, c->Prepare("INSERT INTO repo_downloads (repo_id, day, count) VALUES (?, ?, ?) "
@@ -418,6 +392,33 @@ Result<void> SqlRepoStore::AddDownloads(int64_t id, int64_t day, int64_t n) {
                                "repo_downloads.count + excluded.count"));
     return daily.Bind(1, id).Bind(2, day).Bind(3, n).Run();
   });
+}
+
+Result<int64_t> SqlRepoStore::RefreshTrending(int64_t today) {
+  const int64_t after = today - kTrendingDays;  // the window: days after this one
+  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
+  int64_t changed = 0;
+  HANGAR_TRY(InTransaction(*c, [&]() -> Result<void> {
+    // Repos with downloads in the window get their sum (index repo_downloads_day reads the
+    // window alone); unchanged scores are not written, so a refresh of a quiet hub writes
+    // little.
+    HANGAR_ASSIGN_OR_RETURN(
+        auto scored,
+        c->Prepare("UPDATE repos SET trending = t.score FROM (SELECT repo_id, SUM(count) AS score "
+                   "FROM repo_downloads WHERE day > ? GROUP BY repo_id) t "
+                   "WHERE repos.id = t.repo_id AND repos.trending <> t.score"));
+    HANGAR_TRY(scored.Bind(1, after).Run());
+    changed += c->Changes();
+    // Repos with a score but no download left in the window fall to 0 (`trending > 0`
+    // reads index repos_trending, not the whole table).
+    HANGAR_ASSIGN_OR_RETURN(
+        auto idle, c->Prepare("UPDATE repos SET trending = 0 WHERE trending > 0 AND id NOT IN "
+                              "(SELECT repo_id FROM repo_downloads WHERE day > ?)"));
+    HANGAR_TRY(idle.Bind(1, after).Run());
+    changed += c->Changes();
+    return {};
+  }));
+  return changed;
 }
 
 }  // namespace hangar::db

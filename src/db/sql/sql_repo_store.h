@@ -25,6 +25,7 @@ class SqlRepoStore : public RepoStore {
   Result<void> SetCardMeta(int64_t id, std::string_view library, std::string_view pipeline,
                            const std::vector<std::string>& tags) override;
   Result<void> AddDownloads(int64_t id, int64_t day, int64_t n) override;
+  Result<int64_t> RefreshTrending(int64_t today) override;
 
  private:
   std::shared_ptr<Pool> pool_;

@@ -68,6 +68,12 @@ void RepoService::Invalidate(const RepoId& id) {
 
 void RepoService::InvalidateAll() { cache_->rows.Clear(); }
 
+Result<int64_t> RepoService::RefreshTrending() {
+  HANGAR_ASSIGN_OR_RETURN(int64_t changed, repos_.RefreshTrending(NowUnix() / 86400));
+  if (changed > 0) InvalidateAll();
+  return changed;
+}
+
 Result<RepoHandle> RepoService::Open(const Principal& who, const RepoId& id, Access needed) {
   auto rec = FindCached(id);
   if (!rec) {

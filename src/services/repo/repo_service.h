@@ -97,6 +97,10 @@ class RepoService {
   std::string GitPath(const RepoId& id) const;
   // Drops every cached record (after a bulk change such as a download-count flush).
   void InvalidateAll();
+  // Recomputes every repo's trending score for the window ending today
+  // (db::RepoStore::RefreshTrending) and drops the cached records when one changed.
+  // Returns how many changed. Errors: the store's.
+  Result<int64_t> RefreshTrending();
 
  private:
   struct Cache;
