@@ -258,8 +258,8 @@ rss_stop() {
 }
 
 # cpu_mark NAME — notes each hub process's CPU time (user + system, /proc/PID/stat) and
-# the clock; cpu_note NAME then prints each one's CPU seconds per second since the mark
-# ("a 0.61, b 0.58"), and cpu_max NAME the largest of them.
+# the clock; cpu_per_s NAME then prints "label cpu_seconds_per_second" per process, since
+# the mark. cpu_ticks PID: that CPU time in clock ticks (getconf CLK_TCK a second).
 cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 cpu_mark() {
   local i
@@ -269,7 +269,7 @@ cpu_mark() {
     for i in "${!HUB_PIDS[@]}"; do echo "${HUB_LABELS[$i]} ${HUB_PIDS[$i]} $(cpu_ticks "${HUB_PIDS[$i]}")"; done
   } >"$LT_TMP/cpu.$1"
 }
-cpu_per_s() {  # "label cpu_s_per_s" lines
+cpu_per_s() {
   local t0 t1 label pid ticks hz
   hz=$(getconf CLK_TCK)
   t1=$(now_s)
@@ -278,8 +278,7 @@ cpu_per_s() {  # "label cpu_s_per_s" lines
         'BEGIN { printf "%s %.2f\n", l, (b - a) / hz / s }'
     done; } <"$LT_TMP/cpu.$1"
 }
-cpu_note() { cpu_per_s "$1" | paste -sd, | sed 's/,/, /g'; }
-cpu_max() { cpu_per_s "$1" | awk '$2 > m { m = $2 } END { printf "%.2f\n", m }'; }
+
 hangar_stop() {
   if [ -n "$DEPLOY_DIR" ]; then
     "$LT_ROOT/deploy/stack.sh" stop "$DEPLOY_DIR" >/dev/null 2>&1 || true
