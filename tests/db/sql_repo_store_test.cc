@@ -189,6 +189,47 @@ TEST_P(RepoListTest, SearchIsCaseInsensitiveSubstringOfRepoId) {
   EXPECT_TRUE(All(q).empty());
 }
 
+// The search index (migration 13) follows creates, renames and deletes, and both of
+// SQLite's plans (from the index for a narrow search, along the sort order for a wide one)
+// list exactly the repos whose id holds the text.
+TEST_P(RepoListTest, SearchIndexFollowsChangesAndBothPlansAgree) {
+  constexpr int kMany = 2100;  // more than the narrow plan's 2000
+  for (int i = 0; i < kMany; ++i) {
+    ASSERT_TRUE(repos().Create(Repo("org", "common-" + std::to_string(i))).has_value());
+  }
+  RepoQuery q;
+  q.sort = RepoSort::Id;
+  q.descending = false;
+  q.limit = 500;
+  q.search = "Common-";  // wide: every one of them
+  EXPECT_EQ(All(q).size(), static_cast<size_t>(kMany));
+  q.search = "mon-20";  // narrow: common-20, -200..209, -2000..2099
+  std::vector<std::string> want;
+  for (int i = 0; i < kMany; ++i) {
+    std::string name = "org/common-" + std::to_string(i);
+    if (name.find("mon-20") != std::string::npos) want.push_back(name);
+  }
+  std::sort(want.begin(), want.end());
+  auto got = Names(All(q));
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got.size(), 111u);
+  EXPECT_EQ(got, want);
+
+  ASSERT_TRUE(repos().Move(Id("alice", "m05"), Id("alice", "renamed-x")).has_value());
+  q.search = "renamed";
+  EXPECT_EQ(Names(All(q)), std::vector<std::string>{"alice/renamed-x"});
+  q.search = "ice/m05";
+  EXPECT_TRUE(All(q).empty());
+  ASSERT_TRUE(repos().Delete(Id("alice", "renamed-x")).has_value());
+  q.search = "renamed";
+  EXPECT_TRUE(All(q).empty());
+  // The index's query syntax is not the user's: quotes and operators are text.
+  q.search = "m0\" OR m1";
+  EXPECT_TRUE(All(q).empty());
+  q.search = "é/m";  // not ASCII: the scan
+  EXPECT_TRUE(All(q).empty());
+}
+
 TEST_P(RepoListTest, AuthorAndTypeFilter) {
   RepoQuery q;
   q.include_all_private = true;

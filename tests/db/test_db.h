@@ -42,7 +42,12 @@ class StoreFixture {
       auto admin = PgConnection::Open(pg->url());
       ASSERT_TRUE(admin.has_value()) << admin.error().message;
       ASSERT_TRUE((*admin)->Exec("CREATE SCHEMA " + schema_).has_value());
-      url_ = pg->url() + "?options=-csearch_path%3D" + schema_;
+      // Extensions are per database, not per schema: pg_trgm (migration 13) lives in public,
+      // which follows the test's own schema on the search path, so that dropping a test's
+      // schema leaves it to the others. Concurrent test processes may race to create it:
+      // the loser's error is harmless.
+      (void)(*admin)->Exec("CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public");
+      url_ = pg->url() + "?options=-csearch_path%3D" + schema_ + "%2Cpublic";
     }
     auto s = OpenAgain();
     ASSERT_TRUE(s.has_value()) << s.error().message;

@@ -398,9 +398,44 @@ CREATE INDEX repos_modified ON repos(last_modified, id);
 CREATE INDEX repos_created ON repos(created_at, id);
 )sql";
 
+// Version 13: an index for listings' search filter (a substring of "namespace/name",
+// db::RepoQuery::search), so a search need not read every repo. SQLite: an FTS5 table with
+// the trigram tokenizer, kept by triggers; db::SqlRepoStore::List joins it when a search
+// matches few repos. PostgreSQL: pg_trgm's GIN index on the very expression List filters
+// by, which its planner uses when it pays (the role needs the right to create pg_trgm, a
+// trusted extension: a database owner has it; docs/deploy.md).
+constexpr const char kV13Sqlite[] = R"sql(
+CREATE VIRTUAL TABLE repos_search USING fts5(path, tokenize = 'trigram');
+INSERT INTO repos_search (rowid, path) SELECT id, lower(namespace || '/' || name) FROM repos;
+CREATE TRIGGER repos_search_insert AFTER INSERT ON repos BEGIN
+  INSERT INTO repos_search (rowid, path) VALUES (new.id, lower(new.namespace || '/' || new.name));
+END;
+CREATE TRIGGER repos_search_delete AFTER DELETE ON repos BEGIN
+  DELETE FROM repos_search WHERE rowid = old.id;
+END;
+CREATE TRIGGER repos_search_rename AFTER UPDATE OF namespace, name ON repos BEGIN
+  UPDATE repos_search SET path = lower(new.namespace || '/' || new.name) WHERE rowid = new.id;
+END;
+)sql";
+constexpr const char kV13Postgres[] = R"sql(
+CREATE EXTENSION IF NOT EXISTS pg_trgm;
+CREATE INDEX repos_search ON repos USING gin (lower(namespace || '/' || name) gin_trgm_ops);
+)sql";
+
 constexpr Migration kMigrations[] = {
-    {1, kV1}, {2, kV2}, {3, kV3}, {4, kV4},   {5, kV5},   {6, kV6},
-    {7, kV7}, {8, kV8}, {9, kV9}, {10, kV10}, {11, kV11}, {12, kV12},
+    {1, kV1},
+    {2, kV2},
+    {3, kV3},
+    {4, kV4},
+    {5, kV5},
+    {6, kV6},
+    {7, kV7},
+    {8, kV8},
+    {9, kV9},
+    {10, kV10},
+    {11, kV11},
+    {12, kV12},
+    {13, "", kV13Sqlite, kV13Postgres},
 };
 
 void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {
@@ -413,7 +448,8 @@ void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {
 std::span<const Migration> AllMigrations() { return kMigrations; }
 
 std::string RenderMigration(const Migration& m, SqlDialect dialect) {
-  std::string sql = m.sql;
+  std::string sql =
+      std::string(m.sql) + (dialect == SqlDialect::Sqlite ? m.sqlite_sql : m.postgres_sql);
   // SQLite: AUTOINCREMENT so an id is never reused after a delete (tickets and links
   // name repos by id; a new repo must not inherit a deleted one's).
   ReplaceAll(sql, "{{ID}}",

@@ -15,6 +15,9 @@ namespace hangar::db {
 struct Migration {
   int version;      // 1, 2, 3, ... in order, never reused
   const char* sql;  // one or more statements separated by ';'
+  // Statements for one engine alone, run after `sql` (an index only that engine has).
+  const char* sqlite_sql = "";
+  const char* postgres_sql = "";
 };
 
 // All migrations, in version order.

@@ -16,6 +16,11 @@ constexpr const char kRepoCols[] =
 constexpr int64_t kTrendingDays = 7;
 // Tags are read for this many repos per statement (ids padded), one cached statement.
 constexpr size_t kTagBatch = 64;
+// SQLite: a search matching fewer repos than this is listed from the trigram index
+// (repos_search, migration 13): those repos are read and sorted. A search matching more is
+// listed along the sort order's index, filtering as it goes, which finds a page after
+// about limit × repos / matches rows.
+constexpr int64_t kNarrowSearch = 2000;
 
 RepoRecord ReadRepo(const Stmt& s) {
   RepoRecord r;
@@ -111,6 +116,24 @@ Result<Cursor> ParseCursor(const RepoQuery& q) {
   return out;
 }
 
+// Whether the trigram index can answer a search for `s`: 3 characters or more (its
+// trigrams), ASCII (where its case folding and LIKE's agree).
+bool TrigramSearchable(std::string_view s) {
+  return s.size() >= 3 && std::all_of(s.begin(), s.end(), [](char ch) {
+           return static_cast<unsigned char>(ch) < 0x80;
+         });
+}
+
+// An FTS5 query matching `s` as a substring: one phrase, its quotes doubled.
+std::string TrigramPhrase(std::string_view s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  return out + '"';
+}
+
 // `s` lower-cased with LIKE's wildcards escaped by '\'.
 std::string LikePattern(std::string_view s) {
   std::string out = "%";
@@ -157,14 +180,25 @@ Result<RepoRecord> FindOne(Connection& c, Stmt& s) {
   return std::move(one.front());
 }
 
-// List's SQL for `q` (with a cursor condition when `has_cursor`). The text depends only
-// on which filters are present (and how many readable namespaces and tags), so the
-// per-connection statement cache stays small and effective. BindList binds its parameters.
-std::string ListSql(const RepoQuery& q, bool has_cursor) {
+// List's SQL for `q` (with a cursor condition when `has_cursor`; from the repos that the
+// trigram index finds for the search when `narrow`). The text depends only on which filters
+// are present (and how many readable namespaces and tags), so the per-connection statement
+// cache stays small and effective. BindList binds its parameters.
+std::string ListSql(const RepoQuery& q, bool has_cursor, bool narrow) {
   const char* col = SortColumn(q.sort);
   const char* cmp = q.descending ? "<" : ">";
   const char* dir = q.descending ? "DESC" : "ASC";
-  std::string sql = std::string("SELECT ") + kRepoCols + " FROM repos WHERE 1 = 1";
+  std::string sql = std::string("SELECT ") + kRepoCols;
+  // CROSS JOIN keeps SQLite's join order: the index's few matches first, then their rows
+  // by primary key (else its planner may walk the sort order's index and test each row).
+  if (narrow) {
+    sql +=
+        " FROM (SELECT rowid AS match_id FROM repos_search WHERE repos_search MATCH ?) m "
+        "CROSS JOIN repos ON repos.id = m.match_id";
+  } else {
+    sql += " FROM repos";
+  }
+  sql += " WHERE 1 = 1";
   if (q.type) sql += " AND type = ?";
   if (!q.author.empty()) sql += " AND namespace = ?";
   if (!q.search.empty()) sql += " AND LOWER(namespace || '/' || name) LIKE ? ESCAPE '\\'";
@@ -193,10 +227,12 @@ std::string ListSql(const RepoQuery& q, bool has_cursor) {
   return sql + " LIMIT ?";
 }
 
-// Binds the parameters of ListSql(q, cursor.has_value()), in its order: the filters, the
-// readable namespaces, the cursor, then LIMIT.
-void BindList(Stmt& s, const RepoQuery& q, const std::optional<Cursor>& cursor, int limit) {
+// Binds the parameters of ListSql(q, cursor.has_value(), narrow), in its order: the
+// trigram query (narrow), the filters, the readable namespaces, the cursor, then LIMIT.
+void BindList(Stmt& s, const RepoQuery& q, const std::optional<Cursor>& cursor, int limit,
+              bool narrow) {
   int i = 1;
+  if (narrow) s.Bind(i++, TrigramPhrase(q.search));
   if (q.type) s.Bind(i++, RepoTypeName(*q.type));
   if (!q.author.empty()) s.Bind(i++, q.author);
   if (!q.search.empty()) s.Bind(i++, LikePattern(q.search));
@@ -350,10 +386,21 @@ Result<RepoPage> SqlRepoStore::List(const RepoQuery& q) {
     HANGAR_ASSIGN_OR_RETURN(auto parsed, ParseCursor(q));
     cursor = parsed;
   }
-  const std::string sql = ListSql(q, cursor.has_value());
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
+  // The search's matches are counted (up to kNarrowSearch) to choose the plan; PostgreSQL's
+  // planner makes that choice itself from its statistics of the trigram index.
+  bool narrow = false;
+  if (pool_->dialect() == SqlDialect::Sqlite && TrigramSearchable(q.search)) {
+    HANGAR_ASSIGN_OR_RETURN(auto count,
+                            c->Prepare("SELECT COUNT(*) FROM (SELECT 1 FROM repos_search "
+                                       "WHERE repos_search MATCH ? LIMIT ?)"));
+    count.Bind(1, TrigramPhrase(q.search)).Bind(2, kNarrowSearch);
+    HANGAR_ASSIGN_OR_RETURN(auto row, count.Step());
+    narrow = row && count.Int(0) < kNarrowSearch;
+  }
+  const std::string sql = ListSql(q, cursor.has_value(), narrow);
   HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare(sql));
-  BindList(s, q, cursor, limit);
+  BindList(s, q, cursor, limit, narrow);
   return ReadPage(*c, s, q, limit);
 }
 
