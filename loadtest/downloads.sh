@@ -47,6 +47,7 @@ python3 "$LT_ROOT/loadtest/download_loop.py" "$URL" "$SIZE" "$SHA" "$(now_s)" 0 
 # --- the run: the clients start together at START (each Python needs a moment to load).
 log "$CLIENTS clients downloading $MIB MiB over and over for $SECONDS_RUN s"
 rss_start dl 50
+rss_start dlanon 50 RssAnon  # VmRSS less the shared libraries' clean pages (transfer_memory.sh)
 start=$(awk -v t="$(now_s)" 'BEGIN { printf "%.3f", t + 1.5 }')
 haproxy_ticks=""
 [ -n "$DEPLOY_DIR" ] && haproxy_ticks=$(cpu_ticks "$HAPROXY_PID")
@@ -61,6 +62,7 @@ cpu_mark dl
 for p in "${pids[@]}"; do wait "$p" || true; done
 cpu_per_s dl >"$LT_TMP/cpu.dl.out"
 rss_stop dl
+rss_stop dlanon
 hub_procs
 labels=("${HUB_LABELS[@]}")
 haproxy_note=""
@@ -104,6 +106,9 @@ for label in "${labels[@]}"; do
   read -r _ peak first n < <(awk -v l="$label" '$1 == l' "$LT_TMP/rss.dl.peaks")
   result "downloads_rss_peak$sfx" "$((peak / 1024))" MiB "flat, < 64 MiB" \
     "$who: max VmRSS over $n samples (50 ms) during the run (at its start: $((first / 1024)) MiB)"
+  read -r _ anon_peak anon_first _ < <(awk -v l="$label" '$1 == l' "$LT_TMP/rss.dlanon.peaks")
+  result "downloads_rss_anon_peak$sfx" "$((anon_peak / 1024))" MiB "" \
+    "$who: max RssAnon (private memory) during the run (at its start: $((anon_first / 1024)) MiB)"
   result "downloads_cpu_s_per_s$sfx" "$(awk -v l="$label" '$1 == l { print $2 }' "$LT_TMP/cpu.dl.out")" \
     "CPU s/s" "" "$who: user + system CPU seconds per second of the run (2 cores: at most 2)$haproxy_note"
 done

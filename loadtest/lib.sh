@@ -226,17 +226,18 @@ hub_hwm_note() {
   echo "VmHWM $out"
 }
 
-# rss_start NAME [MS] — samples the VmRSS of every hub process (hub_procs) every MS
-# milliseconds (default 20) into $LT_TMP/rss.NAME.tsv ("unix_seconds kib kib..." in
-# HUB_LABELS' order) until rss_stop NAME; returns once the first sample is in (the
-# sampler must be running before the phase it watches begins).
+# rss_start NAME [MS] [FIELD] — samples the VmRSS (or FIELD of /proc/PID/status, e.g.
+# RssAnon) of every hub process (hub_procs) every MS milliseconds (default 20) into
+# $LT_TMP/rss.NAME.tsv ("unix_seconds kib kib..." in HUB_LABELS' order) until rss_stop
+# NAME; returns once the first sample is in (the sampler must be running before the
+# phase it watches begins).
 rss_start() {
-  local name=$1 ms=${2:-20} pids
+  local name=$1 ms=${2:-20} field=${3:-VmRSS} pids
   hub_procs
   pids=$(IFS=,; echo "${HUB_PIDS[*]}")
   echo "${HUB_LABELS[*]}" >"$LT_TMP/rss.$name.labels"
   rm -f "$LT_TMP/rss.$name.stop" "$LT_TMP/rss.$name.tsv"
-  python3 "$LT_ROOT/loadtest/rss_sampler.py" "$pids" "$LT_TMP/rss.$name.tsv" "$LT_TMP/rss.$name.stop" "$ms" &
+  python3 "$LT_ROOT/loadtest/rss_sampler.py" "$pids" "$LT_TMP/rss.$name.tsv" "$LT_TMP/rss.$name.stop" "$ms" "$field" &
   echo "$!" >"$LT_TMP/rss.$name.pid"
   LT_PIDS+=("$!")
   for _ in $(seq 600); do [ -s "$LT_TMP/rss.$name.tsv" ] && return 0; sleep 0.05; done

@@ -138,6 +138,9 @@ hangar_create_repo "$NAME"
 # RSS of every hub process every SAMPLE_MS (lib.sh rss_start: it is running once this
 # returns); ~10 idle samples before the first phase.
 rss_start xfer "$SAMPLE_MS"
+# The private part of it too: VmRSS counts the clean pages of the shared libraries each
+# process has touched (DuckDB's alone ~25 MiB), which the kernel may drop and shares.
+rss_start xferanon "$SAMPLE_MS" RssAnon
 mark() { echo "$1 $(now_s)" >>"$LT_TMP/marks"; }
 sleep 0.5
 mark idle_end
@@ -188,6 +191,7 @@ hwm_note=$(hub_hwm_note)
 hub_procs
 labels=("${HUB_LABELS[@]}")
 rss_stop xfer
+rss_stop xferanon
 dl_bytes=$(cut -d' ' -f1 "$LT_TMP"/dl[0-9]* | paste -sd+ | bc)
 bad=$(awk -v s="$SIZE" '$1 != s' "$LT_TMP"/dl[0-9]* | wc -l)
 [ "$bad" = 0 ] || { echo "$bad downloads were not $SIZE bytes" >&2; exit 1; }
@@ -275,6 +279,9 @@ for label in "${labels[@]}"; do
     "$who; 4 x $MIB MiB native uploads at once: VmRSS start $up_start, steady $up_steady (median of 2nd half), end $up_last MiB; slope $up_slope MiB per GiB; $up_n samples"
   result "xfer_rss_download_peak$sfx" "$dl_peak" MiB "flat, < 64 MiB" \
     "$who; 4 download loops, $((dl_bytes / 1048576)) MiB: VmRSS start $dl_start, steady $dl_steady, end $dl_last MiB; slope $dl_slope MiB per GiB; $dl_n samples"
+  read -r _ anon_peak anon_first _ < <(awk -v l="$label" '$1 == l' "$LT_TMP/rss.xferanon.peaks")
+  result "xfer_rss_anon_peak$sfx" "$((anon_peak / 1024))" MiB "" \
+    "$who; RssAnon (private memory: VmRSS less the shared libraries' clean file pages) over both phases, peak (at start $((anon_first / 1024)) MiB)"
 done
 result xfer_rss_hwm "$hwm_mib" MiB "flat, < 64 MiB" "largest VmHWM of the hub's processes after both phases ($hwm_note)"
 result xfer_upload_mib_s "$up_mib_s" MiB/s "" \
