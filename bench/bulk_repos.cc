@@ -9,9 +9,10 @@
 //
 // Creating a repo through the API (RepoService::Create) costs a libgit2 init, loose
 // objects in their fan-out directories and an fsync: 21 inodes and 84 KiB each, at 40 to
-// 170 repos/s on the 2-core benchmark machine. A million of those would take hours and
-// want 21,000,000 inodes, more than that machine's 250 GB filesystem has. So this tool
-// takes the bulk path, and says so (a copy costs 8 inodes, its directories, and 32 KiB):
+// 290 repos/s on the 2-core benchmark machine. A million of those would take one to seven
+// hours and want 21,000,000 inodes, more than that machine's 250 GB filesystem has. So this
+// tool takes the bulk path, and says so (a copy costs 8 inodes, its directories, and
+// 32 KiB):
 //
 //   * Git directories. A few template repos are made by the project's own code:
 //     git::InitBareRepo with a README.md model card (YAML metadata), .gitattributes and a
