@@ -16,7 +16,8 @@
 #         DIR/pg       PostgreSQL (scripts/pg-server.sh start DIR/pg; as root, DIR is made
 #                      mode 755 so that the postgres account can reach DIR/pg)
 #         DIR/s3       S3 with a bucket `hangar` (scripts/s3-server.sh start DIR/s3: ~15 s,
-#                      ~2 GiB of RAM). --no-s3: none; the blobs live on the shared data dir.
+#                      ~2 GiB of RAM, its whole store: --s3-mib N for N MiB; a full store
+#                      stalls writes). --no-s3: none; the blobs live on the shared data dir.
 #                      --s3-env FILE: the running S3 that FILE (an s3.env) describes, with a
 #                      fresh bucket `hangar-<random>` on it.
 #         DIR/shared   the replicas' data dir: the shared volume (repos, signing secret, blobs)
@@ -263,7 +264,7 @@ stop_stack() {
 }
 
 start_stack() {
-  local s3_mode=$1 s3_env=$2 watch=$3 no_fsync=$4
+  local s3_mode=$1 s3_env=$2 watch=$3 no_fsync=$4 s3_mib=$6
   REPLICAS=$5
   HANGAR_BIN=${HANGAR_BIN:-$ROOT/build/hangar}
   [[ -x $HANGAR_BIN ]] || die "no hangar binary at $HANGAR_BIN (scripts/build.sh builds it; or set HANGAR_BIN)"
@@ -308,6 +309,7 @@ start_stack() {
     own)
       local s3_opts=()
       [[ -n $watch ]] && s3_opts+=(--watch "$watch")
+      [[ -n $s3_mib ]] && s3_opts+=(--memory "$s3_mib")
       "$ROOT/scripts/s3-server.sh" start "$DIR/s3" "${s3_opts[@]}" >"$DIR/log/s3-start.log" 2>&1 ||
         { log_tail "$DIR/log/s3-start.log"; die "S3 did not start"; }
       s3_env=$DIR/s3/s3.env
@@ -518,12 +520,12 @@ median_of() {
 
 cmd=${1:-} DIR=${2:-}
 [[ -n $cmd && -n $DIR ]] ||
-  die "usage: stack.sh start DIR [--replicas 1|2] [--no-s3 | --s3-env FILE] [--watch PID] [--no-fsync] | stop DIR | restart-replica DIR a|b | time-start DIR a|b [--runs N]"
+  die "usage: stack.sh start DIR [--replicas 1|2] [--no-s3 | --s3-env FILE | --s3-mib N] [--watch PID] [--no-fsync] | stop DIR | restart-replica DIR a|b | time-start DIR a|b [--runs N]"
 shift 2
 DIR=$(realpath -m "$DIR")
 case $cmd in
   start)
-    s3_mode=own s3_env="" watch="" no_fsync=0 replicas=2
+    s3_mode=own s3_env="" watch="" no_fsync=0 replicas=2 s3_mib=""
     while (($#)); do
       case $1 in
         --replicas)
@@ -535,10 +537,15 @@ case $cmd in
         --s3-env) s3_mode=env s3_env=$(realpath "${2:?--s3-env needs a file}"); shift 2 ;;
         --watch) watch=${2:?--watch needs a pid}; shift 2 ;;
         --no-fsync) no_fsync=1; shift ;;
+        --s3-mib)
+          s3_mib=${2:-}
+          [[ $s3_mib =~ ^[1-9][0-9]*$ ]] || die "--s3-mib takes a size in MiB, not '$s3_mib'"
+          shift 2
+          ;;
         *) die "unknown option $1" ;;
       esac
     done
-    start_stack "$s3_mode" "$s3_env" "$watch" "$no_fsync" "$replicas"
+    start_stack "$s3_mode" "$s3_env" "$watch" "$no_fsync" "$replicas" "$s3_mib"
     ;;
   stop) stop_stack ;;
   restart-replica) restart_replica "${1:-}" ;;

@@ -19,7 +19,8 @@
 #   HANGAR_DEPLOY_REPLICAS=1|2  with HANGAR_DEPLOYMENT: that many replicas (stack.sh
 #                       --replicas; default 2). run_all.sh --replicas N sets both.
 #   HANGAR_DEPLOY_S3=1  with HANGAR_DEPLOYMENT: blobs in the stack's own S3 (radosgw, ~15 s
-#                       to start) instead of the shared data dir
+#                       to start) instead of the shared data dir; its store holds
+#                       HANGAR_DEPLOY_S3_MIB MiB (default 12288) of RAM
 #   HANGAR_ENGINE=postgres  without HANGAR_DEPLOYMENT: the one `hangar serve` keeps its
 #                       metadata on a throw-away PostgreSQL (scripts/pg-server.sh, fsync off
 #                       as in the deployment's) instead of SQLite; the admin commands use it
@@ -145,7 +146,9 @@ deployment_up() {
   [ -z "$DEPLOY_DIR" ] || return 0
   DEPLOY_DIR="$(mktemp -d /tmp/hangar-loadtest-stack.XXXXXX)"
   local opts=(--watch $$ --no-fsync --replicas "${HANGAR_DEPLOY_REPLICAS:-2}")
-  [ "${HANGAR_DEPLOY_S3:-0}" = 1 ] || opts+=(--no-s3)
+  # The S3 store lives in RAM: the 4 x 1 GiB uploads stage 4 GiB of parts and then hold
+  # 4 GiB of blobs, past the default 2 GiB (where radosgw stalls every write).
+  if [ "${HANGAR_DEPLOY_S3:-0}" = 1 ]; then opts+=(--s3-mib "${HANGAR_DEPLOY_S3_MIB:-12288}"); else opts+=(--no-s3); fi
   HANGAR_BIN="$(find_hangar)" "$LT_ROOT/deploy/stack.sh" start "$DEPLOY_DIR" "${opts[@]}" \
     >"$LT_TMP/stack.out" 2>&1 || { tail -30 "$LT_TMP/stack.out" >&2; return 1; }
   # shellcheck disable=SC1091
@@ -432,9 +435,11 @@ hangar_native_upload() {
       while [ "$p" -le "$n" ]; do
         url=$(sed -n "${p}p" "$j.urls")
         off=$(((p - 1) * part)); len=$((size - off < part ? size - off : part))
+        # `|| true`: a server that answers before reading the whole body ends dd with
+        # SIGPIPE, which (pipefail, errexit) would end this worker without a word.
         code=$(dd if="$file" bs=1M skip="$off" count="$len" iflag=skip_bytes,count_bytes status=none |
           curl -sS -o "$j.part$p" -w '%{http_code}' -X PUT -T - -H "$auth" \
-            -H "Content-Length: $len" -H 'Transfer-Encoding:' -H 'Expect:' "$url")
+            -H "Content-Length: $len" -H 'Transfer-Encoding:' -H 'Expect:' "$url") || true
         [ "$code" = 200 ] || { echo "PUT $tag part $p -> $code: $(head -c 300 "$j.part$p")" >&2; exit 1; }
         p=$((p + workers))
       done
