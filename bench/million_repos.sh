@@ -213,7 +213,7 @@ unset HANGAR_DATABASE_URL
 # The volume's cost from the filesystem's own counters before and after: du would walk
 # the ~8,000,000 inodes of 1,000,000 repos twice (25 minutes here). Anything else writing
 # to that filesystem meanwhile is counted too; a resumed run counts only what it made.
-fs_used() { sync -f "$DATA"; df --output=used,iused "$DATA" | tail -n 1; }
+fs_used() { sync -f "$MR_DIR"; df --output=used,iused "$MR_DIR" | tail -n 1; }  # DATA is made below
 read -r used_kib0 used_inodes0 < <(fs_used)
 line=$(bulk --threads "$THREADS" --repos-only | grep 'bulk: dirs')
 R[dirs.s]=$(secs_of "$line") R[dirs.rate]=$(rate_of "$line")
