@@ -60,6 +60,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/app.h"
 #include "config/config.h"
 #include "core/repo_id.h"
 #include "core/result.h"
@@ -358,13 +359,7 @@ Result<void> Run(const Options& o) {
   services::AccessPolicy access(*stores.users);
   git::RepoReader reader;
   services::RepoService repo_svc(*stores.repos, access, reader, repos_root);
-  services::MaintenanceOptions mo;
-  mo.timeout = std::chrono::seconds(c.maintenance.timeout_s);
-  mo.threads = c.maintenance.threads;
-  mo.unreachable_grace = std::chrono::seconds(c.gc.grace_s);
-  mo.policy.full_growth_percent = c.maintenance.full_growth_percent;
-  mo.policy.light_packs = c.maintenance.light_packs;
-  services::MaintenanceService maintenance(*stores.repos, repo_svc, mo);
+  services::MaintenanceService maintenance(*stores.repos, repo_svc, cli::MaintenanceOptionsFrom(c));
 
   // Variant v's copies: repo i is copy (i / kVariantCount) / kReposPerTemplate of variant
   // i % kVariantCount. Templates live beside repos/, on the same filesystem (hard links).

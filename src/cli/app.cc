@@ -148,16 +148,6 @@ services::ContentOptions ContentOptionsFrom(const config::Config& c, const fs::p
   return o;
 }
 
-services::MaintenanceOptions MaintenanceOptionsFrom(const config::Config& c) {
-  services::MaintenanceOptions o;
-  o.timeout = std::chrono::seconds(c.maintenance.timeout_s);
-  o.threads = c.maintenance.threads;
-  o.unreachable_grace = std::chrono::seconds(c.gc.grace_s);
-  o.policy.full_growth_percent = c.maintenance.full_growth_percent;
-  o.policy.light_packs = c.maintenance.light_packs;
-  return o;
-}
-
 // Web imports' options; after_import is the caller's (it queues a job).
 services::ImportOptions ImportOptionsFrom(const config::Config& c) {
   services::ImportOptions o;
@@ -175,6 +165,16 @@ services::ImportOptions ImportOptionsFrom(const config::Config& c) {
 }
 
 }  // namespace
+
+services::MaintenanceOptions MaintenanceOptionsFrom(const config::Config& c) {
+  services::MaintenanceOptions o;
+  o.timeout = std::chrono::seconds(c.maintenance.timeout_s);
+  o.threads = c.maintenance.threads;
+  o.unreachable_grace = std::chrono::seconds(c.gc.grace_s);
+  o.policy.full_growth_percent = c.maintenance.full_growth_percent;
+  o.policy.light_packs = c.maintenance.light_packs;
+  return o;
+}
 
 struct App::Routes {
   http::Router router;

@@ -150,4 +150,8 @@ class App {
   std::unique_ptr<Routes> routes_;
 };
 
+// The maintenance options of config `c`: [maintenance] and gc.grace_s
+// (docs/maintenance.md).
+services::MaintenanceOptions MaintenanceOptionsFrom(const config::Config& c);
+
 }  // namespace hangar::cli

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <string>
 
+#include "core/quote.h"
 #include "duckdb/engine_state.h"
 
 #ifndef HANGAR_DUCKDB_VERSION
@@ -46,17 +47,6 @@ Result<EngineOptions> Normalise(EngineOptions o) {
     o.temp_directory = temp;
   }
   return o;
-}
-
-// `s` as an SQL string literal. Only Open uses one: SET takes no parameters, and its values
-// here are the operator's configured directories.
-std::string QuoteLiteral(std::string_view s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
 }
 
 Result<DatabaseHandle> OpenDatabase(const EngineOptions& o) {
@@ -103,8 +93,10 @@ Result<void> ApplySandbox(duckdb_database db, const EngineOptions& o) {
   if (duckdb_connect(db, c.out()) != DuckDBSuccess)
     return MakeError(ErrorCode::Internal, "DuckDB: cannot open a connection");
   std::string dirs;
+  // String literals: SET takes no parameters, and these are the operator's configured
+  // directories.
   for (const std::string& dir : o.allowed_directories)
-    dirs += (dirs.empty() ? "" : ", ") + QuoteLiteral(dir);
+    dirs += (dirs.empty() ? "" : ", ") + QuoteDoubled(dir, '\'');
   HANGAR_TRY(Exec(c.get(), "SET GLOBAL allowed_directories = [" + dirs + "]"));
   // Parquet's settings exist once its (built-in) extension has loaded, after the open.
   if (o.cache_parquet_metadata)

@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include "core/quote.h"
+
 namespace hangar {
 namespace {
 
@@ -81,6 +83,12 @@ TEST(Util, RandomAlnum) {
   EXPECT_EQ(a.size(), 34u);
   EXPECT_NE(a, b);
   for (char c : a) EXPECT_TRUE(isalnum(static_cast<unsigned char>(c)));
+}
+
+TEST(Quote, QuoteDoubledDoublesOnlyItsQuote) {
+  EXPECT_EQ(QuoteDoubled("it's", '\''), "'it''s'");
+  EXPECT_EQ(QuoteDoubled("a \"b\" 'c'", '"'), "\"a \"\"b\"\" 'c'\"");
+  EXPECT_EQ(QuoteDoubled("", '"'), "\"\"");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "core/quote.h"
 #include "core/util.h"
 
 namespace hangar::db {
@@ -125,14 +126,7 @@ bool TrigramSearchable(std::string_view s) {
 }
 
 // An FTS5 query matching `s` as a substring: one phrase, its quotes doubled.
-std::string TrigramPhrase(std::string_view s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    if (ch == '"') out += '"';
-    out += ch;
-  }
-  return out + '"';
-}
+std::string TrigramPhrase(std::string_view s) { return QuoteDoubled(s, '"'); }
 
 // `s` lower-cased with LIKE's wildcards escaped by '\'.
 std::string LikePattern(std::string_view s) {
