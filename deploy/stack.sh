@@ -118,28 +118,22 @@ lb_status() {
     awk -F, -v s="$1" '$1 == "replicas" && $2 == s { print $18 }' || true
 }
 
-# wait_out_of_rotation NAME: until HAProxy has replica NAME fully DOWN (30 s at most): a
-# start timed after it sees the replica come back, not a status left over from before.
-wait_out_of_rotation() {
+# wait_lb_status NAME STATUS: until HAProxy has replica NAME as STATUS (UP or DOWN; 30 s
+# at most).
+wait_lb_status() {
   local i st=""
   for ((i = 0; i < 300; i++)); do
     st=$(lb_status "$1")
-    [[ $st == DOWN ]] && return 0
+    [[ $st == "$2" ]] && return 0
     sleep 0.1
   done
-  die "HAProxy still has replica $1 as '${st:-none}' 30 s after it stopped"
+  die "HAProxy has replica $1 as '${st:-none}', not $2, 30 s on (see $DIR/log/haproxy.log)"
 }
-
-# wait_in_rotation NAME: until HAProxy has replica NAME UP (30 s at most).
-wait_in_rotation() {
-  local i st=""
-  for ((i = 0; i < 300; i++)); do
-    st=$(lb_status "$1")
-    [[ $st == UP ]] && return 0
-    sleep 0.1
-  done
-  die "HAProxy does not have replica $1 in rotation after 30 s (status: ${st:-none}; see $DIR/log/haproxy.log)"
-}
+# wait_out_of_rotation NAME: until replica NAME is fully DOWN: a start timed after it sees
+# the replica come back, not a status left over from before.
+wait_out_of_rotation() { wait_lb_status "$1" DOWN; }
+# wait_in_rotation NAME: until replica NAME is UP.
+wait_in_rotation() { wait_lb_status "$1" UP; }
 
 log_tail() {
   echo "--- last lines of $1" >&2
