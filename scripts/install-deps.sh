@@ -59,6 +59,10 @@ apt_install --no-install-recommends skopeo docker-registry
 # package's service is never used).
 apt_install --no-install-recommends haproxy
 
+# OpenSSH's server for git over SSH (issue 18): tests run their own sshd on a loopback port
+# with a temp host key; the package's own service is not needed.
+apt_install --no-install-recommends openssh-server openssh-client
+
 # A real S3 for the S3 tests: Ceph's RADOS gateway on a one-node cluster that
 # scripts/s3-server.sh starts under a temp directory (no service of the packages runs).
 apt_install --no-install-recommends ceph-mon ceph-osd radosgw ceph-common

@@ -2,16 +2,18 @@
 
 #include <boost/json.hpp>
 
-#include <charconv>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include "cli/app.h"
 #include "cli/cli_util.h"
 #include "core/log.h"
+#include "core/util.h"
 
 namespace hangar::cli {
 namespace {
@@ -27,7 +29,20 @@ struct AdminFlags {
   std::string job_state = "dead";
   std::string job_id;  // parsed strictly by RetryJob
   std::optional<int64_t> gc_grace;
+  // ssh-key, deploy-key: the key (a line, or a file holding it), its title, the repo.
+  std::string key, key_file, key_title, key_id, repo_id, repo_type = "model";
+  bool read_write = false;
 };
+
+// `text` as a positive decimal id; `what` names it in the error. Errors: BadRequest.
+Result<int64_t> PositiveId(const std::string& text, std::string_view what) {
+  auto id = ParseRowId(text);
+  if (!id) {
+    return MakeError(ErrorCode::BadRequest,
+                     std::string(what) + " is a positive decimal number, not '" + text + "'");
+  }
+  return *id;
+}
 
 std::optional<std::string> ReadPasswordStdin() {
   std::string line;
@@ -146,15 +161,127 @@ int ListJobs(App& hub, const AdminFlags& f) {
 }
 
 int RetryJob(App& hub, const AdminFlags& f) {
-  int64_t id = 0;
-  auto [end, ec] = std::from_chars(f.job_id.data(), f.job_id.data() + f.job_id.size(), id);
-  if (f.job_id.empty() || ec != std::errc() || end != f.job_id.data() + f.job_id.size() ||
-      id <= 0) {
-    return Fail(MakeError(ErrorCode::BadRequest,
-                          "a job id is a positive decimal number, not '" + f.job_id + "'"));
+  auto id = PositiveId(f.job_id, "a job id");
+  if (!id) return Fail(id.error());
+  if (auto r = hub.jobs().Retry(*id); !r) return Fail(r.error());
+  std::fprintf(stderr, "job %lld queued again\n", static_cast<long long>(*id));
+  return 0;
+}
+
+// The key line of --key or of the file --key-file names (one of them). Errors: BadRequest.
+Result<std::string> KeyText(const AdminFlags& f) {
+  if (f.key.empty() == f.key_file.empty()) {
+    return MakeError(ErrorCode::BadRequest, "give the key with --key or --key-file (one of them)");
   }
-  if (auto r = hub.jobs().Retry(id); !r) return Fail(r.error());
-  std::fprintf(stderr, "job %lld queued again\n", static_cast<long long>(id));
+  if (!f.key.empty()) return f.key;
+  std::ifstream in(f.key_file, std::ios::binary);
+  if (!in) return MakeError(ErrorCode::BadRequest, "cannot read " + f.key_file);
+  // A public key file is one short line; ParseSshPublicKey refuses anything over 16 KiB.
+  std::string text(64 << 10, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  return text;
+}
+
+// The user `name` as a principal that may manage their keys (the admin acts for them).
+Result<Principal> UserPrincipal(App& hub, const std::string& name) {
+  HANGAR_ASSIGN_OR_RETURN(auto user, hub.accounts().FindUser(name));
+  Principal p;
+  p.anonymous = false;
+  p.user_id = user.id;
+  p.name = user.name;
+  p.is_admin = user.is_admin;
+  p.role = TokenRole::Write;
+  p.token_name = "hangar admin";
+  return p;
+}
+
+// One key as a line of `hangar admin ssh-key|deploy-key list`, tab-separated: id,
+// fingerprint, title, type, last use (ISO 8601 or "never"), and for deploy keys its access.
+void PrintKey(const db::SshKeyRecord& k) {
+  std::string line = std::to_string(k.id) + "\t" + k.fingerprint + "\t" + k.title + "\t" +
+                     k.key_type + "\t" + (k.last_used_at ? Iso8601(*k.last_used_at) : "never");
+  if (k.repo_id != 0) line += k.read_write ? "\tread-write" : "\tread-only";
+  std::printf("%s\n", line.c_str());
+}
+
+int AddSshKey(App& hub, const AdminFlags& f) {
+  auto text = KeyText(f);
+  if (!text) return Fail(text.error());
+  auto who = UserPrincipal(hub, f.name);
+  if (!who) return Fail(who.error());
+  auto key = hub.ssh_keys().AddUserKey(*who, *text, f.key_title);
+  if (!key) return Fail(key.error());
+  PrintKey(*key);
+  return 0;
+}
+
+int ListSshKeys(App& hub, const AdminFlags& f) {
+  auto who = UserPrincipal(hub, f.name);
+  if (!who) return Fail(who.error());
+  auto keys = hub.ssh_keys().ListUserKeys(*who);
+  if (!keys) return Fail(keys.error());
+  for (const auto& k : *keys) PrintKey(k);
+  return 0;
+}
+
+int DeleteSshKey(App& hub, const AdminFlags& f) {
+  auto id = PositiveId(f.key_id, "a key id");
+  if (!id) return Fail(id.error());
+  auto who = UserPrincipal(hub, f.name);
+  if (!who) return Fail(who.error());
+  if (auto r = hub.ssh_keys().DeleteUserKey(*who, *id); !r) return Fail(r.error());
+  std::fprintf(stderr, "deleted SSH key %lld of %s\n", static_cast<long long>(*id), f.name.c_str());
+  return 0;
+}
+
+// The hub's administrator acting from the command line: a site admin that may write.
+Principal CliAdmin() {
+  Principal p = Principal::Hub();
+  p.role = TokenRole::Write;
+  p.token_name = "hangar admin";
+  return p;
+}
+
+// REPO (NAMESPACE/NAME) of --type. Errors: BadRequest.
+Result<RepoId> RepoArg(const AdminFlags& f) {
+  auto type = ParseRepoType(f.repo_type);
+  if (!type) return MakeError(ErrorCode::BadRequest, "--type must be model, dataset or space");
+  size_t slash = f.repo_id.find('/');
+  if (slash == std::string::npos) {
+    return MakeError(ErrorCode::BadRequest, "the repo must be given as NAMESPACE/NAME");
+  }
+  return RepoId::Parse(*type, f.repo_id.substr(0, slash), f.repo_id.substr(slash + 1));
+}
+
+int AddDeployKey(App& hub, const AdminFlags& f) {
+  auto repo = RepoArg(f);
+  if (!repo) return Fail(repo.error());
+  auto text = KeyText(f);
+  if (!text) return Fail(text.error());
+  auto key = hub.ssh_keys().AddDeployKey(CliAdmin(), *repo, *text, f.key_title, f.read_write);
+  if (!key) return Fail(key.error());
+  PrintKey(*key);
+  return 0;
+}
+
+int ListDeployKeys(App& hub, const AdminFlags& f) {
+  auto repo = RepoArg(f);
+  if (!repo) return Fail(repo.error());
+  auto keys = hub.ssh_keys().ListDeployKeys(CliAdmin(), *repo);
+  if (!keys) return Fail(keys.error());
+  for (const auto& k : *keys) PrintKey(k);
+  return 0;
+}
+
+int DeleteDeployKey(App& hub, const AdminFlags& f) {
+  auto repo = RepoArg(f);
+  if (!repo) return Fail(repo.error());
+  auto id = PositiveId(f.key_id, "a key id");
+  if (!id) return Fail(id.error());
+  if (auto r = hub.ssh_keys().DeleteDeployKey(CliAdmin(), *repo, *id); !r) return Fail(r.error());
+  std::fprintf(stderr, "deleted deploy key %lld of %s\n", static_cast<long long>(*id),
+               repo->UrlPath().c_str());
   return 0;
 }
 
@@ -206,6 +333,49 @@ void AddAdminCommands(CLI::App& admin, std::optional<int>* exit_code) {
       ->required()
       ->check(CLI::IsMember({"read", "write", "admin"}));
   add(org_add, AddMember);
+
+  // SSH keys (docs/ssh.md): `--key "ssh-ed25519 AAAA… comment"` or `--key-file id.pub`.
+  auto key_source = [&](CLI::App* sub) {
+    sub->add_option("--key", f->key, "the public key: one line of a .pub file");
+    sub->add_option("--key-file", f->key_file, "a .pub file holding the public key");
+    sub->add_option("--title", f->key_title, "a name for it (default: the key's comment)");
+  };
+  auto* ssh_key = admin.add_subcommand("ssh-key", "users' SSH keys (docs/ssh.md)");
+  ssh_key->require_subcommand(1);
+  auto* ssh_add = ssh_key->add_subcommand("add", "add a key to a user; prints it as list does");
+  ssh_add->add_option("USER", f->name)->required();
+  key_source(ssh_add);
+  add(ssh_add, AddSshKey);
+  auto* ssh_list =
+      ssh_key->add_subcommand("list", "list a user's keys: id, fingerprint, title, type, last use");
+  ssh_list->add_option("USER", f->name)->required();
+  add(ssh_list, ListSshKeys);
+  auto* ssh_delete = ssh_key->add_subcommand("delete", "delete one of a user's keys by id");
+  ssh_delete->add_option("USER", f->name)->required();
+  ssh_delete->add_option("ID", f->key_id)->required();
+  add(ssh_delete, DeleteSshKey);
+
+  auto* deploy_key = admin.add_subcommand("deploy-key", "repos' deploy keys (docs/ssh.md)");
+  deploy_key->require_subcommand(1);
+  auto repo_arg = [&](CLI::App* sub) {
+    sub->add_option("REPO", f->repo_id, "NAMESPACE/NAME of the repo")->required();
+    sub->add_option("--type", f->repo_type, "type of REPO: model (default), dataset or space")
+        ->check(CLI::IsMember({"model", "dataset", "space"}));
+  };
+  auto* deploy_add =
+      deploy_key->add_subcommand("add", "add a deploy key to a repo; prints it as list does");
+  repo_arg(deploy_add);
+  key_source(deploy_add);
+  deploy_add->add_flag("--read-write", f->read_write, "the key may push (default: read-only)");
+  add(deploy_add, AddDeployKey);
+  auto* deploy_list = deploy_key->add_subcommand(
+      "list", "list a repo's deploy keys: id, fingerprint, title, type, last use, access");
+  repo_arg(deploy_list);
+  add(deploy_list, ListDeployKeys);
+  auto* deploy_delete = deploy_key->add_subcommand("delete", "delete a repo's deploy key by id");
+  repo_arg(deploy_delete);
+  deploy_delete->add_option("ID", f->key_id)->required();
+  add(deploy_delete, DeleteDeployKey);
 
   auto* jobs = admin.add_subcommand("jobs", "the job queue (docs/config.md [jobs])");
   jobs->require_subcommand(1);

@@ -18,6 +18,7 @@
 #include "api/lfs/lfs_routes.h"
 #include "api/oci/oci_routes.h"
 #include "api/registry/registry_routes.h"
+#include "api/ssh/ssh_key_routes.h"
 #include "api/uploads/upload_routes.h"
 #include "api/viewer/viewer_routes.h"
 #include "core/log.h"
@@ -209,6 +210,7 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   app->blobs_ = std::make_unique<storage::MeteredBlobStore>(std::move(blobs), app->metrics_);
   HANGAR_TRY(app->blobs_->CheckUsable());
   HANGAR_ASSIGN_OR_RETURN(std::string secret, LoadOrCreateSecret(c.auth.secret_file));
+  app->secret_ = secret;
   app->reader_ = std::make_unique<git::RepoReader>();
   // The caches of tokens, memberships and repo rows hear every replica's changes.
   db::ChangeFeed* changes = app->stores_.changes.get();
@@ -216,6 +218,7 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   services::AuthenticatorOptions auth_options;
   auth_options.token_cache_ttl_ms = ttl_ms;
   auth_options.changes = changes;
+  auth_options.credential_key = secret;
   app->authenticator_ =
       std::make_unique<services::Authenticator>(*app->stores_.users, std::move(auth_options));
   services::AccessPolicyOptions access_options;
@@ -268,6 +271,8 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   app->gc_ = std::make_unique<services::GcService>(*app->blobs_, *app->stores_.lfs, *app->uploads_,
                                                    gc_options);
   app->git_ = std::make_unique<services::GitService>(*app->repos_, GitLimitsFrom(c.limits));
+  app->ssh_keys_ = std::make_unique<services::SshKeyService>(*app->stores_.ssh_keys,
+                                                             *app->stores_.users, *app->repos_);
   app->sessions_ = std::make_unique<services::SessionService>(*app->stores_.users, *app->accounts_);
   app->maintenance_ = std::make_unique<services::MaintenanceService>(
       *app->stores_.repos, *app->repos_, MaintenanceOptionsFrom(c));
@@ -556,13 +561,14 @@ http::Router& App::Router() {
   if (viewer_) api::AddViewerRoutes(r, *viewer_);
   api::AddHfApiRoutes(r, *routes_->hf);
   api::AddUploadRoutes(r, *uploads_, config_.limits);
+  api::AddSshKeyRoutes(r, *ssh_keys_);
   api::AddLfsRoutes(r, *lfs_, config_.limits);
   api::AddGitRoutes(r, *git_);
   api::AddHfFileRoutes(r, *routes_->hf);
   routes_->page_caches = std::make_unique<web::PageCaches>();
-  routes_->web = std::make_unique<web::WebDeps>(
-      web::WebDeps{*authenticator_, *access_, *sessions_, *repos_, *content_, *imports_, *accounts_,
-                   config_, *routes_->page_caches, viewer_.get(), model_registry_.get()});
+  routes_->web = std::make_unique<web::WebDeps>(web::WebDeps{
+      *authenticator_, *access_, *sessions_, *repos_, *content_, *imports_, *accounts_, config_,
+      *routes_->page_caches, viewer_.get(), model_registry_.get(), ssh_keys_.get()});
   web::AddWebRoutes(r, *routes_->web);
   std::vector<std::string> patterns;
   for (const auto& route : r.Routes()) patterns.push_back(route.pattern);

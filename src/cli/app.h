@@ -25,6 +25,7 @@
 #include "services/gateway/runtime_supervisor.h"
 #include "services/git/git_service.h"
 #include "services/git/import_service.h"
+#include "services/git/ssh_keys.h"
 #include "services/jobs/job_runner.h"
 #include "services/lfs/lfs_service.h"
 #include "services/maintenance/gc_service.h"
@@ -89,6 +90,13 @@ class App {
   // Who may do what in a namespace (RepoService::Open and the services' own checks).
   services::AccessPolicy& access() { return *access_; }
   services::RepoService& repos() { return *repos_; }
+  // SSH public keys and deploy keys (docs/ssh.md): their API and pages, `hangar admin
+  // ssh-key|deploy-key`, and sshd's `hangar keys` / `hangar serv`.
+  services::SshKeyService& ssh_keys() { return *ssh_keys_; }
+  // Git over every transport: HTTP's routes, and the SSH socket and git:// that Serve starts.
+  services::GitService& git() { return *git_; }
+  // The server secret (signs tickets and credentials).
+  const std::string& secret() const { return secret_; }
   // Garbage collection (`hangar admin gc`, and `hangar serve` every gc.interval_s).
   services::GcService& gc() { return *gc_; }
   // Repository maintenance (docs/maintenance.md): `hangar admin maintain`, `hangar import`,
@@ -113,6 +121,7 @@ class App {
   Result<void> RunMaintain(const db::JobRecord& job, std::stop_token stop);
 
   config::Config config_;
+  std::string secret_;
   std::atomic<bool> draining_{false};
   metrics::Registry metrics_;  // before everything that counts into it
   std::unique_ptr<metrics::HttpMetrics> http_metrics_;
@@ -132,6 +141,7 @@ class App {
   std::unique_ptr<services::GatewayProxy> gateway_proxy_;      // the gateway itself
   std::unique_ptr<services::UploadService> uploads_;
   std::unique_ptr<services::GitService> git_;
+  std::unique_ptr<services::SshKeyService> ssh_keys_;
   std::unique_ptr<services::GcService> gc_;
   std::unique_ptr<services::MaintenanceService> maintenance_;
   std::unique_ptr<services::SessionService> sessions_;

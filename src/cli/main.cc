@@ -11,6 +11,8 @@
 #include <optional>
 #include <string_view>
 
+#include "api/git/git_daemon.h"
+#include "api/git/serv_socket.h"
 #include "cli/admin_commands.h"
 #include "cli/app.h"
 #include "cli/cli_util.h"
@@ -18,6 +20,7 @@
 #include "cli/import_command.h"
 #include "cli/maintain_command.h"
 #include "cli/oci_command.h"
+#include "cli/ssh_commands.h"
 #include "core/log.h"
 #include "http/server.h"
 #include "net/otlp_exporter.h"
@@ -128,6 +131,33 @@ int Serve(const CommonFlags& f, const std::string& listen, const std::string& pu
   http::Server server(so, router);
   auto port = server.Listen();
   if (!port) return Fail(port.error());
+  // Git over SSH (sshd's `hangar serv` reaches this socket) and git://, on the same git
+  // budget as HTTP (docs/ssh.md).
+  std::unique_ptr<api::ServSocket> serv_socket;
+  if (cfg->ssh.enabled) {
+    api::ServSocketOptions o;
+    o.path = cfg->ssh.socket;
+    o.max_connections = cfg->ssh.max_sessions;
+    o.public_url =
+        !cfg->server.public_url.empty()
+            ? cfg->server.public_url
+            : "http://" + (so.host.find(':') != std::string::npos ? "[" + so.host + "]" : so.host) +
+                  ":" + std::to_string(*port);
+    o.credential_key = (*app)->secret();
+    serv_socket = std::make_unique<api::ServSocket>(o, (*app)->git(), (*app)->ssh_keys());
+    if (auto started = serv_socket->Start(); !started) return Fail(started.error());
+  }
+  std::unique_ptr<api::GitDaemon> git_daemon;
+  if (!cfg->git_daemon.listen.empty()) {
+    auto daemon_at = config::ParseListen(cfg->git_daemon.listen);
+    if (!daemon_at) return Fail(daemon_at.error());
+    api::GitDaemonOptions o;
+    o.host = daemon_at->first;
+    o.port = daemon_at->second;
+    o.max_connections = cfg->git_daemon.max_connections;
+    git_daemon = std::make_unique<api::GitDaemon>(o, (*app)->git());
+    if (auto started = git_daemon->Start(); !started) return Fail(started.error());
+  }
   // The job queue's runner (garbage collection, maintenance, ...), unless workers do it;
   // stopped (its running jobs handed back) when the App goes after the server drained.
   if (cfg->jobs.in_process) (*app)->jobs().Start();
@@ -136,10 +166,14 @@ int Serve(const CommonFlags& f, const std::string& listen, const std::string& pu
   std::string host = so.host.find(':') != std::string::npos ? "[" + so.host + "]" : so.host;
   server.Run([&] {
     std::printf("listening on http://%s:%u\n", host.c_str(), static_cast<unsigned>(*port));
+    // After the line tests and scripts wait for: where git:// listens (port 0: any).
+    if (git_daemon) std::printf("git:// on port %u\n", static_cast<unsigned>(git_daemon->port()));
     std::fflush(stdout);
     Log("http")->info("listening on http://{}:{} (data dir {})", host, *port,
                       cfg->storage.data_dir);
   });
+  if (git_daemon) git_daemon->Stop();
+  if (serv_socket) serv_socket->Stop();
   Log("http")->info("stopped");
   return 0;
 }
@@ -206,6 +240,7 @@ int main(int argc, char** argv) {
   AddClientCommands(app, &client_rc);
   AddImportCommand(app, &client_rc);       // runs inside the parse too
   AddOciCommands(app, &client_rc);         // `hangar oci push/pull`, likewise
+  AddSshCommands(app, &client_rc);         // `hangar keys` and `hangar serv`, likewise
   AddAdminCommands(*admin, &client_rc);    // user, token, org, gc: likewise
   AddMaintainCommand(*admin, &client_rc);  // `hangar admin maintain`, likewise
 

@@ -239,6 +239,7 @@ Result<void> Finalize(Config& c) {
   const std::filesystem::path data_dir(c.storage.data_dir);
   if (c.database.sqlite_path.empty()) c.database.sqlite_path = (data_dir / "hangar.db").string();
   if (c.auth.secret_file.empty()) c.auth.secret_file = (data_dir / "secret").string();
+  if (c.ssh.socket.empty()) c.ssh.socket = (data_dir / "serv.sock").string();
   return {};
 }
 

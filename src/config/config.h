@@ -67,7 +67,7 @@ struct LimitsConfig {
   int pack_per_principal = 2;              // of which one user/token/IP may hold
   int pack_queue = 32;                     // clones waiting for a slot; beyond: 429
   int pack_queue_wait_s = 60;              // longest wait in that queue, seconds; then 429
-  int push_concurrency = 2;                // git receive-pack processes running at once
+  int push_concurrency = 2;                // git receive-pack processes per user or deploy key
   int password_hash_concurrency = 2;       // argon2id verifications running at once
   int64_t max_json_body_bytes = 10 << 20;  // JSON request bodies, bytes (413 above)
   int max_lfs_batch_objects = 1000;        // objects in one LFS batch request
@@ -121,6 +121,23 @@ struct CacheConfig {
 struct GcConfig {
   int interval_s = 3600;  // `hangar serve` collects garbage this often, seconds; 0 = never
   int grace_s = 86400;    // blobs, uploads and temporaries untouched for less stay, seconds
+};
+
+// [ssh] (issue 18 §1, docs/ssh.md): git over SSH through OpenSSH's sshd, which runs
+// `hangar keys` and `hangar serv`; they reach this process over a Unix socket.
+struct SshConfig {
+  bool enabled = false;      // serve the socket sshd's commands reach
+  std::string socket;        // "" = <data_dir>/serv.sock (LoadConfig resolves it)
+  std::string user = "git";  // the SSH login name shown in clone URLs
+  std::string host;          // host in clone URLs; "" = server.public_url's host
+  int port = 22;             // port in clone URLs (shown as ssh://…:port/ when not 22)
+  int max_sessions = 64;     // SSH git sessions at once; more are refused
+};
+
+// [git_daemon] (issue 18 §2): git:// for public repos, read-only.
+struct GitDaemonConfig {
+  std::string listen;        // host:port; "" = off
+  int max_connections = 64;  // connections at once; more are refused
 };
 
 // [jobs] (issue 17 §3): the durable job queue's runner in this process
@@ -216,6 +233,8 @@ struct Config {
   CacheConfig cache;
   GcConfig gc;
   JobsConfig jobs;
+  SshConfig ssh;
+  GitDaemonConfig git_daemon;
   MaintenanceConfig maintenance;
   ImportConfig import;
   OciConfig oci;

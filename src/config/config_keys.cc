@@ -415,6 +415,30 @@ std::vector<KeyDef> GcKeys() {
 }
 
 // [jobs]: the job queue's runner in this process.
+// [ssh] and [git_daemon]: git over SSH and git:// (issue 18).
+std::vector<KeyDef> GitTransportKeys() {
+  return {
+      BoolKey(
+          "ssh", "enabled", [](Config & c) -> auto& { return c.ssh.enabled; }),
+      StringKey(
+          "ssh", "socket", [](Config & c) -> auto& { return c.ssh.socket; }),
+      StringKey(
+          "ssh", "user", [](Config & c) -> auto& { return c.ssh.user; }),
+      StringKey(
+          "ssh", "host", [](Config & c) -> auto& { return c.ssh.host; }),
+      IntKey(
+          "ssh", "port", 1, 65535, [](Config & c) -> auto& { return c.ssh.port; }),
+      IntKey(
+          "ssh", "max_sessions", 1, 100000, [](Config & c) -> auto& { return c.ssh.max_sessions; }),
+      StringKey(
+          "git_daemon", "listen", [](Config & c) -> auto& { return c.git_daemon.listen; },
+          [](const std::string& s) { return s.empty() ? std::string() : CheckListen(s); }),
+      IntKey(
+          "git_daemon", "max_connections", 1, 100000,
+          [](Config & c) -> auto& { return c.git_daemon.max_connections; }),
+  };
+}
+
 std::vector<KeyDef> JobsKeys() {
   return {
       BoolKey(
@@ -559,9 +583,9 @@ std::vector<KeyDef> LogKeys() {
 // Every section's keys, in documentation order.
 std::vector<KeyDef> MakeKeys() {
   std::vector<KeyDef> keys;
-  for (auto section :
-       {ServerKeys, StorageKeys, DatabaseKeys, LimitsKeys, BodyLimitsKeys, AuthKeys, CacheKeys,
-        GcKeys, JobsKeys, MaintenanceKeys, ImportKeys, OciKeys, ViewerKeys, GatewayKeys, LogKeys}) {
+  for (auto section : {ServerKeys, StorageKeys, DatabaseKeys, LimitsKeys, BodyLimitsKeys, AuthKeys,
+                       CacheKeys, GcKeys, JobsKeys, GitTransportKeys, MaintenanceKeys, ImportKeys,
+                       OciKeys, ViewerKeys, GatewayKeys, LogKeys}) {
     for (KeyDef& key : section()) keys.push_back(std::move(key));
   }
   return keys;

@@ -24,6 +24,13 @@ struct Principal {
   int64_t token_created_at = 0;  // unix seconds
   // Signed in by a browser session cookie (services::SessionService), not a token.
   bool session = false;
+  // A credential bound to one repo (issue 18): a deploy key over SSH, or the LFS
+  // credential `git-lfs-authenticate` issued over SSH. RepoService::Open refuses every
+  // other repo, and the router admits such a principal only on git and LFS routes.
+  int64_t repo_scope = 0;  // db::RepoRecord::id; 0: not bound
+  // Signed in with a deploy key (db::SshKeyRecord::id): user_id is 0; Read on repo_scope,
+  // or Write when role is Write (a read-write key).
+  int64_t deploy_key_id = 0;
 
   bool CanWrite() const { return !anonymous && role == TokenRole::Write; }
   static Principal Anonymous() { return Principal{}; }

@@ -170,6 +170,12 @@ std::optional<uint64_t> ParseUint64(std::string_view s) {
   return v;
 }
 
+std::optional<int64_t> ParseRowId(std::string_view s) {
+  auto v = ParseUint64(s);
+  if (!v || *v == 0 || *v > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+  return static_cast<int64_t>(*v);
+}
+
 bool LooksBinary(std::string_view text) {
   constexpr size_t kSniffBytes = 8000;
   return text.substr(0, kSniffBytes).find('\0') != std::string_view::npos;

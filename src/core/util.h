@@ -39,6 +39,9 @@ std::string_view NextLine(std::string_view text, size_t& pos);
 // `s` as a decimal uint64: ASCII digits only (no sign, no blanks), leading zeros allowed;
 // nullopt for anything else, the empty string, or a value over 2^64 − 1.
 std::optional<uint64_t> ParseUint64(std::string_view s);
+// `s` as a row id: ParseUint64's digits, from 1 to 2^63 − 1 (a database id, an int64_t);
+// nullopt for anything else.
+std::optional<int64_t> ParseRowId(std::string_view s);
 // Whether file content `text` is binary: a NUL byte in its first 8,000 bytes, the test
 // git applies before it diffs or blames a file.
 bool LooksBinary(std::string_view text);

@@ -11,6 +11,7 @@
 #include "db/oci_store.h"
 #include "db/registry_store.h"
 #include "db/repo_store.h"
+#include "db/ssh_key_store.h"
 #include "db/upload_store.h"
 #include "db/user_store.h"
 #include "db/viewer_store.h"
@@ -30,6 +31,7 @@ struct Stores {
   std::unique_ptr<RegistryStore> registry;
   std::unique_ptr<GatewayStore> gateway;
   std::unique_ptr<JobStore> jobs;
+  std::unique_ptr<SshKeyStore> ssh_keys;
   std::shared_ptr<Pool> pool;  // the connections they share (readiness, metrics)
   // What this process changed, told to every process on the database (cache invalidation).
   // Declared last: it stops before the pool it publishes through.

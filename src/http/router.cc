@@ -259,10 +259,15 @@ Admission Router::Admit(Request& req) const {
       req.principal = Principal::Anonymous();
       if (authenticate_ && !own_credential) {
         Result<Principal> who = authenticate_(req, *route);
-        if (who) {
-          req.principal = std::move(*who);
-        } else {
+        if (!who) {
           admitted = std::move(who).error();
+        } else if (who->repo_scope != 0 && api != ApiFamily::Git && api != ApiFamily::Lfs) {
+          // A credential bound to one repo (an SSH deploy key's, git-lfs-authenticate's)
+          // opens its repo's git and LFS routes only; RepoService::Open checks the repo.
+          admitted = MakeError(ErrorCode::Forbidden,
+                               "this credential is valid only for git and LFS on one repo");
+        } else {
+          req.principal = std::move(*who);
         }
       }
       // A route's own credential: a ticket-bearing RepoOrTicket request, Ticket, Registry.

@@ -57,6 +57,7 @@ void AddWebRoutes(http::Router& router, WebDeps& deps) {
              http::Requirement::Public(), StaticFile);
   AddListingPages(router, deps);
   AddAccountPages(router, deps);
+  AddKeyPages(router, deps);
   AddViewerPages(router, deps);
   AddRegistryPages(router, deps);
   for (RepoType type : {RepoType::Dataset, RepoType::Space, RepoType::Model}) {

@@ -29,7 +29,8 @@
 
 namespace hangar::services {
 class RegistryService;  // services/registry/registry_service.h
-}
+class SshKeyService;    // services/git/ssh_keys.h
+}  // namespace hangar::services
 namespace hangar::services::viewer {
 class ViewerService;  // services/viewer/viewer_service.h
 }
@@ -69,6 +70,7 @@ struct WebDeps {
   PageCaches& caches;
   services::viewer::ViewerService* viewer = nullptr;  // null: the viewer is off
   services::RegistryService* registry = nullptr;      // the model registry's pages
+  services::SshKeyService* ssh_keys = nullptr;        // SSH keys and deploy keys' pages
 };
 
 // Who is browsing, as established from the request.

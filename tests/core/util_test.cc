@@ -73,6 +73,17 @@ TEST(Util, ParseUint64TakesDigitsOnly) {
   }
 }
 
+TEST(Util, ParseRowIdTakesPositiveInt64Only) {
+  EXPECT_EQ(ParseRowId("1"), 1);
+  EXPECT_EQ(ParseRowId("0042"), 42);
+  EXPECT_EQ(ParseRowId("9223372036854775807"), INT64_MAX);
+  EXPECT_FALSE(ParseRowId("9223372036854775808").has_value());
+  EXPECT_FALSE(ParseRowId("0").has_value());
+  EXPECT_FALSE(ParseRowId("").has_value());
+  EXPECT_FALSE(ParseRowId("-1").has_value());
+  EXPECT_FALSE(ParseRowId("1x").has_value());
+}
+
 TEST(Util, PercentEncode) {
   EXPECT_EQ(PercentEncode("a b/c", true), "a%20b/c");
   EXPECT_EQ(PercentEncode("a b/c"), "a%20b%2Fc");

@@ -76,6 +76,7 @@ class StoreFixture {
   UploadStore& uploads() { return *stores_.uploads; }
   RegistryStore& registry() { return *stores_.registry; }
   GatewayStore& gateway() { return *stores_.gateway; }
+  SshKeyStore& ssh_keys() { return *stores_.ssh_keys; }
 
   SqlDialect engine_ = SqlDialect::Sqlite;
   std::filesystem::path dir_;

@@ -627,3 +627,79 @@ node_tap_report() {
   [[ -n "${VERBOSE:-}" ]] && cat "$out"
   return 0
 }
+
+# ---------------------------------------------------------------------------------------
+# git over SSH (issue 18): a real OpenSSH sshd of the test's own
+
+# start_sshd DATA_DIR: sshd on a free loopback port with a temp host key, whose
+# AuthorizedKeysCommand is `hangar keys --data-dir DATA_DIR` (the hub serving DATA_DIR must
+# run with ssh.enabled); stopped at exit. Sets SSH_PORT, SSH_USER (the user running the
+# test, whom sshd logs in) and SSH_URL (ssh://user@127.0.0.1:port). Dies when it does not
+# come up.
+start_sshd() {
+  local data="$1" sshd
+  sshd="$(command -v sshd || echo /usr/sbin/sshd)"
+  [[ -x "$sshd" ]] || die "sshd not found (scripts/install-deps.sh installs openssh-server)"
+  # sshd requires AuthorizedKeysCommand and every directory above it to belong to root (or
+  # the user) and be writable by no one else, which a checkout under /tmp is not: a wrapper
+  # in such a directory runs hangar.
+  local safe
+  safe="$(mktemp -d "$HOME/.hangar-ssh-test.XXXXXX")" || die "mktemp under $HOME"
+  chmod 755 "$safe"
+  EXTRA_CLEANUP+=("rm -rf '$safe'")
+  printf '#!/bin/sh\nexec "%s" "$@"\n' "$HANGAR_BIN" >"$safe/hangar"
+  chmod 755 "$safe/hangar"
+  ssh-keygen -q -t ed25519 -N '' -f "$T/sshd_host_key"
+  SSH_USER="$(id -un)"
+  SSH_PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+  SSH_URL="ssh://$SSH_USER@127.0.0.1:$SSH_PORT"
+  # The privilege separation directory sshd wants when run as root.
+  [[ "$(id -u)" == 0 ]] && mkdir -p /run/sshd
+  cat >"$T/sshd_config" <<CONF
+Port $SSH_PORT
+ListenAddress 127.0.0.1
+HostKey $T/sshd_host_key
+PidFile $T/sshd.pid
+AuthorizedKeysFile none
+AuthorizedKeysCommand $safe/hangar keys --data-dir $data %t %k
+AuthorizedKeysCommandUser $SSH_USER
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+PermitRootLogin prohibit-password
+AcceptEnv GIT_PROTOCOL
+DisableForwarding yes
+PermitTTY no
+StrictModes no
+MaxStartups 64
+LogLevel VERBOSE
+CONF
+  "$sshd" -D -e -f "$T/sshd_config" 2>"$T/sshd.log" &
+  EXTRA_PIDS+=($!)
+  local i
+  for ((i = 0; i < 100; i++)); do
+    python3 -c "import socket; socket.create_connection(('127.0.0.1', $SSH_PORT), 1)" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  die "sshd did not start" "$(tail -c 600 "$T/sshd.log")"
+}
+
+# ssh_key NAME: a new ed25519 key pair $T/NAME, $T/NAME.pub.
+ssh_key() { ssh-keygen -q -t ed25519 -N '' -C "$1@test" -f "$T/$1"; }
+
+# sshc KEY: the ssh command line (for GIT_SSH_COMMAND) that signs in with $T/KEY.
+sshc() {
+  printf 'ssh -i %s -p %s -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes' "$T/$1" "$SSH_PORT"
+}
+
+# gits KEY ARGS...: git over SSH with $T/KEY.
+gits() {
+  local key="$1"; shift
+  GIT_SSH_COMMAND="$(sshc "$key")" git "$@"
+}
+
+# add_ssh_key TOKEN KEY TITLE: POST /api/settings/ssh-keys with $T/KEY.pub; sets ST/BODY.
+add_ssh_key() {
+  req POST "$BASE/api/settings/ssh-keys" -H "Authorization: Bearer $1" -H 'Content-Type: application/json' \
+    --data-binary "$(jq -cn --arg k "$(cat "$T/$2.pub")" --arg t "$3" '{key: $k, title: $t}')"
+}

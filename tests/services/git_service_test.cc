@@ -6,6 +6,7 @@
 #include <future>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "git/pkt_line.h"
 #include "git/test_repo.h"
@@ -71,10 +72,10 @@ TEST(GitAdmission, GlobalBoundQueuesUntilASlotIsReleased) {
 TEST(GitAdmission, PerPrincipalBoundDoesNotHoldUpOthers) {
   QueueWatch watch;
   GitAdmission adm(Limits(3, 1, 8, 20s), watch.Hook());
-  auto first = adm.Acquire(GitRpc::UploadPack, "addr:10.0.0.1");
+  auto first = adm.Acquire(GitRpc::UploadPack, "anon:10.0.0.1");
   ASSERT_TRUE(first);
   auto second = std::async(std::launch::async,
-                           [&] { return adm.Acquire(GitRpc::UploadPack, "addr:10.0.0.1"); });
+                           [&] { return adm.Acquire(GitRpc::UploadPack, "anon:10.0.0.1"); });
   ASSERT_TRUE(watch.WaitEntered(1));
   // Queued behind the capped principal, another one still gets a free slot at once.
   auto other = adm.Acquire(GitRpc::UploadPack, "user:7");
@@ -113,16 +114,58 @@ TEST(GitAdmission, WaitPastTheDeadlineIsUnavailable) {
   EXPECT_EQ(adm.Snapshot().queued, 0);  // the timed-out waiter left the queue
 }
 
-TEST(GitAdmission, PushesHaveTheirOwnBound) {
+TEST(GitAdmission, PushesHaveTheirOwnBoundPerPrincipal) {
   GitAdmission adm(Limits(1, 1, 4, 50ms, /*push=*/1));
   auto fetch = adm.Acquire(GitRpc::UploadPack, "user:1");
   auto push = adm.Acquire(GitRpc::ReceivePack, "user:1");
-  ASSERT_TRUE(fetch && push);
-  auto second_push = adm.Acquire(GitRpc::ReceivePack, "user:2");
+  ASSERT_TRUE(fetch && push) << "a push proceeds while clones saturate their budget";
+  // Another principal pushes at once; the same one waits for its own push to end.
+  auto other = adm.Acquire(GitRpc::ReceivePack, "deploy:7");
+  ASSERT_TRUE(other);
+  auto second_push = adm.Acquire(GitRpc::ReceivePack, "user:1");
   ASSERT_FALSE(second_push);
   EXPECT_EQ(second_push.error().code, ErrorCode::Unavailable);
   push->Release();
-  EXPECT_TRUE(adm.Acquire(GitRpc::ReceivePack, "user:2").has_value());
+  EXPECT_TRUE(adm.Acquire(GitRpc::ReceivePack, "user:1").has_value());
+}
+
+TEST(GitAdmission, AnonymousClientsLeaveOneSlotToSignedInUsers) {
+  QueueWatch watch;
+  GitAdmission adm(Limits(3, 2, 8, 20s), watch.Hook());
+  auto a = adm.Acquire(GitRpc::UploadPack, "anon:10.0.0.1");
+  auto b = adm.Acquire(GitRpc::UploadPack, "anon:10.0.0.2");
+  ASSERT_TRUE(a && b);
+  // A third anonymous client waits although a slot is free: it is the users'.
+  auto c = std::async(std::launch::async,
+                      [&] { return adm.Acquire(GitRpc::UploadPack, "anon:10.0.0.3"); });
+  ASSERT_TRUE(watch.WaitEntered(1));
+  auto user = adm.Acquire(GitRpc::UploadPack, "user:1");
+  ASSERT_TRUE(user) << "the signed-in user takes the last slot past the waiting anonymous one";
+  EXPECT_EQ(adm.Snapshot().queued, 1);
+  a->Release();
+  auto third = c.get();
+  EXPECT_TRUE(third) << "the anonymous class has room again";
+}
+
+TEST(GitAdmission, AWaitingCallerIsToldWhereItStands) {
+  QueueWatch watch;
+  GitAdmission adm(Limits(1, 1, 8, 20s), watch.Hook());
+  auto held = adm.Acquire(GitRpc::UploadPack, "user:1");
+  ASSERT_TRUE(held);
+  std::mutex mu;
+  std::vector<int> told;
+  auto waiter = std::async(std::launch::async, [&] {
+    return adm.Acquire(GitRpc::UploadPack, "user:2", [&](int ahead) {
+      std::lock_guard lock(mu);
+      told.push_back(ahead);
+    });
+  });
+  ASSERT_TRUE(watch.WaitEntered(1));
+  held->Release();
+  EXPECT_TRUE(waiter.get());
+  std::lock_guard lock(mu);
+  ASSERT_FALSE(told.empty());
+  EXPECT_EQ(told.front(), 0);  // first in the queue
 }
 
 TEST(GitAdmission, SlotsReleaseOnDestructionAndMove) {

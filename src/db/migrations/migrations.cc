@@ -422,6 +422,31 @@ CREATE EXTENSION IF NOT EXISTS pg_trgm;
 CREATE INDEX repos_search ON repos USING gin (lower(namespace || '/' || name) gin_trgm_ops);
 )sql";
 
+// Version 14: SSH public keys (issue 18 §1; db/ssh_key_store.h): a user's own keys and
+// repos' deploy keys in one table, so that one key (one fingerprint) is never both. Each row
+// belongs to exactly one user or one repo and goes with it: deleting a repo deletes its row
+// (RepoStore::Delete), and with it its deploy keys. sshd's AuthorizedKeysCommand looks a
+// key up by type and blob (ssh_keys_blob); the blob is at most ~1.4 KiB of base64 (8192-bit
+// RSA), within PostgreSQL's bound on a B-tree entry.
+constexpr const char kV14[] = R"sql(
+CREATE TABLE ssh_keys (
+  id {{ID}},
+  user_id BIGINT REFERENCES users(id) ON DELETE CASCADE,
+  repo_id BIGINT REFERENCES repos(id) ON DELETE CASCADE,
+  read_write INTEGER NOT NULL DEFAULT 0,
+  title TEXT NOT NULL,
+  key_type VARCHAR(64) NOT NULL,
+  blob_base64 TEXT NOT NULL,
+  fingerprint VARCHAR(64) NOT NULL UNIQUE,
+  created_at BIGINT NOT NULL,
+  last_used_at BIGINT,
+  CHECK ((user_id IS NULL) <> (repo_id IS NULL))
+);
+CREATE INDEX ssh_keys_user ON ssh_keys(user_id);
+CREATE INDEX ssh_keys_repo ON ssh_keys(repo_id);
+CREATE INDEX ssh_keys_blob ON ssh_keys(key_type, blob_base64);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kV1},
     {2, kV2},
@@ -436,6 +461,7 @@ constexpr Migration kMigrations[] = {
     {11, kV11},
     {12, kV12},
     {13, "", kV13Sqlite, kV13Postgres},
+    {14, kV14},
 };
 
 void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {

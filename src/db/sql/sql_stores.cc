@@ -8,6 +8,7 @@
 #include "db/sql/sql_oci_store.h"
 #include "db/sql/sql_registry_store.h"
 #include "db/sql/sql_repo_store.h"
+#include "db/sql/sql_ssh_key_store.h"
 #include "db/sql/sql_upload_store.h"
 #include "db/sql/sql_user_store.h"
 #include "db/sql/sql_viewer_store.h"
@@ -26,6 +27,7 @@ Stores StoresOver(std::shared_ptr<Pool> pool) {
   stores.registry = std::make_unique<SqlRegistryStore>(pool);
   stores.gateway = std::make_unique<SqlGatewayStore>(pool);
   stores.jobs = std::make_unique<SqlJobStore>(pool);
+  stores.ssh_keys = std::make_unique<SqlSshKeyStore>(pool);
   stores.pool = std::move(pool);
   stores.changes = std::make_unique<ChangeFeed>();
   return stores;

@@ -41,7 +41,8 @@ AccessPolicy::AccessPolicy(db::UserStore& users, AccessPolicyOptions options)
 }
 
 Access AccessPolicy::NamespaceAccess(const Principal& who, std::string_view ns) {
-  if (who.anonymous) return Access::None;
+  // A deploy key belongs to one repo, never to a namespace (RepoService::Open decides it).
+  if (who.anonymous || who.deploy_key_id != 0) return Access::None;
   Access access = Access::None;
   if (who.is_admin || who.name == ns) {
     access = Access::Admin;

@@ -6,6 +6,7 @@
 #include "core/log.h"
 #include "core/sha256.h"
 #include "core/util.h"
+#include "services/auth/repo_credential.h"
 
 namespace hangar::services {
 namespace {
@@ -57,9 +58,10 @@ Result<Principal> Authenticator::Authenticate(std::string_view header) {
   if (header.empty()) return Principal::Anonymous();
   auto token = TokenFromHeader(header);
   if (!token || token->empty() || token->size() > kMaxTokenLength) return Unauthorized();
-  const std::string key = Sha256::Of(*token).Hex();
   const int64_t now_ms = options_.now_millis();
   const int64_t now_s = now_ms / 1000;
+  if (token->starts_with(kRepoCredentialPrefix)) return FromRepoCredential(*token, now_s);
+  const std::string key = Sha256::Of(*token).Hex();
 
   Principal principal;
   bool expired = false;
@@ -112,6 +114,30 @@ Result<Principal> Authenticator::Authenticate(std::string_view header) {
       Log("auth")->warn("recording token use failed: {}", r.error().message);
   }
   return principal;
+}
+
+Result<Principal> Authenticator::FromRepoCredential(std::string_view credential, int64_t now_s) {
+  auto claims = VerifyRepoCredential(options_.credential_key, credential, now_s);
+  if (!claims) return Unauthorized();
+  Principal p;
+  p.anonymous = false;
+  p.repo_scope = claims->repo_id;
+  p.role = claims->write ? TokenRole::Write : TokenRole::Read;
+  p.token_name = "SSH credential";
+  if (claims->deploy_key_id != 0) {
+    p.deploy_key_id = claims->deploy_key_id;
+    p.name = "deploy-key-" + std::to_string(claims->deploy_key_id);
+    return p;
+  }
+  auto user = users_.FindUserById(claims->user_id);
+  if (!user) {
+    if (user.error().code == ErrorCode::NotFound) return Unauthorized();
+    return std::move(user).error();
+  }
+  p.user_id = user->id;
+  p.name = user->name;
+  p.is_admin = user->is_admin;
+  return p;
 }
 
 Result<NewToken> Authenticator::CreateToken(std::string_view user, std::string_view token_name,

@@ -36,6 +36,8 @@ struct AuthenticatorOptions {
   // The feed revocations are published on and heard from (topic "token", key the
   // token's SHA-256 hex); none: this process alone.
   db::ChangeFeed* changes = nullptr;
+  // The server secret, which signs repo credentials (repo_credential.h); "" refuses them.
+  std::string credential_key;
 };
 
 // GET /api/whoami-v2 data (hf-api.md §9.1); the HTTP handler renders it.
@@ -65,7 +67,8 @@ class Authenticator {
   explicit Authenticator(db::UserStore& users, AuthenticatorOptions options = {});
 
   // The principal for an Authorization header value: "" → anonymous; "Bearer <token>" or
-  // "Basic base64(<any user>:<token>)" → the token's user. Errors: Unauthorized with
+  // "Basic base64(<any user>:<token>)" → the token's user; a repo credential
+  // (kRepoCredentialPrefix) → its user or deploy key, bound to its repo. Errors: Unauthorized with
   // kInvalidCredentials for a malformed header or an unknown, revoked or expired token;
   // Internal when the database fails. Served from memory for repeated tokens.
   Result<Principal> Authenticate(std::string_view authorization_header_value);
@@ -88,6 +91,9 @@ class Authenticator {
     std::optional<int64_t> expires_at;  // token expiry, unix seconds
     int64_t last_touch = 0;             // unix seconds of the last last_used_at write
   };
+  // A repo credential's principal. Errors: Unauthorized, Internal.
+  Result<Principal> FromRepoCredential(std::string_view credential, int64_t now_s);
+
   db::UserStore& users_;
   AuthenticatorOptions options_;
   TtlCache<CachedToken> tokens_;              // keyed by token SHA-256 hex

@@ -1,10 +1,9 @@
 #include "services/auth/ticket.h"
 
 #include "core/base64.h"
+#include "services/auth/signing.h"
 
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 
 #include <array>
 #include <cstring>
@@ -22,34 +21,9 @@ namespace {
 // (a changed character never decodes to the same ticket).
 constexpr uint8_t kVersion = 2;
 constexpr size_t kPayloadSize = 1 + 1 + 1 + 8 + 8 + 8 + 8 + 32;
-constexpr size_t kMacSize = 32;
 constexpr size_t kTicketBytes = kPayloadSize + kMacSize;  // 99 → 132 base64url chars
 static_assert(kTicketBytes % 3 == 0);
 constexpr std::string_view kContext = "hangar-lfs-ticket-v2\n";
-
-void PutU64(uint8_t* p, uint64_t v) {
-  for (int i = 7; i >= 0; --i) {
-    p[i] = static_cast<uint8_t>(v);
-    v >>= 8;
-  }
-}
-
-uint64_t GetU64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | p[i];
-  return v;
-}
-
-// HMAC-SHA256(key, kContext || payload) into `mac`.
-bool ComputeMac(std::string_view key, const uint8_t* payload, std::array<uint8_t, kMacSize>& mac) {
-  std::array<uint8_t, kContext.size() + kPayloadSize> msg;
-  std::memcpy(msg.data(), kContext.data(), kContext.size());
-  std::memcpy(msg.data() + kContext.size(), payload, kPayloadSize);
-  unsigned int len = 0;
-  const uint8_t* r = HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), msg.data(),
-                          msg.size(), mac.data(), &len);
-  return r != nullptr && len == kMacSize;
-}
 
 Error Invalid() { return MakeError(ErrorCode::Unauthorized, "invalid or expired LFS ticket"); }
 
@@ -65,14 +39,14 @@ std::string IssueTicket(std::string_view key, const TicketClaims& claims) {
   p[0] = kVersion;
   p[1] = static_cast<uint8_t>(claims.op);
   p[2] = 0;
-  PutU64(p + 3, static_cast<uint64_t>(claims.repo_id));
-  PutU64(p + 11, static_cast<uint64_t>(claims.user_id));
-  PutU64(p + 19, claims.size);
-  PutU64(p + 27, static_cast<uint64_t>(claims.expires_at));
+  PutU64BigEndian(p + 3, static_cast<uint64_t>(claims.repo_id));
+  PutU64BigEndian(p + 11, static_cast<uint64_t>(claims.user_id));
+  PutU64BigEndian(p + 19, claims.size);
+  PutU64BigEndian(p + 27, static_cast<uint64_t>(claims.expires_at));
   std::memcpy(p + 35, claims.oid.bytes.data(), 32);
   std::array<uint8_t, kMacSize> mac{};
   // HMAC only fails on allocation failure; an all-zero MAC then never verifies.
-  (void)ComputeMac(key, p, mac);
+  (void)SignPayload(key, kContext, std::span<const uint8_t>(p, kPayloadSize), mac);
   std::memcpy(p + kPayloadSize, mac.data(), kMacSize);
   return Base64UrlEncode(std::string_view(reinterpret_cast<const char*>(buf.data()), buf.size()));
 }
@@ -84,7 +58,8 @@ Result<TicketClaims> VerifyTicket(std::string_view key, std::string_view ticket,
   if (!decoded || decoded->size() != buf.size()) return Invalid();
   std::memcpy(buf.data(), decoded->data(), buf.size());
   std::array<uint8_t, kMacSize> mac{};
-  if (!ComputeMac(key, buf.data(), mac)) return MakeError(ErrorCode::Internal, "HMAC failed");
+  if (!SignPayload(key, kContext, std::span<const uint8_t>(buf.data(), kPayloadSize), mac))
+    return MakeError(ErrorCode::Internal, "HMAC failed");
   if (CRYPTO_memcmp(mac.data(), buf.data() + kPayloadSize, kMacSize) != 0) return Invalid();
   // Only now, with the MAC checked, is the payload trusted.
   const uint8_t* p = buf.data();
@@ -95,10 +70,10 @@ Result<TicketClaims> VerifyTicket(std::string_view key, std::string_view ticket,
   }
   TicketClaims c;
   c.op = static_cast<TicketOp>(p[1]);
-  c.repo_id = static_cast<int64_t>(GetU64(p + 3));
-  c.user_id = static_cast<int64_t>(GetU64(p + 11));
-  c.size = GetU64(p + 19);
-  c.expires_at = static_cast<int64_t>(GetU64(p + 27));
+  c.repo_id = static_cast<int64_t>(GetU64BigEndian(p + 3));
+  c.user_id = static_cast<int64_t>(GetU64BigEndian(p + 11));
+  c.size = GetU64BigEndian(p + 19);
+  c.expires_at = static_cast<int64_t>(GetU64BigEndian(p + 27));
   std::memcpy(c.oid.bytes.data(), p + 35, 32);
   if (now >= c.expires_at) {
     return MakeError(ErrorCode::Unauthorized, "LFS ticket expired; request a new batch");

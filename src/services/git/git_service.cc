@@ -1,5 +1,6 @@
 #include "services/git/git_service.h"
 
+#include <algorithm>
 #include <atomic>
 #include <optional>
 #include <system_error>
@@ -8,8 +9,10 @@
 #include <vector>
 
 #include "core/log.h"
+#include "core/util.h"
 #include "git/command.h"
 #include "git/pkt_line.h"
+#include "services/auth/repo_credential.h"
 
 namespace hangar::services {
 
@@ -36,8 +39,8 @@ constexpr std::string_view kLenientFsck[] = {"badDate",
                                              "zeroPaddedDate",
                                              "zeroPaddedFilemode"};
 
-// `git -c ... <rpc> --stateless-rpc [--advertise-refs] .` with the server's settings
-// injected per process (git-lfs.md §4.3, §9, §10), never written into the repositories.
+// `git -c ... <rpc>` (callers add --stateless-rpc, --advertise-refs, the path) with the server's
+// settings injected per process (git-lfs.md §4.3, §9, §10), never written into the repositories.
 git::Command BaseCommand(GitRpc rpc, const std::string& git_path, const std::string& git_protocol) {
   git::Command cmd;
   if (rpc == GitRpc::UploadPack) {
@@ -56,15 +59,18 @@ git::Command BaseCommand(GitRpc rpc, const std::string& git_path, const std::str
     cmd.Arg("-c").Arg("receive.shallowUpdate=false");
     cmd.Arg("receive-pack");
   }
-  cmd.Arg("--stateless-rpc");
   cmd.Dir(git_path);
   if (!git_protocol.empty()) cmd.Env("GIT_PROTOCOL", git_protocol);
   return cmd;
 }
 
-std::string PrincipalKey(const Principal& who, const std::string& client_address) {
-  if (!who.anonymous) return "user:" + std::to_string(who.user_id);
-  return "addr:" + client_address;
+// Reflog entries name the pusher, as with http-backend's REMOTE_USER (git-lfs.md §4.3);
+// hooks (none yet) would find the user and repo here (§10).
+void SetPusher(git::Command& cmd, const Principal& who, const RepoId& id) {
+  cmd.Env("GIT_COMMITTER_NAME", who.name);
+  cmd.Env("GIT_COMMITTER_EMAIL", who.name + "@users.noreply.hangar");
+  cmd.Env("HANGAR_USER_ID", std::to_string(who.user_id));
+  cmd.Env("HANGAR_REPO", id.UrlPath());
 }
 
 // What the body-feeding thread and the response stream share.
@@ -322,12 +328,29 @@ void GitSlot::Release() {
   if (owner_) std::exchange(owner_, nullptr)->Release(rpc_, key_);
 }
 
+std::string GitPrincipalKey(const Principal& who, std::string_view client_address) {
+  if (who.deploy_key_id != 0) return "deploy:" + std::to_string(who.deploy_key_id);
+  if (!who.anonymous) return "user:" + std::to_string(who.user_id);
+  return "anon:" + std::string(client_address);
+}
+
+namespace {
+bool IsAnonymousKey(const std::string& key) { return key.rfind("anon:", 0) == 0; }
+}  // namespace
+
 GitAdmission::GitAdmission(GitLimits limits, std::function<void(int)> on_queued)
     : limits_(std::move(limits)), on_queued_(std::move(on_queued)) {}
 
 bool GitAdmission::Fits(const Waiter& w) const {
-  if (w.rpc == GitRpc::ReceivePack) return pushes_ < limits_.push_concurrency;
+  if (w.rpc == GitRpc::ReceivePack) {
+    auto it = pushes_by_key_.find(*w.key);
+    return it == pushes_by_key_.end() || it->second < limits_.push_concurrency;
+  }
   if (fetches_ >= limits_.pack_concurrency) return false;
+  // Anonymous clones together leave one slot to signed-in users.
+  if (IsAnonymousKey(*w.key) && anonymous_fetches_ >= std::max(1, limits_.pack_concurrency - 1)) {
+    return false;
+  }
   auto it = fetches_by_key_.find(*w.key);
   return it == fetches_by_key_.end() || it->second < limits_.pack_per_principal;
 }
@@ -341,30 +364,41 @@ bool GitAdmission::MayGo(std::list<Waiter>::const_iterator me) const {
   return true;
 }
 
+int GitAdmission::Ahead(std::list<Waiter>::const_iterator me) const {
+  int ahead = 0;
+  for (auto it = queue_.begin(); it != me; ++it) ++ahead;
+  return ahead;
+}
+
 void GitAdmission::Take(GitRpc rpc, const std::string& key) {
   if (rpc == GitRpc::ReceivePack) {
     ++pushes_;
+    ++pushes_by_key_[key];
   } else {
     ++fetches_;
     ++fetches_by_key_[key];
+    if (IsAnonymousKey(key)) ++anonymous_fetches_;
   }
 }
 
 void GitAdmission::Release(GitRpc rpc, const std::string& key) {
   {
     std::lock_guard lock(mu_);
+    auto& by_key = rpc == GitRpc::ReceivePack ? pushes_by_key_ : fetches_by_key_;
     if (rpc == GitRpc::ReceivePack) {
       --pushes_;
     } else {
       --fetches_;
-      auto it = fetches_by_key_.find(key);
-      if (it != fetches_by_key_.end() && --it->second <= 0) fetches_by_key_.erase(it);
+      if (IsAnonymousKey(key)) --anonymous_fetches_;
     }
+    auto it = by_key.find(key);
+    if (it != by_key.end() && --it->second <= 0) by_key.erase(it);
   }
   cv_.notify_all();
 }
 
-Result<GitSlot> GitAdmission::Acquire(GitRpc rpc, std::string principal_key) {
+Result<GitSlot> GitAdmission::Acquire(GitRpc rpc, std::string principal_key,
+                                      const GitWaitNotice& on_wait) {
   std::unique_lock lock(mu_);
   Waiter me{rpc, &principal_key};
   bool earlier_fits = false;
@@ -379,7 +413,29 @@ Result<GitSlot> GitAdmission::Acquire(GitRpc rpc, std::string principal_key) {
   auto pos = queue_.insert(queue_.end(), me);
   if (on_queued_) on_queued_(static_cast<int>(queue_.size()));
   auto deadline = std::chrono::steady_clock::now() + limits_.pack_queue_wait;
-  bool admitted = cv_.wait_until(lock, deadline, [&] { return MayGo(pos); });
+  bool admitted = false;
+  int told = -1;
+  while (true) {
+    if (MayGo(pos)) {
+      admitted = true;
+      break;
+    }
+    if (on_wait) {
+      // Told outside the lock: the notice writes to a client, which may block.
+      int ahead = Ahead(pos);
+      if (ahead != told) {
+        told = ahead;
+        lock.unlock();
+        on_wait(ahead);
+        lock.lock();
+        continue;  // the state may have changed meanwhile
+      }
+    }
+    if (cv_.wait_until(lock, deadline) == std::cv_status::timeout) {
+      admitted = MayGo(pos);
+      break;
+    }
+  }
   queue_.erase(pos);
   if (!admitted) return MakeError(ErrorCode::Unavailable, std::string(kBusy));
   Take(rpc, principal_key);
@@ -420,7 +476,7 @@ Result<GitAdvertisement> GitService::InfoRefs(const Principal& who, const RepoId
   HANGAR_ASSIGN_OR_RETURN(auto repo, OpenFor(who, id, rpc));
   std::string protocol = SanitizeGitProtocol(git_protocol);
   git::Command cmd = BaseCommand(rpc, repo.git_path, protocol);
-  cmd.Arg("--advertise-refs").Arg(".");
+  cmd.Arg("--stateless-rpc").Arg("--advertise-refs").Arg(".");
   cmd.Timeout(limits_.advertise_timeout).MaxOutput(kMaxAdvertisement);
   HANGAR_ASSIGN_OR_RETURN(auto out, cmd.Run());
   if (!out.ok()) {
@@ -447,7 +503,7 @@ Result<std::unique_ptr<ByteSource>> GitService::Rpc(const Principal& who, const 
   bool all = false;
   HANGAR_ASSIGN_OR_RETURN(auto prefix, Prebuffer(*request.body, limits_.request_prebuffer, &all));
 
-  auto slot = admission_.Acquire(rpc, PrincipalKey(who, request.client_address));
+  auto slot = admission_.Acquire(rpc, GitPrincipalKey(who, request.client_address));
   if (!slot) {
     log_->info("{} of {} refused: {}", GitRpcName(rpc), id.UrlPath(), slot.error().message);
     return std::move(slot).error();
@@ -455,14 +511,9 @@ Result<std::unique_ptr<ByteSource>> GitService::Rpc(const Principal& who, const 
 
   std::string protocol = SanitizeGitProtocol(request.git_protocol);
   git::Command cmd = BaseCommand(rpc, repo.git_path, protocol);
-  cmd.Arg(".").Timeout(limits_.rpc_timeout);
+  cmd.Arg("--stateless-rpc").Arg(".").Timeout(limits_.rpc_timeout);
   if (rpc == GitRpc::ReceivePack) {
-    // Reflog entries name the pusher, as with http-backend's REMOTE_USER (§4.3); hooks
-    // (none yet) would find the user and repo here (§10).
-    cmd.Env("GIT_COMMITTER_NAME", who.name);
-    cmd.Env("GIT_COMMITTER_EMAIL", who.name + "@users.noreply.hangar");
-    cmd.Env("HANGAR_USER_ID", std::to_string(who.user_id));
-    cmd.Env("HANGAR_REPO", id.UrlPath());
+    SetPusher(cmd, who, id);
   }
   HANGAR_ASSIGN_OR_RETURN(auto process, cmd.Start());
 
@@ -478,6 +529,63 @@ Result<std::unique_ptr<ByteSource>> GitService::Rpc(const Principal& who, const 
                                   repos_.after_push, changes_refs, log_);
   HANGAR_TRY(source->StartFeeder());
   return std::unique_ptr<ByteSource>(std::move(source));
+}
+
+Result<std::string> GitService::LfsCredential(const Principal& who, const RepoId& id, bool upload,
+                                              std::string_view key, std::chrono::seconds ttl) {
+  HANGAR_ASSIGN_OR_RETURN(auto repo,
+                          OpenFor(who, id, upload ? GitRpc::ReceivePack : GitRpc::UploadPack));
+  RepoCredentialClaims claims;
+  claims.repo_id = repo.record.id;
+  claims.user_id = who.user_id;
+  claims.deploy_key_id = who.deploy_key_id;
+  claims.write = upload;
+  claims.expires_at = NowUnix() + ttl.count();
+  return IssueRepoCredential(key, claims);
+}
+
+GitConnection::GitConnection(GitRpc rpc, RepoHandle repo, GitSlot slot,
+                             std::unique_ptr<git::Process> process,
+                             std::function<void(const RepoHandle&)> after_push)
+    : rpc_(rpc),
+      repo_(std::move(repo)),
+      slot_(std::move(slot)),
+      process_(std::move(process)),
+      after_push_(std::move(after_push)) {}
+
+GitConnection::~GitConnection() {
+  if (!finished_) process_->Kill();
+}
+
+Result<int> GitConnection::Finish() {
+  finished_ = true;
+  auto code = process_->Wait();
+  // The push slot is held through AfterPush, as over HTTP.
+  if (code && *code == 0 && rpc_ == GitRpc::ReceivePack) after_push_(repo_);
+  slot_.Release();
+  return code;
+}
+
+Result<std::unique_ptr<GitConnection>> GitService::Connect(const Principal& who, const RepoId& id,
+                                                           GitRpc rpc,
+                                                           std::string_view git_protocol,
+                                                           std::string principal_key,
+                                                           const GitWaitNotice& on_wait) {
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenFor(who, id, rpc));
+  auto slot = admission_.Acquire(rpc, std::move(principal_key), on_wait);
+  if (!slot) {
+    log_->info("{} of {} refused: {}", GitRpcName(rpc), id.UrlPath(), slot.error().message);
+    return std::move(slot).error();
+  }
+  git::Command cmd = BaseCommand(rpc, repo.git_path, SanitizeGitProtocol(git_protocol));
+  // Without --stateless-rpc: one process speaks the whole conversation. --timeout ends an
+  // upload-pack whose client went quiet (git daemon's own guard).
+  if (rpc == GitRpc::UploadPack) cmd.Arg("--timeout=600");
+  cmd.Arg(".").Timeout(limits_.rpc_timeout);
+  if (rpc == GitRpc::ReceivePack) SetPusher(cmd, who, id);
+  HANGAR_ASSIGN_OR_RETURN(auto process, cmd.Start());
+  return std::make_unique<GitConnection>(rpc, std::move(repo), std::move(*slot), std::move(process),
+                                         repos_.after_push);
 }
 
 }  // namespace hangar::services

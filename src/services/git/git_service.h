@@ -21,6 +21,7 @@
 #include "core/principal.h"
 #include "core/repo_id.h"
 #include "core/result.h"
+#include "git/command.h"
 #include "services/repo/repo_service.h"
 
 namespace hangar::services {
@@ -51,7 +52,7 @@ struct GitLimits {
   int pack_per_principal = 0;                    // of which one user (or client address) may hold
   int pack_queue = 0;                            // callers waiting for a slot (fetches and pushes)
   std::chrono::milliseconds pack_queue_wait{0};  // longest wait in that queue
-  int push_concurrency = 0;                      // receive-pack processes running at once
+  int push_concurrency = 0;                      // receive-pack processes per principal key
   // Wall-clock limit of one RPC process, from spawn to exit (big packs take long).
   std::chrono::milliseconds rpc_timeout{std::chrono::hours(6)};
   // Limit of one `--advertise-refs` run.
@@ -91,10 +92,20 @@ class GitSlot {
   std::string key_;
 };
 
-// Admission control for git RPC processes: at most pack_concurrency upload-packs overall and
-// pack_per_principal per principal key, at most push_concurrency receive-packs, and a queue
-// of at most pack_queue waiters, each waiting at most pack_queue_wait.
+// Called while a caller waits for a slot, with how many callers are ahead of it in the
+// queue: once when it starts waiting, then each time that number changes (not under the
+// admission's lock). Transports that can talk to a waiting client (SSH's stderr) tell it
+// why it waits.
+using GitWaitNotice = std::function<void(int ahead)>;
+
+// Admission control for git processes, one budget for every transport (HTTP, SSH,
+// git://; issue 18 §3): at most pack_concurrency upload-packs overall, pack_per_principal
+// of them per principal key, and the anonymous class (keys "anon:<address>") together at
+// most max(1, pack_concurrency − 1), so signed-in users always find a slot; at most
+// push_concurrency receive-packs per principal key; and a queue of at most pack_queue
+// waiters, each waiting at most pack_queue_wait.
 //
+// Principal keys: "user:<id>", "deploy:<key id>", "anon:<client address>" (GitPrincipalKey).
 // Order is FIFO-ish: a slot goes to the earliest waiter that can use it, so a principal at
 // its own bound does not hold up others queued behind it. Thread-safe; Acquire blocks.
 class GitAdmission {
@@ -112,10 +123,11 @@ class GitAdmission {
   GitAdmission(const GitAdmission&) = delete;
   GitAdmission& operator=(const GitAdmission&) = delete;
 
-  // A slot for `rpc` on behalf of `principal_key` ("user:42", "addr:10.0.0.7"), waiting
-  // up to pack_queue_wait. Errors: Unavailable "too many git operations in progress; retry
-  // later" when the queue is full or the wait ran out (rendered as 503 + Retry-After).
-  Result<GitSlot> Acquire(GitRpc rpc, std::string principal_key);
+  // A slot for `rpc` on behalf of `principal_key`, waiting up to pack_queue_wait and
+  // telling `on_wait` (if set) where it stands meanwhile. Errors: Unavailable "too many git
+  // operations in progress; retry later" when the queue is full or the wait ran out
+  // (HTTP renders it as 503 + Retry-After, SSH and git:// as an ERR packet).
+  Result<GitSlot> Acquire(GitRpc rpc, std::string principal_key, const GitWaitNotice& on_wait = {});
 
   Stats Snapshot() const;
 
@@ -127,6 +139,7 @@ class GitAdmission {
   };
   bool Fits(const Waiter& w) const;                        // needs mu_
   bool MayGo(std::list<Waiter>::const_iterator me) const;  // needs mu_
+  int Ahead(std::list<Waiter>::const_iterator me) const;   // needs mu_
   void Take(GitRpc rpc, const std::string& key);           // needs mu_
   void Release(GitRpc rpc, const std::string& key);
 
@@ -135,10 +148,16 @@ class GitAdmission {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   int fetches_ = 0;
+  int anonymous_fetches_ = 0;
   int pushes_ = 0;
   std::unordered_map<std::string, int> fetches_by_key_;
+  std::unordered_map<std::string, int> pushes_by_key_;
   std::list<Waiter> queue_;  // arrival order
 };
+
+// The admission key of `who` (GitAdmission): "deploy:<id>" for a deploy key,
+// "user:<id>" for a user, else "anon:<client_address>".
+std::string GitPrincipalKey(const Principal& who, std::string_view client_address);
 
 // How GitService reaches repositories: RepoService in production, fakes in tests.
 struct GitRepoAccess {
@@ -163,6 +182,35 @@ struct GitRpcRequest {
 };
 
 // Thread-safe; one per process. Calls block (repo lookup, git, waiting for a slot).
+// One admitted git process serving a full-duplex transport (SSH through `hangar serv`,
+// git://): `git upload-pack` / `git receive-pack` without --stateless-rpc, whose stdin and
+// stdout the transport pumps. Holds the admission slot until Finish() or destruction;
+// destroying it unfinished kills git.
+class GitConnection {
+ public:
+  GitConnection(GitRpc rpc, RepoHandle repo, GitSlot slot, std::unique_ptr<git::Process> process,
+                std::function<void(const RepoHandle&)> after_push);
+  ~GitConnection();
+  GitConnection(const GitConnection&) = delete;
+  GitConnection& operator=(const GitConnection&) = delete;
+
+  // git's stdin and stdout (Process's threading rules hold).
+  git::Process& process() { return *process_; }
+  // After the transport has stopped pumping: waits for git and, for a receive-pack that
+  // exited 0, brings the repo's metadata up to date (RepoService::AfterPush) before
+  // returning, so the pusher's next API call sees the push. Returns git's exit status.
+  // Errors: Unavailable (git outlived rpc_timeout), Internal.
+  Result<int> Finish();
+
+ private:
+  const GitRpc rpc_;
+  const RepoHandle repo_;
+  GitSlot slot_;
+  std::unique_ptr<git::Process> process_;
+  std::function<void(const RepoHandle&)> after_push_;
+  bool finished_ = false;
+};
+
 class GitService {
  public:
   GitService(RepoService& repos, GitLimits limits, std::shared_ptr<spdlog::logger> log = nullptr)
@@ -202,6 +250,21 @@ class GitService {
   // Internal (spawn failed).
   Result<std::unique_ptr<ByteSource>> Rpc(const Principal& who, const RepoId& id, GitRpc rpc,
                                           GitRpcRequest request);
+
+  // A full-duplex session (SSH, git://): checks access as InfoRefs, waits for a slot under
+  // `principal_key` (telling `on_wait`), and starts `git <rpc> .` with GIT_PROTOCOL from
+  // `git_protocol` (sanitized). Errors: as InfoRefs; Unavailable (no slot); Internal.
+  Result<std::unique_ptr<GitConnection>> Connect(const Principal& who, const RepoId& id, GitRpc rpc,
+                                                 std::string_view git_protocol,
+                                                 std::string principal_key,
+                                                 const GitWaitNotice& on_wait = {});
+
+  // git-lfs-authenticate over SSH (git-lfs.md §11.1): a repo credential
+  // (services/auth/repo_credential.h) for `who` on `id`, signed with `key`, valid `ttl`.
+  // Access: Read for a download, Write for an upload; the credential may push only then.
+  // Errors: as InfoRefs.
+  Result<std::string> LfsCredential(const Principal& who, const RepoId& id, bool upload,
+                                    std::string_view key, std::chrono::seconds ttl);
 
   GitAdmission& admission() { return admission_; }
 

@@ -74,6 +74,19 @@ Result<int64_t> RepoService::RefreshTrending() {
   return changed;
 }
 
+Access RepoService::AccessTo(const Principal& who, const db::RepoRecord& rec) {
+  // A credential bound to one repo knows of no other, public or not (issue 18).
+  if (who.repo_scope != 0 && who.repo_scope != rec.id) return Access::None;
+  if (who.deploy_key_id != 0) {
+    // A deploy key is no member of anything: its own repo at its own level, nothing else.
+    if (who.repo_scope == 0) return Access::None;
+    return who.role == TokenRole::Write ? Access::Write : Access::Read;
+  }
+  Access access = access_.NamespaceAccess(who, rec.ns);
+  if (!rec.is_private && access < Access::Read) access = Access::Read;
+  return access;
+}
+
 Result<RepoHandle> RepoService::Open(const Principal& who, const RepoId& id, Access needed) {
   auto rec = FindCached(id);
   if (!rec) {
@@ -82,8 +95,7 @@ Result<RepoHandle> RepoService::Open(const Principal& who, const RepoId& id, Acc
     }
     return std::move(rec).error();
   }
-  Access access = access_.NamespaceAccess(who, id.ns);
-  if (!rec->is_private && access < Access::Read) access = Access::Read;
+  const Access access = AccessTo(who, *rec);
   if (access == Access::None) {
     return MakeError(ErrorCode::RepoNotFound, "Repository not found: " + id.UrlPath());
   }
@@ -91,6 +103,14 @@ Result<RepoHandle> RepoService::Open(const Principal& who, const RepoId& id, Acc
     if (who.anonymous) {
       return MakeError(ErrorCode::Unauthorized,
                        "authentication required to write to " + id.UrlPath());
+    }
+    if (who.deploy_key_id != 0) {
+      // token_name is "deploy key '<title>'" (SshKeyService::PrincipalFor).
+      if (needed == Access::Write) {
+        return MakeError(ErrorCode::Forbidden, who.token_name + " is read-only; " + id.UrlPath() +
+                                                   " needs a read-write key");
+      }
+      return MakeError(ErrorCode::Forbidden, who.token_name + " cannot administer " + id.UrlPath());
     }
     if (!who.CanWrite()) {
       return MakeError(ErrorCode::Forbidden, "token '" + who.token_name + "' is read-only; " +
@@ -101,10 +121,15 @@ Result<RepoHandle> RepoService::Open(const Principal& who, const RepoId& id, Acc
   return RepoHandle{std::move(*rec), GitPath(id), access};
 }
 
+Result<db::RepoRecord> RepoService::FindById(int64_t id) { return repos_.FindById(id); }
+
 Result<db::RepoRecord> RepoService::Create(const Principal& who, const RepoId& id,
                                            bool is_private) {
   if (who.anonymous) {
     return MakeError(ErrorCode::Unauthorized, "authentication required to create a repo");
+  }
+  if (who.repo_scope != 0) {
+    return MakeError(ErrorCode::Forbidden, "a credential bound to one repo cannot create repos");
   }
   if (!who.CanWrite()) {
     return MakeError(ErrorCode::Forbidden, "token '" + who.token_name + "' is read-only");
@@ -152,6 +177,9 @@ Result<db::RepoRecord> RepoService::Move(const Principal& who, const RepoId& fro
     return MakeError(ErrorCode::BadRequest, "a repo cannot change type when moved");
   }
   HANGAR_ASSIGN_OR_RETURN(auto repo, Open(who, from, Access::Admin));
+  if (who.repo_scope != 0) {
+    return MakeError(ErrorCode::Forbidden, "a credential bound to one repo cannot move it");
+  }
   if (access_.NamespaceAccess(who, to.ns) < Access::Write) {
     return MakeError(ErrorCode::Forbidden, "you cannot create repos in namespace '" + to.ns + "'");
   }
@@ -197,7 +225,8 @@ Result<void> RepoService::UpdateSettings(const Principal& who, const RepoId& id,
 }
 
 Result<db::RepoPage> RepoService::List(const Principal& who, db::RepoQuery query) {
-  HANGAR_TRY(access_.ApplyVisibility(who, query));
+  // A credential bound to one repo lists nothing private: it is no key to its namespaces.
+  HANGAR_TRY(access_.ApplyVisibility(who.repo_scope != 0 ? Principal::Anonymous() : who, query));
   return repos_.List(query);
 }
 

@@ -58,28 +58,39 @@ class RepoService {
   ~RepoService();
 
   // The repo if `who` may use it at level `needed` (Read or Write/Admin).
+  // A principal bound to one repo (Principal::repo_scope, issue 18) sees no other: any
+  // other repo is RepoNotFound. A deploy key (Principal::deploy_key_id) has Read on its
+  // repo, or Write when its role is Write, whatever the namespace's memberships; a user
+  // bound to one repo has their usual access to it.
   // Errors: RepoNotFound when it does not exist or `who` may not read it (never revealing
   // a private repo); Unauthorized when an anonymous caller needs more than Read;
-  // Forbidden when a signed-in caller can read but not write. Served from a short-lived
-  // cache on the hot path.
+  // Forbidden when a signed-in caller can read but not write (a read-only deploy key:
+  // "deploy key '<title>' is read-only; <repo> needs a read-write key"). Served from a
+  // short-lived cache on the hot path.
   Result<RepoHandle> Open(const Principal& who, const RepoId& id, Access needed);
+  // The row of repo `id` (db::RepoRecord::id), not cached and without an access check:
+  // for callers that hold a repo's id from a credential (deploy keys) and must know
+  // whether it still exists. Errors: RepoNotFound.
+  Result<db::RepoRecord> FindById(int64_t id);
 
   // Creates the repo with an initial commit holding .gitattributes (hf-api.md §6.1).
-  // Errors: Unauthorized (anonymous), Forbidden (no write access to the namespace),
-  // Conflict (exists), BadRequest.
+  // Errors: Unauthorized (anonymous), Forbidden (no write access to the namespace, or a
+  // principal bound to one repo), Conflict (exists), BadRequest.
   Result<db::RepoRecord> Create(const Principal& who, const RepoId& id, bool is_private);
   // Errors: as Open with Admin, then Internal.
   Result<void> Delete(const Principal& who, const RepoId& id);
-  // Renames; needs Admin on the source and Write on the target namespace.
-  // Errors: as Open, Forbidden, Conflict (target exists), BadRequest (type change).
+  // Renames; needs Admin on the source and Write on the target namespace (never for a
+  // principal bound to one repo). Errors: as Open, Forbidden, Conflict (target exists),
+  // BadRequest (type change).
   Result<db::RepoRecord> Move(const Principal& who, const RepoId& from, const RepoId& to);
   // Errors: as Open with Admin.
   Result<void> SetPrivate(const Principal& who, const RepoId& id, bool is_private);
   // Applies `settings`, all or nothing. Errors: as Open with Admin; BadRequest naming the
   // field for a setting Hangar cannot honour (gated other than off, xet_enabled true).
   Result<void> UpdateSettings(const Principal& who, const RepoId& id, const RepoSettings& settings);
-  // A page of repos `who` may see (private ones only where they can read).
-  // Errors: BadRequest (foreign cursor), Internal.
+  // A page of repos `who` may see (private ones only where they can read; a principal
+  // bound to one repo sees the public ones only). Errors: BadRequest (foreign cursor),
+  // Internal.
   Result<db::RepoPage> List(const Principal& who, db::RepoQuery query);
 
   // After git changed refs (a push): records the default branch's head and the time,
@@ -105,6 +116,9 @@ class RepoService {
  private:
   struct Cache;
   Result<db::RepoRecord> FindCached(const RepoId& id);
+  // The access `who` has to `rec`, before `needed` is compared: namespace access, or the
+  // fixed access of a deploy key; None for a repo outside `who`'s repo_scope.
+  Access AccessTo(const Principal& who, const db::RepoRecord& rec);
   void Invalidate(const RepoId& id);
   // Stores the card metadata of README.md at `head` (empty without a readable card).
   void IndexCard(const RepoHandle& repo, const Oid& head);

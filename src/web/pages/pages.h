@@ -32,6 +32,11 @@ void AddViewerPages(http::Router& router, WebDeps& deps);
 void AddRegistryPages(http::Router& router, WebDeps& deps);
 // Commits, commit, blame, refs, tags, search, archives for repos of `type`.
 void AddHistoryPages(http::Router& router, WebDeps& deps, RepoType type);
+// "/settings/ssh-keys": the account's SSH keys (list, add, delete; key_pages.cc).
+void AddKeyPages(http::Router& router, WebDeps& deps);
+// The deploy-key forms of a `type` repo's settings page: ".../settings/deploy-keys" (add)
+// and ".../settings/deploy-keys/{id}/delete" (key_pages.cc; AddRepoPages calls it).
+void AddDeployKeyPages(http::Router& router, WebDeps& deps, RepoType type);
 
 // A repo listing entry for templates/_repo_list.mustache.
 Data RepoItem(const db::RepoRecord& r);
@@ -55,5 +60,15 @@ Data RepoHeader(const services::RepoHandle& repo, const PageContext& ctx, std::s
 List Crumbs(const services::RepoHandle& repo, std::string_view rev, std::string_view path);
 // The first 12 hex digits of an oid.
 std::string ShortOid(const Oid& oid);
+// A repo's settings page (templates/repo_settings.mustache) for its admin, with its deploy
+// keys; `form` and `error` (status 400) when a deploy-key form is shown again to be fixed.
+Result<http::Response> RepoSettingsPage(WebDeps& deps, PageContext& ctx,
+                                        const services::RepoHandle& repo,
+                                        const Form* form = nullptr, std::string error = {});
+// Sets `deploy_keys` and `ssh_keys_enabled` in a settings page's `data` (key_pages.cc);
+// nothing when the hub has no SshKeyService. Errors: those of
+// SshKeyService::ListDeployKeys.
+Result<void> SetDeployKeys(WebDeps& deps, const PageContext& ctx, const services::RepoHandle& repo,
+                           Data& data);
 
 }  // namespace hangar::web

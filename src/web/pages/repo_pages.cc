@@ -230,12 +230,32 @@ Result<std::shared_ptr<const RenderedCard>> Card(WebDeps& deps, const services::
   return std::shared_ptr<const RenderedCard>(std::move(card));
 }
 
+// The SSH clone URL of `id` (docs/ssh.md), "" when [ssh] is off: scp-like
+// ("git@hub:alice/m.git") on port 22, else "ssh://git@hub:2222/alice/m.git". The host is
+// [ssh] host, else that of `base_url` ("https://hub.example.com:8443" -> "hub.example.com").
+std::string SshCloneUrl(const config::SshConfig& ssh, std::string_view base_url, const RepoId& id) {
+  if (!ssh.enabled) return "";
+  std::string host = ssh.host;
+  if (host.empty()) {
+    std::string_view h = base_url.substr(
+        base_url.find("://") == std::string_view::npos ? 0 : base_url.find("://") + 3);
+    h = h.substr(0, h.find('/'));
+    // "[::1]:8080" keeps its brackets; "host:8080" loses its port.
+    size_t end = h.starts_with('[') ? h.find(']') + 1 : h.find(':');
+    host = std::string(h.substr(0, end));
+  }
+  const std::string path = RepoPath(id).substr(1) + ".git";
+  if (ssh.port == 22) return ssh.user + "@" + host + ":" + path;
+  return "ssh://" + ssh.user + "@" + host + ":" + std::to_string(ssh.port) + "/" + path;
+}
+
 Result<http::Response> RepoHome(WebDeps& deps, PageContext& ctx, http::Request& req,
                                 RepoType type) {
   HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(deps, ctx, req, type));
   const std::string rev = repo.record.default_branch;
   Data data = RepoHeader(repo, ctx, rev, "card");
   data.set("clone_url", req.base_url + RepoPath(repo.record.Id()));
+  data.set("ssh_clone_url", SshCloneUrl(deps.config.ssh, req.base_url, repo.record.Id()));
   auto commit = deps.content.ResolveRevision(repo, rev);
   if (!commit) {
     if (commit.error().code != ErrorCode::RevisionNotFound) return std::move(commit).error();
@@ -337,12 +357,25 @@ Result<http::Response> Settings(WebDeps& deps, PageContext& ctx, http::Request& 
     HANGAR_TRY(deps.repos.SetPrivate(ctx.principal, repo.record.Id(), v == "1"));
     return SeeOther(ctx, RepoPath(repo.record.Id()) + "/settings");
   }
-  Data data = RepoHeader(repo, ctx, repo.record.default_branch, "settings");
-  data.set("csrf", ctx.csrf);
-  return Html(ctx, 200, "Settings · " + repo.record.name, "repo_settings", data);
+  return RepoSettingsPage(deps, ctx, repo);
 }
 
 }  // namespace
+
+Result<http::Response> RepoSettingsPage(WebDeps& deps, PageContext& ctx,
+                                        const services::RepoHandle& repo, const Form* form,
+                                        std::string error) {
+  Data data = RepoHeader(repo, ctx, repo.record.default_branch, "settings");
+  data.set("csrf", ctx.csrf);
+  HANGAR_TRY(SetDeployKeys(deps, ctx, repo, data));
+  if (form) {
+    data.set("key", form->Get("key"));
+    data.set("title", form->Get("title"));
+  }
+  if (!error.empty()) data.set("error", error);
+  return Html(ctx, error.empty() ? 200 : 400, "Settings · " + repo.record.name, "repo_settings",
+              data);
+}
 
 Result<services::RepoHandle> OpenRepo(WebDeps& deps, const PageContext& ctx,
                                       const http::Request& req, RepoType type,
@@ -413,6 +446,7 @@ void AddRepoPages(http::Router& router, WebDeps& deps, RepoType type) {
   AddPage(router, deps, M::Get, repo + "/blob/{rev}/{path*}", read, page(Blob));
   AddPage(router, deps, M::Get, repo + "/settings", admin, page(Settings));
   AddPage(router, deps, M::Post, repo + "/settings", admin, page(Settings));
+  AddDeployKeyPages(router, deps, type);
 }
 
 }  // namespace hangar::web
