@@ -643,8 +643,12 @@ start_sshd() {
   # sshd requires AuthorizedKeysCommand and every directory above it to belong to root (or
   # the user) and be writable by no one else, which a checkout under /tmp is not: a wrapper
   # in such a directory runs hangar.
-  local safe
-  safe="$(mktemp -d "$HOME/.hangar-ssh-test.XXXXXX")" || die "mktemp under $HOME"
+  local safe="" parent
+  for parent in "${HOME:-}" /run /var/lib; do
+    [[ -n "$parent" && -d "$parent" && -w "$parent" ]] && _sshd_safe_path "$parent" || continue
+    safe="$(mktemp -d "$parent/.hangar-ssh-test.XXXXXX")" && break
+  done
+  [[ -n "$safe" ]] || die "no directory sshd accepts for AuthorizedKeysCommand (tried \$HOME, /run, /var/lib)"
   chmod 755 "$safe"
   EXTRA_CLEANUP+=("rm -rf '$safe'")
   printf '#!/bin/sh\nexec "%s" "$@"\n' "$HANGAR_BIN" >"$safe/hangar"
@@ -682,6 +686,20 @@ CONF
     sleep 0.1
   done
   die "sshd did not start" "$(tail -c 600 "$T/sshd.log")"
+}
+
+# _sshd_safe_path DIR: DIR and every directory above it belong to root or this user and
+# are writable by no one else (what sshd requires of an AuthorizedKeysCommand's path).
+_sshd_safe_path() {
+  local d="$1" me
+  me="$(id -u)"
+  while :; do
+    read -r owner mode < <(stat -c '%u %a' "$d") || return 1
+    [[ "$owner" == 0 || "$owner" == "$me" ]] || return 1
+    (( (8#$mode & 8#022) == 0 )) || return 1
+    [[ "$d" == / ]] && return 0
+    d="$(dirname "$d")"
+  done
 }
 
 # ssh_key NAME: a new ed25519 key pair $T/NAME, $T/NAME.pub.

@@ -255,7 +255,11 @@ Result<http::Response> RepoHome(WebDeps& deps, PageContext& ctx, http::Request& 
   const std::string rev = repo.record.default_branch;
   Data data = RepoHeader(repo, ctx, rev, "card");
   data.set("clone_url", req.base_url + RepoPath(repo.record.Id()));
-  data.set("ssh_clone_url", SshCloneUrl(deps.config.ssh, req.base_url, repo.record.Id()));
+  // Set only when [ssh] is on: the template's section shows any string, "" included.
+  if (std::string ssh = SshCloneUrl(deps.config.ssh, req.base_url, repo.record.Id());
+      !ssh.empty()) {
+    data.set("ssh_clone_url", ssh);
+  }
   auto commit = deps.content.ResolveRevision(repo, rev);
   if (!commit) {
     if (commit.error().code != ErrorCode::RevisionNotFound) return std::move(commit).error();

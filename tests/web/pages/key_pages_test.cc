@@ -129,5 +129,28 @@ TEST_F(KeyPagesTest, DeployKeysOnTheRepoSettingsPage) {
   EXPECT_TRUE(Has(hub_.Get("/datasets/alice/data/settings", "alice:session"), "No deploy keys."));
 }
 
+// The repo page shows an SSH clone URL only with [ssh] on: scp-like on port 22, ssh:// on
+// another port, the host from [ssh] host or else the request's.
+TEST(RepoPageSshCloneUrl, OnlyWhenSshIsOn) {
+  TestHub off;
+  off.CreateRepo("alice", "alice", "m", "model");
+  Answer page = off.Get("/alice/m");
+  ASSERT_EQ(page.status, 200) << page.body;
+  EXPECT_EQ(page.body.find("SSH:"), std::string::npos);
+
+  TestHub on("[ssh]\nenabled = true\nhost = \"hub.example.com\"\n");
+  on.CreateRepo("alice", "alice", "d", "dataset");
+  page = on.Get("/datasets/alice/d");
+  ASSERT_EQ(page.status, 200) << page.body;
+  EXPECT_NE(page.body.find("git clone git@hub.example.com:datasets/alice/d.git"), std::string::npos)
+      << page.body;
+
+  TestHub port("[ssh]\nenabled = true\nuser = \"hg\"\nport = 2222\n");
+  port.CreateRepo("alice", "alice", "m", "model");
+  page = port.Get("/alice/m");
+  EXPECT_NE(page.body.find("ssh://hg@"), std::string::npos) << page.body;
+  EXPECT_NE(page.body.find(":2222/alice/m.git"), std::string::npos) << page.body;
+}
+
 }  // namespace
 }  // namespace hangar::web
