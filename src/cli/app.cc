@@ -219,6 +219,7 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   auth_options.token_cache_ttl_ms = ttl_ms;
   auth_options.changes = changes;
   auth_options.credential_key = secret;
+  auth_options.ssh_keys = app->stores_.ssh_keys.get();
   app->authenticator_ =
       std::make_unique<services::Authenticator>(*app->stores_.users, std::move(auth_options));
   services::AccessPolicyOptions access_options;

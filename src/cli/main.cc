@@ -137,7 +137,7 @@ int Serve(const CommonFlags& f, const std::string& listen, const std::string& pu
   if (cfg->ssh.enabled) {
     api::ServSocketOptions o;
     o.path = cfg->ssh.socket;
-    o.max_connections = cfg->ssh.max_sessions;
+    o.max_sessions = cfg->ssh.max_sessions;
     o.public_url =
         !cfg->server.public_url.empty()
             ? cfg->server.public_url

@@ -31,6 +31,9 @@ struct Principal {
   // Signed in with a deploy key (db::SshKeyRecord::id): user_id is 0; Read on repo_scope,
   // or Write when role is Write (a read-write key).
   int64_t deploy_key_id = 0;
+  // Signed in over SSH with this key (a user's or a deploy key; db::SshKeyRecord::id), or
+  // by a credential obtained with it; 0 otherwise.
+  int64_t ssh_key_id = 0;
 
   bool CanWrite() const { return !anonymous && role == TokenRole::Write; }
   static Principal Anonymous() { return Principal{}; }

@@ -34,6 +34,8 @@ struct RepoRecord {
   // The trending score: downloads in the 7 days up to the last RefreshTrending (today
   // included), plus those AddDownloads counted since.
   int64_t trending = 0;
+  // A pull mirror of a repository elsewhere (db/mirror_store.h): read-only for users.
+  bool is_mirror = false;
 
   RepoId Id() const { return RepoId{type, ns, name}; }
 };
@@ -97,6 +99,8 @@ class RepoStore {
   virtual Result<RepoRecord> Move(const RepoId& from, const RepoId& to) = 0;
   // Errors: RepoNotFound.
   virtual Result<void> SetPrivate(int64_t id, bool is_private) = 0;
+  // Marks the repo a pull mirror, or a normal repo again. Errors: RepoNotFound.
+  virtual Result<void> SetMirror(int64_t id, bool is_mirror) = 0;
   // Records a new head commit of the default branch. Errors: RepoNotFound.
   virtual Result<void> UpdateHead(int64_t id, std::string_view last_commit,
                                   int64_t last_modified) = 0;

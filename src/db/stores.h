@@ -8,6 +8,7 @@
 #include "db/gateway_store.h"
 #include "db/job_store.h"
 #include "db/lfs_store.h"
+#include "db/mirror_store.h"
 #include "db/oci_store.h"
 #include "db/registry_store.h"
 #include "db/repo_store.h"
@@ -32,6 +33,7 @@ struct Stores {
   std::unique_ptr<GatewayStore> gateway;
   std::unique_ptr<JobStore> jobs;
   std::unique_ptr<SshKeyStore> ssh_keys;
+  std::unique_ptr<MirrorStore> mirrors;
   std::shared_ptr<Pool> pool;  // the connections they share (readiness, metrics)
   // What this process changed, told to every process on the database (cache invalidation).
   // Declared last: it stops before the pool it publishes through.

@@ -77,6 +77,7 @@ class StoreFixture {
   RegistryStore& registry() { return *stores_.registry; }
   GatewayStore& gateway() { return *stores_.gateway; }
   SshKeyStore& ssh_keys() { return *stores_.ssh_keys; }
+  MirrorStore& mirrors() { return *stores_.mirrors; }
 
   SqlDialect engine_ = SqlDialect::Sqlite;
   std::filesystem::path dir_;

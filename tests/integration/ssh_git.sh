@@ -112,6 +112,12 @@ CRED="$($(sshc alice) "$SSH_USER@127.0.0.1" git-lfs-authenticate alice/m.git dow
 check_match "git-lfs-authenticate answers a bearer credential" '^Bearer hgr_' "$CRED"
 req GET "$BASE/api/whoami-v2" -H "Authorization: $CRED"
 check_status "that credential is refused on other routes -> 403" 403
+req GET "$BASE/v2/" -H "Authorization: $CRED"
+check_status "and by the OCI registry -> 401" 401
+LFS_BATCH="$(jq -cn --arg oid "$SUM" '{operation: "download", transfers: ["basic"], objects: [{oid: $oid, size: 3000000}]}')"
+req POST "$BASE/alice/m.git/info/lfs/objects/batch" -H "Authorization: $CRED" \
+  -H 'Content-Type: application/vnd.git-lfs+json' --data-binary "$LFS_BATCH"
+check_status "it opens alice/m's LFS batch" 200
 
 section "bad commands"
 BEFORE="$(git ls-remote "$BASE/alice/m" refs/heads/main | cut -f1)"
@@ -147,11 +153,31 @@ except OSError:
 print(s.recv(200).decode(errors="replace"))
 PY
 check_match "a pkt-line flood on git:// gets an ERR" "ERR protocol error" "$(cat "$T/flood.out")"
+# A client trickling its request one byte a second: one deadline (10 s) for the whole
+# request, however the bytes come.
+python3 - "$GITD_PORT" >"$T/trickle.out" 2>&1 <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 5)
+start = time.time()
+try:
+    for b in b"fff0" + b"x" * 60:
+        s.sendall(bytes([b]))
+        time.sleep(1)
+        if time.time() - start > 30:
+            break
+    print("still open after 30 s")
+except OSError:
+    print("closed after %d s" % (time.time() - start))
+PY
+check_match "a trickled git:// request is cut off at its deadline" "^closed after 1[0-4] s" "$(cat "$T/trickle.out")"
 
 section "a deleted key is refused at once"
 req DELETE "$BASE/api/settings/ssh-keys/$ALICE_KEY_ID" -H "Authorization: Bearer $ALICE"
 check_match "alice deletes her key -> 200/204" '^20[04]$' "$ST"
 gits alice ls-remote "$SSH_URL/alice/m.git" >"$T/revoked.out" 2>&1
 check_true "the deleted key is refused (publickey)" grep -qi "permission denied" "$T/revoked.out"
+req POST "$BASE/alice/m.git/info/lfs/objects/batch" -H "Authorization: $CRED" \
+  -H 'Content-Type: application/vnd.git-lfs+json' --data-binary "$LFS_BATCH"
+check_status "the LFS credential obtained with the deleted key dies with it -> 401" 401
 
 finish

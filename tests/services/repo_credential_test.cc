@@ -13,6 +13,7 @@ RepoCredentialClaims Claims() {
   RepoCredentialClaims c;
   c.repo_id = 42;
   c.user_id = 7;
+  c.key_id = 3;
   c.write = true;
   c.expires_at = 2000;
   return c;

@@ -130,5 +130,22 @@ TEST_F(RepoScopeTest, ScopedPrincipalsTakeNoNamespaceActions) {
   EXPECT_EQ(repos_->List(ann_, db::RepoQuery{}).value().items.size(), 2u);
 }
 
+// A pull mirror (issue 18 §4) is read-only for everyone: only its syncs change it. Reading
+// and administering it (settings, turning it back into a normal repo) still work.
+TEST_F(RepoScopeTest, APullMirrorRefusesWritesOnly) {
+  ASSERT_TRUE(repos_->Open(ann_, public_, Access::Write).has_value());
+  ASSERT_TRUE(repos_->SetMirror(public_id_, true).has_value());
+  auto write = repos_->Open(ann_, public_, Access::Write);
+  ASSERT_FALSE(write.has_value());
+  EXPECT_EQ(write.error().code, ErrorCode::Forbidden);
+  EXPECT_NE(write.error().message.find("mirror"), std::string::npos) << write.error().message;
+  EXPECT_TRUE(repos_->Open(ann_, public_, Access::Read).has_value());
+  EXPECT_TRUE(repos_->Open(ann_, public_, Access::Admin).has_value());
+  // The mark is read through the cache: turning it off takes effect at once.
+  ASSERT_TRUE(repos_->SetMirror(public_id_, false).has_value());
+  EXPECT_TRUE(repos_->Open(ann_, public_, Access::Write).has_value());
+  EXPECT_EQ(repos_->SetMirror(9999999, true).error().code, ErrorCode::RepoNotFound);
+}
+
 }  // namespace
 }  // namespace hangar::services

@@ -1,7 +1,7 @@
 #include "api/git/git_daemon.h"
 
+#include <poll.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 
 #include <cerrno>
 #include <vector>
@@ -18,12 +18,6 @@ namespace {
 // The longest pkt-line (LARGE_PACKET_MAX): 4 length bytes + 65516 of payload.
 constexpr size_t kMaxPacket = 65520;
 
-void SetReceiveTimeout(int fd, std::chrono::seconds t) {
-  timeval tv{};
-  tv.tv_sec = t.count();
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-}
-
 bool SendAll(int fd, std::string_view data) {
   while (!data.empty()) {
     ssize_t w = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
@@ -34,10 +28,18 @@ bool SendAll(int fd, std::string_view data) {
   return true;
 }
 
-// Reads exactly buf.size() bytes. False on end, error or timeout.
-bool RecvAll(int fd, std::span<char> buf) {
+// Reads exactly buf.size() bytes by `deadline`. False on end, error or the deadline (one
+// deadline for the whole request, so a client trickling bytes cannot stretch it).
+bool RecvAll(int fd, std::span<char> buf, std::chrono::steady_clock::time_point deadline) {
   size_t got = 0;
   while (got < buf.size()) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd p{fd, POLLIN, 0};
+    int ready = ::poll(&p, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return false;
     ssize_t r = ::recv(fd, buf.data() + got, buf.size() - got, 0);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) return false;
@@ -64,6 +66,7 @@ class SocketTransport final : public GitTransport {
     return {};
   }
   void StopReading() override { ::shutdown(fd_, SHUT_RD); }
+  void Abort() override { ::shutdown(fd_, SHUT_RDWR); }
 
  private:
   const int fd_;
@@ -121,9 +124,9 @@ void GitDaemon::Stop() {
 }
 
 void GitDaemon::Handle(int fd, const std::string& peer) {
-  SetReceiveTimeout(fd, options_.request_timeout);
+  const auto deadline = std::chrono::steady_clock::now() + options_.request_timeout;
   char head[4];
-  if (!RecvAll(fd, head)) return;  // gone, or silent past the timeout
+  if (!RecvAll(fd, head, deadline)) return;  // gone, or not done by the deadline
   size_t len = 0;
   for (char c : head) {
     int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
@@ -132,7 +135,7 @@ void GitDaemon::Handle(int fd, const std::string& peer) {
   }
   if (len <= 4 || len > kMaxPacket) return Refuse(fd, "protocol error: bad packet length");
   std::string payload(len - 4, '\0');
-  if (!RecvAll(fd, payload)) return;
+  if (!RecvAll(fd, payload, deadline)) return;
   auto request = ParseGitDaemonRequest(payload);
   if (!request) return Refuse(fd, request.error().message);
   if (request->service != "git-upload-pack") {
@@ -141,7 +144,6 @@ void GitDaemon::Handle(int fd, const std::string& peer) {
   auto id = ParseGitRepoPath(request->path);
   // Anonymous: a private or missing repo is "not found" alike.
   if (!id) return Refuse(fd, "repository not found");
-  SetReceiveTimeout(fd, std::chrono::seconds(0));
   const Principal anonymous = Principal::Anonymous();
   auto conn = git_.Connect(anonymous, *id, services::GitRpc::UploadPack, request->git_protocol,
                            services::GitPrincipalKey(anonymous, peer));
@@ -151,7 +153,7 @@ void GitDaemon::Handle(int fd, const std::string& peer) {
     return Refuse(fd, hidden ? "repository not found" : conn.error().message);
   }
   SocketTransport transport(fd);
-  auto status = PumpGit(**conn, transport);
+  auto status = PumpGit(**conn, transport, options_.idle_timeout);
   Log("git")->info("git:// upload-pack {} from {}: {}", id->UrlPath(), peer,
                    status ? "exit " + std::to_string(*status) : status.error().message);
 }

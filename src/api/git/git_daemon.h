@@ -18,9 +18,11 @@ struct GitDaemonOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 9418;      // 0: any free port (see GitDaemon::port)
   int max_connections = 64;  // connections at once; more get an ERR packet
-  // The client's request packet must arrive within this (a client that connects and
-  // sends nothing, or trickles, is cut off).
+  // The client's whole request packet must arrive within this, counted from the
+  // connection (a client that connects and sends nothing, or trickles, is cut off).
   std::chrono::seconds request_timeout{10};
+  // A clone in which no byte moved either way for this long is cut off (PumpGit).
+  std::chrono::milliseconds idle_timeout{std::chrono::minutes(5)};
 };
 
 class GitDaemon {

@@ -2,6 +2,7 @@
 // PumpGit: moves a full-duplex git conversation between a transport (SSH through the serv
 // socket, git://) and the git process a GitConnection started, in both directions at once.
 
+#include <chrono>
 #include <span>
 #include <string_view>
 
@@ -22,13 +23,18 @@ class GitTransport {
   virtual Result<void> WriteOut(std::string_view data) = 0;
   // Makes a ReadIn blocked now or later return at once (shutdown of the read side).
   virtual void StopReading() = 0;
+  // Cuts the connection both ways: a blocked ReadIn or WriteOut returns at once.
+  virtual void Abort() = 0;
 };
 
 // Copies the client's input into git's stdin (closing it at the input's end) while git's
 // stdout goes to the client, until git's output ends; then waits for git
 // (GitConnection::Finish, which runs AfterPush after a push). A client that vanishes or
-// breaks the framing gets git killed, so a cut-off push changes nothing. Returns git's exit
-// status. Errors: as GitConnection::Finish.
-Result<int> PumpGit(services::GitConnection& conn, GitTransport& transport);
+// breaks the framing gets git killed, so a cut-off push changes nothing; so does a
+// conversation in which no byte moved either way for `idle_timeout` (a client that stopped
+// reading, or one that says nothing — git's own --timeout does not cover protocol v2).
+// Returns git's exit status. Errors: as GitConnection::Finish.
+Result<int> PumpGit(services::GitConnection& conn, GitTransport& transport,
+                    std::chrono::milliseconds idle_timeout);
 
 }  // namespace hangar::api

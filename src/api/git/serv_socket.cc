@@ -24,6 +24,9 @@ void SetReceiveTimeout(int fd, std::chrono::seconds t) {
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 }
 
+// Connections beyond ServSocketOptions::max_sessions kept for key lookups.
+constexpr int kKeyLookupRoom = 32;
+
 // Only the hub's own user (and root) may speak for sshd.
 bool PeerTrusted(int fd) {
   ucred cred{};
@@ -59,6 +62,7 @@ class ServTransport final : public GitTransport {
     return WriteServFrame(fd_, ServFrame::Stdout, data);
   }
   void StopReading() override { ::shutdown(fd_, SHUT_RD); }
+  void Abort() override { ::shutdown(fd_, SHUT_RDWR); }
 
  private:
   const int fd_;
@@ -96,7 +100,8 @@ ServSocket::~ServSocket() { Stop(); }
 Result<void> ServSocket::Start() {
   HANGAR_ASSIGN_OR_RETURN(int fd, ListenUnix(options_.path));
   listener_ = std::make_unique<StreamListener>(
-      "serv socket", fd, options_.max_connections, [this](int c, const std::string&) { Handle(c); },
+      "serv socket", fd, options_.max_sessions + kKeyLookupRoom,
+      [this](int c, const std::string&) { Handle(c); },
       [](int c) { RefuseGit(c, "too many SSH sessions at once; retry later"); });
   return listener_->Start();
 }
@@ -130,7 +135,10 @@ void ServSocket::Handle(int fd) {
     return;
   }
   const auto* key_id = o.if_contains("key_id");
-  if (op != "serv" || !key_id || !key_id->is_int64()) return RefuseOther(fd, "malformed hello");
+  const auto* command = o.if_contains("command");
+  if (op != "serv" || !key_id || !key_id->is_int64() || (command && !command->is_string())) {
+    return RefuseOther(fd, "malformed hello");
+  }
   SetReceiveTimeout(fd, std::chrono::seconds(0));
   Serv(fd, key_id->as_int64(), Str(o, "command"), Str(o, "git_protocol"), Str(o, "client"));
 }
@@ -138,6 +146,14 @@ void ServSocket::Handle(int fd) {
 void ServSocket::Serv(int fd, int64_t key_id, const std::string& command,
                       const std::string& git_protocol, const std::string& client) {
   auto log = Log("git");
+  // Counted from here to the end of the session.
+  struct Count {
+    std::atomic<int>& n;
+    ~Count() { --n; }
+  } counted{sessions_};
+  if (++sessions_ > options_.max_sessions) {
+    return RefuseGit(fd, "too many SSH sessions at once; retry later");
+  }
   auto who = keys_.PrincipalFor(key_id);
   if (!who) return RefuseGit(fd, who.error().message);
   if (command.empty()) {
@@ -183,7 +199,7 @@ void ServSocket::Serv(int fd, int64_t key_id, const std::string& command,
                            services::GitPrincipalKey(*who, client), tell);
   if (!conn) return RefuseGit(fd, conn.error().message);
   ServTransport transport(fd);
-  auto status = PumpGit(**conn, transport);
+  auto status = PumpGit(**conn, transport, options_.idle_timeout);
   log->info("ssh {} {} by {}: {}", services::GitRpcName(rpc), repo, who->name,
             status ? "exit " + std::to_string(*status) : status.error().message);
   (void)WriteServExit(fd, status ? *status : 1);

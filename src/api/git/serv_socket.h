@@ -7,6 +7,7 @@
 // (waiting clients are told why on stderr; refused ones get an ERR packet), git itself, and
 // AfterPush.
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -19,12 +20,17 @@
 namespace hangar::api {
 
 struct ServSocketOptions {
-  std::string path;            // the socket file
-  int max_connections = 64;    // sessions at once; more are refused with an ERR packet
+  std::string path;  // the socket file
+  // git sessions at once; more are refused with an ERR packet. Key lookups (`hangar keys`)
+  // have room beyond it, so sessions held open never lock every user out of signing in.
+  int max_sessions = 64;
   std::string public_url;      // the hub's HTTP base URL, for git-lfs-authenticate's href
   std::string credential_key;  // the server secret (repo credentials)
   std::chrono::seconds lfs_credential_ttl{std::chrono::minutes(15)};
   std::chrono::seconds hello_timeout{10};  // the client's first frame arrives within this
+  // A git session in which no byte moved either way for this long is cut off (a client
+  // that stopped reading, or went quiet; PumpGit).
+  std::chrono::milliseconds idle_timeout{std::chrono::minutes(5)};
 };
 
 class ServSocket {
@@ -43,6 +49,7 @@ class ServSocket {
             const std::string& client);
 
   const ServSocketOptions options_;
+  std::atomic<int> sessions_{0};
   services::GitService& git_;
   services::SshKeyService& keys_;
   std::unique_ptr<StreamListener> listener_;

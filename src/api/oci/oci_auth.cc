@@ -83,7 +83,14 @@ OciAuth::~OciAuth() = default;
 
 Result<Principal> OciAuth::HubCaller(const http::Request& req) const {
   if (IsEmptyBasic(req.Header("authorization"))) return Principal::Anonymous();
-  return hub_(req);
+  HANGAR_ASSIGN_OR_RETURN(Principal who, hub_(req));
+  // A credential bound to one repo (git-lfs-authenticate's, issue 18) opens git and LFS
+  // only: the registry neither takes it nor mints tokens for it.
+  if (who.repo_scope != 0) {
+    return MakeError(ErrorCode::Unauthorized,
+                     "this credential is valid only for git and LFS on one repo");
+  }
+  return who;
 }
 
 std::string OciAuth::Service(const http::Request& req) const {

@@ -447,6 +447,32 @@ CREATE INDEX ssh_keys_repo ON ssh_keys(repo_id);
 CREATE INDEX ssh_keys_blob ON ssh_keys(key_type, blob_base64);
 )sql";
 
+// Version 15: mirrors (issue 18 §4; db/mirror_store.h). A pull mirror's repo is marked
+// (repos.is_mirror) so that RepoService::Open refuses writes to it from the one row it
+// already reads; a repo has at most one pull mirror (mirrors_one_pull) and any number of
+// push mirrors. The schedule finds due pull mirrors by next_sync_at (mirrors_due).
+constexpr const char kV15[] = R"sql(
+ALTER TABLE repos ADD COLUMN is_mirror INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE mirrors (
+  id {{ID}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  direction VARCHAR(8) NOT NULL,
+  url TEXT NOT NULL,
+  credential TEXT NOT NULL DEFAULT '',
+  interval_s BIGINT NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL,
+  last_sync_at BIGINT,
+  last_success_at BIGINT,
+  last_error TEXT NOT NULL DEFAULT '',
+  failures INTEGER NOT NULL DEFAULT 0,
+  next_sync_at BIGINT NOT NULL DEFAULT 0,
+  CHECK (direction IN ('pull', 'push'))
+);
+CREATE UNIQUE INDEX mirrors_one_pull ON mirrors(repo_id) WHERE direction = 'pull';
+CREATE INDEX mirrors_repo ON mirrors(repo_id);
+CREATE INDEX mirrors_due ON mirrors(next_sync_at) WHERE direction = 'pull';
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kV1},
     {2, kV2},
@@ -462,6 +488,7 @@ constexpr Migration kMigrations[] = {
     {12, kV12},
     {13, "", kV13Sqlite, kV13Postgres},
     {14, kV14},
+    {15, kV15},
 };
 
 void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {

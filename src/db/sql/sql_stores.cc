@@ -5,6 +5,7 @@
 #include "db/sql/sql_gateway_store.h"
 #include "db/sql/sql_job_store.h"
 #include "db/sql/sql_lfs_store.h"
+#include "db/sql/sql_mirror_store.h"
 #include "db/sql/sql_oci_store.h"
 #include "db/sql/sql_registry_store.h"
 #include "db/sql/sql_repo_store.h"
@@ -28,6 +29,7 @@ Stores StoresOver(std::shared_ptr<Pool> pool) {
   stores.gateway = std::make_unique<SqlGatewayStore>(pool);
   stores.jobs = std::make_unique<SqlJobStore>(pool);
   stores.ssh_keys = std::make_unique<SqlSshKeyStore>(pool);
+  stores.mirrors = std::make_unique<SqlMirrorStore>(pool);
   stores.pool = std::move(pool);
   stores.changes = std::make_unique<ChangeFeed>();
   return stores;

@@ -119,11 +119,22 @@ Result<Principal> Authenticator::Authenticate(std::string_view header) {
 Result<Principal> Authenticator::FromRepoCredential(std::string_view credential, int64_t now_s) {
   auto claims = VerifyRepoCredential(options_.credential_key, credential, now_s);
   if (!claims) return Unauthorized();
+  if (options_.ssh_keys && claims->key_id != 0) {
+    auto key = options_.ssh_keys->Get(claims->key_id);
+    if (!key) {
+      if (key.error().code == ErrorCode::NotFound) return Unauthorized();
+      return std::move(key).error();
+    }
+    bool same = claims->deploy_key_id != 0 ? key->repo_id == claims->repo_id
+                                           : key->user_id == claims->user_id;
+    if (!same) return Unauthorized();
+  }
   Principal p;
   p.anonymous = false;
   p.repo_scope = claims->repo_id;
   p.role = claims->write ? TokenRole::Write : TokenRole::Read;
   p.token_name = "SSH credential";
+  p.ssh_key_id = claims->key_id;
   if (claims->deploy_key_id != 0) {
     p.deploy_key_id = claims->deploy_key_id;
     p.name = "deploy-key-" + std::to_string(claims->deploy_key_id);

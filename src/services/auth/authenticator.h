@@ -14,6 +14,7 @@
 #include "core/result.h"
 #include "core/ttl_cache.h"
 #include "db/change_feed.h"
+#include "db/ssh_key_store.h"
 #include "db/user_store.h"
 
 namespace hangar::services {
@@ -38,6 +39,9 @@ struct AuthenticatorOptions {
   db::ChangeFeed* changes = nullptr;
   // The server secret, which signs repo credentials (repo_credential.h); "" refuses them.
   std::string credential_key;
+  // The SSH keys repo credentials were obtained with: a credential whose key is gone (or
+  // now belongs elsewhere) is refused at once. None: only the signature and expiry count.
+  db::SshKeyStore* ssh_keys = nullptr;
 };
 
 // GET /api/whoami-v2 data (hf-api.md §9.1); the HTTP handler renders it.

@@ -19,6 +19,7 @@ struct RepoCredentialClaims {
   int64_t repo_id = 0;        // db::RepoRecord::id: the one repo it opens
   int64_t user_id = 0;        // the user it signs in as; 0 for a deploy key
   int64_t deploy_key_id = 0;  // the deploy key it signs in as; 0 for a user
+  int64_t key_id = 0;         // the SSH key it was obtained with; it dies with the key
   bool write = false;         // whether it may push (the key's and the request's rights)
   int64_t expires_at = 0;     // unix seconds; refused from this second on
 

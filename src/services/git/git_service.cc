@@ -539,6 +539,7 @@ Result<std::string> GitService::LfsCredential(const Principal& who, const RepoId
   claims.repo_id = repo.record.id;
   claims.user_id = who.user_id;
   claims.deploy_key_id = who.deploy_key_id;
+  claims.key_id = who.ssh_key_id;
   claims.write = upload;
   claims.expires_at = NowUnix() + ttl.count();
   return IssueRepoCredential(key, claims);

@@ -190,6 +190,7 @@ Result<Principal> SshKeyService::PrincipalFor(int64_t key_id) {
   Principal p;
   p.anonymous = false;
   p.role = TokenRole::Write;
+  p.ssh_key_id = key->id;
   if (key->user_id != 0) {
     auto user = users_.FindUserById(key->user_id);
     if (!user) {

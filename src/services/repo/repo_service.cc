@@ -118,6 +118,11 @@ Result<RepoHandle> RepoService::Open(const Principal& who, const RepoId& id, Acc
     }
     return MakeError(ErrorCode::Forbidden, "you do not have write access to " + id.UrlPath());
   }
+  if (rec->is_mirror && needed == Access::Write) {
+    return MakeError(ErrorCode::Forbidden, id.UrlPath() +
+                                               " is a mirror of another repository and is "
+                                               "read-only; it changes only when it syncs");
+  }
   return RepoHandle{std::move(*rec), GitPath(id), access};
 }
 
@@ -193,6 +198,13 @@ Result<db::RepoRecord> RepoService::Move(const Principal& who, const RepoId& fro
     return std::move(git_moved).error();
   }
   return moved;
+}
+
+Result<void> RepoService::SetMirror(int64_t id, bool is_mirror) {
+  HANGAR_ASSIGN_OR_RETURN(auto rec, repos_.FindById(id));
+  HANGAR_TRY(repos_.SetMirror(id, is_mirror));
+  Invalidate(rec.Id());
+  return {};
 }
 
 Result<void> RepoService::SetPrivate(const Principal& who, const RepoId& id, bool is_private) {

@@ -65,8 +65,9 @@ class RepoService {
   // Errors: RepoNotFound when it does not exist or `who` may not read it (never revealing
   // a private repo); Unauthorized when an anonymous caller needs more than Read;
   // Forbidden when a signed-in caller can read but not write (a read-only deploy key:
-  // "deploy key '<title>' is read-only; <repo> needs a read-write key"). Served from a
-  // short-lived cache on the hot path.
+  // "deploy key '<title>' is read-only; <repo> needs a read-write key"), or when Write is
+  // needed on a pull mirror (issue 18 §4: only its syncs change it; Admin still passes).
+  // Served from a short-lived cache on the hot path.
   Result<RepoHandle> Open(const Principal& who, const RepoId& id, Access needed);
   // The row of repo `id` (db::RepoRecord::id), not cached and without an access check:
   // for callers that hold a repo's id from a credential (deploy keys) and must know
@@ -83,6 +84,10 @@ class RepoService {
   // principal bound to one repo). Errors: as Open, Forbidden, Conflict (target exists),
   // BadRequest (type change).
   Result<db::RepoRecord> Move(const Principal& who, const RepoId& from, const RepoId& to);
+  // Marks repo `id` (db::RepoRecord::id) a pull mirror or a normal repo again, for the
+  // mirror service, which has checked the caller (no access check here); every replica
+  // drops its cached row. Errors: RepoNotFound.
+  Result<void> SetMirror(int64_t id, bool is_mirror);
   // Errors: as Open with Admin.
   Result<void> SetPrivate(const Principal& who, const RepoId& id, bool is_private);
   // Applies `settings`, all or nothing. Errors: as Open with Admin; BadRequest naming the

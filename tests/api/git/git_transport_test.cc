@@ -5,9 +5,17 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 #include "api/git/git_daemon.h"
+#include "api/git/git_pump.h"
 #include "api/git/serv_protocol.h"
 #include "api/git/ssh_command.h"
+#include "git/test_repo.h"
 
 namespace hangar::api {
 namespace {
@@ -164,6 +172,81 @@ TEST_F(ServFrames, MalformedFramesAreRefused) {
   ASSERT_FALSE(m);
   EXPECT_EQ(m.error().code, ErrorCode::BadRequest);
   EXPECT_FALSE(ServExitStatus("abc"));
+}
+
+// A client that reads the ref advertisement and then says nothing: ReadIn blocks until the
+// pump stops or aborts it.
+class SilentClient final : public GitTransport {
+ public:
+  Result<size_t> ReadIn(std::span<char>) override {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return stopped_; });
+    return MakeError(ErrorCode::BadRequest, "connection closed");
+  }
+  Result<void> WriteOut(std::string_view data) override {
+    std::lock_guard lock(mu_);
+    out_ += data;
+    return {};
+  }
+  void StopReading() override { Stop(); }
+  void Abort() override {
+    aborted_ = true;
+    Stop();
+  }
+  std::string out() {
+    std::lock_guard lock(mu_);
+    return out_;
+  }
+  bool aborted() const { return aborted_; }
+
+ private:
+  void Stop() {
+    std::lock_guard lock(mu_);
+    stopped_ = true;
+    cv_.notify_all();
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopped_ = false;
+  std::atomic<bool> aborted_{false};
+  std::string out_;
+};
+
+// Protocol v2's upload-pack waits for a command forever (its --timeout is v0's): the pump's
+// idle deadline ends such a session and frees its slot (issue 18, a git:// client that
+// held the anonymous budget).
+TEST(PumpGit, AQuietClientIsCutOffAfterTheIdleTimeout) {
+  git::testing::TempDir dir;
+  git::testing::Sh(dir.path(),
+                   "git init -q --bare -b main repo.git\n"
+                   "git init -q -b main work && cd work && echo hi > a.txt && git add a.txt\n"
+                   "git commit -q -m first && git push -q ../repo.git main\n");
+  services::GitRepoAccess access;
+  access.open = [&](const Principal&, const RepoId&, Access) -> Result<services::RepoHandle> {
+    services::RepoHandle h;
+    h.git_path = dir.path() + "/repo.git";
+    return h;
+  };
+  access.after_push = [](const services::RepoHandle&) {};
+  services::GitLimits limits;
+  limits.pack_concurrency = 1;
+  limits.pack_per_principal = 1;
+  limits.push_concurrency = 1;
+  services::GitService git(std::move(access), limits);
+  auto conn = git.Connect(Principal::Anonymous(), RepoId{RepoType::Model, "a", "b"},
+                          services::GitRpc::UploadPack, "version=2", "anon:127.0.0.1");
+  ASSERT_TRUE(conn) << conn.error().message;
+  EXPECT_EQ(git.admission().Snapshot().fetches, 1);
+  SilentClient client;
+  const auto start = std::chrono::steady_clock::now();
+  auto status = PumpGit(**conn, client, std::chrono::milliseconds(300));
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(status) << status.error().message;
+  EXPECT_NE(*status, 0);  // killed
+  EXPECT_TRUE(client.aborted());
+  EXPECT_NE(client.out().find("version 2"), std::string::npos) << "the advertisement went out";
+  EXPECT_LT(took, std::chrono::seconds(10));
+  EXPECT_EQ(git.admission().Snapshot().fetches, 0) << "the slot is free again";
 }
 
 }  // namespace
