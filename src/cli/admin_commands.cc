@@ -254,6 +254,49 @@ Result<RepoId> RepoArg(const AdminFlags& f) {
   return RepoId::Parse(*type, f.repo_id.substr(0, slash), f.repo_id.substr(slash + 1));
 }
 
+// One mirror as a line of `hangar admin mirror list|sync`, tab-separated: id, direction,
+// URL (password as ***), last sync (ISO 8601 or "never"), last error or "ok".
+void PrintMirror(const db::MirrorRecord& m) {
+  std::printf("%lld\t%s\t%s\t%s\t%s\n", static_cast<long long>(m.id),
+              std::string(db::MirrorDirectionName(m.direction)).c_str(),
+              services::RedactImportSource(m.url).c_str(),
+              m.last_sync_at ? Iso8601(*m.last_sync_at).c_str() : "never",
+              m.last_error.empty() ? "ok" : m.last_error.c_str());
+}
+
+int ListMirrors(App& hub, const AdminFlags& f) {
+  auto repo = RepoArg(f);
+  if (!repo) return Fail(repo.error());
+  auto mirrors = hub.mirrors().List(CliAdmin(), *repo);
+  if (!mirrors) return Fail(mirrors.error());
+  for (const auto& m : *mirrors) PrintMirror(m);
+  return 0;
+}
+
+// Syncs every mirror of the repo now, in this process (not as a job), and prints each as
+// list does. Exit status 1 when one of them failed.
+int SyncMirrors(App& hub, const AdminFlags& f) {
+  auto repo = RepoArg(f);
+  if (!repo) return Fail(repo.error());
+  auto mirrors = hub.mirrors().List(CliAdmin(), *repo);
+  if (!mirrors) return Fail(mirrors.error());
+  if (mirrors->empty())
+    return Fail(MakeError(ErrorCode::NotFound, repo->UrlPath() + " has no mirrors"));
+  for (const auto& m : *mirrors) {
+    auto done = m.direction == db::MirrorDirection::Pull ? hub.mirrors().Pull(m.repo_id, {})
+                                                         : hub.mirrors().Push(m.id, {});
+    if (!done) return Fail(done.error());
+  }
+  auto after = hub.mirrors().List(CliAdmin(), *repo);
+  if (!after) return Fail(after.error());
+  bool failed = false;
+  for (const auto& m : *after) {
+    PrintMirror(m);
+    failed |= !m.last_error.empty();
+  }
+  return failed ? 1 : 0;
+}
+
 int AddDeployKey(App& hub, const AdminFlags& f) {
   auto repo = RepoArg(f);
   if (!repo) return Fail(repo.error());
@@ -376,6 +419,17 @@ void AddAdminCommands(CLI::App& admin, std::optional<int>* exit_code) {
   repo_arg(deploy_delete);
   deploy_delete->add_option("ID", f->key_id)->required();
   add(deploy_delete, DeleteDeployKey);
+
+  auto* mirror = admin.add_subcommand("mirror", "repos' pull and push mirrors (docs/mirrors.md)");
+  mirror->require_subcommand(1);
+  auto* mirror_list = mirror->add_subcommand(
+      "list", "list a repo's mirrors: id, direction, URL, last sync, last error");
+  repo_arg(mirror_list);
+  add(mirror_list, ListMirrors);
+  auto* mirror_sync = mirror->add_subcommand(
+      "sync", "sync a repo's mirrors now, here; prints them as list does (exit 1: one failed)");
+  repo_arg(mirror_sync);
+  add(mirror_sync, SyncMirrors);
 
   auto* jobs = admin.add_subcommand("jobs", "the job queue (docs/config.md [jobs])");
   jobs->require_subcommand(1);

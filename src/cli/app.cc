@@ -16,6 +16,7 @@
 #include "api/git/git_routes.h"
 #include "api/hf/hf_routes.h"
 #include "api/lfs/lfs_routes.h"
+#include "api/mirror/mirror_routes.h"
 #include "api/oci/oci_routes.h"
 #include "api/registry/registry_routes.h"
 #include "api/ssh/ssh_key_routes.h"
@@ -149,19 +150,39 @@ services::ContentOptions ContentOptionsFrom(const config::Config& c, const fs::p
   return o;
 }
 
+// The words of a config list separated by spaces or commas.
+std::vector<std::string> ListOf(const std::string& text) {
+  std::vector<std::string> out;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t end = text.find_first_of(" ,", pos);
+    if (end == std::string::npos) end = text.size();
+    if (end > pos) out.push_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return out;
+}
+
 // Web imports' options; after_import is the caller's (it queues a job).
 services::ImportOptions ImportOptionsFrom(const config::Config& c) {
   services::ImportOptions o;
   o.tmp_dir = fs::path(c.storage.data_dir) / "tmp";
   // Web imports run inside the request: bounded well below the CLI's hour.
   o.timeout = std::chrono::minutes(10);
-  const std::string& hosts = c.import.allow_private_hosts;
-  for (size_t pos = 0; pos < hosts.size();) {
-    size_t end = hosts.find_first_of(" ,", pos);
-    if (end == std::string::npos) end = hosts.size();
-    if (end > pos) o.private_hosts.push_back(AsciiLower(hosts.substr(pos, end - pos)));
-    pos = end + 1;
+  for (const auto& host : ListOf(c.import.allow_private_hosts)) {
+    o.private_hosts.push_back(AsciiLower(host));
   }
+  return o;
+}
+
+// Mirrors' options ([mirrors], docs/mirrors.md); enqueue is the App's.
+services::MirrorOptions MirrorOptionsFrom(const config::Config& c) {
+  services::MirrorOptions o;
+  for (const auto& root : ListOf(c.mirrors.local_roots)) o.local_roots.emplace_back(root);
+  o.private_hosts = ImportOptionsFrom(c).private_hosts;
+  o.default_interval_s = c.mirrors.interval_s;
+  o.min_interval_s = c.mirrors.min_interval_s;
+  o.timeout = std::chrono::seconds(c.mirrors.timeout_s);
+  o.max_syncs = c.mirrors.max_syncs;
   return o;
 }
 
@@ -292,6 +313,7 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   }
   app->imports_ = std::make_unique<services::ImportService>(
       *app->stores_.repos, *app->stores_.users, *app->access_, *app->repos_, import_options);
+  app->OpenMirrors();
   app->OpenRegistry(secret);
   return app;
 }
@@ -430,6 +452,37 @@ void App::OpenJobs() {
   }
 }
 
+void App::OpenMirrors() {
+  services::MirrorOptions options = MirrorOptionsFrom(config_);
+  options.enqueue = [this](std::string_view kind, std::string key, int64_t run_at_ms) {
+    // The key is the payload too: a queued sync of the same repo or mirror absorbs this one.
+    auto queued = jobs_->Enqueue({std::string(kind), key, key, 10, run_at_ms});
+    return queued ? Result<void>() : Result<void>(std::move(queued).error());
+  };
+  mirrors_ = std::make_unique<services::MirrorService>(*stores_.mirrors, *stores_.lfs, *blobs_,
+                                                       *repos_, *imports_, std::move(options));
+  auto id_of = [](const db::JobRecord& job) { return std::strtoll(job.key.c_str(), nullptr, 10); };
+  jobs_->Handle(std::string(services::kMirrorPullJob),
+                [this, id_of](const db::JobRecord& job, std::stop_token stop) {
+                  return mirrors_->Pull(id_of(job), stop);
+                });
+  jobs_->Handle(std::string(services::kMirrorPushJob),
+                [this, id_of](const db::JobRecord& job, std::stop_token stop) {
+                  return mirrors_->Push(id_of(job), stop);
+                });
+  jobs_->Handle(std::string(services::kMirrorTickJob),
+                [this](const db::JobRecord&, std::stop_token) { return mirrors_->QueueDue(); });
+  if (config_.mirrors.tick_s > 0) {
+    const int64_t interval_ms = int64_t{config_.mirrors.tick_s} * 1000;
+    jobs_->Every({std::string(services::kMirrorTickJob), "", interval_ms,
+                  std::min<int64_t>(interval_ms, 5000), 1});
+  }
+  repos_->AddPushListener(
+      [mirrors = mirrors_.get()](const services::RepoHandle& repo, const std::string&) {
+        mirrors->AfterPush(repo);
+      });
+}
+
 Result<void> App::RefreshTrending() {
   HANGAR_ASSIGN_OR_RETURN(int64_t changed, repos_->RefreshTrending());
   if (changed > 0) Log("trending")->info("{} repos' trending scores changed", changed);
@@ -563,13 +616,15 @@ http::Router& App::Router() {
   api::AddHfApiRoutes(r, *routes_->hf);
   api::AddUploadRoutes(r, *uploads_, config_.limits);
   api::AddSshKeyRoutes(r, *ssh_keys_);
+  api::AddMirrorRoutes(r, *mirrors_);
   api::AddLfsRoutes(r, *lfs_, config_.limits);
   api::AddGitRoutes(r, *git_);
   api::AddHfFileRoutes(r, *routes_->hf);
   routes_->page_caches = std::make_unique<web::PageCaches>();
-  routes_->web = std::make_unique<web::WebDeps>(web::WebDeps{
-      *authenticator_, *access_, *sessions_, *repos_, *content_, *imports_, *accounts_, config_,
-      *routes_->page_caches, viewer_.get(), model_registry_.get(), ssh_keys_.get()});
+  routes_->web = std::make_unique<web::WebDeps>(
+      web::WebDeps{*authenticator_, *access_, *sessions_, *repos_, *content_, *imports_, *accounts_,
+                   config_, *routes_->page_caches, viewer_.get(), model_registry_.get(),
+                   ssh_keys_.get(), mirrors_.get()});
   web::AddWebRoutes(r, *routes_->web);
   std::vector<std::string> patterns;
   for (const auto& route : r.Routes()) patterns.push_back(route.pattern);

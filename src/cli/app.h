@@ -30,6 +30,7 @@
 #include "services/lfs/lfs_service.h"
 #include "services/maintenance/gc_service.h"
 #include "services/maintenance/maintenance_service.h"
+#include "services/mirror/mirror_service.h"
 #include "services/oci/oci_projection.h"
 #include "services/oci/oci_service.h"
 #include "services/registry/registry_service.h"
@@ -102,6 +103,8 @@ class App {
   // Repository maintenance (docs/maintenance.md): `hangar admin maintain`, `hangar import`,
   // the jobs behind web imports and garbage collection.
   services::MaintenanceService& maintenance() { return *maintenance_; }
+  // Pull and push mirrors (docs/mirrors.md): their API, `hangar admin mirror`, their jobs.
+  services::MirrorService& mirrors() { return *mirrors_; }
   // The dataset viewer (docs/viewer.md); null when viewer.enabled is false.
   services::viewer::ViewerService* viewer() { return viewer_.get(); }
 
@@ -113,6 +116,9 @@ class App {
   void AddScrapeHooks();
   // The job runner and the handlers of the jobs this binary knows.
   void OpenJobs();
+  // The mirror service, its jobs ("mirror.pull", "mirror.push", "mirror.tick") and its
+  // push listener.
+  void OpenMirrors();
   // Job "gc": a collection, then the maintenance of repos that need it.
   Result<void> RunGc(std::stop_token stop);
   // The "trending" job: repos' trending scores over the window ending today.
@@ -146,6 +152,7 @@ class App {
   std::unique_ptr<services::MaintenanceService> maintenance_;
   std::unique_ptr<services::SessionService> sessions_;
   std::unique_ptr<services::ImportService> imports_;
+  std::unique_ptr<services::MirrorService> mirrors_;
   std::unique_ptr<services::JobRunner> jobs_;  // after what its handlers use: stopped first
   std::unique_ptr<services::OciProjection> oci_projection_;
   std::unique_ptr<services::OciService> oci_;

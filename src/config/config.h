@@ -167,6 +167,18 @@ struct ImportConfig {
   std::string allow_private_hosts;
 };
 
+// [mirrors] (issue 18 §4, docs/mirrors.md): pull and push mirrors
+struct MirrorsConfig {
+  // Directories whose repositories mirrors may name by path (pull from, push to): space-
+  // or comma-separated absolute paths. Empty: no local path (URLs only).
+  std::string local_roots;
+  int interval_s = 3600;    // a pull mirror's schedule when its creator gives none
+  int min_interval_s = 60;  // the shortest schedule a creator may ask for
+  int timeout_s = 1800;     // one sync, every step together
+  int max_syncs = 2;        // syncs at once in one process
+  int tick_s = 60;          // how often due pull mirrors are looked for; 0 = never
+};
+
 // [oci] (docs/oci.md): the registry at /v2/
 struct OciConfig {
   std::string challenge = "bearer";      // "bearer" (the /v2/token flow) | "basic"
@@ -237,6 +249,7 @@ struct Config {
   GitDaemonConfig git_daemon;
   MaintenanceConfig maintenance;
   ImportConfig import;
+  MirrorsConfig mirrors;
   OciConfig oci;
   ViewerConfig viewer;
   GatewayConfig gateway;

@@ -485,6 +485,27 @@ std::vector<KeyDef> ImportKeys() {
   };
 }
 
+// [mirrors]: where mirrors may reach, their schedule and their bounds.
+std::vector<KeyDef> MirrorsKeys() {
+  return {
+      StringKey(
+          "mirrors", "local_roots", [](Config & c) -> auto& { return c.mirrors.local_roots; }),
+      IntKey(
+          "mirrors", "interval_s", 60, 365 * 86400,
+          [](Config & c) -> auto& { return c.mirrors.interval_s; }),
+      IntKey(
+          "mirrors", "min_interval_s", 1, 86400,
+          [](Config & c) -> auto& { return c.mirrors.min_interval_s; }),
+      IntKey(
+          "mirrors", "timeout_s", 10, 86400,
+          [](Config & c) -> auto& { return c.mirrors.timeout_s; }),
+      IntKey(
+          "mirrors", "max_syncs", 1, 64, [](Config & c) -> auto& { return c.mirrors.max_syncs; }),
+      IntKey(
+          "mirrors", "tick_s", 0, 86400, [](Config & c) -> auto& { return c.mirrors.tick_s; }),
+  };
+}
+
 // [oci]: the registry's auth challenge, tokens, manifest size and uploads.
 std::vector<KeyDef> OciKeys() {
   return {
@@ -585,7 +606,7 @@ std::vector<KeyDef> MakeKeys() {
   std::vector<KeyDef> keys;
   for (auto section : {ServerKeys, StorageKeys, DatabaseKeys, LimitsKeys, BodyLimitsKeys, AuthKeys,
                        CacheKeys, GcKeys, JobsKeys, GitTransportKeys, MaintenanceKeys, ImportKeys,
-                       OciKeys, ViewerKeys, GatewayKeys, LogKeys}) {
+                       MirrorsKeys, OciKeys, ViewerKeys, GatewayKeys, LogKeys}) {
     for (KeyDef& key : section()) keys.push_back(std::move(key));
   }
   return keys;

@@ -89,6 +89,12 @@ Result<void> SetServerConfig(const std::string& repo_dir) {
     rc = git_config_set_bool(cfg.get(), key, value);
     if (rc != 0) return Git2Error(rc, std::string("setting ") + key);
   }
+  // The hub's own bookkeeping refs (mirrors' fetched and pushed states, issue 18 §4) are
+  // neither shown to clients nor writable by them.
+  for (const char* key : {"uploadpack.hideRefs", "receive.hideRefs"}) {
+    rc = git_config_set_string(cfg.get(), key, kHiddenRefs);
+    if (rc != 0) return Git2Error(rc, std::string("setting ") + key);
+  }
   return {};
 }
 

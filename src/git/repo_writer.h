@@ -34,9 +34,14 @@ Result<Oid> InitBareRepo(const std::string& path,
                          const std::vector<std::pair<std::string, std::string>>& initial_files,
                          const Signature& author, std::string_view message);
 
+// The refs under this prefix are the hub's own bookkeeping (mirrors, issue 18 §4):
+// hidden from fetches and refused to pushes by the server config.
+inline constexpr const char kHiddenRefs[] = "refs/hangar";
+
 // Writes the server's git config into the bare repository at `repo_dir` (the settings
 // InitBareRepo gives a new repository: partial-clone filters, push options,
-// commit-graph). For repositories made by other means (an import). Errors: Internal.
+// commit-graph, kHiddenRefs hidden). For repositories made by other means (an import),
+// or made before a setting existed. Errors: Internal.
 Result<void> ApplyServerConfig(const std::string& repo_dir);
 
 // The .gitattributes the public hub writes into new repositories: LFS tracking for the

@@ -67,8 +67,12 @@ struct Transfer {
   std::string error_text;
   char errbuf[CURL_ERROR_SIZE] = {0};
   curl_slist* headers = nullptr;
+  curl_slist* resolve = nullptr;
 
-  ~Transfer() { curl_slist_free_all(headers); }
+  ~Transfer() {
+    curl_slist_free_all(headers);
+    curl_slist_free_all(resolve);
+  }
 };
 
 size_t ReadCallback(char* buf, size_t size, size_t nitems, void* userp) {
@@ -137,6 +141,8 @@ Result<void> Setup(CURL* easy, const HttpRequest& req, Transfer& t) {
     curl_easy_setopt(easy, CURLOPT_MAXREDIRS, 10L);
   }
 
+  for (const auto& entry : req.resolve) t.resolve = curl_slist_append(t.resolve, entry.c_str());
+  if (t.resolve != nullptr) curl_easy_setopt(easy, CURLOPT_RESOLVE, t.resolve);
   for (const auto& [name, value] : req.headers) {
     t.headers = curl_slist_append(t.headers, (name + ": " + value).c_str());
   }

@@ -45,6 +45,10 @@ struct HttpRequest {
   std::string username, password;        // HTTP Basic when username is set
   std::chrono::milliseconds timeout{0};  // whole transfer; 0 = none (see kLowSpeed below)
   bool follow_redirects = false;         // follow 3xx Location (at most 10 hops)
+  // Addresses to use instead of resolving, as curl's CURLOPT_RESOLVE entries
+  // "host:port:addr[,addr…]": a request pinned to addresses checked beforehand
+  // (services::ResolveChecked) cannot be sent elsewhere by a second lookup.
+  std::vector<std::string> resolve;
   // libcurl's buffers for this request, in bytes: the receive buffer (the most a sink gets
   // per call; capped at 10 MiB) and the upload buffer (the most a body Read() is asked
   // for; capped at 2 MiB). 0 = libcurl's defaults (16 KiB, 64 KiB). Large transfers

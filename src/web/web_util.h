@@ -30,6 +30,7 @@
 namespace hangar::services {
 class RegistryService;  // services/registry/registry_service.h
 class SshKeyService;    // services/git/ssh_keys.h
+class MirrorService;    // services/mirror/mirror_service.h
 }  // namespace hangar::services
 namespace hangar::services::viewer {
 class ViewerService;  // services/viewer/viewer_service.h
@@ -71,6 +72,7 @@ struct WebDeps {
   services::viewer::ViewerService* viewer = nullptr;  // null: the viewer is off
   services::RegistryService* registry = nullptr;      // the model registry's pages
   services::SshKeyService* ssh_keys = nullptr;        // SSH keys and deploy keys' pages
+  services::MirrorService* mirrors = nullptr;         // a mirror's state on its repo page
 };
 
 // Who is browsing, as established from the request.

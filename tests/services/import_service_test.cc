@@ -11,6 +11,7 @@
 #include "fixtures.h"
 #include "git/repo_reader.h"
 #include "git/test_repo.h"
+#include "service_test.h"
 
 namespace hangar::services {
 namespace {
@@ -64,16 +65,11 @@ PY
 )SH");
 }
 
-class ImportServiceTest : public ::testing::Test {
+class ImportServiceTest : public testing::ServiceTest {
  protected:
   void SetUp() override {
-    auto s = db::OpenSqliteStores(fs::path(dir_.path()) / "hangar.db");
-    ASSERT_TRUE(s.has_value()) << s.error().message;
-    stores_ = std::move(*s);
-    access_ = std::make_unique<AccessPolicy>(*stores_.users);
-    accounts_ = std::make_unique<AccountService>(*stores_.users, *access_);
-    repos_ = std::make_unique<RepoService>(*stores_.repos, *access_, reader_,
-                                           fs::path(dir_.path()) / "repos");
+    OpenHub();
+    if (HasFatalFailure()) return;
     ImportOptions opts;
     opts.tmp_dir = fs::path(dir_.path()) / "tmp";
     imports_ =
@@ -111,12 +107,6 @@ class ImportServiceTest : public ::testing::Test {
     EXPECT_TRUE(TmpIsEmpty());
   }
 
-  TempDir dir_;
-  db::Stores stores_;
-  git::RepoReader reader_;
-  std::unique_ptr<AccessPolicy> access_;
-  std::unique_ptr<AccountService> accounts_;
-  std::unique_ptr<RepoService> repos_;
   std::unique_ptr<ImportService> imports_;
   Principal alice_, bob_, admin_;
   std::string source_;

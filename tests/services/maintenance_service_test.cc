@@ -19,6 +19,7 @@
 #include "git/repo_reader.h"
 #include "git/search_snapshot.h"
 #include "git/test_repo.h"
+#include "service_test.h"
 
 namespace hangar::services {
 namespace {
@@ -94,15 +95,11 @@ MaintenanceOptions Configured() {
   return o;
 }
 
-class MaintenanceServiceTest : public ::testing::Test {
+class MaintenanceServiceTest : public testing::ServiceTest {
  protected:
   void SetUp() override {
-    auto s = db::OpenSqliteStores(fs::path(dir_.path()) / "hangar.db");
-    ASSERT_TRUE(s.has_value()) << s.error().message;
-    stores_ = std::move(*s);
-    access_ = std::make_unique<AccessPolicy>(*stores_.users);
-    repos_ = std::make_unique<RepoService>(*stores_.repos, *access_, reader_,
-                                           fs::path(dir_.path()) / "repos");
+    OpenHub();
+    if (HasFatalFailure()) return;
     Make(Configured());
     repo_ = dir_.path() + "/r.git";
   }
@@ -111,11 +108,6 @@ class MaintenanceServiceTest : public ::testing::Test {
   }
   std::string PackDir() const { return repo_ + "/objects/pack"; }
 
-  TempDir dir_;
-  db::Stores stores_;
-  git::RepoReader reader_;
-  std::unique_ptr<AccessPolicy> access_;
-  std::unique_ptr<RepoService> repos_;
   std::unique_ptr<MaintenanceService> maint_;
   std::string repo_;
 };

@@ -13,22 +13,18 @@
 #include "fixtures.h"
 #include "git/repo_reader.h"
 #include "git/test_repo.h"
+#include "service_test.h"
 
 namespace hangar::services {
 namespace {
 
 namespace fs = std::filesystem;
 
-class RepoScopeTest : public ::testing::Test {
+class RepoScopeTest : public testing::ServiceTest {
  protected:
   void SetUp() override {
-    auto s = db::OpenSqliteStores(fs::path(dir_.path()) / "hangar.db");
-    ASSERT_TRUE(s.has_value()) << s.error().message;
-    stores_ = std::move(*s);
-    access_ = std::make_unique<AccessPolicy>(*stores_.users);
-    accounts_ = std::make_unique<AccountService>(*stores_.users, *access_);
-    repos_ = std::make_unique<RepoService>(*stores_.repos, *access_, reader_,
-                                           fs::path(dir_.path()) / "repos");
+    OpenHub();
+    if (HasFatalFailure()) return;
     ann_ = testing::MakeUser(*accounts_, "ann");
     private_id_ = testing::MakeRepoRow(*stores_.repos, "ann", "private", /*is_private=*/true);
     public_id_ = testing::MakeRepoRow(*stores_.repos, "ann", "public");
@@ -46,12 +42,6 @@ class RepoScopeTest : public ::testing::Test {
     return p;
   }
 
-  git::testing::TempDir dir_;
-  db::Stores stores_;
-  git::RepoReader reader_;
-  std::unique_ptr<AccessPolicy> access_;
-  std::unique_ptr<AccountService> accounts_;
-  std::unique_ptr<RepoService> repos_;
   Principal ann_;
   const RepoId private_{RepoType::Model, "ann", "private"};
   const RepoId public_{RepoType::Model, "ann", "public"};

@@ -14,6 +14,7 @@
 #include "fixtures.h"
 #include "git/repo_reader.h"
 #include "git/test_repo.h"
+#include "service_test.h"
 
 namespace hangar::services {
 namespace {
@@ -33,16 +34,11 @@ constexpr const char kEcdsaKey[] =
     "AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBDPaw5Fp1uEccdJCXyR+gMWH9DkMNp1pyfYtaBrZC1"
     "snzeoOZD4N4gw3QIQAHSrgE3j+J7CMLmw8r7umIcc86/Q=";
 
-class SshKeyServiceTest : public ::testing::Test {
+class SshKeyServiceTest : public testing::ServiceTest {
  protected:
   void SetUp() override {
-    auto s = db::OpenSqliteStores(fs::path(dir_.path()) / "hangar.db");
-    ASSERT_TRUE(s.has_value()) << s.error().message;
-    stores_ = std::move(*s);
-    access_ = std::make_unique<AccessPolicy>(*stores_.users);
-    accounts_ = std::make_unique<AccountService>(*stores_.users, *access_);
-    repos_ = std::make_unique<RepoService>(*stores_.repos, *access_, reader_,
-                                           fs::path(dir_.path()) / "repos");
+    OpenHub();
+    if (HasFatalFailure()) return;
     keys_ = std::make_unique<SshKeyService>(*stores_.ssh_keys, *stores_.users, *repos_,
                                             [this] { return now_; });
     ann_ = testing::MakeUser(*accounts_, "ann");
@@ -60,12 +56,6 @@ class SshKeyServiceTest : public ::testing::Test {
     return k.has_value() ? *k : db::SshKeyRecord{};
   }
 
-  git::testing::TempDir dir_;
-  db::Stores stores_;
-  git::RepoReader reader_;
-  std::unique_ptr<AccessPolicy> access_;
-  std::unique_ptr<AccountService> accounts_;
-  std::unique_ptr<RepoService> repos_;
   std::unique_ptr<SshKeyService> keys_;
   int64_t now_ = 1800000000;
   Principal ann_, bob_, ann_read_;

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "api/json_util.h"
 #include "core/repo_path.h"
 #include "core/util.h"
 
@@ -11,6 +12,38 @@ Result<RepoId> RepoFromParams(const http::Request& req, RepoType type) {
   std::string ns = PercentDecode(req.Param("ns"));
   std::string name = PercentDecode(req.Param("name"));
   return RepoId::Parse(type, ns, name);
+}
+
+// `type` of a create/delete/move body: absent → model (hf-api.md §6.1).
+Result<RepoType> TypeFromBody(const boost::json::object& body) {
+  HANGAR_ASSIGN_OR_RETURN(auto name, StringField(body, "type"));
+  if (name.empty()) return RepoType::Model;
+  auto t = ParseRepoType(name);
+  if (!t) return MakeError(ErrorCode::BadRequest, "unknown repo type '" + name + "'");
+  return *t;
+}
+
+// {"name", "organization", "type"} as create and delete send them; organization null →
+// the caller's own namespace (hf-api.md §6.1).
+Result<RepoId> RepoFromBody(const boost::json::object& body, const Principal& who) {
+  HANGAR_ASSIGN_OR_RETURN(auto name, StringField(body, "name"));
+  HANGAR_ASSIGN_OR_RETURN(auto org, StringField(body, "organization"));
+  HANGAR_ASSIGN_OR_RETURN(auto type, TypeFromBody(body));
+  std::string ns = org;
+  std::string repo_name = name;
+  if (ns.empty()) {
+    size_t slash = repo_name.find('/');
+    if (slash != std::string::npos) {  // "ns/name" in `name`
+      ns = repo_name.substr(0, slash);
+      repo_name = repo_name.substr(slash + 1);
+    } else {
+      if (who.anonymous) {
+        return MakeError(ErrorCode::Unauthorized, "authentication required");
+      }
+      ns = who.name;
+    }
+  }
+  return RepoId::Parse(type, ns, repo_name);
 }
 
 Result<RevisionAndPath> SplitRevisionAndPath(std::string_view raw) {

@@ -4,11 +4,23 @@
 #include <string>
 #include <string_view>
 
+#include <boost/json.hpp>
+
+#include "core/principal.h"
 #include "core/repo_id.h"
 #include "core/result.h"
 #include "http/request.h"
 
 namespace hangar::api {
+
+// `type` of a create/delete/move body: absent → model (hf-api.md §6.1). Errors:
+// BadRequest (not a string, unknown type).
+Result<RepoType> TypeFromBody(const boost::json::object& body);
+
+// The repo of a body with {"name", "organization", "type"} as create and delete send them;
+// organization null → the caller's own namespace, or "ns/name" in name (hf-api.md §6.1).
+// Errors: BadRequest, Unauthorized (anonymous without a namespace).
+Result<RepoId> RepoFromBody(const boost::json::object& body, const Principal& who);
 
 // The repo of a route with {ns} and {name} params (raw, percent-decoded once here).
 // Errors: BadRequest naming the bad part.

@@ -14,38 +14,6 @@ namespace {
 
 size_t MaxJson(const HfDeps& d) { return static_cast<size_t>(d.config.limits.max_json_body_bytes); }
 
-// `type` of a create/delete/move body: absent → model (hf-api.md §6.1).
-Result<RepoType> TypeFromBody(const json::object& body) {
-  HANGAR_ASSIGN_OR_RETURN(auto name, StringField(body, "type"));
-  if (name.empty()) return RepoType::Model;
-  auto t = ParseRepoType(name);
-  if (!t) return MakeError(ErrorCode::BadRequest, "unknown repo type '" + name + "'");
-  return *t;
-}
-
-// {"name", "organization", "type"} as create and delete send them; organization null →
-// the caller's own namespace (hf-api.md §6.1).
-Result<RepoId> RepoFromBody(const json::object& body, const Principal& who) {
-  HANGAR_ASSIGN_OR_RETURN(auto name, StringField(body, "name"));
-  HANGAR_ASSIGN_OR_RETURN(auto org, StringField(body, "organization"));
-  HANGAR_ASSIGN_OR_RETURN(auto type, TypeFromBody(body));
-  std::string ns = org;
-  std::string repo_name = name;
-  if (ns.empty()) {
-    size_t slash = repo_name.find('/');
-    if (slash != std::string::npos) {  // "ns/name" in `name`
-      ns = repo_name.substr(0, slash);
-      repo_name = repo_name.substr(slash + 1);
-    } else {
-      if (who.anonymous) {
-        return MakeError(ErrorCode::Unauthorized, "authentication required");
-      }
-      ns = who.name;
-    }
-  }
-  return RepoId::Parse(type, ns, repo_name);
-}
-
 // `private` (bool, older clients) and `visibility` ("public"|"private"|"protected", newer
 // ones; it wins) as create and settings send them (hf-api.md §6.1, §6.3); nullopt when
 // neither is given. Errors: BadRequest for a wrong type or value, never a silent default.

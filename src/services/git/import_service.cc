@@ -3,7 +3,6 @@
 #include <stdlib.h>
 
 #include <algorithm>
-#include <cctype>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -12,7 +11,6 @@
 #include "core/util.h"
 #include "git/command.h"
 #include "git/repo_writer.h"
-#include "net/address.h"
 
 namespace hangar::services {
 
@@ -24,28 +22,8 @@ namespace {
 // An import directory whose deadline passed this long ago belongs to a process that died
 // (a live import is killed at its deadline), so the sweep may remove it.
 constexpr int64_t kStaleMarginS = 600;
-constexpr size_t kMaxGitMessage = 400;
 
 Error Bad(std::string message) { return MakeError(ErrorCode::BadRequest, std::move(message)); }
-
-// git's complaint about a source, short: its fatal:/error: lines (else the last line),
-// without lines naming our temporary directory.
-std::string TrimGitMessage(const std::string& stderr_data, const std::string& work_dir) {
-  std::vector<std::string> lines, errors;
-  std::istringstream in(stderr_data);
-  for (std::string line; std::getline(in, line);) {
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-    if (line.empty() || line.find(work_dir) != std::string::npos) continue;
-    if (line.rfind("fatal: ", 0) == 0 || line.rfind("error: ", 0) == 0) errors.push_back(line);
-    lines.push_back(line);
-  }
-  const std::vector<std::string>& pick = errors.empty() ? lines : errors;
-  std::string out;
-  for (const auto& l : pick) out += (out.empty() ? "" : "; ") + l;
-  if (out.empty()) out = "git exited without a message";
-  if (out.size() > kMaxGitMessage) out = out.substr(0, kMaxGitMessage) + "…";
-  return out;
-}
 
 // One import's scratch directory: <tmp>/import-<deadline unix s>-XXXXXX, removed (with
 // whatever is left in it) on destruction.
@@ -112,53 +90,6 @@ Result<int> RunCopy(git::Command& cmd, const std::stop_token& stop, std::string*
   *stderr_data = process->Stderr();
   if (stop.stop_requested()) return MakeError(ErrorCode::Unavailable, "the import was stopped");
   return code;
-}
-
-// How git must be run so that it reaches `source` only at addresses checked here: the
-// URL's host is resolved once, every address must be public unless the host is one of
-// `private_hosts`, and git is pinned to those addresses (http(s): curl's resolve list and
-// no redirects; git://: the address in the URL; ssh: HostName) so that a second lookup
-// cannot answer differently (DNS rebinding). Errors: BadRequest naming the host.
-Result<void> PinToCheckedHost(const std::vector<std::string>& private_hosts, ImportSource& source,
-                              git::Command& clone) {
-  HANGAR_ASSIGN_OR_RETURN(net::UrlHost where, net::ParseUrlHost(source.git_arg));
-  HANGAR_ASSIGN_OR_RETURN(std::vector<std::string> addrs, net::ResolveHost(where.host));
-  bool exempt = std::any_of(private_hosts.begin(), private_hosts.end(),
-                            [&](const auto& h) { return h == "*" || h == where.host; });
-  for (const auto& a : addrs) {
-    if (!exempt && !net::IsPublicAddress(a)) {
-      return Bad("import from '" + where.host + "' is not allowed: it resolves to " + a +
-                 ", which is not a public address (an operator may list the host in "
-                 "import.allow_private_hosts)");
-    }
-  }
-  // An IPv6 literal is never looked up (and curl's resolve list cannot name one): only
-  // redirects need turning off.
-  const bool literal_v6 = where.host.find(':') != std::string::npos;
-  if ((where.scheme == "http" || where.scheme == "https") && literal_v6) {
-    clone.Env("GIT_CONFIG_COUNT", "1");
-    clone.Env("GIT_CONFIG_KEY_0", "http.followRedirects");
-    clone.Env("GIT_CONFIG_VALUE_0", "false");
-  } else if (where.scheme == "http" || where.scheme == "https") {
-    std::string resolve = where.host + ":" + std::to_string(where.port) + ":";
-    for (size_t i = 0; i < addrs.size(); ++i) {
-      bool v6 = addrs[i].find(':') != std::string::npos;
-      resolve += (i ? "," : "") + (v6 ? "[" + addrs[i] + "]" : addrs[i]);
-    }
-    clone.Env("GIT_CONFIG_COUNT", "2");
-    clone.Env("GIT_CONFIG_KEY_0", "http.curloptResolve");
-    clone.Env("GIT_CONFIG_VALUE_0", resolve);
-    clone.Env("GIT_CONFIG_KEY_1", "http.followRedirects");
-    clone.Env("GIT_CONFIG_VALUE_1", "false");
-  } else if (where.scheme == "git") {
-    HANGAR_ASSIGN_OR_RETURN(source.git_arg, net::WithHost(source.git_arg, addrs.front()));
-  } else {
-    // ParseUrlHost allows only letters, digits, '.', '-' and ':' in a host, and the
-    // address is numeric: neither can break out of the command line git runs in a shell.
-    clone.Env("GIT_SSH_COMMAND", "ssh -o BatchMode=yes -o HostName=" + addrs.front() +
-                                     " -o HostKeyAlias=" + where.host);
-  }
-  return {};
 }
 
 Result<void> CheckStop(const std::stop_token& stop) {
@@ -262,68 +193,6 @@ Result<void> WriteGraph(const std::string& repo, Clock::time_point deadline) {
 
 }  // namespace
 
-Result<ImportSource> CheckImportSource(std::string_view source, bool allow_local) {
-  if (source.empty()) return Bad("the import source is empty");
-  for (char c : source) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      return Bad("the import source contains control characters");
-    }
-  }
-  if (source.front() == '-') return Bad("the import source may not start with '-'");
-  const std::string allowed =
-      allow_local ? "http, https, git, ssh or file" : "http, https, git or ssh";
-  size_t scheme_end = source.find("://");
-  if (scheme_end != std::string_view::npos) {
-    std::string scheme = AsciiLower(source.substr(0, scheme_end));
-    bool well_formed =
-        !scheme.empty() && std::isalpha(static_cast<unsigned char>(scheme[0])) &&
-        std::all_of(scheme.begin(), scheme.end(), [](char c) {
-          return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.';
-        });
-    if (!well_formed) return Bad("the import source is not a valid URL");
-    if (scheme == "http" || scheme == "https" || scheme == "git" || scheme == "ssh") {
-      return ImportSource{ImportSource::Kind::Url, std::string(source)};
-    }
-    if (scheme == "file" && allow_local) {
-      return ImportSource{ImportSource::Kind::Local, std::string(source)};
-    }
-    return Bad("import from '" + scheme + "://' is not allowed; use " + allowed);
-  }
-  size_t double_colon = source.find("::");
-  if (double_colon != std::string_view::npos &&
-      source.substr(0, double_colon).find('/') == std::string_view::npos) {
-    return Bad("git transport '" + std::string(source.substr(0, double_colon)) +
-               "::' is not allowed; use " + allowed);
-  }
-  size_t colon = source.find(':');
-  if (colon != std::string_view::npos &&
-      source.substr(0, colon).find('/') == std::string_view::npos) {
-    return Bad("scp-style 'host:path' sources are not supported; use ssh://host/path");
-  }
-  if (!allow_local) {
-    return Bad(
-        "the import source must be a URL (http, https, git or ssh); local paths are "
-        "not allowed");
-  }
-  if (source.front() != '/') return Bad("a local import source must be an absolute path");
-  return ImportSource{ImportSource::Kind::Local, std::string(source)};
-}
-
-std::string RedactImportSource(std::string_view source) {
-  size_t scheme_end = source.find("://");
-  if (scheme_end == std::string_view::npos) return std::string(source);
-  size_t auth_start = scheme_end + 3;
-  size_t auth_end = source.find_first_of("/?#", auth_start);
-  std::string_view authority =
-      source.substr(auth_start, auth_end == source.npos ? source.npos : auth_end - auth_start);
-  size_t at = authority.rfind('@');
-  if (at == std::string_view::npos) return std::string(source);
-  size_t colon = authority.substr(0, at).find(':');
-  if (colon == std::string_view::npos) return std::string(source);
-  return std::string(source.substr(0, auth_start + colon + 1)) + "***" +
-         std::string(source.substr(auth_start + at));
-}
-
 ImportService::ImportService(db::RepoStore& repos, db::UserStore& users, AccessPolicy& access,
                              RepoService& repos_svc, ImportOptions options)
     : repos_(repos),
@@ -373,10 +242,12 @@ Result<db::RepoRecord> ImportService::Import(const Principal& who, const ImportR
   HANGAR_ASSIGN_OR_RETURN(ImportSource source, CheckImportSource(req.source, req.allow_local));
   // Git enforces the transport list itself too (redirects, rewritten URLs, submodules).
   git::Command clone("clone");
-  clone.Env("GIT_SSH_COMMAND", "ssh -o BatchMode=yes");
+  GitRemoteSettings remote;
   if (!req.allow_local && source.kind == ImportSource::Kind::Url) {
-    HANGAR_TRY(PinToCheckedHost(options_.private_hosts, source, clone));
+    HANGAR_TRY(PinToCheckedHost(options_.private_hosts, source, remote));
   }
+  if (!req.bearer.empty()) HANGAR_TRY(AddBearer(req.bearer, remote));
+  remote.ApplyTo(clone);
   const std::string shown = RedactImportSource(req.source);
   const auto deadline = Clock::now() + options_.timeout;
   const int64_t deadline_unix =
@@ -400,7 +271,7 @@ Result<db::RepoRecord> ImportService::Import(const Principal& who, const ImportR
     return std::move(cloned).error();
   }
   if (*cloned != 0) {
-    return Bad("cannot read " + shown + ": " + TrimGitMessage(complaints, repo));
+    return Bad("cannot read " + shown + ": " + GitComplaint(complaints, repo));
   }
   std::error_code ec;
   if (fs::exists(fs::path(repo) / "shallow", ec)) {

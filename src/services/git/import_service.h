@@ -18,6 +18,7 @@
 #include "db/repo_store.h"
 #include "db/user_store.h"
 #include "services/auth/access_policy.h"
+#include "services/git/git_source.h"
 #include "services/repo/repo_service.h"
 
 namespace hangar::services {
@@ -53,26 +54,13 @@ struct ImportRequest {
   // False for web requests: a web user must never make the server read its own disk, nor
   // reach through it a host that is not on the public internet (unless private_hosts).
   bool allow_local = false;
+  // "" or a token sent as "Authorization: Bearer …" with every http(s) request (a private
+  // upstream; AddBearer).
+  std::string bearer;
   // Requesting a stop (the CLI on SIGINT, a handler whose client left) kills git and ends
   // the import with Unavailable, leaving nothing behind.
   std::stop_token stop;
 };
-
-// The transport of an accepted source, and the string handed to git.
-struct ImportSource {
-  enum class Kind { Url, Local };
-  Kind kind = Kind::Url;
-  std::string git_arg;  // passed to git after --end-of-options
-};
-
-// Checks `source` against the allowed transports: http, https, git and ssh URLs; with
-// `allow_local` also absolute paths and file:// URLs. Refuses scp-style `host:path`,
-// `transport::address` forms (ext::, fd::), other schemes, relative paths, a leading '-'
-// and control characters. Errors: BadRequest saying what was wrong.
-Result<ImportSource> CheckImportSource(std::string_view source, bool allow_local);
-
-// `source` fit for messages and logs: the password of a URL's userinfo replaced by "***".
-std::string RedactImportSource(std::string_view source);
 
 // Thread-safe (imports of different repos run in parallel; two imports of one name race
 // for the row and one gets Conflict). Calls block for as long as git copies.

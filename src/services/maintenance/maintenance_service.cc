@@ -1,7 +1,6 @@
 #include "services/maintenance/maintenance_service.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/file_lock.h"
 #include "core/log.h"
 #include "core/util.h"
 #include "git/command.h"
@@ -28,31 +28,6 @@ namespace {
 constexpr const char* kStateFile = "hangar-maintenance";
 constexpr const char* kLockFile = "hangar-maintenance.lock";
 constexpr size_t kMaxGitMessage = 400;
-
-// Holds flock(2) on <git>/hangar-maintenance.lock for its lifetime: one maintenance of a
-// repository at a time, across processes; the kernel drops it when a process dies.
-class RepoLock {
- public:
-  static Result<RepoLock> Take(const std::string& git_path) {
-    int fd = ::open((git_path + "/" + kLockFile).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-      return MakeError(ErrorCode::Internal, "opening the maintenance lock of " + git_path);
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-      ::close(fd);
-      return MakeError(ErrorCode::Conflict, "a maintenance of " + git_path + " is running");
-    }
-    return RepoLock(fd);
-  }
-  RepoLock(RepoLock&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-  RepoLock(const RepoLock&) = delete;
-  ~RepoLock() {
-    if (fd_ >= 0) ::close(fd_);  // releases the lock
-  }
-
- private:
-  explicit RepoLock(int fd) : fd_(fd) {}
-  int fd_;
-};
 
 std::string Trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
@@ -284,7 +259,9 @@ Result<MaintenanceReport> MaintenanceService::Maintain(const std::string& git_pa
   HANGAR_ASSIGN_OR_RETURN(report.before, ReadRepoLayout(git_path));
   report.after = report.before;
   if (level == MaintenanceLevel::None) return report;
-  HANGAR_ASSIGN_OR_RETURN(RepoLock lock, RepoLock::Take(git_path));
+  // One maintenance of a repository at a time, across processes.
+  HANGAR_ASSIGN_OR_RETURN(
+      FileLock lock, FileLock::TryTake(git_path + "/" + kLockFile, "a maintenance of " + git_path));
   RemoveDeadRepacksLeftovers(git_path);
   const auto started = Clock::now();
   const auto deadline = started + options_.timeout;

@@ -9,6 +9,7 @@
 
 #include "core/lru.h"
 #include "core/util.h"
+#include "services/mirror/mirror_service.h"
 #include "services/repo/model_card.h"
 #include "web/markdown.h"
 #include "web/pages/pages.h"
@@ -249,6 +250,18 @@ std::string SshCloneUrl(const config::SshConfig& ssh, std::string_view base_url,
   return "ssh://" + ssh.user + "@" + host + ":" + std::to_string(ssh.port) + "/" + path;
 }
 
+// A pull mirror's banner: its upstream (password as ***), its last sync and its error.
+Data MirrorState(const db::MirrorRecord& m) {
+  Data d;
+  d.set("url", services::RedactImportSource(m.url));
+  if (m.last_success_at) d.set("synced", Ago(*m.last_success_at));
+  if (!m.last_error.empty()) {
+    d.set("error", m.last_error);
+    if (m.last_sync_at) d.set("when", Ago(*m.last_sync_at));
+  }
+  return d;
+}
+
 Result<http::Response> RepoHome(WebDeps& deps, PageContext& ctx, http::Request& req,
                                 RepoType type) {
   HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(deps, ctx, req, type));
@@ -259,6 +272,10 @@ Result<http::Response> RepoHome(WebDeps& deps, PageContext& ctx, http::Request& 
   if (std::string ssh = SshCloneUrl(deps.config.ssh, req.base_url, repo.record.Id());
       !ssh.empty()) {
     data.set("ssh_clone_url", ssh);
+  }
+  if (repo.record.is_mirror && deps.mirrors != nullptr) {
+    HANGAR_ASSIGN_OR_RETURN(auto pull, deps.mirrors->PullOf(repo.record.id));
+    if (pull) data.set("mirror", MirrorState(*pull));
   }
   auto commit = deps.content.ResolveRevision(repo, rev);
   if (!commit) {
