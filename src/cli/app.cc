@@ -25,6 +25,7 @@
 #include "core/log.h"
 #include "core/util.h"
 #include "db/sql/sql_stores.h"
+#include "net/address.h"
 #include "storage/metered/metered_blob_store.h"
 #include "storage/s3/s3_blob_store.h"
 #include "web/error_page.h"
@@ -171,6 +172,22 @@ services::ImportOptions ImportOptionsFrom(const config::Config& c) {
   for (const auto& host : ListOf(c.import.allow_private_hosts)) {
     o.private_hosts.push_back(AsciiLower(host));
   }
+  return o;
+}
+
+// The pull-through cache's options ([upstream], docs/upstream.md); queue_sync is the App's.
+services::UpstreamOptions UpstreamOptionsFrom(const config::Config& c) {
+  services::UpstreamOptions o;
+  for (auto url : ListOf(c.upstream.url)) {
+    while (url.ends_with('/')) url.pop_back();
+    o.urls.push_back(url);
+  }
+  o.token = c.upstream.token;
+  o.allow = ListOf(c.upstream.allow);
+  o.deny = ListOf(c.upstream.deny);
+  o.ttl_s = c.upstream.ttl_s;
+  o.negative_ttl_s = c.upstream.negative_ttl_s;
+  o.max_file_bytes = static_cast<uint64_t>(c.upstream.max_file_bytes);
   return o;
 }
 
@@ -454,6 +471,11 @@ void App::OpenJobs() {
 
 void App::OpenMirrors() {
   services::MirrorOptions options = MirrorOptionsFrom(config_);
+  services::UpstreamOptions upstream_options = UpstreamOptionsFrom(config_);
+  // The upstream hubs are the operator's choice: their hosts may be private ones.
+  for (const auto& url : upstream_options.urls) {
+    if (auto where = net::ParseUrlHost(url)) options.private_hosts.push_back(where->host);
+  }
   options.enqueue = [this](std::string_view kind, std::string key, int64_t run_at_ms) {
     // The key is the payload too: a queued sync of the same repo or mirror absorbs this one.
     auto queued = jobs_->Enqueue({std::string(kind), key, key, 10, run_at_ms});
@@ -481,6 +503,11 @@ void App::OpenMirrors() {
       [mirrors = mirrors_.get()](const services::RepoHandle& repo, const std::string&) {
         mirrors->AfterPush(repo);
       });
+  if (upstream_options.urls.empty()) return;
+  upstream_ = std::make_unique<services::UpstreamCache>(*mirrors_, std::move(upstream_options));
+  repos_->SetMissingRepos(upstream_.get());
+  content_->SetMissingBlobs(upstream_.get());
+  lfs_->SetMissingBlobs(upstream_.get());
 }
 
 Result<void> App::RefreshTrending() {

@@ -31,6 +31,7 @@
 #include "services/maintenance/gc_service.h"
 #include "services/maintenance/maintenance_service.h"
 #include "services/mirror/mirror_service.h"
+#include "services/mirror/upstream_cache.h"
 #include "services/oci/oci_projection.h"
 #include "services/oci/oci_service.h"
 #include "services/registry/registry_service.h"
@@ -117,7 +118,7 @@ class App {
   // The job runner and the handlers of the jobs this binary knows.
   void OpenJobs();
   // The mirror service, its jobs ("mirror.pull", "mirror.push", "mirror.tick") and its
-  // push listener.
+  // push listener; the pull-through cache when [upstream] names hubs.
   void OpenMirrors();
   // Job "gc": a collection, then the maintenance of repos that need it.
   Result<void> RunGc(std::stop_token stop);
@@ -153,7 +154,8 @@ class App {
   std::unique_ptr<services::SessionService> sessions_;
   std::unique_ptr<services::ImportService> imports_;
   std::unique_ptr<services::MirrorService> mirrors_;
-  std::unique_ptr<services::JobRunner> jobs_;  // after what its handlers use: stopped first
+  std::unique_ptr<services::UpstreamCache> upstream_;  // [upstream]: null when off
+  std::unique_ptr<services::JobRunner> jobs_;          // after what its handlers use: stopped first
   std::unique_ptr<services::OciProjection> oci_projection_;
   std::unique_ptr<services::OciService> oci_;
   std::unique_ptr<api::OciAuth> oci_auth_;

@@ -175,8 +175,23 @@ struct MirrorsConfig {
   int interval_s = 3600;    // a pull mirror's schedule when its creator gives none
   int min_interval_s = 60;  // the shortest schedule a creator may ask for
   int timeout_s = 1800;     // one sync, every step together
-  int max_syncs = 2;        // syncs at once in one process
+  int max_syncs = 1;        // syncs at once in one process (below jobs.threads)
   int tick_s = 60;          // how often due pull mirrors are looked for; 0 = never
+};
+
+// [upstream] (issue 18 §5, docs/upstream.md): a pull-through cache of upstream hubs
+struct UpstreamConfig {
+  // The upstream hubs' base URLs (http or https), space- or comma-separated, the first
+  // tried first; "" = no cache.
+  std::string url;
+  std::string token;  // sent to the upstreams as a Bearer token; "" = anonymous
+  // Repo patterns ("ns/name", "datasets/ns/*"; '*' matches anything), space- or
+  // comma-separated: allow "" = every repo; deny wins over allow.
+  std::string allow;
+  std::string deny;
+  int ttl_s = 300;             // a cached repo read after this is revalidated
+  int negative_ttl_s = 60;     // a repo no upstream has is not asked for again this long
+  int64_t max_file_bytes = 0;  // larger files are not cached (refused); 0 = no limit
 };
 
 // [oci] (docs/oci.md): the registry at /v2/
@@ -250,6 +265,7 @@ struct Config {
   MaintenanceConfig maintenance;
   ImportConfig import;
   MirrorsConfig mirrors;
+  UpstreamConfig upstream;
   OciConfig oci;
   ViewerConfig viewer;
   GatewayConfig gateway;

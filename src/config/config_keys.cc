@@ -506,6 +506,29 @@ std::vector<KeyDef> MirrorsKeys() {
   };
 }
 
+// [upstream]: the pull-through cache's upstream hubs, rules and bounds.
+std::vector<KeyDef> UpstreamKeys() {
+  return {
+      StringKey(
+          "upstream", "url", [](Config & c) -> auto& { return c.upstream.url; }),
+      StringKey(
+          "upstream", "token", [](Config & c) -> auto& { return c.upstream.token; }),
+      StringKey(
+          "upstream", "allow", [](Config & c) -> auto& { return c.upstream.allow; }),
+      StringKey(
+          "upstream", "deny", [](Config & c) -> auto& { return c.upstream.deny; }),
+      IntKey(
+          "upstream", "ttl_s", 1, 365 * 86400,
+          [](Config & c) -> auto& { return c.upstream.ttl_s; }),
+      IntKey(
+          "upstream", "negative_ttl_s", 0, 86400,
+          [](Config & c) -> auto& { return c.upstream.negative_ttl_s; }),
+      IntKey(
+          "upstream", "max_file_bytes", 0, int64_t{1} << 50,
+          [](Config & c) -> auto& { return c.upstream.max_file_bytes; }, /*bytes=*/true),
+  };
+}
+
 // [oci]: the registry's auth challenge, tokens, manifest size and uploads.
 std::vector<KeyDef> OciKeys() {
   return {
@@ -606,7 +629,7 @@ std::vector<KeyDef> MakeKeys() {
   std::vector<KeyDef> keys;
   for (auto section : {ServerKeys, StorageKeys, DatabaseKeys, LimitsKeys, BodyLimitsKeys, AuthKeys,
                        CacheKeys, GcKeys, JobsKeys, GitTransportKeys, MaintenanceKeys, ImportKeys,
-                       MirrorsKeys, OciKeys, ViewerKeys, GatewayKeys, LogKeys}) {
+                       MirrorsKeys, UpstreamKeys, OciKeys, ViewerKeys, GatewayKeys, LogKeys}) {
     for (KeyDef& key : section()) keys.push_back(std::move(key));
   }
   return keys;

@@ -32,6 +32,9 @@ struct MirrorRecord {
   std::string last_error;                  // the last attempt's error, "" after a success
   int failures = 0;                        // attempts failed in a row
   int64_t next_sync_at = 0;                // pull: when the schedule syncs it next
+  // pull: a pull-through cache's repo (issue 18 §5): LFS objects are linked at a sync and
+  // fetched when first read; the schedule leaves it alone (DuePulls skips it).
+  bool lazy_lfs = false;
 };
 
 // Thread-safe; calls block on I/O. Errors: Internal for storage failures, plus those listed.
@@ -46,7 +49,8 @@ class MirrorStore {
   virtual Result<MirrorRecord> Get(int64_t id) = 0;
   // The repo's mirrors, pull first, then oldest first.
   virtual Result<std::vector<MirrorRecord>> ForRepo(int64_t repo_id) = 0;
-  // Pull mirrors whose next_sync_at <= now, soonest first, at most `limit`.
+  // Pull mirrors (not lazy_lfs ones) whose next_sync_at <= now, soonest first, at most
+  // `limit`.
   virtual Result<std::vector<MirrorRecord>> DuePulls(int64_t now, int limit) = 0;
   // Records an attempt's end: last_sync_at = now; on success (error "") last_success_at =
   // now, failures = 0; else failures + 1. next_sync_at as given. Errors: NotFound.

@@ -48,6 +48,7 @@ TEST_P(MirrorStoreTest, AddGetAndOnePullPerRepo) {
   EXPECT_GT(got.created_at, 0);
   EXPECT_FALSE(got.last_sync_at || got.last_success_at);
   EXPECT_EQ(got.failures, 0);
+  EXPECT_FALSE(got.lazy_lfs);
 
   auto second = mirrors().Add(Pull(a_.id, 100));
   ASSERT_FALSE(second.has_value());
@@ -81,6 +82,17 @@ TEST_P(MirrorStoreTest, DuePullsAndRecordSync) {
   EXPECT_EQ(due[1].id, a.id);
   EXPECT_EQ(mirrors().DuePulls(99, 10).value().size(), 1u);
   EXPECT_EQ(mirrors().DuePulls(100, 1).value().size(), 1u);
+  // A pull-through cache's repo is revalidated when read, never by the schedule.
+  RepoRecord c;
+  c.type = RepoType::Model;
+  c.ns = "ann";
+  c.name = "cached";
+  c = repos().Create(c).value();
+  MirrorRecord cache = Pull(c.id, 0);
+  cache.lazy_lfs = true;
+  ASSERT_TRUE(mirrors().Add(cache).has_value());
+  EXPECT_TRUE(mirrors().Get(mirrors().ForRepo(c.id).value().at(0).id).value().lazy_lfs);
+  EXPECT_EQ(mirrors().DuePulls(100, 10).value().size(), 2u);
 
   ASSERT_TRUE(mirrors().RecordSync(a.id, 200, "upstream unreachable", 260).has_value());
   ASSERT_TRUE(mirrors().RecordSync(a.id, 270, "upstream unreachable", 390).has_value());

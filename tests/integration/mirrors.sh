@@ -85,6 +85,8 @@ gitc "$HA" clone -q "$BASE/alice/m1" "$T/m1-clone" 2>"$T/clone.err"
 check_eq "git-lfs clones the mirror with the file's bytes" "$W1" "$(sha_of "$T/m1-clone/weights.bin" 2>/dev/null)"
 req GET "$BASE/api/models/alice/m1"
 check_json "model info: the card of the upstream" .cardData.license mit
+req GET "$BASE/api/models/alice/m1/mirrors"
+check_json "an anonymous reader sees the mirror, not the server's path" '.[0].url' "(a repository on the server)"
 
 section "the upstream moves: one sync follows it"
 (
@@ -231,6 +233,8 @@ bad_mirror "an ext:: transport" '{"name":"bad","url":"ext::sh -c touch% /tmp/pwn
 bad_mirror "a cloud metadata address" '{"name":"bad","url":"http://169.254.169.254/latest"}' "not a public address"
 bad_mirror "an unknown field" "$(jq -cn --arg u "$UP" '{name: "bad", url: $u, intervall: 5}')" "unknown field"
 bad_mirror "an interval below the minimum" "$(jq -cn --arg u "$UP" '{name: "bad", url: $u, intervalSeconds: 0}')" "intervalSeconds"
+bad_mirror "an interval of over a year" "$(jq -cn --arg u "$UP" '{name: "bad", url: $u, intervalSeconds: 40000000000}')" "once a year"
+bad_mirror "an interval past 64 bits" "{\"name\":\"bad\",\"url\":\"$UP\",\"intervalSeconds\":99999999999999999999}" "intervalSeconds"
 bad_mirror "no url" '{"name":"bad"}' "url"
 bad_mirror "a credential with a line break" "$(jq -cn --arg u "$BASE/alice/src" '{name: "bad", url: $u, credential: "a\r\nX-Evil: 1"}')" "credential"
 req POST "$BASE/api/repos/mirror" "${JSON[@]}" --data-binary "$(jq -cn --arg u "$UP" '{name: "alice/bad", url: $u}')"

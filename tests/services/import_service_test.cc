@@ -379,9 +379,12 @@ TEST(CheckImportSource, AllowsOnlyTheListedTransports) {
             std::string::npos);
 }
 
-TEST(RedactImportSource, HidesPasswordsOnly) {
+TEST(RedactImportSource, HidesPasswordsAndHttpTokensAsUsers) {
   EXPECT_EQ(RedactImportSource("https://u:s3cret@h/r.git"), "https://u:***@h/r.git");
-  EXPECT_EQ(RedactImportSource("https://u@h/r.git"), "https://u@h/r.git");
+  EXPECT_EQ(RedactImportSource("https://ghp_token@h/r.git"), "https://***@h/r.git");
+  EXPECT_EQ(RedactImportSource("ssh://git@h/r.git"), "ssh://git@h/r.git");
+  EXPECT_EQ(Scrub("fatal: http://u:p%0aw@h bad\nforged: line", {UserInfoOf("http://u:p%0aw@h/r")}),
+            "fatal: http://***@h bad forged: line");
   EXPECT_EQ(RedactImportSource("https://h/a@b:c"), "https://h/a@b:c");
   EXPECT_EQ(RedactImportSource("/some/path"), "/some/path");
 }

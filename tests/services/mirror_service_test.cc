@@ -199,6 +199,20 @@ TEST_F(MirrorServiceTest, SourcesOutsideTheRootsAreRefusedAndNothingIsMade) {
     EXPECT_EQ(made.error().code, ErrorCode::BadRequest) << url;
     EXPECT_NE(made.error().message.find("local_roots"), std::string::npos) << made.error().message;
   }
+  // Inside the roots, but leading git elsewhere: a .git that is a link or a gitfile,
+  // objects borrowed through alternates.
+  Sh(roots_.string(),
+     "mkdir dotgit gitfile && ln -s " + outside + "/.git dotgit/.git && echo 'gitdir: " + outside +
+         "/.git' > gitfile/.git && git clone -q --shared " + outside + " borrowed");
+  for (const char* name : {"dotgit", "gitfile", "borrowed"}) {
+    auto made = mirrors_->CreatePull(alice_, Pull((roots_ / name).string(), "bad"));
+    ASSERT_FALSE(made) << name;
+    EXPECT_EQ(made.error().code, ErrorCode::BadRequest) << name;
+    EXPECT_NE(made.error().message.find(name), std::string::npos) << made.error().message;
+  }
+  auto yearly = Pull(upstream_.string(), "bad");
+  yearly.interval_s = INT64_MAX;  // would overflow next_sync_at
+  EXPECT_EQ(mirrors_->CreatePull(alice_, yearly).error().code, ErrorCode::BadRequest);
   for (const std::string& url : {std::string("ext::sh -c id"), std::string("relative/path"),
                                  std::string("http://169.254.169.254/x")}) {
     auto made = mirrors_->CreatePull(alice_, Pull(url, "bad"));
@@ -253,6 +267,102 @@ TEST_F(MirrorServiceTest, APushMirrorGetsEachPushWithItsLfsObjects) {
   EXPECT_EQ(Refs(remote.string()), Refs(GitPath("own")));  // extra added, v1 pruned
   // Readers who are not admins do not see push mirrors (their URLs may be internal).
   EXPECT_EQ(mirrors_->List(bob_, id)->size(), 0u);
+}
+
+TEST_F(MirrorServiceTest, AnObjectIsLinkedOnlyWhenTheUpstreamSendsItsBytes) {
+  // Another repo's private object is in the store; the upstream names it in a pointer but
+  // does not have it. The mirror must not link it on the hash alone.
+  const std::string secret = "another repo's private bytes";
+  git::Pointer stolen{Sha256::Of(secret), secret.size()};
+  auto writer = blobs_.Create(stolen.oid, stolen.size);
+  ASSERT_TRUE(writer && (*writer)->Append(secret) && (*writer)->Commit());
+  std::ofstream(upstream_ / "stolen.bin", std::ios::binary) << git::FormatPointer(stolen);
+  Sh(upstream_.string(), "git add stolen.bin && git commit -q -m bait");
+  auto made = mirrors_->CreatePull(alice_, Pull(upstream_.string()));
+  ASSERT_TRUE(made) << made.error().message;
+  ASSERT_TRUE(mirrors_->Pull(made->first.id, {}));
+  auto state = PullState(made->first.id);
+  EXPECT_NE(state.last_error.find("lacks LFS object " + stolen.oid.Hex()), std::string::npos)
+      << state.last_error;
+  EXPECT_FALSE(stores_.lfs->IsLinked(made->first.id, stolen.oid)->has_value());
+
+  // Nor does a cache's repo, which links an object when it is read (FetchObject fetches
+  // the bytes first).
+  auto cache_req = Pull(upstream_.string(), "cached");
+  cache_req.for_cache = true;
+  auto cached = mirrors_->CreatePull(alice_, cache_req);
+  ASSERT_TRUE(cached) << cached.error().message;
+  EXPECT_TRUE(cached->second.lazy_lfs);
+  ASSERT_TRUE(mirrors_->Pull(cached->first.id, {}));
+  EXPECT_EQ(PullState(cached->first.id).last_error, "");
+  EXPECT_FALSE(stores_.lfs->IsLinked(cached->first.id, weights_.oid)->has_value());
+  auto fetched = mirrors_->FetchObject(cached->first.id, stolen.oid, stolen.size);
+  ASSERT_FALSE(fetched);
+  EXPECT_NE(fetched.error().message.find("lacks LFS object"), std::string::npos);
+  EXPECT_FALSE(stores_.lfs->IsLinked(cached->first.id, stolen.oid)->has_value());
+  ASSERT_TRUE(mirrors_->FetchObject(cached->first.id, weights_.oid, weights_.size));
+  EXPECT_TRUE(Has(cached->first.id, weights_));
+}
+
+TEST_F(MirrorServiceTest, APushMirrorNeverWritesThroughALinkInTheRemote) {
+  auto made = mirrors_->CreatePull(alice_, Pull(upstream_.string(), "own"));
+  ASSERT_TRUE(made) << made.error().message;
+  const RepoId id{RepoType::Model, "alice", "own"};
+  ASSERT_TRUE(mirrors_->Pull(made->first.id, {}));
+  ASSERT_TRUE(mirrors_->Remove(alice_, id, made->second.id));
+  const fs::path outside = fs::path(dir_.path()) / "outside-lfs";
+  fs::create_directories(outside);
+  Sh(roots_.string(),
+     "git init -q --bare remote.git && ln -s " + outside.string() + " remote.git/lfs");
+  auto push = mirrors_->AddPush(alice_, id, {(roots_ / "remote.git").string(), ""});
+  ASSERT_TRUE(push) << push.error().message;
+  ASSERT_TRUE(mirrors_->Push(push->id, {}));
+  auto listed = mirrors_->List(alice_, id);
+  ASSERT_TRUE(listed && listed->size() == 1);
+  EXPECT_NE(listed->front().last_error.find("symbolic link"), std::string::npos)
+      << listed->front().last_error;
+  EXPECT_TRUE(fs::is_empty(outside));
+}
+
+TEST(LfsRemoteDeadline, AnUpstreamThatTricklesBytesCannotHoldASync) {
+  TempDir dir;
+  // An LFS endpoint whose batch answer sends the download to itself, and whose download
+  // then sends a byte a second.
+  Sh(dir.path(), R"SH(cat > trickle.py <<'PY'
+import http.server, json, socketserver, sys, time
+class H(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length", 0)); req = json.loads(self.rfile.read(n))
+        o = req["objects"][0]; port = self.server.server_address[1]
+        body = json.dumps({"objects": [{"oid": o["oid"], "size": o["size"], "actions": {"download": {"href": "http://127.0.0.1:%d/o" % port}}}]}).encode()
+        self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
+    def do_GET(self):
+        self.send_response(200); self.send_header("Content-Length", "1000"); self.end_headers()
+        for _ in range(1000):
+            self.wfile.write(b"x"); self.wfile.flush(); time.sleep(1)
+class S(socketserver.ThreadingMixIn, http.server.HTTPServer): daemon_threads = True
+s = S(("127.0.0.1", 0), H); open("port", "w").write(str(s.server_address[1])); s.serve_forever()
+PY
+(timeout 60 python3 trickle.py >/dev/null 2>&1 &)
+for i in $(seq 100); do test -s port && break; sleep 0.05; done
+)SH");
+  std::string port;
+  std::ifstream(dir.path() + "/port") >> port;
+  ASSERT_FALSE(port.empty());
+  storage::MemoryBlobStore blobs;
+  LfsRemoteOptions options;
+  options.endpoint = "http://127.0.0.1:" + port + "/r.git/info/lfs";
+  options.private_hosts = {"127.0.0.1"};
+  options.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  const auto start = std::chrono::steady_clock::now();
+  auto fetched = LfsRemote(options).Fetch({git::Pointer{Sha256::Of("x"), 1000}}, blobs);
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(fetched);
+  EXPECT_TRUE(fetched.error().code == ErrorCode::Unavailable ||
+              fetched.error().code == ErrorCode::GatewayTimeout)
+      << fetched.error().message;
+  EXPECT_LT(took, std::chrono::seconds(10));
 }
 
 TEST(LfsBatchResponse, ParsesActionsAndRefusesWhatCannotBeSent) {

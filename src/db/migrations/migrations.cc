@@ -473,6 +473,14 @@ CREATE INDEX mirrors_repo ON mirrors(repo_id);
 CREATE INDEX mirrors_due ON mirrors(next_sync_at) WHERE direction = 'pull';
 )sql";
 
+// Version 16: pull-through caches (issue 18 §5, docs/upstream.md). A cache's repo is a
+// pull mirror whose LFS objects are linked when its refs are fetched but fetched from the
+// upstream only when first read (lazy_lfs); the schedule leaves such mirrors alone (they
+// are revalidated when read), so mirrors_due skips them.
+constexpr const char kV16[] = R"sql(
+ALTER TABLE mirrors ADD COLUMN lazy_lfs INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kV1},
     {2, kV2},
@@ -489,6 +497,7 @@ constexpr Migration kMigrations[] = {
     {13, "", kV13Sqlite, kV13Postgres},
     {14, kV14},
     {15, kV15},
+    {16, kV16},
 };
 
 void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {

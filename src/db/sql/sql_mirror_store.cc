@@ -7,7 +7,7 @@ namespace {
 
 constexpr const char kColumns[] =
     "id, repo_id, direction, url, credential, interval_s, created_at, last_sync_at, "
-    "last_success_at, last_error, failures, next_sync_at";
+    "last_success_at, last_error, failures, next_sync_at, lazy_lfs";
 
 MirrorRecord ReadRow(const Stmt& s) {
   MirrorRecord m;
@@ -23,6 +23,7 @@ MirrorRecord ReadRow(const Stmt& s) {
   m.last_error = s.Text(9);
   m.failures = static_cast<int>(s.Int(10));
   m.next_sync_at = s.Int(11);
+  m.lazy_lfs = s.Int(12) != 0;
   return m;
 }
 
@@ -60,15 +61,16 @@ Result<MirrorRecord> SqlMirrorStore::Add(const MirrorRecord& m) {
   // Reads the repo's row in the insert, so a repo deleted meanwhile inserts nothing.
   HANGAR_ASSIGN_OR_RETURN(
       auto s, c->Prepare("INSERT INTO mirrors (repo_id, direction, url, credential, interval_s, "
-                         "created_at, next_sync_at) SELECT id, ?, ?, ?, ?, ?, ? FROM repos "
-                         "WHERE id = ?"));
+                         "created_at, next_sync_at, lazy_lfs) SELECT id, ?, ?, ?, ?, ?, ?, ? "
+                         "FROM repos WHERE id = ?"));
   s.Bind(1, MirrorDirectionName(out.direction))
       .Bind(2, out.url)
       .Bind(3, out.credential)
       .Bind(4, out.interval_s)
       .Bind(5, out.created_at)
       .Bind(6, out.next_sync_at)
-      .Bind(7, out.repo_id);
+      .Bind(7, int64_t{out.lazy_lfs ? 1 : 0})
+      .Bind(8, out.repo_id);
   if (auto r = s.Run(); !r) {
     // mirrors_one_pull is the one unique index besides the id.
     if (r.error().code == ErrorCode::Conflict) {
@@ -107,7 +109,7 @@ Result<std::vector<MirrorRecord>> SqlMirrorStore::DuePulls(int64_t now, int limi
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
   HANGAR_ASSIGN_OR_RETURN(auto s,
                           c->Prepare(Select("WHERE direction = 'pull' AND next_sync_at <= ? "
-                                            "ORDER BY next_sync_at, id LIMIT ?")));
+                                            "AND lazy_lfs = 0 ORDER BY next_sync_at, id LIMIT ?")));
   s.Bind(1, now).Bind(2, int64_t{limit});
   return All(s);
 }

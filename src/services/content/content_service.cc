@@ -82,32 +82,48 @@ Result<Entry> ContentService::Stat(const RepoHandle& repo, const Oid& commit,
 Result<std::string> ContentService::RedirectUrl(const RepoHandle& repo, const Entry& file,
                                                 std::chrono::seconds ttl) {
   if (!file.lfs) return std::string();
-  HANGAR_TRY(CheckLinked(repo, file));
+  HANGAR_TRY(EnsureLinked(repo, file));
   return blobs_.RedirectUrl(file.lfs->oid, ttl);
 }
 
 Result<void> ContentService::CheckLinked(const RepoHandle& repo, const Entry& file) {
-  if (!file.lfs) return {};
+  HANGAR_ASSIGN_OR_RETURN(bool linked, Linked(repo, file));
+  // An object a cache brings when it is read counts as there (a HEAD does not fetch it).
+  if (linked || (missing_ != nullptr && missing_->Fills(repo.record.id))) return {};
+  return MakeError(ErrorCode::EntryNotFound, "LFS object " + file.lfs->oid.Hex() + " of '" +
+                                                 file.git.path +
+                                                 "' has not been uploaded to this repo");
+}
+
+Result<void> ContentService::EnsureLinked(const RepoHandle& repo, const Entry& file) {
+  HANGAR_ASSIGN_OR_RETURN(bool linked, Linked(repo, file));
+  if (linked) return {};
+  if (missing_ != nullptr && missing_->Fills(repo.record.id)) {
+    // A cache's object: fetched from its upstream (and linked) before it is read, even
+    // when the store holds its bytes for another repo.
+    return missing_->Fill(repo.record.id, file.lfs->oid, file.lfs->size);
+  }
+  return CheckLinked(repo, file);
+}
+
+Result<bool> ContentService::Linked(const RepoHandle& repo, const Entry& file) {
+  if (!file.lfs) return true;
   // Links only go away when a repo is deleted (its id is never reused) or collected; a
   // positive answer is remembered briefly so a warm HEAD does no database work.
   std::string key = std::to_string(repo.record.id) + ":" + file.lfs->oid.Hex();
   int64_t now = NowUnixMillis();
-  if (auto until = caches_->links.Get(key); until && *until > now) return {};
+  if (auto until = caches_->links.Get(key); until && *until > now) return true;
   HANGAR_ASSIGN_OR_RETURN(auto linked, links_.IsLinked(repo.record.id, file.lfs->oid));
-  if (!linked) {
-    return MakeError(ErrorCode::EntryNotFound, "LFS object " + file.lfs->oid.Hex() + " of '" +
-                                                   file.git.path +
-                                                   "' has not been uploaded to this repo");
-  }
+  if (!linked) return false;
   caches_->links.Put(key, now + kLinkCacheMs);
-  return {};
+  return true;
 }
 
 Result<std::unique_ptr<ByteSource>> ContentService::Open(const RepoHandle& repo, const Entry& file,
                                                          bool raw, uint64_t offset,
                                                          std::optional<uint64_t> length) {
   if (!file.lfs || raw) return reader_.OpenBlob(repo.git_path, file.git.oid, offset, length);
-  HANGAR_TRY(CheckLinked(repo, file));
+  HANGAR_TRY(EnsureLinked(repo, file));
   auto src = blobs_.Open(file.lfs->oid, storage::ByteRange{offset, length});
   if (!src && src.error().code == ErrorCode::BlobUnknown) {
     return MakeError(ErrorCode::EntryNotFound,

@@ -30,6 +30,7 @@
 #include "git/history.h"
 #include "git/pointer.h"
 #include "git/repo_reader.h"
+#include "services/lfs/missing_blobs.h"
 #include "services/repo/repo_service.h"
 #include "storage/blob_store.h"
 
@@ -94,6 +95,11 @@ class ContentService {
                  ContentOptions options);
   ~ContentService();
 
+  // Where LFS objects a repo links but the store lacks come from (a pull-through cache's
+  // repos, docs/upstream.md): Open and RedirectUrl bring such an object first. Set before
+  // serving; null: none (the object is EntryNotFound "missing from storage").
+  void SetMissingBlobs(MissingBlobs* missing) { missing_ = missing; }
+
   // Errors of every call below, besides those it names: Unavailable (git timed out),
   // Internal.
 
@@ -112,8 +118,8 @@ class ContentService {
   Result<std::unique_ptr<ByteSource>> Open(const RepoHandle& repo, const Entry& file, bool raw,
                                            uint64_t offset, std::optional<uint64_t> length);
 
-  // Whether the LFS object of `file` is stored and linked to this repo.
-  // Errors: EntryNotFound when it is not.
+  // Whether the LFS object of `file` is linked to this repo, or (a pull-through cache's
+  // repo) can be brought when read. Errors: EntryNotFound when neither.
   Result<void> CheckLinked(const RepoHandle& repo, const Entry& file);
 
   // A URL serving the LFS object of `file` for `ttl` without Hangar (a presigned object
@@ -218,6 +224,11 @@ class ContentService {
   // The pointer in blob `oid` of `size` bytes, if it is one (cached by blob oid).
   Result<std::optional<git::Pointer>> PointerOf(const RepoHandle& repo, const Oid& oid,
                                                 uint64_t size);
+  // Whether the repo links the LFS object of `file` (true for no LFS file); a positive
+  // answer is cached briefly.
+  Result<bool> Linked(const RepoHandle& repo, const Entry& file);
+  // CheckLinked, then a cache's object not linked yet is brought (MissingBlobs::Fill).
+  Result<void> EnsureLinked(const RepoHandle& repo, const Entry& file);
   // ResolveRevision with the web's message, naming the revision and the repo.
   Result<Oid> At(const RepoHandle& repo, std::string_view revision);
   // One of the max_heavy slots, released when the Slot goes. Errors: TooManyRequests.
@@ -234,6 +245,7 @@ class ContentService {
   db::LfsStore& links_;
   const ContentOptions options_;
   std::unique_ptr<Caches> caches_;
+  MissingBlobs* missing_ = nullptr;
   std::counting_semaphore<1024> heavy_slots_;
 };
 

@@ -65,19 +65,44 @@ Result<ImportSource> CheckImportSource(std::string_view source, bool allow_local
   return ImportSource{ImportSource::Kind::Local, std::string(source)};
 }
 
-std::string RedactImportSource(std::string_view source) {
-  size_t scheme_end = source.find("://");
-  if (scheme_end == std::string_view::npos) return std::string(source);
+std::string_view UserInfoOf(std::string_view url) {
+  size_t scheme_end = url.find("://");
+  if (scheme_end == std::string_view::npos) return {};
   size_t auth_start = scheme_end + 3;
-  size_t auth_end = source.find_first_of("/?#", auth_start);
+  size_t auth_end = url.find_first_of("/?#", auth_start);
   std::string_view authority =
-      source.substr(auth_start, auth_end == source.npos ? source.npos : auth_end - auth_start);
+      url.substr(auth_start, auth_end == url.npos ? url.npos : auth_end - auth_start);
   size_t at = authority.rfind('@');
-  if (at == std::string_view::npos) return std::string(source);
-  size_t colon = authority.substr(0, at).find(':');
-  if (colon == std::string_view::npos) return std::string(source);
-  return std::string(source.substr(0, auth_start + colon + 1)) + "***" +
-         std::string(source.substr(auth_start + at));
+  return at == std::string_view::npos ? std::string_view() : authority.substr(0, at);
+}
+
+std::string RedactImportSource(std::string_view source) {
+  std::string_view userinfo = UserInfoOf(source);
+  if (userinfo.empty()) return std::string(source);
+  const size_t start = static_cast<size_t>(userinfo.data() - source.data());
+  const size_t colon = userinfo.find(':');
+  // A user name alone is a secret over http(s) (a token given as the user); over ssh and
+  // git it is the account ("git@").
+  const std::string scheme = AsciiLower(source.substr(0, source.find("://")));
+  if (colon == std::string_view::npos && scheme != "http" && scheme != "https")
+    return std::string(source);
+  const size_t keep = colon == std::string_view::npos ? 0 : colon + 1;
+  return std::string(source.substr(0, start + keep)) + "***" +
+         std::string(source.substr(start + userinfo.size()));
+}
+
+std::string Scrub(std::string text, std::initializer_list<std::string_view> secrets) {
+  for (std::string_view secret : secrets) {
+    if (secret.size() < 3) continue;  // too short to be one, and would mangle the text
+    for (size_t pos = text.find(secret); pos != std::string::npos;
+         pos = text.find(secret, pos + 3)) {
+      text.replace(pos, secret.size(), "***");
+    }
+  }
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
+  return text;
 }
 
 void GitRemoteSettings::ApplyTo(git::Command& cmd) const {
@@ -106,7 +131,11 @@ std::string GitComplaint(const std::string& stderr_data, const std::string& hide
   for (std::string line; std::getline(in, line);) {
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
     if (line.empty() || (!hide.empty() && line.find(hide) != std::string::npos)) continue;
-    if (line.rfind("fatal: ", 0) == 0 || line.rfind("error: ", 0) == 0) errors.push_back(line);
+    // git's own complaints, and what the other side said (a hook's reason, a rejection).
+    if (line.rfind("fatal: ", 0) == 0 || line.rfind("error: ", 0) == 0 ||
+        line.rfind("remote: ", 0) == 0 || line.rfind(" ! [", 0) == 0) {
+      errors.push_back(line);
+    }
     lines.push_back(line);
   }
   const std::vector<std::string>& pick = errors.empty() ? lines : errors;

@@ -5,6 +5,7 @@
 // a web user cannot make the server reach its own disk, loopback or private networks.
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -28,8 +29,17 @@ struct ImportSource {
 // and control characters. Errors: BadRequest saying what was wrong.
 Result<ImportSource> CheckImportSource(std::string_view source, bool allow_local);
 
-// `source` fit for messages and logs: the password of a URL's userinfo replaced by "***".
+// `source` fit for messages and logs: the password of a URL's userinfo replaced by "***",
+// and over http(s) a user name without a password too (a token given as the user).
 std::string RedactImportSource(std::string_view source);
+
+// The userinfo of URL `url` ("user:password", "token"), or "" when it has none.
+std::string_view UserInfoOf(std::string_view url);
+
+// `text` (a remote's or git's message) fit to be shown and logged: each of `secrets`
+// (shorter than 3 bytes: ignored) replaced by "***", control characters by spaces (no
+// forged log lines).
+std::string Scrub(std::string text, std::initializer_list<std::string_view> secrets);
 
 // Settings of one git run that reaches a remote: git config passed through the
 // environment (GIT_CONFIG_COUNT/KEY_n/VALUE_n, so that a credential in an extra header is
@@ -46,7 +56,8 @@ struct GitRemoteSettings {
 // characters a header cannot (control characters, non-ASCII) or is over 4 KiB.
 Result<void> AddBearer(std::string_view token, GitRemoteSettings& settings);
 
-// git's complaint of a failed run, short: its fatal:/error: lines (else every line),
+// git's complaint of a failed run, short: its fatal:/error: lines and what the remote said
+// ("remote: …", " ! [rejected] …"; else every line),
 // joined with "; ", without lines naming `hide` (a temporary directory), at most 400 bytes.
 std::string GitComplaint(const std::string& stderr_data, const std::string& hide);
 

@@ -203,6 +203,7 @@ ImportService::ImportService(db::RepoStore& repos, db::UserStore& users, AccessP
 
 Result<RepoId> ImportService::Authorize(const Principal& who, const ImportRequest& req) {
   HANGAR_ASSIGN_OR_RETURN(RepoId id, RepoId::Parse(req.type, req.ns, req.name));
+  if (req.for_cache) return NotTaken(id);
   if (who.anonymous) {
     return MakeError(ErrorCode::Unauthorized, "authentication required to import a repo");
   }
@@ -217,6 +218,10 @@ Result<RepoId> ImportService::Authorize(const Principal& who, const ImportReques
   if (kind == db::NamespaceKind::None) {
     return MakeError(ErrorCode::NotFound, "namespace '" + id.ns + "' is no user or org");
   }
+  return NotTaken(id);
+}
+
+Result<RepoId> ImportService::NotTaken(const RepoId& id) {
   auto existing = repos_.Find(id);
   if (existing) return MakeError(ErrorCode::Conflict, "Repository already exists: " + id.UrlPath());
   if (existing.error().code != ErrorCode::RepoNotFound) return std::move(existing).error();
@@ -243,7 +248,8 @@ Result<db::RepoRecord> ImportService::Import(const Principal& who, const ImportR
   // Git enforces the transport list itself too (redirects, rewritten URLs, submodules).
   git::Command clone("clone");
   GitRemoteSettings remote;
-  if (!req.allow_local && source.kind == ImportSource::Kind::Url) {
+  // A cache's upstream is the operator's own choice ([upstream] url), any address.
+  if (!req.allow_local && !req.for_cache && source.kind == ImportSource::Kind::Url) {
     HANGAR_TRY(PinToCheckedHost(options_.private_hosts, source, remote));
   }
   if (!req.bearer.empty()) HANGAR_TRY(AddBearer(req.bearer, remote));
@@ -271,7 +277,8 @@ Result<db::RepoRecord> ImportService::Import(const Principal& who, const ImportR
     return std::move(cloned).error();
   }
   if (*cloned != 0) {
-    return Bad("cannot read " + shown + ": " + GitComplaint(complaints, repo));
+    return Bad("cannot read " + shown + ": " +
+               Scrub(GitComplaint(complaints, repo), {UserInfoOf(req.source), req.bearer}));
   }
   std::error_code ec;
   if (fs::exists(fs::path(repo) / "shallow", ec)) {

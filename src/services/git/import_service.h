@@ -54,6 +54,10 @@ struct ImportRequest {
   // False for web requests: a web user must never make the server read its own disk, nor
   // reach through it a host that is not on the public internet (unless private_hosts).
   bool allow_local = false;
+  // A pull-through cache's copy of an upstream hub's repo (docs/upstream.md), made by the
+  // hub itself: `who` is not checked and the namespace need not be a local user or org
+  // (it is the upstream's). Never set from a request.
+  bool for_cache = false;
   // "" or a token sent as "Authorization: Bearer …" with every http(s) request (a private
   // upstream; AddBearer).
   std::string bearer;
@@ -86,6 +90,8 @@ class ImportService {
 
  private:
   Result<RepoId> Authorize(const Principal& who, const ImportRequest& req);
+  // `id` if no repo has it. Errors: Conflict.
+  Result<RepoId> NotTaken(const RepoId& id);
   void SweepStale();
 
   db::RepoStore& repos_;

@@ -135,7 +135,14 @@ Result<LfsBatchObjectResult> LfsService::AnswerObject(const Principal& who, cons
     return r;
   }
 
-  // Download: only objects this repo links, and that the store still has.
+  // Download: only objects this repo links, and that the store still has; or a
+  // pull-through cache's objects, which the transfer brings (Download).
+  if (!linked.has_value() && missing_ != nullptr && missing_->Fills(repo.record.id)) {
+    claims.op = TicketOp::Download;
+    claims.size = size;
+    r.ticket = IssueTicket(key_, claims);  // through Hangar: the transfer fetches it
+    return r;
+  }
   if (!linked.has_value()) {
     r.error = ObjectError(404, "Object does not exist");
     return r;
@@ -245,6 +252,11 @@ Result<LfsDownload> LfsService::Download(std::string_view ticket, const Sha256& 
                                          const LfsRangeChooser& choose) {
   HANGAR_ASSIGN_OR_RETURN(auto claims, CheckTicket(ticket, oid, TicketOp::Download));
   HANGAR_ASSIGN_OR_RETURN(auto linked, links_.IsLinked(claims.repo_id, oid));
+  if (!linked.has_value() && missing_ != nullptr && missing_->Fills(claims.repo_id)) {
+    // A pull-through cache's object: brought from its upstream (verified, then linked).
+    HANGAR_TRY(missing_->Fill(claims.repo_id, oid, claims.size));
+    HANGAR_ASSIGN_OR_RETURN(linked, links_.IsLinked(claims.repo_id, oid));
+  }
   if (!linked.has_value()) {
     return MakeError(ErrorCode::NotFound, "Object " + oid.Hex() + " does not exist");
   }

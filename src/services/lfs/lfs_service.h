@@ -22,6 +22,7 @@
 #include "core/sha256.h"
 #include "db/lfs_store.h"
 #include "services/auth/ticket.h"
+#include "services/lfs/missing_blobs.h"
 #include "services/repo/repo_service.h"
 #include "services/uploads/upload_service.h"
 #include "storage/blob_store.h"
@@ -128,6 +129,11 @@ class LfsService {
   // `uploads` stages multipart transfers. The references must outlive the service.
   LfsService(RepoService& repos, db::LfsStore& links, storage::BlobStore& blobs,
              UploadService& uploads, std::string key, LfsServiceOptions options = {});
+
+  // Where objects a repo links but the store lacks come from (a pull-through cache's
+  // repos, docs/upstream.md): a download of such an object is answered as if present and
+  // the object brought when its bytes are asked for. Set before serving; null: none.
+  void SetMissingBlobs(MissingBlobs* missing) { missing_ = missing; }
 
   // Answers a batch request for `repo` (git-lfs.md §11.4, hf-api.md §7.3). Upload needs
   // Write access, download Read. Per object: bad oid, negative size or size over the limit
@@ -238,6 +244,7 @@ class LfsService {
   UploadService& uploads_;
   std::string key_;
   LfsServiceOptions options_;
+  MissingBlobs* missing_ = nullptr;
 };
 
 }  // namespace hangar::services

@@ -1,13 +1,18 @@
 #include "services/mirror/lfs_remote.h"
 
-#include <boost/json.hpp>
-#include <fstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <boost/json.hpp>
+#include <cerrno>
+
+#include "core/file_source.h"
 #include "core/util.h"
 #include "net/address.h"
 #include "net/http_client.h"
 #include "services/git/git_source.h"
-#include "storage/file_source.h"
 
 namespace hangar::services {
 
@@ -87,45 +92,100 @@ Error RemoteError(std::string_view what, long status, std::string_view body) {
                              (message.empty() ? "" : ": " + message.substr(0, 300)));
 }
 
-// Writes the bytes of `source` into `blobs` as `p`, verified by sha256 and size.
-Result<void> Store(ByteSource& source, const git::Pointer& p, storage::BlobStore& blobs) {
-  HANGAR_ASSIGN_OR_RETURN(auto writer, blobs.Create(p.oid, p.size));
-  std::string buf(kChunk, '\0');
-  for (;;) {
-    HANGAR_ASSIGN_OR_RETURN(size_t n, source.Read(buf));
-    if (n == 0) break;
-    HANGAR_TRY(writer->Append(std::span<const char>(buf.data(), n)));
+// Writes the bytes of `source` into `blobs` as `p`, verified by sha256 and size, checking
+// `deadline` and `stop` between chunks (a peer that trickles bytes holds nothing forever).
+// Errors name the object.
+Result<void> Store(ByteSource& source, const git::Pointer& p, storage::BlobStore& blobs,
+                   Clock::time_point deadline, const std::stop_token& stop) {
+  auto stored = [&]() -> Result<void> {
+    HANGAR_ASSIGN_OR_RETURN(auto writer, blobs.Create(p.oid, p.size));
+    std::string buf(kChunk, '\0');
+    for (;;) {
+      HANGAR_TRY(Check(deadline, stop));
+      HANGAR_ASSIGN_OR_RETURN(size_t n, source.Read(buf));
+      if (n == 0) break;
+      HANGAR_TRY(writer->Append(std::span<const char>(buf.data(), n)));
+    }
+    return writer->Commit();
+  }();
+  if (!stored) {
+    return MakeError(stored.error().code,
+                     "LFS object " + p.oid.Hex() + ": " + stored.error().message);
   }
-  return writer->Commit();
+  return {};
 }
 
-// Writes all of `source` beside `target` and renames it into place, so a reader of the
-// repository never sees half an object. Errors: the source's; Internal for the file.
-Result<void> WriteThenRename(ByteSource& source, const fs::path& target) {
-  const fs::path tmp = target.string() + ".tmp-hangar";
-  Result<void> copied;
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    std::string buf(kChunk, '\0');
-    while (out) {
-      auto n = source.Read(buf);
-      if (!n) {
-        copied = std::move(n).error();
-        break;
+// Opens `rel` (plain components) under directory `root` without following a symbolic link
+// at any step, so a link planted in a repository under the mirror roots cannot lead
+// outside them. With `create`, missing directories are made and the last component is
+// created (it must not exist) for writing. Returns the fd. Errors: NotFound (a missing
+// step, reading), Forbidden (a step is a link or not a directory), Internal.
+Result<int> OpenNoFollow(const fs::path& root, const fs::path& rel, bool create) {
+  int dir = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dir < 0) return MakeError(ErrorCode::NotFound, root.string() + " cannot be opened");
+  std::vector<std::string> parts;
+  for (const auto& c : rel) parts.push_back(c.string());
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    int next = ::openat(dir, parts[i].c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (next < 0 && errno == ENOENT && create) {
+      if (::mkdirat(dir, parts[i].c_str(), 0755) != 0 && errno != EEXIST) {
+        ::close(dir);
+        return MakeError(ErrorCode::Internal, "creating " + parts[i] + " in " + root.string());
       }
-      if (*n == 0) break;
-      out.write(buf.data(), static_cast<std::streamsize>(*n));
+      next = ::openat(dir, parts[i].c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     }
-    out.close();
-    if (copied && !out) copied = MakeError(ErrorCode::Internal, "writing " + tmp.string());
+    const int err = errno;
+    ::close(dir);
+    if (next < 0) {
+      if (err == ENOENT)
+        return MakeError(ErrorCode::NotFound, (root / rel).string() + " is missing");
+      return MakeError(ErrorCode::Forbidden, "'" + parts[i] + "' in " + root.string() +
+                                                 " is a symbolic link or not a directory");
+    }
+    dir = next;
   }
-  std::error_code ec;
-  if (copied) {
-    fs::rename(tmp, target, ec);
-    if (ec)
-      copied = MakeError(ErrorCode::Internal, "renaming " + tmp.string() + ": " + ec.message());
+  const int flags = create ? O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+                           : O_RDONLY | O_NOFOLLOW | O_CLOEXEC;
+  int fd = ::openat(dir, parts.back().c_str(), flags, 0644);
+  const int err = errno;
+  ::close(dir);
+  if (fd < 0) {
+    if (err == ENOENT) return MakeError(ErrorCode::NotFound, (root / rel).string() + " is missing");
+    return MakeError(ErrorCode::Forbidden, (root / rel).string() + " cannot be opened (a link?)");
   }
-  if (!copied) fs::remove(tmp, ec);
+  return fd;
+}
+
+// Writes all of `source` as `rel` under `root` (OpenNoFollow): into a new temporary beside
+// it, renamed into place, so a reader never sees half an object. Errors: the source's;
+// Forbidden (a link on the way); Internal.
+Result<void> WriteNoFollow(ByteSource& source, const fs::path& root, const fs::path& rel) {
+  static std::atomic<uint64_t> counter{0};
+  fs::path tmp_rel = rel;
+  tmp_rel.replace_filename(rel.filename().string() + ".tmp-hangar-" + std::to_string(::getpid()) +
+                           "-" + std::to_string(counter++));
+  HANGAR_ASSIGN_OR_RETURN(int fd, OpenNoFollow(root, tmp_rel, /*create=*/true));
+  Result<void> copied;
+  std::string buf(kChunk, '\0');
+  for (;;) {
+    auto n = source.Read(buf);
+    if (!n) {
+      copied = std::move(n).error();
+      break;
+    }
+    if (*n == 0) break;
+    if (::write(fd, buf.data(), *n) != static_cast<ssize_t>(*n)) {
+      copied = MakeError(ErrorCode::Internal, "writing " + (root / tmp_rel).string());
+      break;
+    }
+  }
+  if (::close(fd) != 0 && copied) copied = MakeError(ErrorCode::Internal, "closing a temporary");
+  // The directories on the way were checked as the temporary was made; rename(2) replaces a
+  // link at the target itself, never what it points to.
+  if (copied && ::rename((root / tmp_rel).c_str(), (root / rel).c_str()) != 0) {
+    copied = MakeError(ErrorCode::Internal, "renaming into " + (root / rel).string());
+  }
+  if (!copied) ::unlink((root / tmp_rel).c_str());
   return copied;
 }
 
@@ -195,9 +255,15 @@ Result<std::string> LfsEndpointOf(std::string_view git_url) {
 
 Result<void> LfsRemote::CheckTime() const { return Check(options_.deadline, options_.stop); }
 
-fs::path LfsRemote::LocalPath(const Sha256& oid) const {
+std::chrono::milliseconds LfsRemote::Remaining() const {
+  return std::max(
+      std::chrono::milliseconds(1),
+      std::chrono::duration_cast<std::chrono::milliseconds>(options_.deadline - Clock::now()));
+}
+
+fs::path LfsRemote::LocalPath(const Sha256& oid) {
   const std::string hex = oid.Hex();
-  return options_.local_git_dir / "lfs" / "objects" / hex.substr(0, 2) / hex.substr(2, 2) / hex;
+  return fs::path("lfs") / "objects" / hex.substr(0, 2) / hex.substr(2, 2) / hex;
 }
 
 Result<std::vector<LfsBatchObject>> LfsRemote::Batch(std::string_view operation,
@@ -232,27 +298,29 @@ Result<std::vector<LfsBatchObject>> LfsRemote::Batch(std::string_view operation,
 
 Result<void> LfsRemote::Fetch(const std::vector<git::Pointer>& pointers,
                               storage::BlobStore& blobs) {
-  std::vector<git::Pointer> missing;
-  for (const auto& p : pointers) {
-    auto size = blobs.Stat(p.oid);
-    if (!size) missing.push_back(p);
-  }
+  // Every object comes from the remote even when the store holds it already: linking one
+  // on its hash alone would hand out another repo's data (the remote must prove it has
+  // the bytes by sending them).
+  const auto deadline = options_.deadline;
+  const std::stop_token& stop = options_.stop;
   if (options_.endpoint.empty()) {
-    for (const auto& p : missing) {
+    for (const auto& p : pointers) {
       HANGAR_TRY(CheckTime());
-      auto file = storage::OpenFileRange(LocalPath(p.oid), storage::ByteRange::From(0));
-      if (!file) {
+      auto fd = OpenNoFollow(options_.local_git_dir, LocalPath(p.oid), /*create=*/false);
+      if (!fd) {
         return MakeError(ErrorCode::BadRequest, "the upstream lacks LFS object " + p.oid.Hex() +
-                                                    " (" + std::to_string(p.size) + " bytes)");
+                                                    " (" + std::to_string(p.size) +
+                                                    " bytes): " + fd.error().message);
       }
-      HANGAR_TRY(Store(**file, p, blobs));
+      FileSource file(*fd, 0, p.size);  // a shorter file fails, and so do other bytes
+      HANGAR_TRY(Store(file, p, blobs, deadline, stop));
     }
     return {};
   }
-  for (size_t at = 0; at < missing.size(); at += kBatchSize) {
+  for (size_t at = 0; at < pointers.size(); at += kBatchSize) {
     HANGAR_TRY(CheckTime());
-    std::vector<git::Pointer> chunk(missing.begin() + at,
-                                    missing.begin() + std::min(missing.size(), at + kBatchSize));
+    std::vector<git::Pointer> chunk(pointers.begin() + at,
+                                    pointers.begin() + std::min(pointers.size(), at + kBatchSize));
     HANGAR_ASSIGN_OR_RETURN(auto answered, Batch("download", chunk));
     for (const auto& p : chunk) {
       auto it = std::find_if(answered.begin(), answered.end(),
@@ -269,13 +337,15 @@ Result<void> LfsRemote::Fetch(const std::vector<git::Pointer>& pointers,
       get.url = it->download->href;
       get.headers = it->download->headers;
       HANGAR_TRY(Pin(options_.private_hosts, get));
-      get.stall_timeout = std::chrono::seconds(60);
+      get.timeout = Remaining();
+      get.stall_timeout =
+          std::min<std::chrono::milliseconds>(std::chrono::seconds(60), get.timeout);
       get.buffer_bytes = kChunk;
       HANGAR_ASSIGN_OR_RETURN(auto stream, net::HttpStream::Open(get));
       if (stream->Status() != 200) {
         return RemoteError("the download of LFS object " + p.oid.Hex(), stream->Status(), "");
       }
-      HANGAR_TRY(Store(*stream, p, blobs));
+      HANGAR_TRY(Store(*stream, p, blobs, deadline, stop));
     }
   }
   return {};
@@ -285,13 +355,16 @@ Result<void> LfsRemote::Send(const std::vector<git::Pointer>& pointers, storage:
   if (options_.endpoint.empty()) {
     for (const auto& p : pointers) {
       HANGAR_TRY(CheckTime());
-      const fs::path target = LocalPath(p.oid);
-      std::error_code ec;
-      if (fs::file_size(target, ec) == p.size && !ec) continue;
-      fs::create_directories(target.parent_path(), ec);
-      if (ec) return MakeError(ErrorCode::Internal, "creating " + target.parent_path().string());
+      auto present = OpenNoFollow(options_.local_git_dir, LocalPath(p.oid), /*create=*/false);
+      if (present) {
+        struct stat st {};
+        const bool same =
+            ::fstat(*present, &st) == 0 && static_cast<uint64_t>(st.st_size) == p.size;
+        ::close(*present);
+        if (same) continue;
+      }
       HANGAR_ASSIGN_OR_RETURN(auto source, blobs.Open(p.oid, storage::ByteRange::From(0)));
-      HANGAR_TRY(WriteThenRename(*source, target));
+      HANGAR_TRY(WriteNoFollow(*source, options_.local_git_dir, LocalPath(p.oid)));
     }
     return {};
   }
@@ -320,6 +393,7 @@ Result<void> LfsRemote::Send(const std::vector<git::Pointer>& pointers, storage:
       put.headers.emplace_back("Content-Type", "application/octet-stream");
       put.body = source.get();
       put.buffer_bytes = kChunk;
+      put.timeout = Remaining();
       HANGAR_TRY(Pin(options_.private_hosts, put));
       net::HttpClient client;
       HANGAR_ASSIGN_OR_RETURN(auto res, client.Perform(put));
@@ -333,6 +407,7 @@ Result<void> LfsRemote::Send(const std::vector<git::Pointer>& pointers, storage:
         verify.headers = o.verify->headers;
         verify.headers.emplace_back("Content-Type", std::string(kLfsJson));
         verify.body_bytes = json::serialize(json::object{{"oid", p->oid.Hex()}, {"size", p->size}});
+        verify.timeout = Remaining();
         HANGAR_TRY(Pin(options_.private_hosts, verify));
         HANGAR_ASSIGN_OR_RETURN(auto checked, client.Perform(verify));
         if (checked.status / 100 != 2) {

@@ -63,20 +63,26 @@ class LfsRemote {
  public:
   explicit LfsRemote(LfsRemoteOptions options) : options_(std::move(options)) {}
 
-  // Brings every object of `pointers` that `blobs` lacks from the remote into `blobs`.
+  // Brings every object of `pointers` from the remote into `blobs` (also those it holds:
+  // the remote proves it has an object by sending its bytes). A local repository's
+  // objects are opened without following symbolic links.
   // Errors: BadRequest naming the object the remote does not have or refuses, with its
   // message; DigestInvalid/SizeInvalid (the remote sent other bytes); Unavailable
   // (unreachable, the deadline, a stop); Forbidden/Unauthorized (the credential).
   Result<void> Fetch(const std::vector<git::Pointer>& pointers, storage::BlobStore& blobs);
-  // Sends every object of `pointers` (all in `blobs`) that the remote lacks. Errors: as
-  // Fetch; NotFound when `blobs` lacks one.
+  // Sends every object of `pointers` (all in `blobs`) that the remote lacks; into a local
+  // repository without following symbolic links on the way. Errors: as Fetch; NotFound
+  // when `blobs` lacks one; Forbidden (a link in the local repository's LFS directories).
   Result<void> Send(const std::vector<git::Pointer>& pointers, storage::BlobStore& blobs);
 
  private:
   Result<std::vector<LfsBatchObject>> Batch(std::string_view operation,
                                             const std::vector<git::Pointer>& pointers);
   Result<void> CheckTime() const;
-  std::filesystem::path LocalPath(const Sha256& oid) const;
+  // What is left until options_.deadline (at least 1 ms).
+  std::chrono::milliseconds Remaining() const;
+  // Where git-lfs keeps `oid` in a git directory: lfs/objects/ab/cd/<oid>.
+  static std::filesystem::path LocalPath(const Sha256& oid);
 
   LfsRemoteOptions options_;
 };

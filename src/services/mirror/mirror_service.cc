@@ -31,6 +31,10 @@ std::string PushedPrefix(int64_t mirror_id) {
 constexpr const char* kLockFile = "hangar-mirror.lock";
 // A failing pull waits interval × 2^failures, at most this long (or its interval).
 constexpr int64_t kMaxBackoffS = 86400;
+constexpr int64_t kMaxIntervalS = 365 * 86400;
+// Moving the refs once the objects are in is local and quick: it gets this long whatever
+// is left of the sync's time.
+constexpr auto kRefUpdateTime = std::chrono::seconds(60);
 
 Error Bad(std::string message) { return MakeError(ErrorCode::BadRequest, std::move(message)); }
 
@@ -136,6 +140,42 @@ std::map<std::string, Oid> Renamed(const std::map<std::string, Oid>& refs, std::
   return out;
 }
 
+// The git directory of the repository at `dir` (canonical, under a mirror root): `dir`
+// itself (bare) or its .git directory. Refused when git would be led elsewhere: a .git
+// that is a link or a gitfile, objects or refs that are links, objects borrowed through
+// alternates, a worktree's commondir. Errors: BadRequest saying which.
+Result<fs::path> LocalGitDir(const fs::path& dir) {
+  auto is_real_dir = [](const fs::path& p) {
+    std::error_code ec;
+    auto st = fs::symlink_status(p, ec);
+    return !ec && st.type() == fs::file_type::directory;
+  };
+  std::error_code ec;
+  fs::path git_dir = dir;
+  if (fs::exists(fs::symlink_status(dir / ".git", ec))) {
+    if (!is_real_dir(dir / ".git"))
+      return Bad(dir.string() +
+                 "/.git is a link or a gitfile; a mirror reads repositories "
+                 "whose git directory is inside the mirror roots");
+    git_dir = dir / ".git";
+  }
+  for (const char* sub : {"objects", "refs"}) {
+    if (!is_real_dir(git_dir / sub))
+      return Bad(dir.string() + " is not a git repository (or its " + sub + " is a link)");
+  }
+  for (const char* file : {"objects/info/alternates", "commondir"}) {
+    if (fs::exists(fs::symlink_status(git_dir / file, ec)))
+      return Bad(dir.string() + " borrows from another repository (" + file +
+                 "); a mirror reads self-contained repositories only");
+  }
+  return git_dir;
+}
+
+// What must never be shown of mirror `m`: its credential and its URL's userinfo.
+std::string ScrubFor(const db::MirrorRecord& m, std::string text) {
+  return Scrub(std::move(text), {m.credential, UserInfoOf(m.url)});
+}
+
 // Whether `path` is `root` or inside it (both canonical).
 bool IsUnder(const fs::path& path, const fs::path& root) {
   auto p = path.begin();
@@ -214,8 +254,8 @@ Result<MirrorService::Remote> MirrorService::CheckRemote(const std::string& url,
                  "' is not a repository under a directory mirrors may read ([mirrors] "
                  "local_roots)");
     }
+    HANGAR_ASSIGN_OR_RETURN(r.lfs.local_git_dir, LocalGitDir(canonical));
     r.source.git_arg = canonical.string();
-    r.lfs.local_git_dir = fs::exists(canonical / ".git", ec) ? canonical / ".git" : canonical;
     if (!credential.empty()) return Bad("a local repository takes no credential");
     return r;
   }
@@ -233,10 +273,11 @@ Result<MirrorService::Remote> MirrorService::CheckRemote(const std::string& url,
 Result<std::pair<db::RepoRecord, db::MirrorRecord>> MirrorService::CreatePull(
     const Principal& who, const PullMirrorRequest& req) {
   const int64_t interval = req.interval_s == 0 ? options_.default_interval_s : req.interval_s;
-  if (interval < options_.min_interval_s) {
+  if (interval < options_.min_interval_s && !req.for_cache) {
     return Bad("a mirror syncs at most every " + std::to_string(options_.min_interval_s) +
                " seconds");
   }
+  if (interval > kMaxIntervalS) return Bad("a mirror syncs at least once a year");
   // Checked before the import so that a refused remote leaves nothing behind.
   HANGAR_ASSIGN_OR_RETURN(Remote remote, CheckRemote(req.url, req.credential));
   ImportRequest in;
@@ -245,6 +286,7 @@ Result<std::pair<db::RepoRecord, db::MirrorRecord>> MirrorService::CreatePull(
   in.name = req.id.name;
   in.is_private = req.is_private;
   in.bearer = req.credential;
+  in.for_cache = req.for_cache;
   in.source = remote.source.kind == ImportSource::Kind::Local ? remote.source.git_arg : req.url;
   // Local paths were checked against local_roots above; URLs stay pinned by the import.
   in.allow_local = remote.source.kind == ImportSource::Kind::Local;
@@ -257,6 +299,7 @@ Result<std::pair<db::RepoRecord, db::MirrorRecord>> MirrorService::CreatePull(
   m.interval_s = interval;
   m.created_at = Now();
   m.next_sync_at = m.created_at + interval;
+  m.lazy_lfs = req.for_cache;
   auto added = mirrors_.Add(m);
   Result<void> marked = added ? repos_.SetMirror(repo.id, true) : Result<void>(added.error());
   if (!marked) {
@@ -265,8 +308,8 @@ Result<std::pair<db::RepoRecord, db::MirrorRecord>> MirrorService::CreatePull(
     return std::move(marked).error();
   }
   repo.is_mirror = true;
-  // The first sync brings the LFS objects the import left out.
-  Queue(kMirrorPullJob, repo.id);
+  // The first sync brings the LFS objects the import left out (a cache runs it itself).
+  if (!req.for_cache) Queue(kMirrorPullJob, repo.id);
   Log("mirrors")->info("{} mirrors {}", repo.Id().UrlPath(), remote.shown);
   return std::make_pair(std::move(repo), std::move(*added));
 }
@@ -295,7 +338,15 @@ Result<std::vector<db::MirrorRecord>> MirrorService::List(const Principal& who, 
   if (repo.access >= Access::Admin) return all;
   std::erase_if(all,
                 [](const db::MirrorRecord& m) { return m.direction != db::MirrorDirection::Pull; });
+  for (auto& m : all) m.url = ShownUrl(m, repo.access);
   return all;
+}
+
+std::string MirrorService::ShownUrl(const db::MirrorRecord& m, Access access) {
+  auto source = CheckImportSource(m.url, /*allow_local=*/true);
+  if (access < Access::Admin && source && source->kind == ImportSource::Kind::Local)
+    return "(a repository on the server)";
+  return RedactImportSource(m.url);
 }
 
 Result<std::optional<db::MirrorRecord>> MirrorService::PullOf(int64_t repo_id) {
@@ -385,7 +436,7 @@ Result<void> MirrorService::Pull(int64_t repo_id, std::stop_token stop) {
   int64_t next = now + pull->interval_s;
   std::string error;
   if (!synced) {
-    error = synced.error().message;
+    error = ScrubFor(*pull, synced.error().message);
     int64_t delay = pull->interval_s;
     for (int i = 0; i < std::min(pull->failures + 1, 16) && delay < kMaxBackoffS; ++i) delay *= 2;
     next = now + std::min(delay, std::max(kMaxBackoffS, pull->interval_s));
@@ -422,18 +473,28 @@ Result<void> MirrorService::SyncPull(const db::MirrorRecord& m, const RepoHandle
   }
 
   // 2. The LFS objects of what is new (of everything, until a sync succeeded once: the
-  // import that made the mirror copied no LFS object).
-  std::vector<Oid> exclude;
-  if (m.last_success_at) exclude = Objects(before);
-  HANGAR_ASSIGN_OR_RETURN(
-      auto pointers, git::PointersBetween(repo.git_path, Objects(want), exclude, Left(deadline)));
-  remote.lfs.deadline = deadline;
-  remote.lfs.stop = stop;
-  HANGAR_TRY(LfsRemote(remote.lfs).Fetch(pointers, blobs_));
-  for (const auto& p : pointers) HANGAR_TRY(lfs_.Link(repo.record.id, p.oid, p.size));
+  // import that made the mirror copied no LFS object), each fetched from the upstream and
+  // linked once its bytes are verified. A cache's repo fetches and links an object when it
+  // is first read instead (FetchObject).
+  if (!m.lazy_lfs) {
+    std::vector<Oid> exclude;
+    if (m.last_success_at) exclude = Objects(before);
+    HANGAR_ASSIGN_OR_RETURN(
+        auto pointers, git::PointersBetween(repo.git_path, Objects(want), exclude, Left(deadline)));
+    std::vector<git::Pointer> needed;
+    for (const auto& p : pointers) {
+      HANGAR_ASSIGN_OR_RETURN(auto linked, lfs_.IsLinked(repo.record.id, p.oid));
+      if (linked != p.size) needed.push_back(p);
+    }
+    remote.lfs.deadline = deadline;
+    remote.lfs.stop = stop;
+    HANGAR_TRY(LfsRemote(remote.lfs).Fetch(needed, blobs_));
+    for (const auto& p : needed) HANGAR_TRY(lfs_.Link(repo.record.id, p.oid, p.size));
+  }
+  if (Clock::now() >= deadline) return MakeError(ErrorCode::Unavailable, "the sync timed out");
 
   // 3. Only now the repo's refs, all at once.
-  HANGAR_TRY(SetRefs(repo.git_path, before, want, deadline));
+  HANGAR_TRY(SetRefs(repo.git_path, before, want, Clock::now() + kRefUpdateTime));
   auto head = repos_.FindById(repo.record.id);
   std::string default_ref = "refs/heads/" + (head ? head->default_branch : std::string("main"));
   if (!want.count(default_ref)) {
@@ -448,6 +509,18 @@ Result<void> MirrorService::SyncPull(const db::MirrorRecord& m, const RepoHandle
   }
   repos_.AfterPush(repo);
   return {};
+}
+
+Result<void> MirrorService::FetchObject(int64_t repo_id, const Sha256& oid, uint64_t size) {
+  HANGAR_ASSIGN_OR_RETURN(auto pull, PullOf(repo_id));
+  if (!pull || !pull->lazy_lfs) {
+    return MakeError(ErrorCode::NotFound, "repo " + std::to_string(repo_id) + " is no cache");
+  }
+  HANGAR_ASSIGN_OR_RETURN(Remote remote, CheckRemote(pull->url, pull->credential));
+  remote.lfs.deadline = Clock::now() + options_.timeout;
+  auto fetched = LfsRemote(remote.lfs).Fetch({git::Pointer{oid, size}}, blobs_);
+  if (!fetched) return MakeError(fetched.error().code, ScrubFor(*pull, fetched.error().message));
+  return lfs_.Link(repo_id, oid, size);
 }
 
 Result<void> MirrorService::Push(int64_t mirror_id, std::stop_token stop) {
@@ -466,7 +539,7 @@ Result<void> MirrorService::Push(int64_t mirror_id, std::stop_token stop) {
   }
   auto pushed = SyncPush(*m, repo, stop);
   if (!pushed && stop.stop_requested()) return std::move(pushed).error();
-  std::string error = pushed ? "" : pushed.error().message;
+  std::string error = pushed ? "" : ScrubFor(*m, pushed.error().message);
   if (!pushed) Log("mirrors")->warn("{}: push failed: {}", rec->Id().UrlPath(), error);
   return mirrors_.RecordSync(m->id, Now(), error, 0);
 }
@@ -497,7 +570,8 @@ Result<void> MirrorService::SyncPush(const db::MirrorRecord& m, const RepoHandle
   remote.git.ApplyTo(push);
   HANGAR_TRY(RunRemote(push, stop, "pushing to", remote.shown));
   // What the remote has now: the next push sends the LFS objects of newer commits only.
-  return SetRefs(repo.git_path, pushed, Renamed(local, "refs/", pushed_prefix), deadline);
+  return SetRefs(repo.git_path, pushed, Renamed(local, "refs/", pushed_prefix),
+                 Clock::now() + kRefUpdateTime);
 }
 
 }  // namespace hangar::services

@@ -52,7 +52,7 @@ struct MirrorOptions {
   int64_t default_interval_s = 3600;  // a pull mirror's schedule when none is given
   int64_t min_interval_s = 60;        // the shortest schedule one may ask for
   std::chrono::milliseconds timeout = std::chrono::minutes(30);  // one sync, all steps
-  int max_syncs = 2;  // syncs at once in this process; more wait as retried jobs
+  int max_syncs = 1;  // syncs at once in this process; more wait as retried jobs
   // Queues a job (JobRunner::Enqueue); unset: nothing is queued (tests call Pull/Push).
   std::function<Result<void>(std::string_view kind, std::string key, int64_t run_at_ms)> enqueue;
   std::function<int64_t()> now_unix;  // defaults to NowUnix
@@ -65,6 +65,11 @@ struct PullMirrorRequest {
   std::string url;         // the upstream: http(s)/git/ssh URL, or a path under local_roots
   std::string credential;  // "" or a token sent as "Authorization: Bearer …" over http(s)
   int64_t interval_s = 0;  // 0 = options.default_interval_s
+  // A pull-through cache's repo (UpstreamCache, docs/upstream.md): made by the hub in the
+  // upstream's namespace (ImportRequest::for_cache), its LFS objects linked at each sync
+  // and fetched when first read (FetchObject), revalidated when read rather than on a
+  // schedule, and no first sync queued (the cache runs it). Never set from a request.
+  bool for_cache = false;
 };
 
 // A new push mirror of an existing repo.
@@ -94,6 +99,9 @@ class MirrorService {
   // The mirrors of `id`: its pull mirror to whoever may read it, push mirrors to its
   // admins only. Errors: as RepoService::Open with Read.
   Result<std::vector<db::MirrorRecord>> List(const Principal& who, const RepoId& id);
+  // How mirror `m`'s URL is shown to a caller with `access` to its repo: without a
+  // password or token, and a path on the server only to the repo's admins.
+  static std::string ShownUrl(const db::MirrorRecord& m, Access access);
   // The pull mirror of repo `repo_id`, if it is one (repo pages). Errors: the store's.
   Result<std::optional<db::MirrorRecord>> PullOf(int64_t repo_id);
   // Removes mirror `mirror_id` of `id`; removing the pull mirror makes the repo an ordinary
@@ -110,6 +118,13 @@ class MirrorService {
   Result<void> Pull(int64_t repo_id, std::stop_token stop);
   // Job "mirror.push": pushes the repo of push mirror `mirror_id` to its remote; as Pull.
   Result<void> Push(int64_t mirror_id, std::stop_token stop);
+  // Brings LFS object `oid` of `size` bytes of lazy pull mirror `repo_id` (a cache's repo)
+  // from its upstream into the blob store (LfsRemote::Fetch), under options.timeout.
+  // Errors: NotFound (no lazy mirror), those of LfsRemote::Fetch.
+  Result<void> FetchObject(int64_t repo_id, const Sha256& oid, uint64_t size);
+  // Queues a "mirror.pull" of repo `repo_id` now (a queued one absorbs it); failures are
+  // logged.
+  void QueuePull(int64_t repo_id) { Queue(kMirrorPullJob, repo_id); }
   // Job "mirror.tick": queues a "mirror.pull" for each pull mirror that is due.
   Result<void> QueueDue();
   // A push listener (RepoService::AddPushListener): queues the repo's push mirrors.

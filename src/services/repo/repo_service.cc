@@ -89,6 +89,12 @@ Access RepoService::AccessTo(const Principal& who, const db::RepoRecord& rec) {
 
 Result<RepoHandle> RepoService::Open(const Principal& who, const RepoId& id, Access needed) {
   auto rec = FindCached(id);
+  if (!rec && rec.error().code == ErrorCode::RepoNotFound && missing_ != nullptr &&
+      needed == Access::Read && who.repo_scope == 0) {
+    // Not here: a pull-through cache may bring it (its own refusals are the answer).
+    HANGAR_ASSIGN_OR_RETURN(bool made, missing_->Materialize(who, id));
+    if (made) rec = FindCached(id);
+  }
   if (!rec) {
     if (rec.error().code == ErrorCode::RepoNotFound) {
       return MakeError(ErrorCode::RepoNotFound, "Repository not found: " + id.UrlPath());
@@ -116,6 +122,9 @@ Result<RepoHandle> RepoService::Open(const Principal& who, const RepoId& id, Acc
       return MakeError(ErrorCode::Forbidden, "token '" + who.token_name + "' is read-only; " +
                                                  id.UrlPath() + " needs a write token");
     }
+    if (needed == Access::Admin) {
+      return MakeError(ErrorCode::Forbidden, "you are not an admin of " + id.UrlPath());
+    }
     return MakeError(ErrorCode::Forbidden, "you do not have write access to " + id.UrlPath());
   }
   if (rec->is_mirror && needed == Access::Write) {
@@ -123,6 +132,7 @@ Result<RepoHandle> RepoService::Open(const Principal& who, const RepoId& id, Acc
                                                " is a mirror of another repository and is "
                                                "read-only; it changes only when it syncs");
   }
+  if (rec->is_mirror && missing_ != nullptr) missing_->Read(*rec);
   return RepoHandle{std::move(*rec), GitPath(id), access};
 }
 

@@ -50,6 +50,22 @@ struct RepoServiceOptions {
   db::ChangeFeed* changes = nullptr;
 };
 
+// What RepoService::Open does about repos it does not hold: a pull-through cache of an
+// upstream hub (issue 18 §5, docs/upstream.md) brings them, and revalidates those it
+// brought when they are read.
+class MissingRepos {
+ public:
+  virtual ~MissingRepos() = default;
+  // Called when `who` reads repo `id`, which is not here: brings it and returns true, or
+  // false (then Open answers RepoNotFound). Its errors are Open's answer (Forbidden for a
+  // repo its rules deny, GatedRepo, PayloadTooLarge, Unavailable for an unreachable
+  // upstream).
+  virtual Result<bool> Materialize(const Principal& who, const RepoId& id) = 0;
+  // Called at every successful Open of a pull mirror; must be cheap (no I/O on the hot
+  // path: a cache queues a revalidation when its copy is older than its TTL).
+  virtual void Read(const db::RepoRecord& repo) = 0;
+};
+
 class RepoService {
  public:
   // `repos_root` holds {models,datasets,spaces}/<ns>/<name>.git (DESIGN.md §Data dir).
@@ -108,6 +124,9 @@ class RepoService {
   // they must not block long (the dataset viewer only queues a job).
   using PushListener = std::function<void(const RepoHandle& repo, const std::string& head)>;
   void AddPushListener(PushListener listener);
+  // Where Open looks for repos it does not hold (a pull-through cache). Set before
+  // serving; null: nowhere.
+  void SetMissingRepos(MissingRepos* missing) { missing_ = missing; }
 
   // Directory of the bare repository of `id`.
   std::string GitPath(const RepoId& id) const;
@@ -135,6 +154,7 @@ class RepoService {
   db::ChangeFeed* changes_;
   std::unique_ptr<Cache> cache_;
   std::vector<PushListener> push_listeners_;
+  MissingRepos* missing_ = nullptr;
 };
 
 }  // namespace hangar::services

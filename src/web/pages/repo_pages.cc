@@ -251,9 +251,9 @@ std::string SshCloneUrl(const config::SshConfig& ssh, std::string_view base_url,
 }
 
 // A pull mirror's banner: its upstream (password as ***), its last sync and its error.
-Data MirrorState(const db::MirrorRecord& m) {
+Data MirrorState(const db::MirrorRecord& m, Access access) {
   Data d;
-  d.set("url", services::RedactImportSource(m.url));
+  d.set("url", services::MirrorService::ShownUrl(m, access));
   if (m.last_success_at) d.set("synced", Ago(*m.last_success_at));
   if (!m.last_error.empty()) {
     d.set("error", m.last_error);
@@ -275,7 +275,7 @@ Result<http::Response> RepoHome(WebDeps& deps, PageContext& ctx, http::Request& 
   }
   if (repo.record.is_mirror && deps.mirrors != nullptr) {
     HANGAR_ASSIGN_OR_RETURN(auto pull, deps.mirrors->PullOf(repo.record.id));
-    if (pull) data.set("mirror", MirrorState(*pull));
+    if (pull) data.set("mirror", MirrorState(*pull, repo.access));
   }
   auto commit = deps.content.ResolveRevision(repo, rev);
   if (!commit) {
