@@ -504,6 +504,10 @@ void App::OpenMirrors() {
         mirrors->AfterPush(repo);
       });
   if (upstream_options.urls.empty()) return;
+  upstream_options.is_local_namespace = [users = stores_.users.get()](const std::string& ns) {
+    auto kind = users->GetNamespaceKind(ns);
+    return !kind || *kind != db::NamespaceKind::None;  // in doubt, the name is the hub's
+  };
   upstream_ = std::make_unique<services::UpstreamCache>(*mirrors_, std::move(upstream_options));
   repos_->SetMissingRepos(upstream_.get());
   content_->SetMissingBlobs(upstream_.get());

@@ -40,6 +40,10 @@ MODEL_HEAD="$HEAD_SHA"
 W_SHA="$(sha_of "$T/model/weights.bin")" BIG_SHA="$(sha_of "$T/model/big.bin")"
 must_create "$ALICE" hidden alice model true
 must_create "$ALICE" secret-model alice model false
+# A repo upstream in a namespace that is a local user's downstream.
+new_user bob --email bob@upstream.example
+UP_BOB="$(new_token bob --name up --role write)"
+must_create "$UP_BOB" upstream-only bob model false
 
 section "the downstream hub, its upstream the first (TTL 3 s, a deny rule)"
 DDATA="$T/down"
@@ -127,6 +131,8 @@ check_hf_error "a denied repo -> 403" 403 '?'
 check_match "…saying the rule" "upstream.*deny" "$(hdr X-Error-Message)"
 req GET "$D/api/models/alice/hidden"
 check_hf_error "a private upstream repo -> 404 (the upstream does not show it)" 404 RepoNotFound
+req GET "$D/api/models/bob/upstream-only"
+check_hf_error "a local user's namespace is never filled from upstream -> 404" 404 RepoNotFound
 # The same downstream again, with a 1 MiB cap on what it fetches.
 stop_server || die "stopping the downstream" "$SERVER_RC"
 launch_server env HANGAR_UPSTREAM_URL="$UP_BASE" HANGAR_UPSTREAM_TTL_S=3 \

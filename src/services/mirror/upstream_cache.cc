@@ -97,6 +97,7 @@ Result<bool> UpstreamCache::Materialize(const Principal&, const RepoId& id) {
                      path + " is not served from the upstream hub (denied by [upstream] deny)");
   }
   if (!options_.allow.empty() && !Matches(options_.allow, path)) return false;
+  if (options_.is_local_namespace && options_.is_local_namespace(id.ns)) return false;
   {
     std::lock_guard lock(mu_);
     auto it = absent_until_.find(path);

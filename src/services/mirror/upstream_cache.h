@@ -46,7 +46,10 @@ struct UpstreamOptions {
   int64_t negative_ttl_s = 60;  // a repo the upstreams do not have is not asked for again
   uint64_t max_file_bytes = 0;  // larger LFS files are refused (PayloadTooLarge); 0 = none
   std::chrono::milliseconds timeout{15'000};  // one metadata request to an upstream
-  std::function<int64_t()> now_unix;          // defaults to NowUnix
+  // Whether `ns` is a user or org of this hub: its names are the hub's own, never brought
+  // from an upstream (no shadowing, no name taken from under a local user). Unset: none.
+  std::function<bool(const std::string& ns)> is_local_namespace;
+  std::function<int64_t()> now_unix;  // defaults to NowUnix
 };
 
 // Thread-safe; one per process, installed with RepoService::SetMissingRepos and the
@@ -55,7 +58,8 @@ class UpstreamCache final : public MissingRepos, public MissingBlobs {
  public:
   UpstreamCache(MirrorService& mirrors, UpstreamOptions options);
 
-  // MissingRepos: brings repo `id` from the first upstream that has it. Errors: Forbidden
+  // MissingRepos: brings repo `id` from the first upstream that has it; never one in a
+  // local user's or org's namespace (false: RepoNotFound). Errors: Forbidden
   // (a deny rule), GatedRepo (private or gated upstream), Unavailable (no upstream has
   // answered and one could not be reached: "… is not cached and the upstream … is
   // unreachable"), those of MirrorService::CreatePull.
