@@ -188,6 +188,7 @@ services::UpstreamOptions UpstreamOptionsFrom(const config::Config& c) {
   o.ttl_s = c.upstream.ttl_s;
   o.negative_ttl_s = c.upstream.negative_ttl_s;
   o.max_file_bytes = static_cast<uint64_t>(c.upstream.max_file_bytes);
+  o.max_waiting = c.upstream.max_waiting;
   return o;
 }
 
@@ -510,6 +511,9 @@ void App::OpenMirrors() {
   };
   upstream_ = std::make_unique<services::UpstreamCache>(*mirrors_, std::move(upstream_options));
   repos_->SetMissingRepos(upstream_.get());
+  mirrors_->SetCacheCheck([cache = upstream_.get()](const RepoId& id, const std::string& url) {
+    return cache->StillPublic(id, url);
+  });
   content_->SetMissingBlobs(upstream_.get());
   lfs_->SetMissingBlobs(upstream_.get());
 }

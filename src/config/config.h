@@ -192,6 +192,7 @@ struct UpstreamConfig {
   int ttl_s = 300;             // a cached repo read after this is revalidated
   int negative_ttl_s = 60;     // a repo no upstream has is not asked for again this long
   int64_t max_file_bytes = 0;  // larger files are not cached (refused); 0 = no limit
+  int max_waiting = 4;         // requests waiting for the upstream at once; more get 503
 };
 
 // [oci] (docs/oci.md): the registry at /v2/

@@ -526,6 +526,9 @@ std::vector<KeyDef> UpstreamKeys() {
       IntKey(
           "upstream", "max_file_bytes", 0, int64_t{1} << 50,
           [](Config & c) -> auto& { return c.upstream.max_file_bytes; }, /*bytes=*/true),
+      IntKey(
+          "upstream", "max_waiting", 1, 4096,
+          [](Config & c) -> auto& { return c.upstream.max_waiting; }),
   };
 }
 

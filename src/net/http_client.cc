@@ -118,7 +118,7 @@ Result<void> Setup(CURL* easy, const HttpRequest& req, Transfer& t) {
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, t.errbuf);
   curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, HeaderCallback);
   curl_easy_setopt(easy, CURLOPT_HEADERDATA, &t);
-  curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, std::max(1L, req.low_speed_bytes));
   // A stream's own stall bound may be longer than the low-speed abort: it then governs.
   long low_speed_s = static_cast<long>(kLowSpeedAbort.count());
   if (req.stall_timeout.count() > 0)

@@ -49,6 +49,9 @@ struct HttpRequest {
   // "host:port:addr[,addr…]": a request pinned to addresses checked beforehand
   // (services::ResolveChecked) cannot be sent elsewhere by a second lookup.
   std::vector<std::string> resolve;
+  // A transfer slower than this many bytes/s for kLowSpeedAbort (or stall_timeout) is
+  // aborted: a peer that trickles bytes cannot hold a caller.
+  long low_speed_bytes = 1;
   // libcurl's buffers for this request, in bytes: the receive buffer (the most a sink gets
   // per call; capped at 10 MiB) and the upload buffer (the most a body Read() is asked
   // for; capped at 2 MiB). 0 = libcurl's defaults (16 KiB, 64 KiB). Large transfers

@@ -40,6 +40,8 @@ MODEL_HEAD="$HEAD_SHA"
 W_SHA="$(sha_of "$T/model/weights.bin")" BIG_SHA="$(sha_of "$T/model/big.bin")"
 must_create "$ALICE" hidden alice model true
 must_create "$ALICE" secret-model alice model false
+must_create "$ALICE" goes-private alice model false
+must_create "$ALICE" denied-later alice model false
 # A repo upstream in a namespace that is a local user's downstream.
 new_user bob --email bob@upstream.example
 UP_BOB="$(new_token bob --name up --role write)"
@@ -50,7 +52,9 @@ DDATA="$T/down"
 mkdir -p "$DDATA"
 DATA="$DDATA" new_user bob --email bob@example.org
 BOB="$(DATA="$DDATA" new_token bob --name laptop --role write)"
-launch_server env HANGAR_UPSTREAM_URL="$UP_BASE" HANGAR_UPSTREAM_TTL_S=3 \
+# max_waiting 8: the 8 concurrent first reads below all wait for the one fetch (the default
+# of 4 would answer 503 to the others, keeping workers free for everyone else).
+launch_server env HANGAR_UPSTREAM_URL="$UP_BASE" HANGAR_UPSTREAM_TTL_S=3 HANGAR_UPSTREAM_MAX_WAITING=8 \
   HANGAR_UPSTREAM_DENY='alice/secret-*' "$HANGAR_BIN" serve --data-dir "$DDATA" \
   --listen 127.0.0.1:0 || die "the downstream did not start"
 DOWN_PID="$SERVER_PID" D="$BASE"
@@ -131,11 +135,16 @@ check_hf_error "a denied repo -> 403" 403 '?'
 check_match "…saying the rule" "upstream.*deny" "$(hdr X-Error-Message)"
 req GET "$D/api/models/alice/hidden"
 check_hf_error "a private upstream repo -> 404 (the upstream does not show it)" 404 RepoNotFound
+req GET "$D/api/models/alice/denied-later"
+check_status "alice/denied-later is cached" 200
+req GET "$D/api/models/alice/goes-private"
+check_status "alice/goes-private is cached" 200
 req GET "$D/api/models/bob/upstream-only"
 check_hf_error "a local user's namespace is never filled from upstream -> 404" 404 RepoNotFound
 # The same downstream again, with a 1 MiB cap on what it fetches.
 stop_server || die "stopping the downstream" "$SERVER_RC"
 launch_server env HANGAR_UPSTREAM_URL="$UP_BASE" HANGAR_UPSTREAM_TTL_S=3 \
+  HANGAR_UPSTREAM_DENY='alice/secret-* alice/denied-later' \
   HANGAR_UPSTREAM_MAX_FILE_BYTES=1MiB "$HANGAR_BIN" serve --data-dir "$DDATA" \
   --listen 127.0.0.1:0 || die "the downstream did not start again"
 D="$BASE"
@@ -144,6 +153,8 @@ check_hf_error "an uncached 2 MiB file over a 1 MiB cap -> 413" 413 '?'
 check_match "…saying the limit" "max_file_bytes" "$(hdr X-Error-Message)"
 req GET "$D/alice/big/resolve/main/model.bin" -o /dev/null
 check_status "a file already cached is served whatever its size" 200
+req GET "$D/api/models/alice/denied-later"
+check_hf_error "a repo cached before a deny rule named it -> 403" 403 '?'
 
 # ---------------------------------------------------------------------------------------
 section "a new branch upstream appears downstream after the TTL"
@@ -155,6 +166,15 @@ check_true "after the TTL a read brings it (within 20 s)" wait_until 20 bash -c 
   "git ls-remote '$D/alice/model' | grep -q refs/heads/feature"
 
 # ---------------------------------------------------------------------------------------
+section "a repo made private upstream is dropped at its next revalidation"
+req PUT "$UP_BASE/api/models/alice/goes-private/settings" -H "Authorization: Bearer $ALICE" \
+  -H 'Content-Type: application/json' --data-binary '{"private": true}'
+check_status "made private upstream" 200
+sleep 3.2
+req GET "$D/api/models/alice/goes-private"  # after the TTL: queues the revalidation
+check_true "within 20 s the downstream no longer serves it" wait_until 20 bash -c \
+  "[[ \"\$(curl -s -o /dev/null -w '%{http_code}' '$D/api/models/alice/goes-private')\" == 404 ]]"
+
 section "offline: the upstream stopped, what was read is still served"
 kill -TERM "$UP_PID"
 for ((i = 0; i < 200; i++)); do alive "$UP_PID" || break; sleep 0.05; done

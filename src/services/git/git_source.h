@@ -45,7 +45,9 @@ std::string Scrub(std::string text, std::initializer_list<std::string_view> secr
 // environment (GIT_CONFIG_COUNT/KEY_n/VALUE_n, so that a credential in an extra header is
 // never on a command line `ps` shows) and the ssh command.
 struct GitRemoteSettings {
-  std::vector<std::pair<std::string, std::string>> config;
+  // A transfer under 1 KiB/s for a minute is aborted (a remote that trickles bytes).
+  std::vector<std::pair<std::string, std::string>> config = {{"http.lowSpeedLimit", "1024"},
+                                                             {"http.lowSpeedTime", "60"}};
   std::string ssh_command = "ssh -o BatchMode=yes";
   // Sets them on `cmd`.
   void ApplyTo(git::Command& cmd) const;

@@ -248,10 +248,12 @@ Result<db::RepoRecord> ImportService::Import(const Principal& who, const ImportR
   // Git enforces the transport list itself too (redirects, rewritten URLs, submodules).
   git::Command clone("clone");
   GitRemoteSettings remote;
-  // A cache's upstream is the operator's own choice ([upstream] url), any address.
+  // A cache's upstream is the operator's own choice ([upstream] url), any address; but
+  // git stays on it (no redirect elsewhere, where its credential would go too).
   if (!req.allow_local && !req.for_cache && source.kind == ImportSource::Kind::Url) {
     HANGAR_TRY(PinToCheckedHost(options_.private_hosts, source, remote));
   }
+  if (req.for_cache) remote.config.emplace_back("http.followRedirects", "false");
   if (!req.bearer.empty()) HANGAR_TRY(AddBearer(req.bearer, remote));
   remote.ApplyTo(clone);
   const std::string shown = RedactImportSource(req.source);

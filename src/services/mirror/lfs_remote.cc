@@ -27,6 +27,8 @@ constexpr size_t kBatchSize = 100;
 constexpr size_t kMaxBatchResponse = 16 << 20;
 constexpr size_t kChunk = 1 << 20;
 constexpr std::string_view kLfsJson = "application/vnd.git-lfs+json";
+// A download or upload slower than this (bytes/s) for a minute is aborted.
+constexpr long kMinBytesPerS = 1024;
 
 Error Malformed(std::string what) {
   return MakeError(ErrorCode::BadRequest, "malformed LFS batch response: " + std::move(what));
@@ -85,11 +87,10 @@ Error RemoteError(std::string_view what, long status, std::string_view body) {
     if (const json::value* m = v.get_object().if_contains("message"); m && m->is_string())
       message = std::string(m->get_string());
   }
-  ErrorCode code = status == 401   ? ErrorCode::Unauthorized
-                   : status == 403 ? ErrorCode::Forbidden
-                                   : ErrorCode::BadGateway;
-  return MakeError(code, std::string(what) + " answered " + std::to_string(status) +
-                             (message.empty() ? "" : ": " + message.substr(0, 300)));
+  // The remote's refusal is no verdict on our caller's credentials: always 502.
+  return MakeError(ErrorCode::BadGateway,
+                   std::string(what) + " answered " + std::to_string(status) +
+                       (message.empty() ? "" : ": " + message.substr(0, 300)));
 }
 
 // Writes the bytes of `source` into `blobs` as `p`, verified by sha256 and size, checking
@@ -109,8 +110,12 @@ Result<void> Store(ByteSource& source, const git::Pointer& p, storage::BlobStore
     return writer->Commit();
   }();
   if (!stored) {
-    return MakeError(stored.error().code,
-                     "LFS object " + p.oid.Hex() + ": " + stored.error().message);
+    // Bytes that do not match the pointer are the remote's fault.
+    const ErrorCode code = stored.error().code == ErrorCode::DigestInvalid ||
+                                   stored.error().code == ErrorCode::SizeInvalid
+                               ? ErrorCode::BadGateway
+                               : stored.error().code;
+    return MakeError(code, "LFS object " + p.oid.Hex() + ": " + stored.error().message);
   }
   return {};
 }
@@ -293,7 +298,9 @@ Result<std::vector<LfsBatchObject>> LfsRemote::Batch(std::string_view operation,
   };
   HANGAR_ASSIGN_OR_RETURN(net::HttpResponse res, client.Perform(req, &sink));
   if (res.status != 200) return RemoteError("the LFS batch API", res.status, received);
-  return ParseLfsBatchResponse(received);
+  auto parsed = ParseLfsBatchResponse(received);
+  if (!parsed) return MakeError(ErrorCode::BadGateway, parsed.error().message);
+  return parsed;
 }
 
 Result<void> LfsRemote::Fetch(const std::vector<git::Pointer>& pointers,
@@ -308,7 +315,7 @@ Result<void> LfsRemote::Fetch(const std::vector<git::Pointer>& pointers,
       HANGAR_TRY(CheckTime());
       auto fd = OpenNoFollow(options_.local_git_dir, LocalPath(p.oid), /*create=*/false);
       if (!fd) {
-        return MakeError(ErrorCode::BadRequest, "the upstream lacks LFS object " + p.oid.Hex() +
+        return MakeError(ErrorCode::BadGateway, "the upstream lacks LFS object " + p.oid.Hex() +
                                                     " (" + std::to_string(p.size) +
                                                     " bytes): " + fd.error().message);
       }
@@ -329,7 +336,7 @@ Result<void> LfsRemote::Fetch(const std::vector<git::Pointer>& pointers,
         std::string why = it == answered.end() ? "it was not in the answer"
                           : !it->error.empty() ? it->error
                                                : "no download action";
-        return MakeError(ErrorCode::BadRequest,
+        return MakeError(ErrorCode::BadGateway,
                          "the upstream cannot give LFS object " + p.oid.Hex() + ": " + why);
       }
       HANGAR_TRY(CheckTime());
@@ -341,6 +348,7 @@ Result<void> LfsRemote::Fetch(const std::vector<git::Pointer>& pointers,
       get.stall_timeout =
           std::min<std::chrono::milliseconds>(std::chrono::seconds(60), get.timeout);
       get.buffer_bytes = kChunk;
+      get.low_speed_bytes = kMinBytesPerS;
       HANGAR_ASSIGN_OR_RETURN(auto stream, net::HttpStream::Open(get));
       if (stream->Status() != 200) {
         return RemoteError("the download of LFS object " + p.oid.Hex(), stream->Status(), "");
@@ -394,6 +402,7 @@ Result<void> LfsRemote::Send(const std::vector<git::Pointer>& pointers, storage:
       put.body = source.get();
       put.buffer_bytes = kChunk;
       put.timeout = Remaining();
+      put.low_speed_bytes = kMinBytesPerS;
       HANGAR_TRY(Pin(options_.private_hosts, put));
       net::HttpClient client;
       HANGAR_ASSIGN_OR_RETURN(auto res, client.Perform(put));

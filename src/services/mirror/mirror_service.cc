@@ -417,11 +417,27 @@ void MirrorService::AfterPush(const RepoHandle& repo) {
   }
 }
 
+Principal MirrorActor() {
+  Principal p = Principal::Hub();
+  p.role = TokenRole::Write;
+  p.token_name = "mirrors";
+  return p;
+}
+
 Result<void> MirrorService::Pull(int64_t repo_id, std::stop_token stop) {
   HANGAR_ASSIGN_OR_RETURN(auto pull, PullOf(repo_id));
   if (!pull) return {};  // no longer a mirror
   auto rec = repos_.FindById(repo_id);
   if (!rec) return rec.error().code == ErrorCode::RepoNotFound ? Result<void>() : rec.error();
+  if (pull->lazy_lfs && cache_check_) {
+    auto still = cache_check_(rec->Id(), pull->url);
+    if (still && !*still) {
+      // Private, gated or gone upstream: the cache forgets it (the next read asks again).
+      Log("mirrors")->info("{}: no longer public on its upstream hub; dropped from the cache",
+                           rec->Id().UrlPath());
+      return repos_.Delete(MirrorActor(), rec->Id());
+    }
+  }
   HANGAR_ASSIGN_OR_RETURN(SyncSlot slot, SyncSlot::Take(running_, options_.max_syncs));
   RepoHandle repo{*rec, repos_.GitPath(rec->Id()), Access::Admin};
   auto lock = FileLock::TryTake(repo.git_path + "/" + kLockFile, "a sync");
@@ -514,7 +530,8 @@ Result<void> MirrorService::SyncPull(const db::MirrorRecord& m, const RepoHandle
 Result<void> MirrorService::FetchObject(int64_t repo_id, const Sha256& oid, uint64_t size) {
   HANGAR_ASSIGN_OR_RETURN(auto pull, PullOf(repo_id));
   if (!pull || !pull->lazy_lfs) {
-    return MakeError(ErrorCode::NotFound, "repo " + std::to_string(repo_id) + " is no cache");
+    return MakeError(ErrorCode::NotFound,
+                     "the file's repo is no longer a cache of an upstream hub");
   }
   HANGAR_ASSIGN_OR_RETURN(Remote remote, CheckRemote(pull->url, pull->credential));
   remote.lfs.deadline = Clock::now() + options_.timeout;

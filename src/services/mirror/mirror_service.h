@@ -58,6 +58,10 @@ struct MirrorOptions {
   std::function<int64_t()> now_unix;  // defaults to NowUnix
 };
 
+// The hub acting for its mirrors and its cache (site admin, may write): it makes a cache's
+// repos in the upstream's namespaces and drops them.
+Principal MirrorActor();
+
 // A new pull mirror: the repo to create and where it mirrors from.
 struct PullMirrorRequest {
   RepoId id;
@@ -122,6 +126,12 @@ class MirrorService {
   // from its upstream into the blob store (LfsRemote::Fetch), under options.timeout.
   // Errors: NotFound (no lazy mirror), those of LfsRemote::Fetch.
   Result<void> FetchObject(int64_t repo_id, const Sha256& oid, uint64_t size);
+  // How a cache's repo is revalidated (UpstreamCache::StillPublic): before each sync of a
+  // lazy mirror, `check(id, url)` says whether the upstream still shows the repo publicly;
+  // false drops the repo (a cached file is never served once the upstream refuses it);
+  // an error (no answer) leaves it to the sync. Set before serving.
+  using CacheCheck = std::function<Result<bool>(const RepoId& id, const std::string& url)>;
+  void SetCacheCheck(CacheCheck check) { cache_check_ = std::move(check); }
   // Queues a "mirror.pull" of repo `repo_id` now (a queued one absorbs it); failures are
   // logged.
   void QueuePull(int64_t repo_id) { Queue(kMirrorPullJob, repo_id); }
@@ -146,6 +156,7 @@ class MirrorService {
   ImportService& imports_;
   MirrorOptions options_;
   std::atomic<int> running_{0};
+  CacheCheck cache_check_;
 };
 
 }  // namespace hangar::services

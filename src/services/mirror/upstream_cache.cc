@@ -15,19 +15,14 @@ namespace json = boost::json;
 
 namespace {
 
+// Hub names are case-insensitive (the public hub's are): "Meta/x" is "meta/x" to a rule.
 bool Matches(const std::vector<std::string>& patterns, const std::string& path) {
   return std::any_of(patterns.begin(), patterns.end(), [&](const std::string& p) {
-    return ::fnmatch(p.c_str(), path.c_str(), 0) == 0;
+    return ::fnmatch(p.c_str(), path.c_str(), FNM_CASEFOLD) == 0;
   });
 }
 
-// The hub acting for the cache: it makes repos in the upstream's namespaces.
-Principal CacheActor() {
-  Principal p = Principal::Hub();
-  p.role = TokenRole::Write;
-  p.token_name = "upstream cache";
-  return p;
-}
+constexpr size_t kMaxRepoInfo = 1 << 20;
 
 // Runs `work` once for all callers that ask for `key` while it runs; each gets its result.
 template <typename T, typename Work>
@@ -68,25 +63,37 @@ Result<UpstreamCache::Answer> UpstreamCache::Ask(const std::string& base, const 
   req.headers.emplace_back("Accept", "application/json");
   if (!options_.token.empty())
     req.headers.emplace_back("Authorization", "Bearer " + options_.token);
+  req.low_speed_bytes = 1024;
   net::HttpClient client;
-  HANGAR_ASSIGN_OR_RETURN(net::HttpResponse res, client.Perform(req));
+  std::string body;
+  net::BodySink sink = [&body](std::span<const char> data) -> Result<void> {
+    if (body.size() + data.size() > kMaxRepoInfo)
+      return MakeError(ErrorCode::BadGateway, "the upstream's repo info is over 1 MiB");
+    body.append(data.data(), data.size());
+    return {};
+  };
+  HANGAR_ASSIGN_OR_RETURN(net::HttpResponse res, client.Perform(req, &sink));
   if (res.status == 401 || res.status == 403 || res.status == 404) return Answer::Absent;
   if (res.status != 200) {
     return MakeError(ErrorCode::BadGateway,
                      "the upstream " + base + " answered " + std::to_string(res.status));
   }
   boost::system::error_code ec;
-  json::value info = json::parse(res.body, ec);
+  json::value info = json::parse(body, ec);
   if (ec || !info.is_object()) {
     return MakeError(ErrorCode::BadGateway, "the upstream " + base + " sent no repo info");
   }
   const json::object& o = info.get_object();
+  // The repo asked for, exactly (not a case variant the upstream also answers for).
+  const json::value* name = o.if_contains("id");
+  if (name == nullptr || !name->is_string() || name->get_string() != id.Id()) return Answer::Absent;
+  // Public only when the upstream says so plainly: anything else is refused (fail closed).
   const json::value* priv = o.if_contains("private");
   const json::value* gated = o.if_contains("gated");
-  const bool refused =
-      (priv != nullptr && priv->is_bool() && priv->get_bool()) ||
-      (gated != nullptr && !(gated->is_bool() && !gated->get_bool()) && !gated->is_null());
-  return refused ? Answer::Refused : Answer::Public;
+  const bool is_public =
+      priv != nullptr && priv->is_bool() && !priv->get_bool() &&
+      (gated == nullptr || gated->is_null() || (gated->is_bool() && !gated->get_bool()));
+  return is_public ? Answer::Public : Answer::Refused;
 }
 
 Result<bool> UpstreamCache::Materialize(const Principal&, const RepoId& id) {
@@ -106,7 +113,30 @@ Result<bool> UpstreamCache::Materialize(const Principal&, const RepoId& id) {
       absent_until_.erase(it);
     }
   }
+  HANGAR_ASSIGN_OR_RETURN(auto waiting, Wait());
   return Once<bool>(mu_, repo_flights_, path, [&] { return Bring(id); });
+}
+
+Result<std::shared_ptr<void>> UpstreamCache::Wait() {
+  std::lock_guard lock(mu_);
+  if (waiting_ >= options_.max_waiting) {
+    return MakeError(ErrorCode::Unavailable,
+                     "the cache is busy fetching from its upstream hub; retry shortly");
+  }
+  ++waiting_;
+  return std::shared_ptr<void>(nullptr, [this](void*) {
+    std::lock_guard lock(mu_);
+    --waiting_;
+  });
+}
+
+Result<bool> UpstreamCache::StillPublic(const RepoId& id, const std::string& mirror_url) {
+  for (const auto& base : options_.urls) {
+    if (mirror_url != base + "/" + id.UrlPath()) continue;
+    HANGAR_ASSIGN_OR_RETURN(Answer answer, Ask(base, id));
+    return answer == Answer::Public;
+  }
+  return false;  // its upstream is no longer configured
 }
 
 Result<bool> UpstreamCache::Bring(const RepoId& id) {
@@ -129,11 +159,15 @@ Result<bool> UpstreamCache::Bring(const RepoId& id) {
     req.credential = options_.token;
     req.interval_s = options_.ttl_s;
     req.for_cache = true;
-    auto made = mirrors_.CreatePull(CacheActor(), req);
+    auto made = mirrors_.CreatePull(MirrorActor(), req);
     if (!made) {
       // Another process brought it meanwhile.
       if (made.error().code == ErrorCode::Conflict) return true;
-      return std::move(made).error();
+      // Not asked again at every read (a clone that fails costs the upstream each time).
+      std::lock_guard lock(mu_);
+      absent_until_[path] = Now() + options_.negative_ttl_s;
+      return MakeError(ErrorCode::BadGateway,
+                       path + " could not be brought from " + base + ": " + made.error().message);
     }
     const int64_t repo_id = made->first.id;
     {
@@ -169,17 +203,23 @@ Result<UpstreamCache::Known> UpstreamCache::Learn(int64_t repo_id) {
   return known_.emplace(repo_id, known).first->second;
 }
 
-void UpstreamCache::Read(const db::RepoRecord& repo) {
+Result<void> UpstreamCache::Read(const db::RepoRecord& repo) {
   auto known = Learn(repo.id);
-  if (!known || !known->cache) return;
+  if (!known || !known->cache) return {};
+  const std::string path = repo.Id().UrlPath();
+  if (Matches(options_.deny, path)) {
+    return MakeError(ErrorCode::Forbidden,
+                     path + " is not served from the upstream hub (denied by [upstream] deny)");
+  }
   const int64_t now = Now();
   {
     std::lock_guard lock(mu_);
     Known& k = known_[repo.id];
-    if (now < k.fresh_until) return;
+    if (now < k.fresh_until) return {};
     k.fresh_until = now + options_.ttl_s;  // one revalidation per TTL
   }
   mirrors_.QueuePull(repo.id);
+  return {};
 }
 
 bool UpstreamCache::Fills(int64_t repo_id) {
@@ -194,8 +234,14 @@ Result<void> UpstreamCache::Fill(int64_t repo_id, const Sha256& oid, uint64_t si
                                                      std::to_string(options_.max_file_bytes) +
                                                      " ([upstream] max_file_bytes)");
   }
-  return Once<void>(mu_, blob_flights_, oid.Hex(),
-                    [&] { return mirrors_.FetchObject(repo_id, oid, size); });
+  HANGAR_ASSIGN_OR_RETURN(auto waiting, Wait());
+  auto filled = Once<void>(mu_, blob_flights_, std::to_string(repo_id) + ":" + oid.Hex(),
+                           [&] { return mirrors_.FetchObject(repo_id, oid, size); });
+  if (!filled && filled.error().code == ErrorCode::NotFound) {
+    std::lock_guard lock(mu_);
+    known_.erase(repo_id);  // no longer a cache's repo (its mirror was removed)
+  }
+  return filled;
 }
 
 }  // namespace hangar::services

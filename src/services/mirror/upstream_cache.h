@@ -46,6 +46,10 @@ struct UpstreamOptions {
   int64_t negative_ttl_s = 60;  // a repo the upstreams do not have is not asked for again
   uint64_t max_file_bytes = 0;  // larger LFS files are refused (PayloadTooLarge); 0 = none
   std::chrono::milliseconds timeout{15'000};  // one metadata request to an upstream
+  // Requests waiting at once for the cache (a first read of a repo or of a file, the
+  // first one fetching, the others waiting for it); more are refused (Unavailable: retry)
+  // so that a slow upstream never holds every worker of the server.
+  int max_waiting = 4;
   // Whether `ns` is a user or org of this hub: its names are the hub's own, never brought
   // from an upstream (no shadowing, no name taken from under a local user). Unset: none.
   std::function<bool(const std::string& ns)> is_local_namespace;
@@ -64,8 +68,16 @@ class UpstreamCache final : public MissingRepos, public MissingBlobs {
   // answered and one could not be reached: "… is not cached and the upstream … is
   // unreachable"), those of MirrorService::CreatePull.
   Result<bool> Materialize(const Principal& who, const RepoId& id) override;
-  // MissingRepos: queues a revalidation of a cached repo read after its TTL.
-  void Read(const db::RepoRecord& repo) override;
+  // MissingRepos: queues a revalidation of a cached repo read after its TTL. Errors:
+  // Forbidden for a cached repo a deny rule names now.
+  Result<void> Read(const db::RepoRecord& repo) override;
+  // MissingRepos: whether `repo_id` is a cached repo.
+  bool Caches(int64_t repo_id) override { return Fills(repo_id); }
+  // What the upstream `mirror_url` (a cached repo's) says of `id` now: true while it is
+  // public there, false once it is private, gated or gone (the cache then drops its copy:
+  // MirrorService's revalidation). Errors: Unavailable/BadGateway (no answer: the copy
+  // stays, offline).
+  Result<bool> StillPublic(const RepoId& id, const std::string& mirror_url);
   // MissingBlobs: whether `repo_id` is a cached repo.
   bool Fills(int64_t repo_id) override;
   // MissingBlobs: fetches the object once for all concurrent callers. Errors:
@@ -76,6 +88,9 @@ class UpstreamCache final : public MissingRepos, public MissingBlobs {
   // What one upstream says of a repo.
   enum class Answer { Public, Refused, Absent };
   Result<Answer> Ask(const std::string& base, const RepoId& id);
+  // Takes one of max_waiting for the caller's wait; released by the returned guard.
+  // Errors: Unavailable when all are taken.
+  Result<std::shared_ptr<void>> Wait();
   Result<bool> Bring(const RepoId& id);
   int64_t Now() const;
   struct Known {
@@ -93,6 +108,7 @@ class UpstreamCache final : public MissingRepos, public MissingBlobs {
   std::map<std::string, std::shared_future<Result<void>>> blob_flights_;
   std::map<std::string, int64_t> absent_until_;  // negative answers, unix s
   std::unordered_map<int64_t, Known> known_;     // by repo id
+  int waiting_ = 0;                              // guarded by mu_: see max_waiting
 };
 
 }  // namespace hangar::services

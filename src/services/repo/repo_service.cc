@@ -84,6 +84,11 @@ Access RepoService::AccessTo(const Principal& who, const db::RepoRecord& rec) {
   }
   Access access = access_.NamespaceAccess(who, rec.ns);
   if (!rec.is_private && access < Access::Read) access = Access::Read;
+  // A cache's repo belongs to no local namespace, even one claimed later under its name.
+  if (rec.is_mirror && !who.is_admin && access > Access::Read && missing_ != nullptr &&
+      missing_->Caches(rec.id)) {
+    access = Access::Read;
+  }
   return access;
 }
 
@@ -132,7 +137,7 @@ Result<RepoHandle> RepoService::Open(const Principal& who, const RepoId& id, Acc
                                                " is a mirror of another repository and is "
                                                "read-only; it changes only when it syncs");
   }
-  if (rec->is_mirror && missing_ != nullptr) missing_->Read(*rec);
+  if (rec->is_mirror && missing_ != nullptr) HANGAR_TRY(missing_->Read(*rec));
   return RepoHandle{std::move(*rec), GitPath(id), access};
 }
 

@@ -62,8 +62,12 @@ class MissingRepos {
   // upstream).
   virtual Result<bool> Materialize(const Principal& who, const RepoId& id) = 0;
   // Called at every successful Open of a pull mirror; must be cheap (no I/O on the hot
-  // path: a cache queues a revalidation when its copy is older than its TTL).
-  virtual void Read(const db::RepoRecord& repo) = 0;
+  // path: a cache queues a revalidation when its copy is older than its TTL). Its error is
+  // Open's answer (a cached repo its rules deny now: Forbidden).
+  virtual Result<void> Read(const db::RepoRecord& repo) = 0;
+  // Whether pull mirror `repo_id` is the cache's: only site admins administer those (the
+  // namespace is the upstream's, whoever claims its name here later).
+  virtual bool Caches(int64_t repo_id) = 0;
 };
 
 class RepoService {
