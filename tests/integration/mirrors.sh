@@ -237,6 +237,13 @@ bad_mirror "an interval of over a year" "$(jq -cn --arg u "$UP" '{name: "bad", u
 bad_mirror "an interval past 64 bits" "{\"name\":\"bad\",\"url\":\"$UP\",\"intervalSeconds\":99999999999999999999}" "intervalSeconds"
 bad_mirror "no url" '{"name":"bad"}' "url"
 bad_mirror "a credential with a line break" "$(jq -cn --arg u "$BASE/alice/src" '{name: "bad", url: $u, credential: "a\r\nX-Evil: 1"}')" "credential"
+req POST "$BASE/api/repos/mirror" "${AUTH[@]}" "${JSON[@]}" --data-binary '{"name": "bad", "url": '
+check_hf_error "malformed JSON -> 400" 400 '?'
+head -c 70000 /dev/zero | tr '\0' 'a' >"$T/big.json"
+req POST "$BASE/api/repos/mirror" "${AUTH[@]}" "${JSON[@]}" --data-binary @"$T/big.json"
+check_hf_error "a body over 64 KiB -> 413, refused from its head" 413 '?'
+req POST "$BASE/api/models/alice/m1/mirrors" "${AUTH[@]}" "${JSON[@]}" --data-binary '[1,2'
+check_hf_error "malformed JSON for a push mirror -> 400" 400 '?'
 req POST "$BASE/api/repos/mirror" "${JSON[@]}" --data-binary "$(jq -cn --arg u "$UP" '{name: "alice/bad", url: $u}')"
 check_hf_error "anonymous -> 401" 401 '?'
 req POST "$BASE/api/models/alice/m1/mirrors" "${AUTH[@]}" "${JSON[@]}" \
