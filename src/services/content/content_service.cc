@@ -86,13 +86,21 @@ Result<std::string> ContentService::RedirectUrl(const RepoHandle& repo, const En
   return blobs_.RedirectUrl(file.lfs->oid, ttl);
 }
 
+namespace {
+
+Error NotUploaded(const Entry& file) {
+  return MakeError(ErrorCode::EntryNotFound, "LFS object " + file.lfs->oid.Hex() + " of '" +
+                                                 file.git.path +
+                                                 "' has not been uploaded to this repo");
+}
+
+}  // namespace
+
 Result<void> ContentService::CheckLinked(const RepoHandle& repo, const Entry& file) {
   HANGAR_ASSIGN_OR_RETURN(bool linked, Linked(repo, file));
   // An object a cache brings when it is read counts as there (a HEAD does not fetch it).
   if (linked || (missing_ != nullptr && missing_->Fills(repo.record.id))) return {};
-  return MakeError(ErrorCode::EntryNotFound, "LFS object " + file.lfs->oid.Hex() + " of '" +
-                                                 file.git.path +
-                                                 "' has not been uploaded to this repo");
+  return NotUploaded(file);
 }
 
 Result<void> ContentService::EnsureLinked(const RepoHandle& repo, const Entry& file) {
@@ -103,7 +111,7 @@ Result<void> ContentService::EnsureLinked(const RepoHandle& repo, const Entry& f
     // when the store holds its bytes for another repo.
     return missing_->Fill(repo.record.id, file.lfs->oid, file.lfs->size);
   }
-  return CheckLinked(repo, file);
+  return NotUploaded(file);
 }
 
 Result<bool> ContentService::Linked(const RepoHandle& repo, const Entry& file) {
