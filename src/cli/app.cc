@@ -509,10 +509,11 @@ void App::OpenMirrors() {
     auto kind = users->GetNamespaceKind(ns);
     return !kind || *kind != db::NamespaceKind::None;  // in doubt, the name is the hub's
   };
-  upstream_ = std::make_unique<services::UpstreamCache>(*mirrors_, std::move(upstream_options));
+  upstream_ = std::make_unique<services::UpstreamCache>(*mirrors_, *stores_.mirrors,
+                                                        std::move(upstream_options));
   repos_->SetMissingRepos(upstream_.get());
-  mirrors_->SetCacheCheck([cache = upstream_.get()](const RepoId& id, const std::string& url) {
-    return cache->StillPublic(id, url);
+  mirrors_->SetCacheCheck([cache = upstream_.get()](const RepoId& id, const db::MirrorRecord& m) {
+    return cache->StillServed(id, m);
   });
   content_->SetMissingBlobs(upstream_.get());
   lfs_->SetMissingBlobs(upstream_.get());
@@ -652,6 +653,7 @@ http::Router& App::Router() {
   api::AddUploadRoutes(r, *uploads_, config_.limits);
   api::AddSshKeyRoutes(r, *ssh_keys_);
   api::AddMirrorRoutes(r, *mirrors_);
+  api::AddUpstreamTokenRoutes(r, upstream_.get());
   api::AddLfsRoutes(r, *lfs_, config_.limits);
   api::AddGitRoutes(r, *git_);
   api::AddHfFileRoutes(r, *routes_->hf);
@@ -659,7 +661,7 @@ http::Router& App::Router() {
   routes_->web = std::make_unique<web::WebDeps>(
       web::WebDeps{*authenticator_, *access_, *sessions_, *repos_, *content_, *imports_, *accounts_,
                    config_, *routes_->page_caches, viewer_.get(), model_registry_.get(),
-                   ssh_keys_.get(), mirrors_.get()});
+                   ssh_keys_.get(), mirrors_.get(), upstream_.get()});
   web::AddWebRoutes(r, *routes_->web);
   std::vector<std::string> patterns;
   for (const auto& route : r.Routes()) patterns.push_back(route.pattern);

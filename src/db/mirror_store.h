@@ -35,6 +35,19 @@ struct MirrorRecord {
   // pull: a pull-through cache's repo (issue 18 §5): LFS objects are linked at a sync and
   // fetched when first read; the schedule leaves it alone (DuePulls skips it).
   bool lazy_lfs = false;
+  // pull, lazy_lfs: a private or gated upstream repo brought with a user's upstream token
+  // (UpstreamTokenRecord); every reader needs the upstream's own verdict, and `credential`
+  // is the token of a user the upstream let read it ("" once that token is gone).
+  bool restricted = false;
+};
+
+// A user's own token for one upstream hub of the pull-through cache (docs/upstream.md).
+struct UpstreamTokenRecord {
+  int64_t user_id = 0;
+  std::string upstream;       // the upstream's base URL, as configured ([upstream] url)
+  std::string token;          // sent to it as "Authorization: Bearer …"; never shown back
+  std::string upstream_user;  // who the upstream said the token is (its whoami), for display
+  int64_t created_at = 0;     // unix seconds
 };
 
 // Thread-safe; calls block on I/O. Errors: Internal for storage failures, plus those listed.
@@ -58,6 +71,20 @@ class MirrorStore {
                                   int64_t next_sync_at) = 0;
   // Errors: NotFound.
   virtual Result<void> Delete(int64_t id) = 0;
+  // Sets mirror `id`'s credential. Errors: NotFound.
+  virtual Result<void> SetCredential(int64_t id, std::string_view credential) = 0;
+
+  // Sets the user's token for `t.upstream` (created_at = now when 0), replacing one set
+  // before; restricted mirrors that fetched with the replaced token fetch with the new one.
+  virtual Result<void> PutUpstreamToken(const UpstreamTokenRecord& t) = 0;
+  // The user's token for `upstream`, if set.
+  virtual Result<std::optional<UpstreamTokenRecord>> GetUpstreamToken(
+      int64_t user_id, std::string_view upstream) = 0;
+  // The user's tokens, by upstream.
+  virtual Result<std::vector<UpstreamTokenRecord>> ListUpstreamTokens(int64_t user_id) = 0;
+  // Removes the user's token for `upstream`; restricted mirrors that fetched with it are
+  // left with none (a token taken back is not used again). Errors: NotFound.
+  virtual Result<void> DeleteUpstreamToken(int64_t user_id, std::string_view upstream) = 0;
 };
 
 }  // namespace hangar::db

@@ -58,6 +58,7 @@ void AddWebRoutes(http::Router& router, WebDeps& deps) {
   AddListingPages(router, deps);
   AddAccountPages(router, deps);
   AddKeyPages(router, deps);
+  AddUpstreamTokenPages(router, deps);
   AddViewerPages(router, deps);
   AddRegistryPages(router, deps);
   for (RepoType type : {RepoType::Dataset, RepoType::Space, RepoType::Model}) {

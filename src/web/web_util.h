@@ -31,6 +31,7 @@ namespace hangar::services {
 class RegistryService;  // services/registry/registry_service.h
 class SshKeyService;    // services/git/ssh_keys.h
 class MirrorService;    // services/mirror/mirror_service.h
+class UpstreamCache;    // services/mirror/upstream_cache.h
 }  // namespace hangar::services
 namespace hangar::services::viewer {
 class ViewerService;  // services/viewer/viewer_service.h
@@ -73,6 +74,7 @@ struct WebDeps {
   services::RegistryService* registry = nullptr;      // the model registry's pages
   services::SshKeyService* ssh_keys = nullptr;        // SSH keys and deploy keys' pages
   services::MirrorService* mirrors = nullptr;         // a mirror's state on its repo page
+  services::UpstreamCache* upstream = nullptr;        // null: no pull-through cache
 };
 
 // Who is browsing, as established from the request.

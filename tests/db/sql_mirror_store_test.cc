@@ -132,6 +132,52 @@ TEST_P(MirrorStoreTest, ReposCarryTheMirrorMark) {
   EXPECT_EQ(repos().SetMirror(9999999, true).error().code, ErrorCode::RepoNotFound);
 }
 
+TEST_P(MirrorStoreTest, UpstreamTokensAndTheRestrictedMirrorsThatUseThem) {
+  const int64_t ann = users().FindUserByName("ann").value().id;
+  UserRecord bob;
+  bob.name = "bob";
+  const int64_t bob_id = users().CreateUser(bob).value().id;
+  const std::string hub = "https://upstream.example";
+  EXPECT_FALSE(mirrors().GetUpstreamToken(ann, hub).value());
+  ASSERT_TRUE(mirrors().PutUpstreamToken({ann, hub, "hf_ann1", "ann-up", 0}).has_value());
+  ASSERT_TRUE(mirrors().PutUpstreamToken({bob_id, hub, "hf_bob", "", 5}).has_value());
+  ASSERT_TRUE(mirrors().PutUpstreamToken({ann, "http://b.example", "hf_annb", "", 7}).has_value());
+  auto got = mirrors().GetUpstreamToken(ann, hub).value();
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->token, "hf_ann1");
+  EXPECT_EQ(got->upstream_user, "ann-up");
+  EXPECT_GT(got->created_at, 0);
+  auto listed = mirrors().ListUpstreamTokens(ann).value();
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0].upstream, "http://b.example");  // by upstream
+  EXPECT_EQ(listed[1].upstream, hub);
+
+  // A restricted mirror fetching with ann's token follows her replacing it, and loses it
+  // when she deletes it; an unrestricted one holding the same string is left alone.
+  MirrorRecord restricted = Pull(a_.id, 0);
+  restricted.lazy_lfs = restricted.restricted = true;
+  restricted.credential = "hf_ann1";
+  auto r = mirrors().Add(restricted).value();
+  EXPECT_TRUE(mirrors().Get(r.id).value().restricted);
+  MirrorRecord plain = Pull(b_.id, 0);
+  plain.credential = "hf_ann1";
+  auto p = mirrors().Add(plain).value();
+  EXPECT_FALSE(p.restricted);
+  ASSERT_TRUE(mirrors().PutUpstreamToken({ann, hub, "hf_ann2", "ann-up", 0}).has_value());
+  EXPECT_EQ(mirrors().Get(r.id).value().credential, "hf_ann2");
+  EXPECT_EQ(mirrors().Get(p.id).value().credential, "hf_ann1");
+  EXPECT_EQ(mirrors().GetUpstreamToken(ann, hub).value()->token, "hf_ann2");
+  ASSERT_TRUE(mirrors().DeleteUpstreamToken(ann, hub).has_value());
+  EXPECT_EQ(mirrors().Get(r.id).value().credential, "");
+  EXPECT_FALSE(mirrors().GetUpstreamToken(ann, hub).value());
+  EXPECT_EQ(mirrors().DeleteUpstreamToken(ann, hub).error().code, ErrorCode::NotFound);
+  EXPECT_EQ(mirrors().GetUpstreamToken(bob_id, hub).value()->token, "hf_bob");  // not bob's
+
+  ASSERT_TRUE(mirrors().SetCredential(r.id, "hf_bob").has_value());
+  EXPECT_EQ(mirrors().Get(r.id).value().credential, "hf_bob");
+  EXPECT_EQ(mirrors().SetCredential(9999999, "x").error().code, ErrorCode::NotFound);
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, MirrorStoreTest, testing::kEngines, testing::EngineName);
 
 }  // namespace

@@ -40,6 +40,8 @@ void AddHfApiRoutes(http::Router& r, HfDeps& d) {
     add(Method::Post, repo + "/paths-info/{rest*}", read,
         [&d, t](auto& q) { return HandlePathsInfo(d, q, t); });
     add(Method::Get, repo + "/refs", read, [&d, t](auto& q) { return HandleRefs(d, q, t); });
+    add(Method::Get, repo + "/auth-check", read,
+        [&d, t](auto& q) { return HandleAuthCheck(d, q, t); });
     add(Method::Get, repo + "/commits/{rest*}", read,
         [&d, t](auto& q) { return HandleCommits(d, q, t); });
     add(Method::Post, repo + "/preupload/{rest*}", write,

@@ -195,6 +195,14 @@ Result<http::Response> HandleListRepos(HfDeps& d, http::Request& req, RepoType t
   return res;
 }
 
+Result<http::Response> HandleAuthCheck(HfDeps& d, http::Request& req, RepoType type) {
+  // The gate opened the repo for reading already; opened again here so the handler states
+  // its own rule rather than lean on the route's.
+  HANGAR_ASSIGN_OR_RETURN(RepoId id, RepoFromParams(req, type));
+  HANGAR_TRY(d.repos.Open(req.principal, id, Access::Read));
+  return JsonResponse(json::object{});
+}
+
 Result<http::Response> HandleWhoAmI(HfDeps& d, http::Request& req) {
   HANGAR_ASSIGN_OR_RETURN(auto who, d.authenticator.WhoAmI(req.principal));
   json::array orgs;

@@ -108,7 +108,62 @@ Result<http::Response> Remove(MirrorService& mirrors, http::Request& req, RepoTy
   return res;
 }
 
+json::object UpstreamJson(const services::UpstreamTokenInfo& u) {
+  json::object o{{"url", u.upstream}, {"tokenSet", u.token_set}};
+  o["upstreamUser"] = u.token_set ? json::value(u.upstream_user) : json::value(nullptr);
+  o["setAt"] = u.token_set ? json::value(Iso8601(u.set_at)) : json::value(nullptr);
+  return o;
+}
+
+// Every upstream token route answers so when the hub has no upstream.
+Result<services::UpstreamCache*> Cache(services::UpstreamCache* cache) {
+  if (cache == nullptr) {
+    return MakeError(ErrorCode::NotFound, "this hub has no upstream hub ([upstream] url)");
+  }
+  return cache;
+}
+
+Result<http::Response> ListUpstreamTokens(services::UpstreamCache* cache, http::Request& req) {
+  HANGAR_ASSIGN_OR_RETURN(auto* c, Cache(cache));
+  HANGAR_ASSIGN_OR_RETURN(auto list, c->UserTokens(req.principal));
+  json::array out;
+  for (const auto& u : list) out.push_back(UpstreamJson(u));
+  return JsonResponse(out);
+}
+
+Result<http::Response> SetUpstreamToken(services::UpstreamCache* cache, http::Request& req) {
+  HANGAR_ASSIGN_OR_RETURN(auto* c, Cache(cache));
+  HANGAR_ASSIGN_OR_RETURN(json::object body, ReadJsonObject(req, kMaxMirrorBody));
+  HANGAR_TRY(OnlyFields(body, {"url", "token"}));
+  HANGAR_ASSIGN_OR_RETURN(std::string url, StringField(body, "url"));
+  HANGAR_ASSIGN_OR_RETURN(std::string token, StringField(body, "token"));
+  HANGAR_ASSIGN_OR_RETURN(auto set, c->SetUserToken(req.principal, url, token));
+  return JsonResponse(UpstreamJson(set));
+}
+
+Result<http::Response> DeleteUpstreamToken(services::UpstreamCache* cache, http::Request& req) {
+  HANGAR_ASSIGN_OR_RETURN(auto* c, Cache(cache));
+  HANGAR_TRY(c->DeleteUserToken(req.principal, req.Query("url").value_or("")));
+  http::Response res;
+  res.status = 204;
+  return res;
+}
+
 }  // namespace
+
+void AddUpstreamTokenRoutes(http::Router& r, services::UpstreamCache* cache) {
+  using http::ApiFamily;
+  using http::Method;
+  using http::Requirement;
+  const std::string path = "/api/settings/upstream-tokens";
+  auto small = [](http::Request& q) { return CheckDeclaredLength(q, kMaxMirrorBody); };
+  r.Add(Method::Get, path, ApiFamily::Hf, Requirement::SignedIn(),
+        [cache](http::Request& q) { return ListUpstreamTokens(cache, q); });
+  r.Add(Method::Put, path, ApiFamily::Hf, Requirement::WriteRole().Also(small),
+        [cache](http::Request& q) { return SetUpstreamToken(cache, q); });
+  r.Add(Method::Delete, path, ApiFamily::Hf, Requirement::WriteRole(),
+        [cache](http::Request& q) { return DeleteUpstreamToken(cache, q); });
+}
 
 void AddMirrorRoutes(http::Router& r, MirrorService& mirrors) {
   using http::ApiFamily;

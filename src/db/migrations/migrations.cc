@@ -481,6 +481,22 @@ constexpr const char kV16[] = R"sql(
 ALTER TABLE mirrors ADD COLUMN lazy_lfs INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+// Version 17: upstream tokens (issue 18 §5, docs/upstream.md). A user's own token for an
+// upstream hub lets the cache bring and serve that user the upstream's private and gated
+// repos; such a cached repo is `restricted`: every reader needs the upstream's own yes
+// (UpstreamCache::Read), and its mirror fetches with the token of a user who had one.
+constexpr const char kV17[] = R"sql(
+ALTER TABLE mirrors ADD COLUMN restricted INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE upstream_tokens (
+  user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  upstream TEXT NOT NULL,
+  token TEXT NOT NULL,
+  upstream_user TEXT NOT NULL DEFAULT '',
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (user_id, upstream)
+);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kV1},
     {2, kV2},
@@ -498,6 +514,7 @@ constexpr Migration kMigrations[] = {
     {14, kV14},
     {15, kV15},
     {16, kV16},
+    {17, kV17},
 };
 
 void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {

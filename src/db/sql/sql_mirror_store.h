@@ -1,5 +1,6 @@
 #pragma once
-// SqlMirrorStore: MirrorStore over a Pool (table mirrors, migration 15). Thread-safe.
+// SqlMirrorStore: MirrorStore over a Pool (tables mirrors and upstream_tokens, migrations 15–17).
+// Thread-safe.
 
 #include <memory>
 
@@ -19,6 +20,12 @@ class SqlMirrorStore : public MirrorStore {
   Result<void> RecordSync(int64_t id, int64_t now, std::string_view error,
                           int64_t next_sync_at) override;
   Result<void> Delete(int64_t id) override;
+  Result<void> SetCredential(int64_t id, std::string_view credential) override;
+  Result<void> PutUpstreamToken(const UpstreamTokenRecord& t) override;
+  Result<std::optional<UpstreamTokenRecord>> GetUpstreamToken(int64_t user_id,
+                                                              std::string_view upstream) override;
+  Result<std::vector<UpstreamTokenRecord>> ListUpstreamTokens(int64_t user_id) override;
+  Result<void> DeleteUpstreamToken(int64_t user_id, std::string_view upstream) override;
 
  private:
   std::shared_ptr<Pool> pool_;

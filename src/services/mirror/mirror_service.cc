@@ -284,7 +284,7 @@ Result<std::pair<db::RepoRecord, db::MirrorRecord>> MirrorService::CreatePull(
   in.type = req.id.type;
   in.ns = req.id.ns;
   in.name = req.id.name;
-  in.is_private = req.is_private;
+  in.is_private = req.is_private || req.restricted;
   in.bearer = req.credential;
   in.for_cache = req.for_cache;
   in.source = remote.source.kind == ImportSource::Kind::Local ? remote.source.git_arg : req.url;
@@ -300,8 +300,13 @@ Result<std::pair<db::RepoRecord, db::MirrorRecord>> MirrorService::CreatePull(
   m.created_at = Now();
   m.next_sync_at = m.created_at + interval;
   m.lazy_lfs = req.for_cache;
+  m.restricted = req.for_cache && req.restricted;
   auto added = mirrors_.Add(m);
   Result<void> marked = added ? repos_.SetMirror(repo.id, true) : Result<void>(added.error());
+  if (marked && m.restricted && !req.is_private) {
+    marked = repos_.SetPrivate(MirrorActor(), repo.Id(), false);
+    repo.is_private = false;
+  }
   if (!marked) {
     // The import succeeded but the repo cannot be a mirror: no half-made mirror stays.
     (void)repos_.Delete(who, repo.Id());
@@ -430,13 +435,20 @@ Result<void> MirrorService::Pull(int64_t repo_id, std::stop_token stop) {
   auto rec = repos_.FindById(repo_id);
   if (!rec) return rec.error().code == ErrorCode::RepoNotFound ? Result<void>() : rec.error();
   if (pull->lazy_lfs && cache_check_) {
-    auto still = cache_check_(rec->Id(), pull->url);
+    auto still = cache_check_(rec->Id(), *pull);
     if (still && !*still) {
       // Private, gated or gone upstream: the cache forgets it (the next read asks again).
       Log("mirrors")->info("{}: no longer public on its upstream hub; dropped from the cache",
                            rec->Id().UrlPath());
       return repos_.Delete(MirrorActor(), rec->Id());
     }
+  }
+  if (pull->restricted && pull->credential.empty()) {
+    // The token it fetched with was taken back: it waits, as it is, for a reader's token.
+    return mirrors_.RecordSync(pull->id, Now(),
+                               "no token of a user the upstream lets read it; the copy is kept "
+                               "until such a user reads it",
+                               Now() + pull->interval_s);
   }
   HANGAR_ASSIGN_OR_RETURN(SyncSlot slot, SyncSlot::Take(running_, options_.max_syncs));
   RepoHandle repo{*rec, repos_.GitPath(rec->Id()), Access::Admin};

@@ -74,6 +74,11 @@ struct PullMirrorRequest {
   // and fetched when first read (FetchObject), revalidated when read rather than on a
   // schedule, and no first sync queued (the cache runs it). Never set from a request.
   bool for_cache = false;
+  // With for_cache: a private or gated upstream repo brought with a user's upstream token
+  // (`credential`), whose every reader the cache admits (db::MirrorRecord::restricted). It
+  // is imported private and made public (is_private false) only once it is marked a mirror,
+  // so no reader ever finds it before the cache's rule applies.
+  bool restricted = false;
 };
 
 // A new push mirror of an existing repo.
@@ -126,11 +131,11 @@ class MirrorService {
   // from its upstream into the blob store (LfsRemote::Fetch), under options.timeout.
   // Errors: NotFound (no lazy mirror), those of LfsRemote::Fetch.
   Result<void> FetchObject(int64_t repo_id, const Sha256& oid, uint64_t size);
-  // How a cache's repo is revalidated (UpstreamCache::StillPublic): before each sync of a
-  // lazy mirror, `check(id, url)` says whether the upstream still shows the repo publicly;
-  // false drops the repo (a cached file is never served once the upstream refuses it);
-  // an error (no answer) leaves it to the sync. Set before serving.
-  using CacheCheck = std::function<Result<bool>(const RepoId& id, const std::string& url)>;
+  // How a cache's repo is revalidated (UpstreamCache::StillServed): before each sync of a
+  // lazy mirror `m`, `check(id, m)` says whether the cache may still keep the repo; false
+  // drops it (a cached file is never served once the upstream refuses it); an error (no
+  // answer) leaves it to the sync. Set before serving.
+  using CacheCheck = std::function<Result<bool>(const RepoId& id, const db::MirrorRecord& m)>;
   void SetCacheCheck(CacheCheck check) { cache_check_ = std::move(check); }
   // Queues a "mirror.pull" of repo `repo_id` now (a queued one absorbs it); failures are
   // logged.

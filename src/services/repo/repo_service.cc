@@ -82,13 +82,13 @@ Access RepoService::AccessTo(const Principal& who, const db::RepoRecord& rec) {
     if (who.repo_scope == 0) return Access::None;
     return who.role == TokenRole::Write ? Access::Write : Access::Read;
   }
+  // A cache's repo belongs to no local namespace, even one claimed later under its name;
+  // who reads it is the cache's rule (MissingRepos::Read, asked first by Open).
+  if (rec.is_mirror && missing_ != nullptr && missing_->Caches(rec.id)) {
+    return who.is_admin ? Access::Admin : Access::Read;
+  }
   Access access = access_.NamespaceAccess(who, rec.ns);
   if (!rec.is_private && access < Access::Read) access = Access::Read;
-  // A cache's repo belongs to no local namespace, even one claimed later under its name.
-  if (rec.is_mirror && !who.is_admin && access > Access::Read && missing_ != nullptr &&
-      missing_->Caches(rec.id)) {
-    access = Access::Read;
-  }
   return access;
 }
 
@@ -106,6 +106,7 @@ Result<RepoHandle> RepoService::Open(const Principal& who, const RepoId& id, Acc
     }
     return std::move(rec).error();
   }
+  if (rec->is_mirror && missing_ != nullptr) HANGAR_TRY(missing_->Read(who, *rec, needed));
   const Access access = AccessTo(who, *rec);
   if (access == Access::None) {
     return MakeError(ErrorCode::RepoNotFound, "Repository not found: " + id.UrlPath());
@@ -137,7 +138,6 @@ Result<RepoHandle> RepoService::Open(const Principal& who, const RepoId& id, Acc
                                                " is a mirror of another repository and is "
                                                "read-only; it changes only when it syncs");
   }
-  if (rec->is_mirror && missing_ != nullptr) HANGAR_TRY(missing_->Read(*rec));
   return RepoHandle{std::move(*rec), GitPath(id), access};
 }
 

@@ -61,12 +61,15 @@ class MissingRepos {
   // repo its rules deny, GatedRepo, PayloadTooLarge, Unavailable for an unreachable
   // upstream).
   virtual Result<bool> Materialize(const Principal& who, const RepoId& id) = 0;
-  // Called at every successful Open of a pull mirror; must be cheap (no I/O on the hot
-  // path: a cache queues a revalidation when its copy is older than its TTL). Its error is
-  // Open's answer (a cached repo its rules deny now: Forbidden).
-  virtual Result<void> Read(const db::RepoRecord& repo) = 0;
-  // Whether pull mirror `repo_id` is the cache's: only site admins administer those (the
-  // namespace is the upstream's, whoever claims its name here later).
+  // Called when `who` opens pull mirror `repo` at level `needed`, before any access rule;
+  // must be cheap on the hot path (a cache queues a revalidation when its copy is older
+  // than its TTL, and asks the upstream about a reader of a private or gated upstream repo
+  // at most once per TTL). Its error is Open's answer (a cached repo its rules deny now:
+  // Forbidden; a reader the upstream refuses: RepoNotFound or GatedRepo).
+  virtual Result<void> Read(const Principal& who, const db::RepoRecord& repo, Access needed) = 0;
+  // Whether pull mirror `repo_id` is the cache's: whoever Read admits reads it, and only
+  // site admins administer it (the namespace is the upstream's, whoever claims its name
+  // here later).
   virtual bool Caches(int64_t repo_id) = 0;
 };
 

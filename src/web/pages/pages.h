@@ -34,6 +34,9 @@ void AddRegistryPages(http::Router& router, WebDeps& deps);
 void AddHistoryPages(http::Router& router, WebDeps& deps, RepoType type);
 // "/settings/ssh-keys": the account's SSH keys (list, add, delete; key_pages.cc).
 void AddKeyPages(http::Router& router, WebDeps& deps);
+// "/settings/upstream-tokens": the account's tokens for the pull-through cache's upstream
+// hubs (set, replace, remove; upstream_pages.cc). NotFound when the hub has no upstream.
+void AddUpstreamTokenPages(http::Router& router, WebDeps& deps);
 // The deploy-key forms of a `type` repo's settings page: ".../settings/deploy-keys" (add)
 // and ".../settings/deploy-keys/{id}/delete" (key_pages.cc; AddRepoPages calls it).
 void AddDeployKeyPages(http::Router& router, WebDeps& deps, RepoType type);
