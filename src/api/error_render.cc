@@ -88,7 +88,12 @@ http::Response RenderError(http::ApiFamily api, const Error& e, const http::Requ
   const ErrorInfo& info = Describe(e.code);
   http::Response res;
   res.status = info.http_status;
-  if (e.code == ErrorCode::Unauthorized && api != http::ApiFamily::Oci) {
+  // A gated repo's files: 401 to an anonymous caller (sign in first), 403 to a user who
+  // may not read them yet (hf-api.md §1.10; both are the clients' GatedRepoError). git and
+  // git-lfs then ask for credentials as for any 401.
+  const bool gated_anonymous = e.code == ErrorCode::GatedRepo && req.principal.anonymous;
+  if (gated_anonymous) res.status = 401;
+  if ((e.code == ErrorCode::Unauthorized || gated_anonymous) && api != http::ApiFamily::Oci) {
     res.SetHeader("WWW-Authenticate", "Basic realm=\"Hangar\"");
   }
   switch (api) {
@@ -115,7 +120,7 @@ http::Response RenderError(http::ApiFamily api, const Error& e, const http::Requ
       break;
     }
     case http::ApiFamily::Lfs: {
-      if (e.code == ErrorCode::Unauthorized) {
+      if (e.code == ErrorCode::Unauthorized || gated_anonymous) {
         res.SetHeader("LFS-Authenticate", "Basic realm=\"Hangar\"");
       }
       if (SendsHfErrorCode(e.code)) res.SetHeader("X-Error-Code", std::string(info.name));

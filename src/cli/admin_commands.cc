@@ -186,14 +186,7 @@ Result<std::string> KeyText(const AdminFlags& f) {
 // The user `name` as a principal that may manage their keys (the admin acts for them).
 Result<Principal> UserPrincipal(App& hub, const std::string& name) {
   HANGAR_ASSIGN_OR_RETURN(auto user, hub.accounts().FindUser(name));
-  Principal p;
-  p.anonymous = false;
-  p.user_id = user.id;
-  p.name = user.name;
-  p.is_admin = user.is_admin;
-  p.role = TokenRole::Write;
-  p.token_name = "hangar admin";
-  return p;
+  return Principal::User(user.id, user.name, user.is_admin, TokenRole::Write, "hangar admin");
 }
 
 // One key as a line of `hangar admin ssh-key|deploy-key list`, tab-separated: id,

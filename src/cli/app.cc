@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "api/error_render.h"
+#include "api/gate/gate_routes.h"
 #include "api/gateway/gateway_routes.h"
 #include "api/gateway/proxy_routes.h"
 #include "api/git/git_routes.h"
@@ -273,6 +274,9 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   app->repos_ = std::make_unique<services::RepoService>(
       *app->stores_.repos, *app->access_, *app->reader_, data / "repos",
       services::RepoServiceOptions{ttl_ms, changes});
+  app->repos_->SetGates(app->stores_.gates.get());
+  app->gates_ = std::make_unique<services::GateService>(*app->repos_, *app->stores_.gates,
+                                                        *app->stores_.users);
   app->content_ = std::make_unique<services::ContentService>(
       *app->reader_, *app->blobs_, *app->stores_.lfs, ContentOptionsFrom(c, data));
   app->uploads_ = std::make_unique<services::UploadService>(
@@ -607,10 +611,16 @@ http::Router& App::Router() {
         return authenticator_->Authenticate(req.Header("authorization"));
       });
   // The router's repo gate asks the same rules the services apply again (RepoService::Open).
+  // A read there is a read of what the repo shows (OpenMetadata): a gated repo's gate is
+  // the content routes' own Open, before they read a body or send a byte.
   r.SetRepoAuthorizer([this](const Principal& who, RepoType type, std::string_view ns,
                              std::string_view name, Access needed) -> Result<void> {
     HANGAR_ASSIGN_OR_RETURN(RepoId id, RepoId::Parse(type, ns, name));
-    HANGAR_TRY(repos_->Open(who, id, needed));
+    if (needed == Access::Read) {
+      HANGAR_TRY(repos_->OpenMetadata(who, id));
+    } else {
+      HANGAR_TRY(repos_->Open(who, id, needed));
+    }
     return {};
   });
   r.SetErrorRenderer([](http::ApiFamily api, const Error& e, const http::Request& req) {
@@ -654,6 +664,7 @@ http::Router& App::Router() {
   api::AddSshKeyRoutes(r, *ssh_keys_);
   api::AddMirrorRoutes(r, *mirrors_);
   api::AddUpstreamTokenRoutes(r, upstream_.get());
+  api::AddGateRoutes(r, *gates_);
   api::AddLfsRoutes(r, *lfs_, config_.limits);
   api::AddGitRoutes(r, *git_);
   api::AddHfFileRoutes(r, *routes_->hf);
@@ -661,7 +672,7 @@ http::Router& App::Router() {
   routes_->web = std::make_unique<web::WebDeps>(
       web::WebDeps{*authenticator_, *access_, *sessions_, *repos_, *content_, *imports_, *accounts_,
                    config_, *routes_->page_caches, viewer_.get(), model_registry_.get(),
-                   ssh_keys_.get(), mirrors_.get(), upstream_.get()});
+                   ssh_keys_.get(), mirrors_.get(), upstream_.get(), gates_.get()});
   web::AddWebRoutes(r, *routes_->web);
   std::vector<std::string> patterns;
   for (const auto& route : r.Routes()) patterns.push_back(route.pattern);

@@ -69,11 +69,7 @@ int RunImport(const ImportFlags& f) {
   services::ImportService imports(*stores->repos, *stores->users, (*hub)->access(), (*hub)->repos(),
                                   options);
 
-  Principal operator_principal;  // the server's operator: a site admin
-  operator_principal.anonymous = false;
-  operator_principal.name = "hangar-cli";
-  operator_principal.is_admin = true;
-  operator_principal.role = TokenRole::Write;
+  const Principal operator_principal = Principal::Operator();
   services::ImportRequest req;
   req.source = Absolutize(f.source);
   req.type = *type;

@@ -20,20 +20,11 @@ struct MaintainFlags {
   std::string data_dir;
 };
 
-Principal Operator() {
-  Principal p;  // the server's operator: a site admin
-  p.anonymous = false;
-  p.name = "hangar-cli";
-  p.is_admin = true;
-  p.role = TokenRole::Write;
-  return p;
-}
-
 // Maintains one repo and prints "<type>/<ns>/<name>: <summary>" — or, with `queue`, queues
 // it as a job and prints "<type>/<ns>/<name>: queued as job <id>". Returns an exit status.
 int MaintainOne(App& hub, const RepoId& id, services::MaintenanceLevel level, bool queue,
                 const StopOnSignal& signals) {
-  auto handle = hub.repos().Open(Operator(), id, services::Access::Read);
+  auto handle = hub.repos().Open(Principal::Operator(), id, services::Access::Read);
   if (!handle)
     return Fail(
         MakeError(handle.error().code, "repo " + id.UrlPath() + ": " + handle.error().message));
@@ -96,7 +87,7 @@ int RunMaintain(const MaintainFlags& f) {
     q.limit = 1000;
     q.include_all_private = true;
     for (;;) {
-      auto page = hub->get()->repos().List(Operator(), q);
+      auto page = hub->get()->repos().List(Principal::Operator(), q);
       if (!page) return Fail(page.error());
       for (const auto& rec : page->items) {
         int one_rc = MaintainOne(**hub, rec.Id(), level, f.queue, signals);

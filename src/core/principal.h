@@ -37,6 +37,26 @@ struct Principal {
 
   bool CanWrite() const { return !anonymous && role == TokenRole::Write; }
   static Principal Anonymous() { return Principal{}; }
+  // User `user_id` (`name`, a site admin or not) signed in with a credential of `role`
+  // whose display name is `via` (a token's name, "web session", …). The one way every
+  // credential turns into a user's principal.
+  static Principal User(int64_t user_id, std::string name, bool is_admin, TokenRole role,
+                        std::string via) {
+    Principal p;
+    p.anonymous = false;
+    p.user_id = user_id;
+    p.name = std::move(name);
+    p.is_admin = is_admin;
+    p.role = role;
+    p.token_name = std::move(via);
+    return p;
+  }
+  // The server's operator at its command line (`hangar import`, `hangar maintain`): a site
+  // admin acting for no user.
+  static Principal Operator() {
+    Principal p = User(0, "hangar-cli", true, TokenRole::Write, "");
+    return p;
+  }
   // The hub itself, acting for no user (the gateway's runtimes and health checks read
   // every route and repo): a site admin named "hangar".
   static Principal Hub() {

@@ -36,6 +36,9 @@ struct RepoRecord {
   int64_t trending = 0;
   // A pull mirror of a repository elsewhere (db/mirror_store.h): read-only for users.
   bool is_mirror = false;
+  // The gate on its files (issue 19 §1, docs/gating.md): "" none, "auto" (a request is
+  // accepted at once) or "manual" (the repo's admins decide).
+  std::string gated;
 
   RepoId Id() const { return RepoId{type, ns, name}; }
 };
@@ -101,6 +104,9 @@ class RepoStore {
   virtual Result<void> SetPrivate(int64_t id, bool is_private) = 0;
   // Marks the repo a pull mirror, or a normal repo again. Errors: RepoNotFound.
   virtual Result<void> SetMirror(int64_t id, bool is_mirror) = 0;
+  // Sets RepoRecord::gated ("", "auto" or "manual"; the caller checked it). Errors:
+  // RepoNotFound.
+  virtual Result<void> SetGated(int64_t id, std::string_view gated) = 0;
   // Records a new head commit of the default branch. Errors: RepoNotFound.
   virtual Result<void> UpdateHead(int64_t id, std::string_view last_commit,
                                   int64_t last_modified) = 0;

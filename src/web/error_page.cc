@@ -6,8 +6,10 @@
 namespace hangar::web {
 
 http::Response RenderErrorPage(const Error& err, const http::Request& req) {
-  if (err.code == ErrorCode::Unauthorized && req.method == http::Method::Get &&
-      req.principal.anonymous && !req.HasHeader("authorization")) {
+  // Signing in comes first, for a gated repo's files too.
+  const bool sign_in = err.code == ErrorCode::Unauthorized || err.code == ErrorCode::GatedRepo;
+  if (sign_in && req.method == http::Method::Get && req.principal.anonymous &&
+      !req.HasHeader("authorization")) {
     http::Response res;
     res.status = 303;
     res.SetHeader("Location", "/login?next=" + EncodeSegment(req.target));

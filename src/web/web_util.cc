@@ -101,7 +101,7 @@ Result<PageContext> Begin(WebDeps& deps, const http::Request& req) {
   return ctx;
 }
 
-Result<Form> ReadForm(http::Request& req, const PageContext& ctx) {
+Result<Form> ParseForm(http::Request& req) {
   std::string_view type = req.Header("content-type");
   if (!type.starts_with("application/x-www-form-urlencoded"))
     return MakeError(ErrorCode::BadRequest, "expected a form (application/x-www-form-urlencoded)");
@@ -126,6 +126,11 @@ Result<Form> ReadForm(http::Request& req, const PageContext& ctx) {
     }
     form.fields.emplace_back(std::move(k), std::move(v));
   }
+  return form;
+}
+
+Result<Form> ReadForm(http::Request& req, const PageContext& ctx) {
+  HANGAR_ASSIGN_OR_RETURN(Form form, ParseForm(req));
   std::string_view origin = req.Header("origin");
   if (!origin.empty() && origin != "null" && HostOf(origin) != HostOf(req.base_url))
     return MakeError(ErrorCode::Forbidden, "CSRF check failed: cross-origin form post");

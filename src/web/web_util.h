@@ -32,6 +32,7 @@ class RegistryService;  // services/registry/registry_service.h
 class SshKeyService;    // services/git/ssh_keys.h
 class MirrorService;    // services/mirror/mirror_service.h
 class UpstreamCache;    // services/mirror/upstream_cache.h
+class GateService;      // services/repo/gate_service.h
 }  // namespace hangar::services
 namespace hangar::services::viewer {
 class ViewerService;  // services/viewer/viewer_service.h
@@ -75,6 +76,7 @@ struct WebDeps {
   services::SshKeyService* ssh_keys = nullptr;        // SSH keys and deploy keys' pages
   services::MirrorService* mirrors = nullptr;         // a mirror's state on its repo page
   services::UpstreamCache* upstream = nullptr;        // null: no pull-through cache
+  services::GateService* gates = nullptr;             // gated repos' access requests
 };
 
 // Who is browsing, as established from the request.
@@ -106,6 +108,10 @@ Result<PageContext> Begin(WebDeps& deps, const http::Request& req);
 // token (or, before sign-in, the CSRF cookie) and, when sent, that Origin is this host.
 // Errors: Forbidden "CSRF check failed…", PayloadTooLarge, BadRequest (not a form).
 Result<Form> ReadForm(http::Request& req, const PageContext& ctx);
+// ReadForm without the CSRF and Origin checks: only for a caller signed in by an
+// Authorization header, which no other site can make a browser send. Errors: as ReadForm's
+// but Forbidden.
+Result<Form> ParseForm(http::Request& req);
 
 // Renders templates/<tmpl> inside the layout with status `status`. `data` gets the
 // layout's common fields (user, csrf, title). Large HTML built by the page (a file's lines,

@@ -82,15 +82,23 @@ check_status "private and visibility agreeing → 200" 200
 check_eq "  hana/vis is private" true "$(private_now model vis)"
 settings model vis '{"visibility": "public"}'
 settings model vis '{"gated": false}'
-check_status "gated: false → 200 (repos are never gated)" 200
+check_status "gated: false → 200" 200
 req GET "$BASE/api/models/hana/vis" "${AUTH[@]}"
 check_json "  info says gated false" .gated false
-for g in '"auto"' '"manual"'; do
-  settings model vis "{\"gated\": $g, \"private\": true}"
-  refused_naming "gated: $g → 400 (no gating yet; never accepted and ignored)" gated
-  check_eq "  and the other field of the body was not applied" false "$(private_now model vis)"
-  check_eq "  anonymous still reads hana/vis" 200 "$(anon_sees model vis)"
+for g in auto manual; do
+  settings model vis "{\"gated\": \"$g\"}"
+  check_status "gated: $g → 200 (issue 19)" 200
+  req GET "$BASE/api/models/hana/vis" "${AUTH[@]}"
+  check_json "  info says gated $g" .gated "$g"
+  check_eq "  anonymous still sees the repo's card (only files are gated)" 200 "$(anon_sees model vis)"
 done
+settings model vis '{"gated": true, "private": true}'
+refused_naming "gated: true → 400 (the hub takes \"auto\", \"manual\" or false)" gated
+check_eq "  and the other field of the body was not applied" false "$(private_now model vis)"
+settings model vis '{"gated": false}'
+check_status "gated: false again → 200" 200
+req GET "$BASE/api/models/hana/vis" "${AUTH[@]}"
+check_json "  info says gated false" .gated false
 settings model vis '{"xetEnabled": false}'
 check_status "xetEnabled: false → 200 (files are stored with LFS)" 200
 settings model vis '{"xetEnabled": true}'

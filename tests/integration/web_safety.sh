@@ -336,9 +336,9 @@ csrf_case visibility /alice/vis/settings st_visibility "private=1"
 # The settings form takes only what the page offers (issue #13): another field is refused
 # naming it, and nothing changes.
 req POST "$BASE/alice/vis/settings" -b "$JA" --data-urlencode "_csrf=$CA" \
-  --data-urlencode "private=0" --data-urlencode "gated=manual"
-check_status "POST visibility with a field the page does not offer (gated): 400" 400
-check_match "  ... naming it" "gated" "$(errmsg)"
+  --data-urlencode "private=0" --data-urlencode "license=mit"
+check_status "POST visibility with a field the page does not offer (license): 400" 400
+check_match "  ... naming it" "license" "$(errmsg)"
 check_eq "  ... and alice/vis stays private" true "$(st_visibility)"
 csrf_case import /import st_import "type=model" "owner=alice" "name=csrf-imported" "source=$BASE/alice/names"
 # Issue 13: a web import cannot make the server reach its own network (SSRF): loopback by

@@ -76,10 +76,11 @@ struct Opened {
   std::string revision;
 };
 
-// Opens the repo for reading and resolves the revision in the `rest` param.
+// Opens the repo for its metadata (info, file list, commit list: shown on a gated repo too)
+// and resolves the revision in the `rest` param.
 Result<Opened> OpenAt(HfDeps& d, http::Request& req, RepoType type, bool revision_in_path) {
   HANGAR_ASSIGN_OR_RETURN(auto id, RepoFromParams(req, type));
-  HANGAR_ASSIGN_OR_RETURN(auto repo, d.repos.Open(req.principal, id, services::Access::Read));
+  HANGAR_ASSIGN_OR_RETURN(auto repo, d.repos.OpenMetadata(req.principal, id));
   RevisionAndPath rp{"HEAD", ""};
   if (revision_in_path) {
     HANGAR_ASSIGN_OR_RETURN(auto split, SplitRevisionAndPath(req.Param("rest")));
@@ -118,7 +119,7 @@ Result<http::Response> HandleRepoInfo(HfDeps& d, http::Request& req, RepoType ty
   o["lastModified"] = Iso8601(commit.committer_time);
   o["createdAt"] = Iso8601(rec.created_at);
   o["private"] = rec.is_private;
-  o["gated"] = false;
+  o["gated"] = GatedJson(rec.gated);
   o["disabled"] = false;
   o["downloads"] = rec.downloads;
   o["downloadsAllTime"] = rec.downloads;
@@ -219,7 +220,7 @@ Result<http::Response> HandlePathsInfo(HfDeps& d, http::Request& req, RepoType t
 
 Result<http::Response> HandleRefs(HfDeps& d, http::Request& req, RepoType type) {
   HANGAR_ASSIGN_OR_RETURN(auto id, RepoFromParams(req, type));
-  HANGAR_ASSIGN_OR_RETURN(auto repo, d.repos.Open(req.principal, id, services::Access::Read));
+  HANGAR_ASSIGN_OR_RETURN(auto repo, d.repos.OpenMetadata(req.principal, id));
   HANGAR_ASSIGN_OR_RETURN(auto refs, d.content.Refs(repo));
   bool prs = http::ParseBool(req.Query("include_prs").value_or("false")).value_or(false);
   json::array branches, tags, converts, pulls;

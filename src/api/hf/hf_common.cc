@@ -8,6 +8,11 @@
 
 namespace hangar::api {
 
+boost::json::value GatedJson(std::string_view gated) {
+  if (gated.empty()) return false;
+  return boost::json::string(gated);
+}
+
 Result<RepoId> RepoFromParams(const http::Request& req, RepoType type) {
   std::string ns = PercentDecode(req.Param("ns"));
   std::string name = PercentDecode(req.Param("name"));

@@ -26,6 +26,9 @@ Result<RepoId> RepoFromBody(const boost::json::object& body, const Principal& wh
 // Errors: BadRequest naming the bad part.
 Result<RepoId> RepoFromParams(const http::Request& req, RepoType type);
 
+// A repo's `gated` as the clients read it (hf-api.md §3.2): false, "auto" or "manual".
+boost::json::value GatedJson(std::string_view gated);
+
 struct RevisionAndPath {
   std::string revision;  // decoded once
   std::string path;      // decoded, '' for the root

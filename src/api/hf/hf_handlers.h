@@ -16,10 +16,11 @@ Result<http::Response> HandleMoveRepo(HfDeps& d, http::Request& req);
 Result<http::Response> HandleRepoSettings(HfDeps& d, http::Request& req, RepoType type);
 Result<http::Response> HandleListRepos(HfDeps& d, http::Request& req, RepoType type);
 Result<http::Response> HandleWhoAmI(HfDeps& d, http::Request& req);
-// GET /api/{type}s/{ns}/{name}/auth-check (huggingface_hub's HfApi.auth_check; the
+// GET /api/{type}s/{ns}/{name}/auth-check[/write] (huggingface_hub's HfApi.auth_check; the
 // pull-through cache asks an upstream Hangar with it): 200 `{}` when the caller may read
-// the repo's files; the route's repo gate answers the refusals (RepoNotFound, GatedRepo).
-Result<http::Response> HandleAuthCheck(HfDeps& d, http::Request& req, RepoType type);
+// the repo's files (past a gate) or, with /write, write to it; else RepoService::Open's
+// refusal (RepoNotFound, GatedRepo, Forbidden).
+Result<http::Response> HandleAuthCheck(HfDeps& d, http::Request& req, RepoType type, Access needed);
 Result<http::Response> HandleValidateYaml(HfDeps& d, http::Request& req);
 
 // §3, §4, §6.7, §6.8

@@ -41,7 +41,9 @@ void AddHfApiRoutes(http::Router& r, HfDeps& d) {
         [&d, t](auto& q) { return HandlePathsInfo(d, q, t); });
     add(Method::Get, repo + "/refs", read, [&d, t](auto& q) { return HandleRefs(d, q, t); });
     add(Method::Get, repo + "/auth-check", read,
-        [&d, t](auto& q) { return HandleAuthCheck(d, q, t); });
+        [&d, t](auto& q) { return HandleAuthCheck(d, q, t, Access::Read); });
+    add(Method::Get, repo + "/auth-check/write", write,
+        [&d, t](auto& q) { return HandleAuthCheck(d, q, t, Access::Write); });
     add(Method::Get, repo + "/commits/{rest*}", read,
         [&d, t](auto& q) { return HandleCommits(d, q, t); });
     add(Method::Post, repo + "/preupload/{rest*}", write,

@@ -82,7 +82,7 @@ json::object RepoSummary(const db::RepoRecord& r, bool trending) {
   o["id"] = r.ns + "/" + r.name;
   o["author"] = r.ns;
   o["private"] = r.is_private;
-  o["gated"] = false;
+  o["gated"] = GatedJson(r.gated);
   o["disabled"] = false;
   o["downloads"] = r.downloads;
   o["downloadsAllTime"] = r.downloads;
@@ -195,11 +195,12 @@ Result<http::Response> HandleListRepos(HfDeps& d, http::Request& req, RepoType t
   return res;
 }
 
-Result<http::Response> HandleAuthCheck(HfDeps& d, http::Request& req, RepoType type) {
-  // The gate opened the repo for reading already; opened again here so the handler states
-  // its own rule rather than lean on the route's.
+Result<http::Response> HandleAuthCheck(HfDeps& d, http::Request& req, RepoType type,
+                                       Access needed) {
+  // The route's gate opened the repo for its metadata only: a gated repo's files are
+  // Open's to decide.
   HANGAR_ASSIGN_OR_RETURN(RepoId id, RepoFromParams(req, type));
-  HANGAR_TRY(d.repos.Open(req.principal, id, Access::Read));
+  HANGAR_TRY(d.repos.Open(req.principal, id, needed));
   return JsonResponse(json::object{});
 }
 

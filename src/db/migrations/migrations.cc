@@ -497,6 +497,28 @@ CREATE TABLE upstream_tokens (
 );
 )sql";
 
+// Version 18: gated repos (issue 19 §1, docs/gating.md). A repo's gate ('' off, 'auto',
+// 'manual'), and each user's access request per repo, one row per (repo, user): its status
+// ('pending', 'accepted', 'rejected'), the form's fields as a JSON object, the reason of a
+// rejection, and whether the repo's admins granted it without a request. Listed per repo
+// and status, oldest first (access_requests_list).
+constexpr const char kV18[] = R"sql(
+ALTER TABLE repos ADD COLUMN gated VARCHAR(8) NOT NULL DEFAULT '';
+CREATE TABLE access_requests (
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  status VARCHAR(8) NOT NULL,
+  fields TEXT NOT NULL DEFAULT '',
+  reason TEXT NOT NULL DEFAULT '',
+  granted INTEGER NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  PRIMARY KEY (repo_id, user_id),
+  CHECK (status IN ('pending', 'accepted', 'rejected'))
+);
+CREATE INDEX access_requests_list ON access_requests(repo_id, status, created_at);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kV1},
     {2, kV2},
@@ -515,6 +537,7 @@ constexpr Migration kMigrations[] = {
     {15, kV15},
     {16, kV16},
     {17, kV17},
+    {18, kV18},
 };
 
 void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {

@@ -11,7 +11,7 @@ namespace {
 
 constexpr const char kRepoCols[] =
     "id, type, namespace, name, private, created_at, last_modified, last_commit, "
-    "default_branch, library, pipeline, downloads, trending, is_mirror";
+    "default_branch, library, pipeline, downloads, trending, is_mirror, gated";
 
 // Days in the trending window, today included.
 constexpr int64_t kTrendingDays = 7;
@@ -39,6 +39,7 @@ RepoRecord ReadRepo(const Stmt& s) {
   r.downloads = s.Int(11);
   r.trending = s.Int(12);
   r.is_mirror = s.Int(13) != 0;
+  r.gated = s.Text(14);
   return r;
 }
 
@@ -368,6 +369,14 @@ Result<void> SqlRepoStore::SetMirror(int64_t id, bool is_mirror) {
   HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
   HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare("UPDATE repos SET is_mirror = ? WHERE id = ?"));
   HANGAR_TRY(s.Bind(1, int64_t{is_mirror ? 1 : 0}).Bind(2, id).Run());
+  if (c->Changes() == 0) return NotFound(id);
+  return {};
+}
+
+Result<void> SqlRepoStore::SetGated(int64_t id, std::string_view gated) {
+  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Write());
+  HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare("UPDATE repos SET gated = ? WHERE id = ?"));
+  HANGAR_TRY(s.Bind(1, gated).Bind(2, id).Run());
   if (c->Changes() == 0) return NotFound(id);
   return {};
 }

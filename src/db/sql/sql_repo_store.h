@@ -21,6 +21,7 @@ class SqlRepoStore : public RepoStore {
   Result<RepoRecord> Move(const RepoId& from, const RepoId& to) override;
   Result<void> SetPrivate(int64_t id, bool is_private) override;
   Result<void> SetMirror(int64_t id, bool is_mirror) override;
+  Result<void> SetGated(int64_t id, std::string_view gated) override;
   Result<void> UpdateHead(int64_t id, std::string_view last_commit, int64_t last_modified) override;
   Result<RepoPage> List(const RepoQuery& q) override;
   Result<void> SetCardMeta(int64_t id, std::string_view library, std::string_view pipeline,

@@ -2,6 +2,7 @@
 
 #include "db/postgres/pg_change_feed.h"
 #include "db/postgres/pg_conn.h"
+#include "db/sql/sql_gate_store.h"
 #include "db/sql/sql_gateway_store.h"
 #include "db/sql/sql_job_store.h"
 #include "db/sql/sql_lfs_store.h"
@@ -30,6 +31,7 @@ Stores StoresOver(std::shared_ptr<Pool> pool) {
   stores.jobs = std::make_unique<SqlJobStore>(pool);
   stores.ssh_keys = std::make_unique<SqlSshKeyStore>(pool);
   stores.mirrors = std::make_unique<SqlMirrorStore>(pool);
+  stores.gates = std::make_unique<SqlGateStore>(pool);
   stores.pool = std::move(pool);
   stores.changes = std::make_unique<ChangeFeed>();
   return stores;

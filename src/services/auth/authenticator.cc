@@ -93,13 +93,8 @@ Result<Principal> Authenticator::Authenticate(std::string_view header) {
       if (user.error().code == ErrorCode::NotFound) return Unauthorized();
       return std::move(user).error();
     }
-    principal.anonymous = false;
-    principal.user_id = user->id;
-    principal.name = user->name;
-    principal.is_admin = user->is_admin;
-    principal.role = rec->role;
+    principal = Principal::User(user->id, user->name, user->is_admin, rec->role, rec->name);
     principal.token_id = rec->id;
-    principal.token_name = rec->name;
     principal.token_created_at = rec->created_at;
     CachedToken entry{principal, rec->expires_at, rec->last_used_at.value_or(0)};
     if (now_s - entry.last_touch >= options_.touch_interval_seconds) {
@@ -145,10 +140,10 @@ Result<Principal> Authenticator::FromRepoCredential(std::string_view credential,
     if (user.error().code == ErrorCode::NotFound) return Unauthorized();
     return std::move(user).error();
   }
-  p.user_id = user->id;
-  p.name = user->name;
-  p.is_admin = user->is_admin;
-  return p;
+  Principal u = Principal::User(user->id, user->name, user->is_admin, p.role, p.token_name);
+  u.repo_scope = p.repo_scope;
+  u.ssh_key_id = p.ssh_key_id;
+  return u;
 }
 
 Result<NewToken> Authenticator::CreateToken(std::string_view user, std::string_view token_name,

@@ -13,13 +13,7 @@ constexpr int64_t kSweepIntervalSeconds = 3600;
 
 // A session acts with the user's full rights, as a write token would.
 Principal PrincipalOf(const db::UserRecord& user) {
-  Principal p;
-  p.anonymous = false;
-  p.user_id = user.id;
-  p.name = user.name;
-  p.is_admin = user.is_admin;
-  p.role = TokenRole::Write;
-  p.token_name = "web session";
+  Principal p = Principal::User(user.id, user.name, user.is_admin, TokenRole::Write, "web session");
   p.session = true;
   return p;
 }

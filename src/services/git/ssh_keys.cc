@@ -188,19 +188,14 @@ Result<Principal> SshKeyService::PrincipalFor(int64_t key_id) {
     return std::move(key).error();
   }
   Principal p;
-  p.anonymous = false;
-  p.role = TokenRole::Write;
-  p.ssh_key_id = key->id;
   if (key->user_id != 0) {
     auto user = users_.FindUserById(key->user_id);
     if (!user) {
       if (user.error().code == ErrorCode::NotFound) return KeyGone();
       return std::move(user).error();
     }
-    p.user_id = user->id;
-    p.name = user->name;
-    p.is_admin = user->is_admin;
-    p.token_name = "ssh key '" + key->title + "'";
+    p = Principal::User(user->id, user->name, user->is_admin, TokenRole::Write,
+                        "ssh key '" + key->title + "'");
   } else {
     // The row goes with its repo (ON DELETE CASCADE), but a connection may race the
     // delete: ask again now.
@@ -209,12 +204,14 @@ Result<Principal> SshKeyService::PrincipalFor(int64_t key_id) {
       if (repo.error().code == ErrorCode::RepoNotFound) return KeyGone();
       return std::move(repo).error();
     }
+    p.anonymous = false;
     p.name = "deploy-key-" + std::to_string(key->id);
     p.deploy_key_id = key->id;
     p.repo_scope = repo->id;
     p.role = key->read_write ? TokenRole::Write : TokenRole::Read;
     p.token_name = "deploy key '" + key->title + "'";
   }
+  p.ssh_key_id = key->id;
   const int64_t now = Now();
   if (!key->last_used_at || now - *key->last_used_at >= kTouchInterval) {
     // Best effort: a sign-in never fails for the bookkeeping of it.

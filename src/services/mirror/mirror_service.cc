@@ -338,7 +338,7 @@ Result<db::MirrorRecord> MirrorService::AddPush(const Principal& who, const Repo
 }
 
 Result<std::vector<db::MirrorRecord>> MirrorService::List(const Principal& who, const RepoId& id) {
-  HANGAR_ASSIGN_OR_RETURN(RepoHandle repo, repos_.Open(who, id, Access::Read));
+  HANGAR_ASSIGN_OR_RETURN(RepoHandle repo, repos_.OpenMetadata(who, id));
   HANGAR_ASSIGN_OR_RETURN(auto all, mirrors_.ForRepo(repo.record.id));
   if (repo.access >= Access::Admin) return all;
   std::erase_if(all,

@@ -245,14 +245,7 @@ void RegistryTokenClaims::SetSubject(const Principal& who) {
 
 Principal RegistryTokenClaims::ToPrincipal() const {
   if (anonymous) return Principal::Anonymous();
-  Principal p;
-  p.anonymous = false;
-  p.user_id = user_id;
-  p.name = user;
-  p.is_admin = is_admin;
-  p.role = role;
-  p.token_name = "registry token";
-  return p;
+  return Principal::User(user_id, user, is_admin, role, "registry token");
 }
 
 bool IsRegistryToken(std::string_view token) { return token.starts_with(kPrefix); }

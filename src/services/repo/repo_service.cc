@@ -93,6 +93,51 @@ Access RepoService::AccessTo(const Principal& who, const db::RepoRecord& rec) {
 }
 
 Result<RepoHandle> RepoService::Open(const Principal& who, const RepoId& id, Access needed) {
+  return OpenChecked(who, id, needed, true);
+}
+
+Result<RepoHandle> RepoService::OpenMetadata(const Principal& who, const RepoId& id) {
+  return OpenChecked(who, id, Access::Read, false);
+}
+
+Result<void> RepoService::CheckGate(const Principal& who, const db::RepoRecord& repo) {
+  if (repo.gated.empty()) return {};
+  // Its namespace's members (any role) and site admins; a deploy key is its admins' own.
+  if (who.deploy_key_id != 0 || access_.NamespaceAccess(who, repo.ns) >= Access::Read) return {};
+  const std::string what = std::string(RepoTypeName(repo.type)) + " " + repo.Id().Id();
+  const std::string page = repo.Id().UrlPath();
+  if (who.anonymous) {
+    return MakeError(ErrorCode::GatedRepo, "Access to " + what +
+                                               " is restricted: sign in and ask for access "
+                                               "on its page, /" +
+                                               page);
+  }
+  std::optional<db::AccessRequestRecord> request;
+  if (gates_ != nullptr) {
+    HANGAR_ASSIGN_OR_RETURN(request, gates_->Get(repo.id, who.user_id));
+  }
+  if (!request) {
+    return MakeError(ErrorCode::GatedRepo, "Access to " + what +
+                                               " is restricted and you are not in the authorized "
+                                               "list: ask for access on its page, /" +
+                                               page);
+  }
+  switch (request->status) {
+    case db::AccessStatus::Accepted:
+      return {};
+    case db::AccessStatus::Pending:
+      return MakeError(ErrorCode::GatedRepo, "Your request for access to " + what +
+                                                 " is awaiting a review from its authors");
+    case db::AccessStatus::Rejected:
+      break;
+  }
+  return MakeError(ErrorCode::GatedRepo,
+                   "Your request for access to " + what + " was rejected by its authors" +
+                       (request->reason.empty() ? std::string() : ": " + request->reason));
+}
+
+Result<RepoHandle> RepoService::OpenChecked(const Principal& who, const RepoId& id, Access needed,
+                                            bool gate) {
   auto rec = FindCached(id);
   if (!rec && rec.error().code == ErrorCode::RepoNotFound && missing_ != nullptr &&
       needed == Access::Read && who.repo_scope == 0) {
@@ -138,6 +183,7 @@ Result<RepoHandle> RepoService::Open(const Principal& who, const RepoId& id, Acc
                                                " is a mirror of another repository and is "
                                                "read-only; it changes only when it syncs");
   }
+  if (gate && needed == Access::Read) HANGAR_TRY(CheckGate(who, *rec));
   return RepoHandle{std::move(*rec), GitPath(id), access};
 }
 
@@ -232,22 +278,20 @@ Result<void> RepoService::SetPrivate(const Principal& who, const RepoId& id, boo
 Result<void> RepoService::UpdateSettings(const Principal& who, const RepoId& id,
                                          const RepoSettings& settings) {
   HANGAR_ASSIGN_OR_RETURN(auto repo, Open(who, id, Access::Admin));
-  // Refused before anything changes: an owner must never believe files are protected
-  // while anyone can download them.
-  if (settings.gated && !settings.gated->empty()) {
+  // Every field is checked before anything changes.
+  if (settings.gated && !settings.gated->empty() && *settings.gated != "auto" &&
+      *settings.gated != "manual") {
     return MakeError(ErrorCode::BadRequest,
-                     "'gated': \"" + *settings.gated +
-                         "\" is not supported: Hangar has no gated repos yet (only false)");
+                     "'gated' is \"auto\", \"manual\" or false, not \"" + *settings.gated + "\"");
   }
   if (settings.xet_enabled.value_or(false)) {
     return MakeError(ErrorCode::BadRequest,
                      "'xetEnabled': true is not supported: Hangar stores files with Git LFS "
                      "(only false)");
   }
-  if (settings.is_private) {
-    HANGAR_TRY(repos_.SetPrivate(repo.record.id, *settings.is_private));
-    Invalidate(id);
-  }
+  if (settings.is_private) HANGAR_TRY(repos_.SetPrivate(repo.record.id, *settings.is_private));
+  if (settings.gated) HANGAR_TRY(repos_.SetGated(repo.record.id, *settings.gated));
+  if (settings.is_private || settings.gated) Invalidate(id);
   return {};
 }
 

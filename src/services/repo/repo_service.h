@@ -14,6 +14,7 @@
 #include "core/principal.h"
 #include "core/repo_id.h"
 #include "core/result.h"
+#include "db/gate_store.h"
 #include "db/lfs_store.h"
 #include "db/repo_store.h"
 #include "git/repo_reader.h"
@@ -25,8 +26,8 @@ namespace hangar::services {
 // it is. Every field the API takes is here, so none is accepted and then ignored.
 struct RepoSettings {
   std::optional<bool> is_private;  // visibility "private"/"protected" or private: true
-  // Access requests: "auto", "manual", or "" for off (`"gated": false`). Hangar has no
-  // gating yet, so only "" is taken (issue #13 point 3).
+  // The gate on the repo's files (issue 19 §1, docs/gating.md): "auto", "manual", or ""
+  // for off (`"gated": false`).
   std::optional<std::string> gated;
   // Xet storage (older Python's xet_enabled). Hangar stores files with LFS only, so only
   // false is taken.
@@ -90,8 +91,19 @@ class RepoService {
   // Forbidden when a signed-in caller can read but not write (a read-only deploy key:
   // "deploy key '<title>' is read-only; <repo> needs a read-write key"), or when Write is
   // needed on a pull mirror (issue 18 §4: only its syncs change it; Admin still passes).
+  // Read is reading the repo's files: on a gated repo (RepoRecord::gated) it also needs
+  // `who` to pass the gate — a member of its namespace (any role), a site admin, its deploy
+  // key, or a user whose access request was accepted; anyone else gets GatedRepo saying
+  // how to get in (docs/gating.md; the HTTP face answers it 401 to anonymous callers).
   // Served from a short-lived cache on the hot path.
   Result<RepoHandle> Open(const Principal& who, const RepoId& id, Access needed);
+  // Open with Read for what a repo shows of itself even when gated, as the public hub does:
+  // its info and card, file list, refs and commit list, its pages' heads — never a file's
+  // bytes. Errors: as Open with Read, never GatedRepo.
+  Result<RepoHandle> OpenMetadata(const Principal& who, const RepoId& id);
+  // Whether `who` passes the gate of `repo` (Open's rule with Read; true when it has none).
+  // Errors: GatedRepo as Open's; the store's.
+  Result<void> CheckGate(const Principal& who, const db::RepoRecord& repo);
   // The row of repo `id` (db::RepoRecord::id), not cached and without an access check:
   // for callers that hold a repo's id from a credential (deploy keys) and must know
   // whether it still exists. Errors: RepoNotFound.
@@ -114,7 +126,8 @@ class RepoService {
   // Errors: as Open with Admin.
   Result<void> SetPrivate(const Principal& who, const RepoId& id, bool is_private);
   // Applies `settings`, all or nothing. Errors: as Open with Admin; BadRequest naming the
-  // field for a setting Hangar cannot honour (gated other than off, xet_enabled true).
+  // field for a setting Hangar cannot honour (gated other than "auto"/"manual"/off,
+  // xet_enabled true).
   Result<void> UpdateSettings(const Principal& who, const RepoId& id, const RepoSettings& settings);
   // A page of repos `who` may see (private ones only where they can read; a principal
   // bound to one repo sees the public ones only). Errors: BadRequest (foreign cursor),
@@ -134,6 +147,9 @@ class RepoService {
   // Where Open looks for repos it does not hold (a pull-through cache). Set before
   // serving; null: nowhere.
   void SetMissingRepos(MissingRepos* missing) { missing_ = missing; }
+  // Where Open finds gated repos' accepted requests. Set before serving; null: nobody
+  // outside a gated repo's namespace passes its gate.
+  void SetGates(db::GateStore* gates) { gates_ = gates; }
 
   // Directory of the bare repository of `id`.
   std::string GitPath(const RepoId& id) const;
@@ -147,6 +163,8 @@ class RepoService {
  private:
   struct Cache;
   Result<db::RepoRecord> FindCached(const RepoId& id);
+  // Open and OpenMetadata: `gate` applies the gate to a Read.
+  Result<RepoHandle> OpenChecked(const Principal& who, const RepoId& id, Access needed, bool gate);
   // The access `who` has to `rec`, before `needed` is compared: namespace access, or the
   // fixed access of a deploy key; None for a repo outside `who`'s repo_scope.
   Access AccessTo(const Principal& who, const db::RepoRecord& rec);
@@ -162,6 +180,7 @@ class RepoService {
   std::unique_ptr<Cache> cache_;
   std::vector<PushListener> push_listeners_;
   MissingRepos* missing_ = nullptr;
+  db::GateStore* gates_ = nullptr;
 };
 
 }  // namespace hangar::services

@@ -102,7 +102,7 @@ Result<size_t> PageNumber(const http::Request& req) {
 }
 
 Result<http::Response> Commits(WebDeps& deps, PageContext& ctx, http::Request& req, RepoType type) {
-  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(deps, ctx, req, type));
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepoMetadata(deps, ctx, req, type));
   HANGAR_ASSIGN_OR_RETURN(std::string rev, DecodedParam(req, "rev"));
   HANGAR_ASSIGN_OR_RETURN(std::string path, DecodedParam(req, "path"));
   while (path.ends_with('/')) path.pop_back();
@@ -235,7 +235,7 @@ Result<http::Response> Blame(WebDeps& deps, PageContext& ctx, http::Request& req
 }
 
 Result<http::Response> Refs(WebDeps& deps, PageContext& ctx, http::Request& req, RepoType type) {
-  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(deps, ctx, req, type));
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepoMetadata(deps, ctx, req, type));
   HANGAR_ASSIGN_OR_RETURN(size_t page, PageNumber(req));
   // Pages of kRefsPerPage refs in name order (branches, then other refs, then tags); only
   // the page's refs are read (DescribedRefs), not all of them.
@@ -279,7 +279,7 @@ Result<http::Response> Refs(WebDeps& deps, PageContext& ctx, http::Request& req,
 }
 
 Result<http::Response> Tag(WebDeps& deps, PageContext& ctx, http::Request& req, RepoType type) {
-  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(deps, ctx, req, type));
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepoMetadata(deps, ctx, req, type));
   HANGAR_ASSIGN_OR_RETURN(std::string name, DecodedParam(req, "tag"));
   HANGAR_ASSIGN_OR_RETURN(auto tag, deps.content.Tag(repo, name));
   const std::string base = RepoPath(repo.record.Id());

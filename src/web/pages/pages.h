@@ -41,6 +41,11 @@ void AddUpstreamTokenPages(http::Router& router, WebDeps& deps);
 // and ".../settings/deploy-keys/{id}/delete" (key_pages.cc; AddRepoPages calls it).
 void AddDeployKeyPages(http::Router& router, WebDeps& deps, RepoType type);
 
+// POST ".../ask-access" (a browser's form, or a token's holder as on the public hub) and
+// ".../settings/access-requests" (a gated repo's writers handle requests) for `type`
+// repos (gate_pages.cc; AddRepoPages calls it).
+void AddGatePages(http::Router& router, WebDeps& deps, RepoType type);
+
 // A repo listing entry for templates/_repo_list.mustache.
 Data RepoItem(const db::RepoRecord& r);
 // An org's members as {name, role} items (profile and org settings pages).
@@ -55,6 +60,10 @@ namespace hangar::web {
 Result<services::RepoHandle> OpenRepo(WebDeps& deps, const PageContext& ctx,
                                       const http::Request& req, RepoType type,
                                       services::Access needed = services::Access::Read);
+// OpenRepo for a page of what a repo shows of itself (home with its card, tree, commit
+// list, refs): a gated repo's gate does not apply (RepoService::OpenMetadata).
+Result<services::RepoHandle> OpenRepoMetadata(WebDeps& deps, const PageContext& ctx,
+                                              const http::Request& req, RepoType type);
 // The header fields of a repo page (templates/_repo_header.mustache) at revision `rev`,
 // with tab `tab` ("card", "files", "commits", "refs", "search", "settings") highlighted.
 Data RepoHeader(const services::RepoHandle& repo, const PageContext& ctx, std::string_view rev,
@@ -73,5 +82,17 @@ Result<http::Response> RepoSettingsPage(WebDeps& deps, PageContext& ctx,
 // SshKeyService::ListDeployKeys.
 Result<void> SetDeployKeys(WebDeps& deps, const PageContext& ctx, const services::RepoHandle& repo,
                            Data& data);
+// Sets `gate` in a gated repo's home page `data` (gate_pages.cc): the card's
+// extra_gated_prompt and extra_gated_fields ((label, "checkbox"|"text") pairs) as the ask
+// form, or the caller's request state; nothing for a repo without a gate. Errors: the
+// store's.
+Result<void> SetGate(WebDeps& deps, const PageContext& ctx, const services::RepoHandle& repo,
+                     const std::string& prompt,
+                     const std::vector<std::pair<std::string, std::string>>& fields, Data& data);
+// Sets the gate's mode (`gated_off|auto|manual`) and, on a gated repo, its requests by
+// status (`requests_pending|accepted|rejected`) in a settings page's `data`
+// (gate_pages.cc). Errors: those of GateService::List.
+Result<void> SetAccessRequests(WebDeps& deps, const PageContext& ctx,
+                               const services::RepoHandle& repo, Data& data);
 
 }  // namespace hangar::web

@@ -27,6 +27,10 @@ struct RenderedCard {
   std::string html;
   std::vector<std::pair<std::string, std::string>> meta;
   std::string error;  // why the front matter could not be read, or ""
+  // A gated repo's ask form, as the public hub reads it from the card: extra_gated_prompt,
+  // and extra_gated_fields as (label, "checkbox" | "text") in card order.
+  std::string gate_prompt;
+  std::vector<std::pair<std::string, std::string>> gate_fields;
 };
 
 namespace {
@@ -198,6 +202,22 @@ std::vector<std::pair<std::string, std::string>> CardMeta(const boost::json::obj
   return meta;
 }
 
+// The gate form's prompt and fields of a card (extra_gated_prompt, extra_gated_fields: a
+// map of label to a type name, or to {type: …}); a type other than checkbox is a text box.
+void ReadGateForm(const boost::json::object& card, RenderedCard& out) {
+  if (auto* prompt = card.if_contains("extra_gated_prompt"); prompt && prompt->is_string())
+    out.gate_prompt = std::string(prompt->as_string());
+  auto* fields = card.if_contains("extra_gated_fields");
+  if (fields == nullptr || !fields->is_object()) return;
+  for (const auto& f : fields->as_object()) {
+    const boost::json::value* type = &f.value();
+    if (type->is_object()) type = type->as_object().if_contains("type");
+    const bool checkbox = type && type->is_string() && type->as_string() == "checkbox";
+    out.gate_fields.emplace_back(std::string(f.key()), checkbox ? "checkbox" : "text");
+    if (out.gate_fields.size() == 20) break;  // GateService takes no more
+  }
+}
+
 // A README rendered for the repo home page.
 // The card of `commit`'s README.md, or null when there is none. Rendering a large card
 // takes long (cmark + the sanitizer), so cards are kept by README blob oid and the URL
@@ -221,6 +241,7 @@ Result<std::shared_ptr<const RenderedCard>> Card(WebDeps& deps, const services::
     card->error = front.error().message;
   } else if (*front) {
     card->meta = CardMeta(**front);
+    ReadGateForm(**front, *card);
   }
   MarkdownOptions options;
   options.rewrite_relative = [&resolve](std::string_view url, UrlUse) {
@@ -264,7 +285,7 @@ Data MirrorState(const db::MirrorRecord& m, Access access) {
 
 Result<http::Response> RepoHome(WebDeps& deps, PageContext& ctx, http::Request& req,
                                 RepoType type) {
-  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(deps, ctx, req, type));
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepoMetadata(deps, ctx, req, type));
   const std::string rev = repo.record.default_branch;
   Data data = RepoHeader(repo, ctx, rev, "card");
   data.set("clone_url", req.base_url + RepoPath(repo.record.Id()));
@@ -294,6 +315,9 @@ Result<http::Response> RepoHome(WebDeps& deps, PageContext& ctx, http::Request& 
   HANGAR_ASSIGN_OR_RETURN(auto entries, deps.content.ListTree(repo, *commit, "", false));
   Merge(data, FileTable(repo, rev, *entries, ""), {"entries"});
   HANGAR_ASSIGN_OR_RETURN(auto card, Card(deps, repo, *commit, rev));
+  static const std::vector<std::pair<std::string, std::string>> kNoFields;
+  HANGAR_TRY(SetGate(deps, ctx, repo, card ? card->gate_prompt : std::string(),
+                     card ? card->gate_fields : kNoFields, data));
   if (card) {
     data.set("card", card->html);
     if (!card->error.empty()) data.set("card_error", card->error);
@@ -311,7 +335,7 @@ Result<http::Response> RepoHome(WebDeps& deps, PageContext& ctx, http::Request& 
 }
 
 Result<http::Response> Tree(WebDeps& deps, PageContext& ctx, http::Request& req, RepoType type) {
-  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(deps, ctx, req, type));
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepoMetadata(deps, ctx, req, type));
   HANGAR_ASSIGN_OR_RETURN(std::string rev, DecodedParam(req, "rev"));
   HANGAR_ASSIGN_OR_RETURN(std::string path, DecodedParam(req, "path"));
   while (path.ends_with('/')) path.pop_back();
@@ -372,10 +396,15 @@ Result<http::Response> Settings(WebDeps& deps, PageContext& ctx, http::Request& 
   HANGAR_ASSIGN_OR_RETURN(auto repo, OpenRepo(deps, ctx, req, type, services::Access::Admin));
   if (req.method == http::Method::Post) {
     HANGAR_ASSIGN_OR_RETURN(Form form, ReadForm(req, ctx));
-    HANGAR_TRY(form.OnlyFields({"private"}));  // the page offers nothing else
-    std::string v = form.Get("private");
-    if (v != "0" && v != "1") return MakeError(ErrorCode::BadRequest, "private must be 0 or 1");
-    HANGAR_TRY(deps.repos.SetPrivate(ctx.principal, repo.record.Id(), v == "1"));
+    HANGAR_TRY(form.OnlyFields({"private", "gated"}));  // the page offers nothing else
+    services::RepoSettings settings;
+    if (form.Has("private")) {
+      std::string v = form.Get("private");
+      if (v != "0" && v != "1") return MakeError(ErrorCode::BadRequest, "private must be 0 or 1");
+      settings.is_private = v == "1";
+    }
+    if (form.Has("gated")) settings.gated = form.Get("gated");
+    HANGAR_TRY(deps.repos.UpdateSettings(ctx.principal, repo.record.Id(), settings));
     return SeeOther(ctx, RepoPath(repo.record.Id()) + "/settings");
   }
   return RepoSettingsPage(deps, ctx, repo);
@@ -389,6 +418,7 @@ Result<http::Response> RepoSettingsPage(WebDeps& deps, PageContext& ctx,
   Data data = RepoHeader(repo, ctx, repo.record.default_branch, "settings");
   data.set("csrf", ctx.csrf);
   HANGAR_TRY(SetDeployKeys(deps, ctx, repo, data));
+  HANGAR_TRY(SetAccessRequests(deps, ctx, repo, data));
   if (form) {
     data.set("key", form->Get("key"));
     data.set("title", form->Get("title"));
@@ -403,6 +433,12 @@ Result<services::RepoHandle> OpenRepo(WebDeps& deps, const PageContext& ctx,
                                       services::Access needed) {
   HANGAR_ASSIGN_OR_RETURN(auto id, RepoId::Parse(type, req.Param("ns"), req.Param("name")));
   return deps.repos.Open(ctx.principal, id, needed);
+}
+
+Result<services::RepoHandle> OpenRepoMetadata(WebDeps& deps, const PageContext& ctx,
+                                              const http::Request& req, RepoType type) {
+  HANGAR_ASSIGN_OR_RETURN(auto id, RepoId::Parse(type, req.Param("ns"), req.Param("name")));
+  return deps.repos.OpenMetadata(ctx.principal, id);
 }
 
 std::string ShortOid(const Oid& oid) { return oid.Hex().substr(0, 12); }
@@ -468,6 +504,7 @@ void AddRepoPages(http::Router& router, WebDeps& deps, RepoType type) {
   AddPage(router, deps, M::Get, repo + "/settings", admin, page(Settings));
   AddPage(router, deps, M::Post, repo + "/settings", admin, page(Settings));
   AddDeployKeyPages(router, deps, type);
+  AddGatePages(router, deps, type);
 }
 
 }  // namespace hangar::web
