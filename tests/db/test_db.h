@@ -78,6 +78,7 @@ class StoreFixture {
   GatewayStore& gateway() { return *stores_.gateway; }
   SshKeyStore& ssh_keys() { return *stores_.ssh_keys; }
   MirrorStore& mirrors() { return *stores_.mirrors; }
+  GateStore& gates() { return *stores_.gates; }
 
   SqlDialect engine_ = SqlDialect::Sqlite;
   std::filesystem::path dir_;
