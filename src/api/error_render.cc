@@ -32,8 +32,10 @@ bool SendsHfErrorCode(ErrorCode c) {
 }
 
 // MLflow's error code and HTTP status for `c` (mlflow/exceptions.py's table): clients read
-// the code, so a hub-only code becomes the nearest of MLflow's.
+// the code, so a hub-only code becomes the nearest of MLflow's. `status` is the one
+// RenderError chose (401 for an anonymous caller of a gated repo).
 std::pair<std::string_view, int> MlflowError(ErrorCode c, int status) {
+  if (c == ErrorCode::GatedRepo && status == 401) return {"UNAUTHENTICATED", 401};
   switch (c) {
     case ErrorCode::NotFound:
     case ErrorCode::RepoNotFound:
@@ -74,14 +76,6 @@ std::string OpenAiErrorBody(const Error& e, const ErrorInfo& info) {
                                                              {"code", std::string(info.name)}}}});
 }
 
-// Header values may not carry CR/LF; messages can quote user input.
-std::string HeaderSafe(std::string s) {
-  for (auto& c : s) {
-    if (c == '\r' || c == '\n' || static_cast<unsigned char>(c) < 0x20) c = ' ';
-  }
-  return s;
-}
-
 }  // namespace
 
 http::Response RenderError(http::ApiFamily api, const Error& e, const http::Request& req) {
@@ -101,7 +95,7 @@ http::Response RenderError(http::ApiFamily api, const Error& e, const http::Requ
     case http::ApiFamily::Plain:
     case http::ApiFamily::Html: {
       if (SendsHfErrorCode(e.code)) res.SetHeader("X-Error-Code", std::string(info.name));
-      res.SetHeader("X-Error-Message", HeaderSafe(e.message));
+      res.SetHeader("X-Error-Message", http::HeaderSafe(e.message));
       res.body = json::serialize(json::object{{"error", e.message}});
       res.SetHeader("Content-Type", "application/json");
       break;
@@ -124,7 +118,7 @@ http::Response RenderError(http::ApiFamily api, const Error& e, const http::Requ
         res.SetHeader("LFS-Authenticate", "Basic realm=\"Hangar\"");
       }
       if (SendsHfErrorCode(e.code)) res.SetHeader("X-Error-Code", std::string(info.name));
-      res.SetHeader("X-Error-Message", HeaderSafe(e.message));
+      res.SetHeader("X-Error-Message", http::HeaderSafe(e.message));
       res.body =
           json::serialize(json::object{{"message", e.message}, {"request_id", req.request_id}});
       res.SetHeader("Content-Type", "application/vnd.git-lfs+json");
@@ -138,7 +132,7 @@ http::Response RenderError(http::ApiFamily api, const Error& e, const http::Requ
       break;
     }
     case http::ApiFamily::Mlflow: {
-      auto [code, status] = MlflowError(e.code, info.http_status);
+      auto [code, status] = MlflowError(e.code, res.status);
       res.status = status;
       res.body = json::serialize(json::object{{"error_code", code}, {"message", e.message}});
       res.SetHeader("Content-Type", "application/json");
@@ -149,7 +143,7 @@ http::Response RenderError(http::ApiFamily api, const Error& e, const http::Requ
       res.SetHeader("Content-Type", "application/json");
       break;
     case http::ApiFamily::Git: {
-      res.SetHeader("X-Error-Message", HeaderSafe(e.message));
+      res.SetHeader("X-Error-Message", http::HeaderSafe(e.message));
       res.body = e.message + "\n";
       res.SetHeader("Content-Type", "text/plain; charset=utf-8");
       break;

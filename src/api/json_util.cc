@@ -82,4 +82,6 @@ std::string ObjectId(int64_t id, char kind) {
   return buf;
 }
 
+std::string AvatarUrl(std::string_view name) { return "/avatars/" + PercentEncode(name) + ".svg"; }
+
 }  // namespace hangar::api

@@ -51,4 +51,8 @@ Result<bool> BoolField(const boost::json::object& o, std::string_view key);
 // Opaque id for `_id` fields: 24 hex characters (hf-api.md §1.12).
 std::string ObjectId(int64_t id, char kind);
 
+// The avatar of user or org `name`, as the HF API gives it (`avatarUrl`): a path on this
+// hub (web/pages serves /avatars/{name}.svg).
+std::string AvatarUrl(std::string_view name);
+
 }  // namespace hangar::api

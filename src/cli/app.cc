@@ -20,6 +20,7 @@
 #include "api/mirror/mirror_routes.h"
 #include "api/oci/oci_routes.h"
 #include "api/registry/registry_routes.h"
+#include "api/social/social_routes.h"
 #include "api/ssh/ssh_key_routes.h"
 #include "api/uploads/upload_routes.h"
 #include "api/viewer/viewer_routes.h"
@@ -277,6 +278,8 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   app->repos_->SetGates(app->stores_.gates.get());
   app->gates_ = std::make_unique<services::GateService>(*app->repos_, *app->stores_.gates,
                                                         *app->stores_.users);
+  app->social_ = std::make_unique<services::SocialService>(
+      *app->repos_, *app->access_, *app->accounts_, *app->stores_.repos, *app->stores_.likes);
   app->content_ = std::make_unique<services::ContentService>(
       *app->reader_, *app->blobs_, *app->stores_.lfs, ContentOptionsFrom(c, data));
   app->uploads_ = std::make_unique<services::UploadService>(
@@ -665,6 +668,7 @@ http::Router& App::Router() {
   api::AddMirrorRoutes(r, *mirrors_);
   api::AddUpstreamTokenRoutes(r, upstream_.get());
   api::AddGateRoutes(r, *gates_);
+  api::AddSocialRoutes(r, *social_);
   api::AddLfsRoutes(r, *lfs_, config_.limits);
   api::AddGitRoutes(r, *git_);
   api::AddHfFileRoutes(r, *routes_->hf);

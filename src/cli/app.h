@@ -37,6 +37,7 @@
 #include "services/registry/registry_service.h"
 #include "services/repo/gate_service.h"
 #include "services/repo/repo_service.h"
+#include "services/social/social_service.h"
 #include "services/uploads/upload_service.h"
 #include "services/viewer/export_job.h"
 #include "services/viewer/export_queue.h"
@@ -140,7 +141,8 @@ class App {
   std::unique_ptr<services::AccessPolicy> access_;
   std::unique_ptr<services::AccountService> accounts_;  // after access_, which it tells of changes
   std::unique_ptr<services::RepoService> repos_;
-  std::unique_ptr<services::GateService> gates_;  // gated repos' access requests
+  std::unique_ptr<services::GateService> gates_;     // gated repos' access requests
+  std::unique_ptr<services::SocialService> social_;  // likes, overviews
   std::unique_ptr<services::ContentService> content_;
   std::unique_ptr<services::LfsService> lfs_;
   std::unique_ptr<services::CommitService> commits_;

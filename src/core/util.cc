@@ -176,6 +176,20 @@ std::optional<int64_t> ParseRowId(std::string_view s) {
   return static_cast<int64_t>(*v);
 }
 
+std::string KeysetCursor(int64_t a, int64_t b) {
+  return std::to_string(a) + "_" + std::to_string(b);
+}
+
+std::optional<std::pair<int64_t, int64_t>> ParseKeysetCursor(std::string_view s) {
+  const size_t sep = s.find('_');
+  if (sep == std::string_view::npos) return std::nullopt;
+  auto a = ParseUint64(s.substr(0, sep));
+  auto b = ParseUint64(s.substr(sep + 1));
+  constexpr auto kMax = static_cast<uint64_t>(INT64_MAX);
+  if (!a || !b || *a > kMax || *b > kMax) return std::nullopt;
+  return std::make_pair(static_cast<int64_t>(*a), static_cast<int64_t>(*b));
+}
+
 bool LooksBinary(std::string_view text) {
   constexpr size_t kSniffBytes = 8000;
   return text.substr(0, kSniffBytes).find('\0') != std::string_view::npos;

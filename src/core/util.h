@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace hangar {
 
@@ -42,6 +43,11 @@ std::optional<uint64_t> ParseUint64(std::string_view s);
 // `s` as a row id: ParseUint64's digits, from 1 to 2^63 − 1 (a database id, an int64_t);
 // nullopt for anything else.
 std::optional<int64_t> ParseRowId(std::string_view s);
+// A keyset cursor naming where a page ended: "<a>_<b>", two integers from 0 to 2^63 − 1
+// (the last row's time and id, say).
+std::string KeysetCursor(int64_t a, int64_t b);
+// The inverse of KeysetCursor; nullopt for anything else (a sign, blanks, a third part).
+std::optional<std::pair<int64_t, int64_t>> ParseKeysetCursor(std::string_view s);
 // Whether file content `text` is binary: a NUL byte in its first 8,000 bytes, the test
 // git applies before it diffs or blames a file.
 bool LooksBinary(std::string_view text);

@@ -39,16 +39,19 @@ struct RepoRecord {
   // The gate on its files (issue 19 §1, docs/gating.md): "" none, "auto" (a request is
   // accepted at once) or "manual" (the repo's admins decide).
   std::string gated;
+  // Users who like it (db/like_store.h keeps it with their rows; issue 19 §3).
+  int64_t likes = 0;
 
   RepoId Id() const { return RepoId{type, ns, name}; }
 };
 
 // Sort keys of a listing (hf-api.md §5.2); unknown client keys map to LastModified.
-// Downloads: all-time downloads. Trending: RepoRecord::trending. Ties are broken by id.
-enum class RepoSort { LastModified, CreatedAt, Id, Downloads, Trending };
+// Downloads: all-time downloads. Trending: RepoRecord::trending. Likes: RepoRecord::likes.
+// Ties are broken by id.
+enum class RepoSort { LastModified, CreatedAt, Id, Downloads, Trending, Likes };
 
 // Maps "lastModified", "createdAt", "id", "downloads" (also "downloadsAllTime"),
-// "trendingScore" (also "trending"); anything else gives LastModified.
+// "trendingScore" (also "trending"), "likes"; anything else gives LastModified.
 RepoSort ParseRepoSort(std::string_view s);
 
 struct RepoQuery {
@@ -70,6 +73,11 @@ struct RepoQuery {
   // admins) or when their namespace is in readable_namespaces.
   bool include_all_private = false;
   std::vector<std::string> readable_namespaces;
+};
+
+// Repos per type (RepoStore::Count).
+struct RepoCounts {
+  int64_t models = 0, datasets = 0, spaces = 0;
 };
 
 struct RepoPage {
@@ -113,6 +121,9 @@ class RepoStore {
   // One page of repos matching `q` (see RepoQuery::cursor for paging). Errors: BadRequest
   // for a cursor that this query did not produce.
   virtual Result<RepoPage> List(const RepoQuery& q) = 0;
+  // How many repos of each type (models, datasets, spaces) namespace `ns` holds: public
+  // ones, and private ones too when `with_private`.
+  virtual Result<RepoCounts> Count(std::string_view ns, bool with_private) = 0;
 
   // Replaces the card metadata of repo `id` (library, pipeline and the whole tag list, in
   // one transaction). Tags keep their order; duplicates are stored once. Errors:

@@ -38,6 +38,7 @@ RepoSort ParseRepoSort(std::string_view s) {
   if (s == "id") return RepoSort::Id;
   if (s == "downloads" || s == "downloadsAllTime") return RepoSort::Downloads;
   if (s == "trendingScore" || s == "trending") return RepoSort::Trending;
+  if (s == "likes") return RepoSort::Likes;
   return RepoSort::LastModified;
 }
 

@@ -9,6 +9,7 @@
 #include "db/gateway_store.h"
 #include "db/job_store.h"
 #include "db/lfs_store.h"
+#include "db/like_store.h"
 #include "db/mirror_store.h"
 #include "db/oci_store.h"
 #include "db/registry_store.h"
@@ -36,6 +37,7 @@ struct Stores {
   std::unique_ptr<SshKeyStore> ssh_keys;
   std::unique_ptr<MirrorStore> mirrors;
   std::unique_ptr<GateStore> gates;
+  std::unique_ptr<LikeStore> likes;
   std::shared_ptr<Pool> pool;  // the connections they share (readiness, metrics)
   // What this process changed, told to every process on the database (cache invalidation).
   // Declared last: it stops before the pool it publishes through.

@@ -62,4 +62,11 @@ std::string ContentDisposition(std::string_view filename, bool attachment) {
          PercentEncode(filename) + "; filename=\"" + ascii + "\";";
 }
 
+std::string HeaderSafe(std::string s) {
+  for (auto& c : s) {
+    if (c == '\r' || c == '\n' || static_cast<unsigned char>(c) < 0x20) c = ' ';
+  }
+  return s;
+}
+
 }  // namespace hangar::http

@@ -50,4 +50,8 @@ class Response {
 // pattern `filename="(.*?)";`.
 std::string ContentDisposition(std::string_view filename, bool attachment = false);
 
+// `s` fit for a header value: CR, LF and other control bytes become spaces (messages can
+// quote user input).
+std::string HeaderSafe(std::string s);
+
 }  // namespace hangar::http

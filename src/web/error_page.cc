@@ -17,24 +17,30 @@ http::Response RenderErrorPage(const Error& err, const http::Request& req) {
     return res;
   }
   const ErrorInfo& info = Describe(err.code);
+  // A gated repo's files: 401 to an anonymous caller, as on the API (docs/gating.md).
+  const int status =
+      err.code == ErrorCode::GatedRepo && req.principal.anonymous ? 401 : info.http_status;
   Data data;
-  data.set("status", std::to_string(info.http_status));
+  data.set("status", std::to_string(status));
   data.set("code", std::string(info.name));
   data.set("message", err.message);
   data.set("request_id", req.request_id);
   data.set("not_found", info.http_status == 404);
-  data.set("unauthorized", info.http_status == 401);
+  data.set("unauthorized", status == 401);
   http::Response res;
   auto body = RenderTemplate("error", data);
   Data layout;
-  layout.set("title", std::to_string(info.http_status) + " " + std::string(info.name));
+  layout.set("title", std::to_string(status) + " " + std::string(info.name));
   if (body) layout.set("body", *body);
   auto page = body ? RenderTemplate("layout", layout) : body;
   if (page) {
-    res = http::Response::Text(info.http_status, std::move(*page), "text/html; charset=utf-8");
+    res = http::Response::Text(status, std::move(*page), "text/html; charset=utf-8");
   } else {
-    res = http::Response::Text(info.http_status, err.message + "\n");
+    res = http::Response::Text(status, err.message + "\n");
   }
+  // The HF API's error headers, for scripts that post to a page (ask-access with a token).
+  res.SetHeader("X-Error-Code", std::string(info.name));
+  res.SetHeader("X-Error-Message", http::HeaderSafe(err.message));
   res.SetHeader("Cache-Control", "no-store");
   SetPageSecurityHeaders(res);
   return res;

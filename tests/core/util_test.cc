@@ -73,6 +73,17 @@ TEST(Util, ParseUint64TakesDigitsOnly) {
   }
 }
 
+TEST(Util, KeysetCursorsRoundTripAndRefuseTheRest) {
+  EXPECT_EQ(KeysetCursor(1700000000, 42), "1700000000_42");
+  EXPECT_EQ(ParseKeysetCursor("1700000000_42"), std::make_pair(int64_t{1700000000}, int64_t{42}));
+  EXPECT_EQ(ParseKeysetCursor("0_0"), std::make_pair(int64_t{0}, int64_t{0}));
+  EXPECT_EQ(ParseKeysetCursor(KeysetCursor(INT64_MAX, 7))->first, INT64_MAX);
+  for (const char* bad : {"", "_", "1_", "_1", "12", "1_2_3", "-1_2", "1_-2", " 1_2", "1_2 ",
+                          "+1_2", "9223372036854775808_1", "1_99999999999999999999", "a_b"}) {
+    EXPECT_FALSE(ParseKeysetCursor(bad).has_value()) << bad;
+  }
+}
+
 TEST(Util, ParseRowIdTakesPositiveInt64Only) {
   EXPECT_EQ(ParseRowId("1"), 1);
   EXPECT_EQ(ParseRowId("0042"), 42);

@@ -282,7 +282,8 @@ TEST(RepoSortTest, UnknownKeysFallBackToLastModified) {
   EXPECT_EQ(ParseRepoSort("downloads"), RepoSort::Downloads);
   EXPECT_EQ(ParseRepoSort("trendingScore"), RepoSort::Trending);
   EXPECT_EQ(ParseRepoSort("trending"), RepoSort::Trending);
-  EXPECT_EQ(ParseRepoSort("likes"), RepoSort::LastModified);
+  EXPECT_EQ(ParseRepoSort("likes"), RepoSort::Likes);
+  EXPECT_EQ(ParseRepoSort("likes30d"), RepoSort::LastModified);
 }
 
 TEST_P(RepoStoreTest, CardMetaIsReplacedWholeAndReadBack) {

@@ -79,6 +79,7 @@ class StoreFixture {
   SshKeyStore& ssh_keys() { return *stores_.ssh_keys; }
   MirrorStore& mirrors() { return *stores_.mirrors; }
   GateStore& gates() { return *stores_.gates; }
+  LikeStore& likes() { return *stores_.likes; }
 
   SqlDialect engine_ = SqlDialect::Sqlite;
   std::filesystem::path dir_;

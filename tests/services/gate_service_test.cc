@@ -142,10 +142,7 @@ TEST_F(GateTest, WritersListPageByPage) {
   ASSERT_TRUE(second.has_value());
   ASSERT_EQ(second->items.size(), 1u);
   EXPECT_NE(first->items[0].user_name, second->items[0].user_name);
-  auto third = gates_->List(owner_, id_, db::AccessStatus::Pending, second->next_cursor, 1);
-  ASSERT_TRUE(third.has_value());
-  EXPECT_TRUE(third->items.empty());
-  EXPECT_TRUE(third->next_cursor.empty());
+  EXPECT_TRUE(second->next_cursor.empty()) << "the last page says so, even when full";
   EXPECT_TRUE(gates_->List(owner_, id_, db::AccessStatus::Accepted, "", 10)->items.empty());
 
   for (const char* bad : {"x", "1_", "_1", "1_2_3", "12"}) {

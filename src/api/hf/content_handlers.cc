@@ -123,7 +123,7 @@ Result<http::Response> HandleRepoInfo(HfDeps& d, http::Request& req, RepoType ty
   o["disabled"] = false;
   o["downloads"] = rec.downloads;
   o["downloadsAllTime"] = rec.downloads;
-  o["likes"] = 0;
+  o["likes"] = rec.likes;
   o["tags"] = json::array{};
   HANGAR_ASSIGN_OR_RETURN(auto readme,
                           d.content.ReadText(at.repo, at.commit, "README.md", kMaxReadme));

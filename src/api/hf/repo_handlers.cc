@@ -87,7 +87,7 @@ json::object RepoSummary(const db::RepoRecord& r, bool trending) {
   o["downloads"] = r.downloads;
   o["downloadsAllTime"] = r.downloads;
   if (trending) o["trendingScore"] = r.trending;
-  o["likes"] = 0;
+  o["likes"] = r.likes;
   json::array tags;
   for (const auto& t : r.tags) tags.emplace_back(t);
   o["tags"] = std::move(tags);
@@ -213,7 +213,7 @@ Result<http::Response> HandleWhoAmI(HfDeps& d, http::Request& req) {
                                 {"name", m.org.name},
                                 {"fullname", m.org.fullname.empty() ? m.org.name : m.org.fullname},
                                 {"email", nullptr},
-                                {"avatarUrl", "/avatars/" + m.org.name + ".svg"},
+                                {"avatarUrl", AvatarUrl(m.org.name)},
                                 {"canPay", false},
                                 {"periodEnd", nullptr},
                                 {"roleInOrg", std::string(db::OrgRoleName(m.role))}});
@@ -228,7 +228,7 @@ Result<http::Response> HandleWhoAmI(HfDeps& d, http::Request& req) {
       {"fullname", who.fullname.empty() ? who.name : who.fullname},
       {"email", who.email.empty() ? json::value(nullptr) : json::value(who.email)},
       {"emailVerified", !who.email.empty()},
-      {"avatarUrl", "/avatars/" + who.name + ".svg"},
+      {"avatarUrl", AvatarUrl(who.name)},
       {"isPro", false},
       {"canPay", false},
       {"periodEnd", nullptr},

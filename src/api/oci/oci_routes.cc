@@ -75,10 +75,12 @@ http::Response NotFound(http::Request& req) {
 }
 
 // The answer to a refusal `e` of `who`'s request on `name`: a challenge where credentials
-// could help, else the error in the OCI shape.
+// could help (an anonymous caller of a private or gated repo too), else the error in the
+// OCI shape.
 http::Response Refusal(OciDeps& d, const http::Request& req, const Principal& who,
                        std::string_view name, const Error& e) {
-  if (e.code == ErrorCode::Unauthorized || (who.anonymous && e.code == ErrorCode::RepoNotFound)) {
+  if (e.code == ErrorCode::Unauthorized ||
+      (who.anonymous && (e.code == ErrorCode::RepoNotFound || e.code == ErrorCode::GatedRepo))) {
     return d.auth.Unauthorized(req, name, ActionOf(req), e.message);
   }
   http::Response out = RenderError(http::ApiFamily::Oci, e, req);

@@ -519,6 +519,23 @@ CREATE TABLE access_requests (
 CREATE INDEX access_requests_list ON access_requests(repo_id, status, created_at);
 )sql";
 
+// Version 19: likes (issue 19 §3, docs/social.md). One row per (repo, user) who liked it,
+// listed newest first per repo (repo_likes_repo) and per user (repo_likes_user); the
+// repo's count kept beside its row for info, listings and sort=likes.
+constexpr const char kV19[] = R"sql(
+ALTER TABLE repos ADD COLUMN likes BIGINT NOT NULL DEFAULT 0;
+CREATE TABLE repo_likes (
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (repo_id, user_id)
+);
+CREATE INDEX repo_likes_repo ON repo_likes(repo_id, created_at, user_id);
+CREATE INDEX repo_likes_user ON repo_likes(user_id, created_at, repo_id);
+CREATE INDEX repos_likes ON repos(likes, id);
+CREATE INDEX repos_type_likes ON repos(type, likes, id);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kV1},
     {2, kV2},
@@ -538,6 +555,7 @@ constexpr Migration kMigrations[] = {
     {16, kV16},
     {17, kV17},
     {18, kV18},
+    {19, kV19},
 };
 
 void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {

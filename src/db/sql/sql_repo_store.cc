@@ -11,7 +11,7 @@ namespace {
 
 constexpr const char kRepoCols[] =
     "id, type, namespace, name, private, created_at, last_modified, last_commit, "
-    "default_branch, library, pipeline, downloads, trending, is_mirror, gated";
+    "default_branch, library, pipeline, downloads, trending, is_mirror, gated, likes";
 
 // Days in the trending window, today included.
 constexpr int64_t kTrendingDays = 7;
@@ -40,6 +40,7 @@ RepoRecord ReadRepo(const Stmt& s) {
   r.trending = s.Int(12);
   r.is_mirror = s.Int(13) != 0;
   r.gated = s.Text(14);
+  r.likes = s.Int(15);
   return r;
 }
 
@@ -62,6 +63,8 @@ const char* SortColumn(RepoSort s) {
       return "downloads";
     case RepoSort::Trending:
       return "trending";
+    case RepoSort::Likes:
+      return "likes";
     case RepoSort::LastModified:
       break;
   }
@@ -78,6 +81,8 @@ char SortTag(RepoSort s) {
       return 'n';
     case RepoSort::Trending:
       return 't';
+    case RepoSort::Likes:
+      return 'l';
     case RepoSort::LastModified:
       break;
   }
@@ -90,6 +95,7 @@ std::string MakeCursor(const RepoQuery& q, const RepoRecord& last) {
               : q.sort == RepoSort::Id        ? last.id
               : q.sort == RepoSort::Downloads ? last.downloads
               : q.sort == RepoSort::Trending  ? last.trending
+              : q.sort == RepoSort::Likes     ? last.likes
                                               : last.last_modified;
   return std::string{SortTag(q.sort), q.descending ? 'd' : 'a'} + "." + std::to_string(v) + "." +
          std::to_string(last.id);
@@ -389,6 +395,29 @@ Result<void> SqlRepoStore::UpdateHead(int64_t id, std::string_view last_commit,
   HANGAR_TRY(s.Bind(1, last_commit).Bind(2, last_modified).Bind(3, id).Run());
   if (c->Changes() == 0) return NotFound(id);
   return {};
+}
+
+Result<RepoCounts> SqlRepoStore::Count(std::string_view ns, bool with_private) {
+  HANGAR_ASSIGN_OR_RETURN(auto c, pool_->Read());
+  HANGAR_ASSIGN_OR_RETURN(auto s, c->Prepare("SELECT type, COUNT(*) FROM repos WHERE namespace = "
+                                             "? AND (private = 0 OR ? = 1) GROUP BY type"));
+  s.Bind(1, ns).Bind(2, int64_t{with_private ? 1 : 0});
+  RepoCounts out;
+  for (;;) {
+    HANGAR_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return out;
+    switch (ParseRepoType(s.Text(0)).value_or(RepoType::Model)) {
+      case RepoType::Model:
+        out.models = s.Int(1);
+        break;
+      case RepoType::Dataset:
+        out.datasets = s.Int(1);
+        break;
+      case RepoType::Space:
+        out.spaces = s.Int(1);
+        break;
+    }
+  }
 }
 
 Result<RepoPage> SqlRepoStore::List(const RepoQuery& q) {

@@ -24,6 +24,7 @@ class SqlRepoStore : public RepoStore {
   Result<void> SetGated(int64_t id, std::string_view gated) override;
   Result<void> UpdateHead(int64_t id, std::string_view last_commit, int64_t last_modified) override;
   Result<RepoPage> List(const RepoQuery& q) override;
+  Result<RepoCounts> Count(std::string_view ns, bool with_private) override;
   Result<void> SetCardMeta(int64_t id, std::string_view library, std::string_view pipeline,
                            const std::vector<std::string>& tags) override;
   Result<void> AddDownloads(int64_t id, int64_t day, int64_t n) override;

@@ -6,6 +6,7 @@
 #include "db/sql/sql_gateway_store.h"
 #include "db/sql/sql_job_store.h"
 #include "db/sql/sql_lfs_store.h"
+#include "db/sql/sql_like_store.h"
 #include "db/sql/sql_mirror_store.h"
 #include "db/sql/sql_oci_store.h"
 #include "db/sql/sql_registry_store.h"
@@ -32,6 +33,7 @@ Stores StoresOver(std::shared_ptr<Pool> pool) {
   stores.ssh_keys = std::make_unique<SqlSshKeyStore>(pool);
   stores.mirrors = std::make_unique<SqlMirrorStore>(pool);
   stores.gates = std::make_unique<SqlGateStore>(pool);
+  stores.likes = std::make_unique<SqlLikeStore>(pool);
   stores.pool = std::move(pool);
   stores.changes = std::make_unique<ChangeFeed>();
   return stores;

@@ -126,6 +126,7 @@ bool IsNoAccessError(ErrorCode code) {
     case ErrorCode::RepoNotFound:
     case ErrorCode::NotFound:
     case ErrorCode::Forbidden:
+    case ErrorCode::GatedRepo:  // a gated repo's files, not yet for this caller
     case ErrorCode::Unauthorized:
     case ErrorCode::BadRequest:
       return true;

@@ -1,7 +1,6 @@
 #include "services/repo/gate_service.h"
 
 #include <boost/json.hpp>
-#include <charconv>
 
 #include "core/util.h"
 
@@ -16,19 +15,13 @@ constexpr size_t kMaxReason = 2000;
 
 Error Bad(std::string message) { return MakeError(ErrorCode::BadRequest, std::move(message)); }
 
-// "<created_at>_<user_id>": where a page ends. Errors: BadRequest.
+// "<created_at>_<user_id>" (KeysetCursor): where a page ends; "" = before the first row.
+// Errors: BadRequest.
 Result<std::pair<int64_t, int64_t>> ParseCursor(const std::string& cursor) {
   if (cursor.empty()) return std::make_pair(int64_t{-1}, int64_t{0});
-  const auto sep = cursor.find('_');
-  std::pair<int64_t, int64_t> out;
-  const char* end = cursor.data() + cursor.size();
-  auto a = std::from_chars(cursor.data(), cursor.data() + std::min(sep, cursor.size()), out.first);
-  auto b = sep == std::string::npos ? a : std::from_chars(cursor.data() + sep + 1, end, out.second);
-  if (sep == std::string::npos || a.ec != std::errc() || a.ptr != cursor.data() + sep ||
-      b.ec != std::errc() || b.ptr != end) {
-    return Bad("malformed cursor");
-  }
-  return out;
+  auto parsed = ParseKeysetCursor(cursor);
+  if (!parsed) return Bad("malformed cursor");
+  return *parsed;
 }
 
 }  // namespace
@@ -85,11 +78,13 @@ Result<AccessRequestPage> GateService::List(const Principal& who, const RepoId& 
   HANGAR_ASSIGN_OR_RETURN(auto after, ParseCursor(cursor));
   limit = std::clamp(limit, 1, 1000);
   AccessRequestPage page;
-  HANGAR_ASSIGN_OR_RETURN(page.items,
-                          gates_.List(repo.record.id, status, after.first, after.second, limit));
-  if (static_cast<int>(page.items.size()) == limit) {
+  // One row more than the page says whether another page follows.
+  HANGAR_ASSIGN_OR_RETURN(
+      page.items, gates_.List(repo.record.id, status, after.first, after.second, limit + 1));
+  if (static_cast<int>(page.items.size()) > limit) {
+    page.items.resize(limit);
     const auto& last = page.items.back();
-    page.next_cursor = std::to_string(last.created_at) + "_" + std::to_string(last.user_id);
+    page.next_cursor = KeysetCursor(last.created_at, last.user_id);
   }
   return page;
 }

@@ -155,6 +155,9 @@ class RepoService {
   std::string GitPath(const RepoId& id) const;
   // Drops every cached record (after a bulk change such as a download-count flush).
   void InvalidateAll();
+  // Drops the cached record of `id` here and on every replica (after its row changed
+  // outside this service, e.g. its like count).
+  void Invalidate(const RepoId& id);
   // Recomputes every repo's trending score for the window ending today
   // (db::RepoStore::RefreshTrending) and drops the cached records when one changed.
   // Returns how many changed. Errors: the store's.
@@ -168,7 +171,6 @@ class RepoService {
   // The access `who` has to `rec`, before `needed` is compared: namespace access, or the
   // fixed access of a deploy key; None for a repo outside `who`'s repo_scope.
   Access AccessTo(const Principal& who, const db::RepoRecord& rec);
-  void Invalidate(const RepoId& id);
   // Stores the card metadata of README.md at `head` (empty without a readable card).
   void IndexCard(const RepoHandle& repo, const Oid& head);
 
