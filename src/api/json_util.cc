@@ -53,13 +53,6 @@ Result<std::string> StringField(const json::object& o, std::string_view key) {
   return std::string(it->value().as_string());
 }
 
-Result<void> CheckDeclaredLength(const http::Request& req, size_t max_bytes) {
-  if (auto n = req.ContentLength(); n && *n > max_bytes)
-    return MakeError(ErrorCode::PayloadTooLarge,
-                     "the body is over " + std::to_string(max_bytes) + " bytes");
-  return {};
-}
-
 Result<std::optional<std::string>> OptionalString(const json::object& o, std::string_view key) {
   const auto* v = o.if_contains(key);
   if (!v || v->is_null()) return std::optional<std::string>();

@@ -33,10 +33,8 @@ void SetNextLink(http::Response& res, const http::Request& req, std::string_view
 // A string member of `o`, "" when absent; BadRequest when present but not a string/null.
 Result<std::string> StringField(const boost::json::object& o, std::string_view key);
 
-// Refuses, from the head alone, a body whose Content-Length is over `max_bytes`: a route's
-// head check (http::Requirement::Also), so a client is not told to send it.
-// Errors: PayloadTooLarge.
-Result<void> CheckDeclaredLength(const http::Request& req, size_t max_bytes);
+// http::CheckDeclaredLength, used by every API family's head checks.
+using http::CheckDeclaredLength;
 
 // The bodies the registry's and the gateway's JSON calls take, at most (bytes).
 constexpr size_t kMaxRegistryBody = 1 << 20;

@@ -41,6 +41,9 @@ struct RepoRecord {
   std::string gated;
   // Users who like it (db/like_store.h keeps it with their rows; issue 19 §3).
   int64_t likes = 0;
+  // A space's SDK as created (huggingface_hub's space_sdk): "gradio", "streamlit",
+  // "docker", "static"; "" for models, datasets and spaces made without one.
+  std::string sdk;
 
   RepoId Id() const { return RepoId{type, ns, name}; }
 };

@@ -158,4 +158,11 @@ std::optional<bool> ParseBool(std::string_view v) {
   return std::nullopt;
 }
 
+Result<void> CheckDeclaredLength(const Request& req, size_t max_bytes) {
+  if (auto n = req.ContentLength(); n && *n > max_bytes)
+    return MakeError(ErrorCode::PayloadTooLarge,
+                     "the body is over " + std::to_string(max_bytes) + " bytes");
+  return {};
+}
+
 }  // namespace hangar::http

@@ -87,4 +87,9 @@ class Request {
 // (case-insensitive); nullopt for anything else (hf-api.md §1.6).
 std::optional<bool> ParseBool(std::string_view v);
 
+// Refuses, from the head alone, a body whose Content-Length is over `max_bytes`: a route's
+// head check (Requirement::Also), so a client is not told to send it. A chunked body is
+// capped where it is read (Request::ReadBody). Errors: PayloadTooLarge.
+Result<void> CheckDeclaredLength(const Request& req, size_t max_bytes);
+
 }  // namespace hangar::http

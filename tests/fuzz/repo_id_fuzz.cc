@@ -1,7 +1,8 @@
 // Repo ids and repo paths (src/core/repo_id.h), taken from URLs and commit bodies:
 // RepoId::Parse on "<ns>/<name>", ValidateRepoPath and ValidateReadPath on the bytes,
-// and the percent coding URLs carry them in. What is accepted must keep the rules the
-// validators promise.
+// the percent coding URLs carry them in, and the keyset cursors of list pages in their
+// query strings (ParseKeysetCursor). What is accepted must keep the rules the validators
+// promise.
 
 #include "core/repo_id.h"
 #include "core/repo_path.h"
@@ -52,6 +53,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (strict) {
     for (unsigned char c : text) FUZZ_CHECK(c >= 0x20 && c != 0x7f && c != '\\');
+  }
+
+  if (auto cursor = ParseKeysetCursor(text)) {
+    FUZZ_CHECK(cursor->first >= 0 && cursor->second >= 0);
+    FUZZ_CHECK(ParseKeysetCursor(KeysetCursor(cursor->first, cursor->second)) == cursor);
+    FUZZ_CHECK(text.find_first_not_of("0123456789_") == std::string_view::npos);
   }
 
   bool ok = true;

@@ -761,6 +761,42 @@ check_hdr "  … GatedRepo" X-Error-Code GatedRepo
 check_false "  … without content" leaks "$BODY"
 handle models gm granted accepted
 check_status "and accepted again -> 200" 200
+# A download link made while access was granted stops working when it is revoked.
+as granted
+req POST "$BASE/acme/gm.git/info/lfs/objects/batch" "${AU[@]}" "${LFSH[@]}" --data-binary "$BATCH"
+LINK="$(jbody '.objects[0].actions.download.href // empty')"
+check_ne "granted gets an LFS download link" "" "$LINK"
+req GET "$LINK"
+served granted "  … which gives the bytes" "$MARK_LFS"
+handle models gm granted rejected
+req GET "$LINK"
+check_status "  revoked: the same link is refused at once -> 403" 403
+check_match "  … saying why" "no longer grants access: .*rejected" "$(jbody .message)"
+check_false "  … without content" leaks "$BODY"
+handle models gm granted accepted
+req GET "$LINK"
+served granted "  accepted again: the link works again" "$MARK_LFS"
+
+section "what a request shows others is plain text"
+REQS="$BASE/api/models/acme/gm/user-access-request"
+req POST "$REQS/handle" -H "Authorization: Bearer ${TOK[owner]}" -H 'Content-Type: application/json' \
+  --data-binary '{"user":"pending","status":"rejected","rejectionReason":"\u001b]0;pwned\u0007\u001b[2Jrun this"}'
+check_status "a rejection reason with terminal escapes -> 400" 400
+check_match "  … saying why" "control character" "$(hdr X-Error-Message)"
+list models gm pending
+check_json_true "  … and pending's request is still pending" '[.[].user.user] | index("pending") != null'
+new_user texter
+TEXTER="$(new_token texter --role write)"
+for form in 'Note=caf%e9' 'Note=a%1b%5b2J' 'Com%00pany=x'; do
+  req POST "$BASE/acme/gm/ask-access" -H "Authorization: Bearer $TEXTER" --data "$form"
+  check_status "ask-access with $form -> 400" 400
+  check_hdr "  … BadRequest" X-Error-Code BadRequest
+done
+list models gm pending
+check_json_true "  … and texter has no request" '[.[].user.user] | index("texter") == null'
+req POST "$BASE/acme/gm/ask-access" -H "Authorization: Bearer $TEXTER" \
+  -H 'Content-Type: application/x-www-form-urlencoded' -H 'Content-Length: 10000000' --max-time 5 --data-binary ''
+check_status "ask-access declaring a 10 MB body -> 413 from the head" 413
 
 # ---------------------------------------------------------------------------------------
 section "asking from a browser session (CSRF)"

@@ -68,7 +68,12 @@ check_hf_error "a repo that does not exist → 404" 404 RepoNotFound
 req POST "$BASE/api/models/ann/pub/like" "${B[@]}" -H 'Content-Type: application/json' \
   --data-binary "$(head -c 2000 /dev/zero | tr '\0' x)"
 check_status "a body over 1 KiB → 413 from the head" 413
-check_eq "  ann/pub still has 2 likes" 2 "$(likes_of model ann/pub)"
+req POST "$BASE/api/models/ann/pub/like" -H "Authorization: Bearer $ANN" -H 'Transfer-Encoding: chunked' \
+  --data-binary "$(head -c 2000 /dev/zero | tr '\0' x)"
+check_status "a chunked body over 1 KiB → 413" 413
+req GET "$BASE/api/users/b%6Fb/overview"
+check_json "a percent-encoded user name is decoded" .user bob
+check_eq "  ann/pub still has 2 likes (ann's chunked like was not applied)" 2 "$(likes_of model ann/pub)"
 
 section "likers"
 req GET "$BASE/api/models/ann/pub/likers"

@@ -103,6 +103,18 @@ TEST_F(GateTest, AnAutoGateAcceptsAtOnce) {
   EXPECT_EQ(gates_->Ask(cat_, id_, {}).value().status, db::AccessStatus::Accepted);
 }
 
+TEST_F(GateTest, APendingRequestIsAcceptedOnceTheGateTurnsAuto) {
+  ASSERT_EQ(gates_->Ask(bob_, id_, {}).value().status, db::AccessStatus::Pending);
+  ASSERT_EQ(gates_->Ask(cat_, id_, {}).value().status, db::AccessStatus::Pending);
+  ASSERT_TRUE(gates_->Handle(owner_, id_, "cat", db::AccessStatus::Rejected, "no").has_value());
+  Gate("auto");
+  EXPECT_FALSE(Refusal(bob_).empty()) << "until bob asks again";
+  EXPECT_EQ(gates_->Ask(bob_, id_, {}).value().status, db::AccessStatus::Accepted);
+  EXPECT_EQ(Refusal(bob_), "");
+  // A rejection was the writers' word: it stands.
+  EXPECT_EQ(gates_->Ask(cat_, id_, {}).value().status, db::AccessStatus::Rejected);
+}
+
 TEST_F(GateTest, AskingIsRefusedWhereItMeansNothing) {
   EXPECT_EQ(gates_->Ask(Principal(), id_, {}).error().code, ErrorCode::Unauthorized);
   Principal key = bob_;
@@ -122,6 +134,12 @@ TEST_F(GateTest, AskingIsRefusedWhereItMeansNothing) {
   EXPECT_EQ(gates_->Ask(bob_, id_, {{"", "v"}}).error().code, ErrorCode::BadRequest);
   EXPECT_EQ(gates_->Ask(bob_, id_, {{"why", std::string(2001, 'x')}}).error().message,
             "field 'why' is over 2000 bytes");
+  EXPECT_EQ(gates_->Ask(bob_, id_, {{"note", "caf\xe9"}}).error().message,
+            "field 'note' is not valid UTF-8");
+  EXPECT_EQ(gates_->Ask(bob_, id_, {{"note", "a\x1b]0;x\x07"}}).error().message,
+            "field 'note' holds a control character");
+  EXPECT_EQ(gates_->Ask(bob_, id_, {{std::string("Com\0pany", 8), "x"}}).error().message,
+            "a field's name holds a control character");
   // None of the refused asks left a request behind.
   EXPECT_FALSE(stores_.gates->Get(repo_id_, bob_.user_id).value().has_value());
 
@@ -173,6 +191,9 @@ TEST_F(GateTest, HandleAndGrantRefuseWhatTheyCannotDo) {
                 .error()
                 .code,
             ErrorCode::BadRequest);
+  EXPECT_EQ(
+      gates_->Handle(owner_, id_, "bob", db::AccessStatus::Rejected, "\x1b[2Jfake").error().message,
+      "the reason holds a control character");
   EXPECT_EQ(gates_->Handle(owner_, id_, "cat", db::AccessStatus::Accepted, "").error().message,
             "cat has no access request on acme/m");
   EXPECT_FALSE(gates_->Handle(owner_, id_, "nobody", db::AccessStatus::Accepted, "").has_value());

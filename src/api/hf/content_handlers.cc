@@ -104,8 +104,44 @@ void AddCard(const json::object& card, RepoType type, json::object& o) {
 
 }  // namespace
 
+Result<void> AddRepoContent(HfDeps& d, const services::RepoHandle& repo, const Oid& commit,
+                            bool card, bool siblings, bool blobs, json::object& o) {
+  if (card) {
+    HANGAR_ASSIGN_OR_RETURN(auto readme, d.content.ReadText(repo, commit, "README.md", kMaxReadme));
+    if (readme) {
+      auto parsed = services::ParseCardData(*readme);
+      if (parsed && *parsed) AddCard(**parsed, repo.record.type, o);
+    }
+  }
+  if (!siblings) return {};
+  HANGAR_ASSIGN_OR_RETURN(auto tree, d.content.ListTree(repo, commit, "", true));
+  json::array files;
+  uint64_t used = 0;
+  for (const auto& e : *tree) {
+    if (e.git.is_dir) continue;
+    json::object s{{"rfilename", e.git.path}};
+    if (blobs) {
+      s["size"] = e.Size();
+      s["blobId"] = e.git.oid.Hex();
+      if (e.lfs) {
+        s["lfs"] = json::object{
+            {"sha256", e.lfs->oid.Hex()}, {"size", e.lfs->size}, {"pointerSize", e.git.size}};
+      }
+    }
+    used += e.Size();
+    files.push_back(std::move(s));
+  }
+  o["siblings"] = std::move(files);
+  o["usedStorage"] = used;
+  return {};
+}
+
 Result<http::Response> HandleRepoInfo(HfDeps& d, http::Request& req, RepoType type,
                                       bool with_revision) {
+  HANGAR_ASSIGN_OR_RETURN(auto expand, ExpandKeys(req, type));
+  // Downloads still counted in memory are written first, so info and a listing sorted by
+  // downloads agree (a no-op when none are pending).
+  if (d.downloads && d.downloads->Pending() > 0) (void)d.downloads->Flush();
   HANGAR_ASSIGN_OR_RETURN(auto at, OpenAt(d, req, type, with_revision));
   const auto& rec = at.repo.record;
   HANGAR_ASSIGN_OR_RETURN(auto commit, d.content.Commit(at.repo, at.commit));
@@ -125,31 +161,9 @@ Result<http::Response> HandleRepoInfo(HfDeps& d, http::Request& req, RepoType ty
   o["downloadsAllTime"] = rec.downloads;
   o["likes"] = rec.likes;
   o["tags"] = json::array{};
-  HANGAR_ASSIGN_OR_RETURN(auto readme,
-                          d.content.ReadText(at.repo, at.commit, "README.md", kMaxReadme));
-  if (readme) {
-    auto card = services::ParseCardData(*readme);
-    if (card && *card) AddCard(**card, type, o);  // a broken card does not break repo info
-  }
-  HANGAR_ASSIGN_OR_RETURN(auto tree, d.content.ListTree(at.repo, at.commit, "", true));
-  json::array siblings;
-  uint64_t used = 0;
-  for (const auto& e : *tree) {
-    if (e.git.is_dir) continue;
-    json::object s{{"rfilename", e.git.path}};
-    if (blobs) {
-      s["size"] = e.Size();
-      s["blobId"] = e.git.oid.Hex();
-      if (e.lfs) {
-        s["lfs"] = json::object{
-            {"sha256", e.lfs->oid.Hex()}, {"size", e.lfs->size}, {"pointerSize", e.git.size}};
-      }
-    }
-    used += e.Size();
-    siblings.push_back(std::move(s));
-  }
-  o["siblings"] = std::move(siblings);
-  o["usedStorage"] = used;
+  if (!rec.sdk.empty()) o["sdk"] = rec.sdk;
+  HANGAR_TRY(AddRepoContent(d, at.repo, at.commit, /*card=*/true, /*siblings=*/true, blobs, o));
+  KeepExpanded(o, expand);
   return JsonResponse(o);
 }
 
@@ -247,7 +261,49 @@ Result<http::Response> HandleRefs(HfDeps& d, http::Request& req, RepoType type) 
   return JsonResponse(o);
 }
 
+namespace {
+
+// `text` as HTML: escaped; paragraphs (split at blank lines) in <p>, other line breaks as
+// <br>. The public hub's `formatted` commit fields are HTML the clients show as is.
+std::string FormatHtml(std::string_view text) {
+  std::string out;
+  size_t pos = 0;
+  bool open = false;
+  bool blank_before = false;
+  while (pos < text.size()) {
+    std::string_view line = TrimBlanks(NextLine(text, pos));
+    if (line.empty()) {
+      blank_before = true;
+      continue;
+    }
+    if (!open || blank_before) {
+      if (open) out += "</p>";
+      out += "<p>";
+      open = true;
+    } else {
+      out += "<br>";
+    }
+    blank_before = false;
+    AppendEscapedMarkup(out, line);
+  }
+  if (open) out += "</p>";
+  return out;
+}
+
+}  // namespace
+
 Result<http::Response> HandleCommits(HfDeps& d, http::Request& req, RepoType type) {
+  // list_repo_commits(formatted=True) asks expand[]=formatted; nothing else is expandable.
+  bool formatted = false;
+  for (const char* name : {"expand", "expand[]"}) {
+    for (const auto& key : req.QueryAll(name)) {
+      if (key != "formatted") {
+        return MakeError(ErrorCode::BadRequest, "unknown expand key '" + key.substr(0, 100) +
+                                                    "' for commits (only 'formatted')");
+      }
+      formatted = true;
+    }
+  }
   HANGAR_ASSIGN_OR_RETURN(auto at, OpenAt(d, req, type, true));
   HANGAR_ASSIGN_OR_RETURN(auto offset, OffsetCursor(req));
   size_t page = PageSize(req, 100, 1000);
@@ -268,6 +324,12 @@ Result<http::Response> HandleCommits(HfDeps& d, http::Request& req, RepoType typ
              {"user", c.author_name},
              {"avatar", req.base_url + "/avatars/" + PercentEncode(c.author_name) + ".svg"}}}},
         {"date", Iso8601(c.author_time)}});
+    if (formatted) {
+      std::string title;
+      AppendEscapedMarkup(title, c.summary);
+      out.back().as_object()["formatted"] =
+          json::object{{"title", std::move(title)}, {"message", FormatHtml(message)}};
+    }
   }
   http::Response res = JsonResponse(out);
   res.SetHeader("X-Total-Count", std::to_string(total));

@@ -1,5 +1,6 @@
 #include "api/hf/hf_common.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "api/json_util.h"
@@ -11,6 +12,98 @@ namespace hangar::api {
 boost::json::value GatedJson(std::string_view gated) {
   if (gated.empty()) return false;
   return boost::json::string(gated);
+}
+
+namespace {
+
+// The expand keys the clients send per type (hf-api.md §3.2; huggingface_hub's
+// Expand*Property_T, @huggingface/hub's *_EXPANDABLE_KEYS, older Python's xetEnabled).
+constexpr std::string_view kModelKeys[] = {"author",
+                                           "baseModels",
+                                           "cardData",
+                                           "childrenModelCount",
+                                           "config",
+                                           "createdAt",
+                                           "disabled",
+                                           "downloads",
+                                           "downloadsAllTime",
+                                           "evalResults",
+                                           "gated",
+                                           "gguf",
+                                           "gitalyUid",
+                                           "inference",
+                                           "inferenceProviderMapping",
+                                           "lastModified",
+                                           "library_name",
+                                           "likes",
+                                           "mask_token",
+                                           "model-index",
+                                           "pipeline_tag",
+                                           "private",
+                                           "resourceGroup",
+                                           "safetensors",
+                                           "sha",
+                                           "siblings",
+                                           "spaces",
+                                           "tags",
+                                           "transformersInfo",
+                                           "trendingScore",
+                                           "usedStorage",
+                                           "widgetData",
+                                           "xetEnabled"};
+constexpr std::string_view kDatasetKeys[] = {
+    "author",    "cardData",          "citation",    "createdAt",     "description",  "disabled",
+    "downloads", "downloadsAllTime",  "gated",       "gitalyUid",     "lastModified", "likes",
+    "mainSize",  "paperswithcode_id", "private",     "resourceGroup", "sha",          "siblings",
+    "tags",      "trendingScore",     "usedStorage", "xetEnabled"};
+constexpr std::string_view kSpaceKeys[] = {
+    "author", "cardData", "createdAt", "datasets", "disabled",      "gitalyUid",   "lastModified",
+    "likes",  "models",   "private",   "region",   "resourceGroup", "runtime",     "sdk",
+    "sha",    "siblings", "subdomain", "tags",     "trendingScore", "usedStorage", "xetEnabled"};
+
+bool KnownExpandKey(RepoType type, std::string_view key) {
+  auto in = [key](const auto& keys) {
+    return std::find(std::begin(keys), std::end(keys), key) != std::end(keys);
+  };
+  switch (type) {
+    case RepoType::Dataset:
+      return in(kDatasetKeys);
+    case RepoType::Space:
+      return in(kSpaceKeys);
+    case RepoType::Model:
+      break;
+  }
+  return in(kModelKeys);
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> ExpandKeys(const http::Request& req, RepoType type) {
+  std::vector<std::string> keys;
+  for (const char* name : {"expand", "expand[]"}) {
+    for (auto& key : req.QueryAll(name)) {
+      if (!KnownExpandKey(type, key)) {
+        return MakeError(ErrorCode::BadRequest, "unknown expand key '" + key.substr(0, 100) +
+                                                    "' for a " + std::string(RepoTypeName(type)) +
+                                                    " (hf-api.md §3.2 lists them)");
+      }
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(std::move(key));
+    }
+  }
+  if (keys.size() > 50) return MakeError(ErrorCode::BadRequest, "at most 50 expand keys");
+  return keys;
+}
+
+void KeepExpanded(boost::json::object& o, const std::vector<std::string>& keys) {
+  if (keys.empty()) return;
+  boost::json::object kept;
+  for (std::string_view k : {std::string_view("_id"), std::string_view("id")}) {
+    if (auto* v = o.if_contains(k)) kept[k] = std::move(*v);
+  }
+  for (const auto& k : keys) {
+    if (auto* v = o.if_contains(k)) kept[k] = std::move(*v);
+  }
+  o = std::move(kept);
 }
 
 Result<RepoId> RepoFromParams(const http::Request& req, RepoType type) {

@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <boost/json.hpp>
 
@@ -28,6 +29,14 @@ Result<RepoId> RepoFromParams(const http::Request& req, RepoType type);
 
 // A repo's `gated` as the clients read it (hf-api.md §3.2): false, "auto" or "manual".
 boost::json::value GatedJson(std::string_view gated);
+
+// The `expand` keys of a repo info or listing request (`expand` and `expand[]`, repeated,
+// in order, once each; hf-api.md §3.2). A key the clients know for `type` but Hangar has no
+// value for is taken and its field left out. Errors: BadRequest naming a key no client
+// sends for `type`, or over 50 keys.
+Result<std::vector<std::string>> ExpandKeys(const http::Request& req, RepoType type);
+// Keeps only `_id`, `id` and the `keys` of `o` (nothing to do when `keys` is empty).
+void KeepExpanded(boost::json::object& o, const std::vector<std::string>& keys);
 
 struct RevisionAndPath {
   std::string revision;  // decoded once

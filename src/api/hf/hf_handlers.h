@@ -2,7 +2,10 @@
 // The HF API handlers; hf_routes.cc binds them to routes. Each parses, calls services,
 // renders JSON (hf-api.md sections named per handler).
 
+#include <boost/json.hpp>
+
 #include "api/hf/hf_routes.h"
+#include "core/oid.h"
 #include "core/repo_id.h"
 #include "http/request.h"
 #include "http/response.h"
@@ -30,6 +33,13 @@ Result<http::Response> HandleTree(HfDeps& d, http::Request& req, RepoType type);
 Result<http::Response> HandlePathsInfo(HfDeps& d, http::Request& req, RepoType type);
 Result<http::Response> HandleRefs(HfDeps& d, http::Request& req, RepoType type);
 Result<http::Response> HandleCommits(HfDeps& d, http::Request& req, RepoType type);
+
+// What a repo info (§3.3) and a full listing item (§5.3) read from the repo at `commit`:
+// `cardData` (with the tags, pipeline_tag and library_name derived from it) when `card`,
+// and `siblings` (with `size`, `blobId`, `lfs` when `blobs`) and `usedStorage` when
+// `siblings`. A broken card is left out, not an error. Errors: ContentService's.
+Result<void> AddRepoContent(HfDeps& d, const services::RepoHandle& repo, const Oid& commit,
+                            bool card, bool siblings, bool blobs, boost::json::object& o);
 
 // §2: /resolve (raw = false) and /raw (raw = true).
 Result<http::Response> HandleResolve(HfDeps& d, http::Request& req, RepoType type, bool raw);

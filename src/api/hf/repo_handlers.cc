@@ -96,6 +96,7 @@ json::object RepoSummary(const db::RepoRecord& r, bool trending) {
   o["createdAt"] = Iso8601(r.created_at);
   o["lastModified"] = Iso8601(r.last_modified);
   if (!r.last_commit.empty()) o["sha"] = r.last_commit;
+  if (!r.sdk.empty()) o["sdk"] = r.sdk;
   return o;
 }
 
@@ -105,8 +106,10 @@ Result<http::Response> HandleCreateRepo(HfDeps& d, http::Request& req) {
   HANGAR_ASSIGN_OR_RETURN(auto body, ReadJsonObject(req, MaxJson(d)));
   HANGAR_ASSIGN_OR_RETURN(auto id, RepoFromBody(body, req.principal));
   HANGAR_ASSIGN_OR_RETURN(auto is_private, PrivacyFromBody(body));
+  // huggingface_hub's space_sdk.
+  HANGAR_ASSIGN_OR_RETURN(std::string sdk, StringField(body, "sdk"));
   std::string url = req.base_url + "/" + id.UrlPath();
-  auto created = d.repos.Create(req.principal, id, is_private.value_or(false));
+  auto created = d.repos.Create(req.principal, id, is_private.value_or(false), sdk);
   if (!created) {
     if (created.error().code == ErrorCode::Conflict) {
       // Python's exist_ok path reads `url` from the 409 body (hf-api.md §6.1).
@@ -180,6 +183,15 @@ Result<http::Response> HandleListRepos(HfDeps& d, http::Request& req, RepoType t
     }
   }
   q.cursor = req.Query("cursor").value_or("");
+  HANGAR_ASSIGN_OR_RETURN(auto expand, ExpandKeys(req, type));
+  // huggingface_hub's full=True and cardData=True (hf-api.md §5.2), or their keys in expand.
+  auto asked = [&](const char* param, std::string_view key) {
+    return http::ParseBool(req.Query(param).value_or("false")).value_or(false) ||
+           std::find(expand.begin(), expand.end(), key) != expand.end();
+  };
+  const bool full = http::ParseBool(req.Query("full").value_or("false")).value_or(false);
+  const bool siblings = asked("full", "siblings");
+  const bool card = full || asked("cardData", "cardData");
   if (d.downloads && (q.sort == db::RepoSort::Downloads || q.sort == db::RepoSort::Trending)) {
     // Counts still in memory are written first, so this process's listing by downloads
     // includes them (a no-op when nothing is pending; a failure keeps them for later).
@@ -188,7 +200,17 @@ Result<http::Response> HandleListRepos(HfDeps& d, http::Request& req, RepoType t
   HANGAR_ASSIGN_OR_RETURN(auto page, d.repos.List(req.principal, q));
   json::array items;
   for (const auto& r : page.items) {
-    items.push_back(RepoSummary(r, q.sort == db::RepoSort::Trending));
+    json::object o = RepoSummary(r, q.sort == db::RepoSort::Trending);
+    auto head = Oid::ParseHex(r.last_commit);
+    if ((siblings || card) && head) {
+      // The listing showed this repo to the caller: its card and file list are theirs to see.
+      // (A repo deleted since the page was read is listed without them.)
+      if (auto repo = d.repos.OpenMetadata(req.principal, r.Id())) {
+        HANGAR_TRY(AddRepoContent(d, *repo, *head, card, siblings, /*blobs=*/false, o));
+      }
+    }
+    KeepExpanded(o, expand);
+    items.push_back(std::move(o));
   }
   http::Response res = JsonResponse(items);
   if (!page.next_cursor.empty()) SetNextLink(res, req, page.next_cursor);

@@ -14,6 +14,8 @@ namespace {
 namespace json = boost::json;
 using services::SocialService;
 
+constexpr size_t kMaxLikeBody = 1024;
+
 // ?limit= of a list: 1..1000, 100 when absent. Errors: BadRequest.
 Result<int> PageLimit(const http::Request& req) {
   auto l = req.Query("limit");
@@ -25,8 +27,10 @@ Result<int> PageLimit(const http::Request& req) {
 
 Result<http::Response> SetLike(SocialService& social, http::Request& req, RepoType type,
                                bool like) {
-  // huggingface_hub sends no body; one is not read (its declared length is capped at the head).
   HANGAR_ASSIGN_OR_RETURN(RepoId id, RepoFromParams(req, type));
+  // huggingface_hub sends no body; whatever comes is read up to 1 KiB (a declared length is
+  // capped at the head, a chunked one here: 413) and ignored.
+  HANGAR_ASSIGN_OR_RETURN(std::string ignored, req.ReadBody(kMaxLikeBody));
   if (like) {
     HANGAR_TRY(social.Like(req.principal, id));
   } else {
@@ -56,7 +60,7 @@ Result<http::Response> Likers(SocialService& social, http::Request& req, RepoTyp
 
 Result<http::Response> UserLikes(SocialService& social, http::Request& req) {
   HANGAR_ASSIGN_OR_RETURN(int limit, PageLimit(req));
-  HANGAR_ASSIGN_OR_RETURN(auto page, social.LikedBy(req.principal, req.Param("user"),
+  HANGAR_ASSIGN_OR_RETURN(auto page, social.LikedBy(req.principal, PercentDecode(req.Param("user")),
                                                     req.Query("cursor").value_or(""), limit));
   json::array out;
   for (const auto& l : page.items) {
@@ -77,7 +81,7 @@ void PutCounts(json::object& o, const db::RepoCounts& c) {
 }
 
 Result<http::Response> UserOverview(SocialService& social, http::Request& req) {
-  HANGAR_ASSIGN_OR_RETURN(auto v, social.User(req.principal, req.Param("user")));
+  HANGAR_ASSIGN_OR_RETURN(auto v, social.User(req.principal, PercentDecode(req.Param("user"))));
   json::array orgs;
   for (const auto& org : v.orgs) {
     orgs.push_back(json::object{{"name", org.name},
@@ -98,7 +102,7 @@ Result<http::Response> UserOverview(SocialService& social, http::Request& req) {
 }
 
 Result<http::Response> OrgOverview(SocialService& social, http::Request& req) {
-  HANGAR_ASSIGN_OR_RETURN(auto v, social.Org(req.principal, req.Param("org")));
+  HANGAR_ASSIGN_OR_RETURN(auto v, social.Org(req.principal, PercentDecode(req.Param("org"))));
   json::object o{{"_id", ObjectId(v.org.id, '7')},
                  {"name", v.org.name},
                  {"fullname", v.org.fullname.empty() ? v.org.name : v.org.fullname},
@@ -116,7 +120,7 @@ void AddSocialRoutes(http::Router& r, SocialService& social) {
   using http::ApiFamily;
   using http::Method;
   using http::Requirement;
-  auto small = [](http::Request& q) { return CheckDeclaredLength(q, 1024); };
+  auto small = [](http::Request& q) { return CheckDeclaredLength(q, kMaxLikeBody); };
   for (RepoType t : {RepoType::Model, RepoType::Dataset, RepoType::Space}) {
     const std::string base = "/api/" + std::string(RepoCollection(t)) + "/{ns}/{name}";
     r.Add(Method::Post, base + "/like", ApiFamily::Hf, Requirement::WriteRole().Also(small),

@@ -536,6 +536,11 @@ CREATE INDEX repos_likes ON repos(likes, id);
 CREATE INDEX repos_type_likes ON repos(type, likes, id);
 )sql";
 
+// Version 20: a space's SDK (issue 19 §6): "gradio", "streamlit", "docker", "static", or ''.
+constexpr const char kV20[] = R"sql(
+ALTER TABLE repos ADD COLUMN sdk VARCHAR(16) NOT NULL DEFAULT '';
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kV1},
     {2, kV2},
@@ -556,6 +561,7 @@ constexpr Migration kMigrations[] = {
     {17, kV17},
     {18, kV18},
     {19, kV19},
+    {20, kV20},
 };
 
 void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {

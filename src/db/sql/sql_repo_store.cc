@@ -11,7 +11,7 @@ namespace {
 
 constexpr const char kRepoCols[] =
     "id, type, namespace, name, private, created_at, last_modified, last_commit, "
-    "default_branch, library, pipeline, downloads, trending, is_mirror, gated, likes";
+    "default_branch, library, pipeline, downloads, trending, is_mirror, gated, likes, sdk";
 
 // Days in the trending window, today included.
 constexpr int64_t kTrendingDays = 7;
@@ -41,6 +41,7 @@ RepoRecord ReadRepo(const Stmt& s) {
   r.is_mirror = s.Int(13) != 0;
   r.gated = s.Text(14);
   r.likes = s.Int(15);
+  r.sdk = s.Text(16);
   return r;
 }
 
@@ -279,10 +280,10 @@ Result<RepoRecord> SqlRepoStore::Create(const RepoRecord& repo) {
   HANGAR_ASSIGN_OR_RETURN(
       auto s,
       c->Prepare("INSERT INTO repos (type, namespace, name, private, created_at, last_modified, "
-                 "last_commit, default_branch) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
+                 "last_commit, default_branch, sdk) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   s.Bind(1, RepoTypeName(out.type)).Bind(2, out.ns).Bind(3, out.name);
   s.Bind(4, int64_t{out.is_private ? 1 : 0}).Bind(5, out.created_at).Bind(6, out.last_modified);
-  s.Bind(7, out.last_commit).Bind(8, out.default_branch);
+  s.Bind(7, out.last_commit).Bind(8, out.default_branch).Bind(9, out.sdk);
   auto r = s.Run();
   if (!r) {
     if (r.error().code == ErrorCode::Conflict)

@@ -67,6 +67,11 @@ Access AccessPolicy::NamespaceAccess(const Principal& who, std::string_view ns) 
   return access;
 }
 
+Result<Principal> AccessPolicy::ReaderOf(int64_t user_id) {
+  HANGAR_ASSIGN_OR_RETURN(db::UserRecord user, users_.FindUserById(user_id));
+  return Principal::User(user.id, user.name, user.is_admin, TokenRole::Read, "download link");
+}
+
 Result<void> AccessPolicy::ApplyVisibility(const Principal& who, db::RepoQuery& q) {
   q.include_all_private = false;
   q.readable_namespaces.clear();

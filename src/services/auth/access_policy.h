@@ -46,6 +46,9 @@ class AccessPolicy {
   // Sets q.include_all_private / q.readable_namespaces so a listing shows `who` exactly the
   // private repos they can read. Errors: Internal.
   Result<void> ApplyVisibility(const Principal& who, db::RepoQuery& q);
+  // User `user_id` as a reader (a read token of theirs), for a credential that names only
+  // the user (an LFS download link). Errors: NotFound (no such user), Internal.
+  Result<Principal> ReaderOf(int64_t user_id);
 
   // Drops the cached membership of `user_id` in org `org`, so the next NamespaceAccess
   // reads it again: AccountService calls it after changing a membership.

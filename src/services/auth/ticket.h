@@ -22,8 +22,9 @@ std::string_view TicketOpName(TicketOp op);
 // The signed content of a ticket.
 struct TicketClaims {
   int64_t repo_id = 0;  // db::RepoRecord::id the object belongs to
-  int64_t user_id = 0;  // who the batch answered (0: anonymous); a multipart upload
-                        // staged for an upload ticket must be theirs
+  int64_t user_id = 0;  // who the batch answered (0: anonymous; a download's deploy key:
+                        // its id negated); a multipart upload staged for an upload
+                        // ticket must be theirs
   Sha256 oid;           // the LFS object
   uint64_t size = 0;    // the object's size in bytes, as announced in the batch request
   TicketOp op = TicketOp::Download;

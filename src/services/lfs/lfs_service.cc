@@ -113,7 +113,10 @@ Result<LfsBatchObjectResult> LfsService::AnswerObject(const Principal& who, cons
 
   TicketClaims claims;
   claims.repo_id = repo.record.id;
-  claims.user_id = who.user_id;
+  // A download link names its holder, checked again when it is used
+  // (RepoService::CheckLinkHolder); a deploy key as its negated id.
+  claims.user_id =
+      op == LfsOperation::Download && who.deploy_key_id != 0 ? -who.deploy_key_id : who.user_id;
   claims.oid = *oid;
   claims.expires_at = expires_at;
 
@@ -251,6 +254,16 @@ Result<void> LfsService::VerifyWithTicket(std::string_view ticket, const Sha256&
 Result<LfsDownload> LfsService::Download(std::string_view ticket, const Sha256& oid,
                                          const LfsRangeChooser& choose) {
   HANGAR_ASSIGN_OR_RETURN(auto claims, CheckTicket(ticket, oid, TicketOp::Download));
+  // The link was good when made; the repo or its holder's access may have changed since.
+  if (auto holder = repos_.CheckLinkHolder(claims.repo_id, claims.user_id); !holder) {
+    // 403 as for any link that no longer holds (see CheckTicket): a 401 would make git-lfs
+    // retry with the user's password.
+    if (holder.error().code == ErrorCode::GatedRepo) {
+      return MakeError(ErrorCode::Forbidden,
+                       "this link no longer grants access: " + holder.error().message);
+    }
+    return std::move(holder).error();
+  }
   HANGAR_ASSIGN_OR_RETURN(auto linked, links_.IsLinked(claims.repo_id, oid));
   if (!linked.has_value() && missing_ != nullptr && missing_->Fills(claims.repo_id)) {
     // A pull-through cache's object: brought from its upstream (verified, then linked).

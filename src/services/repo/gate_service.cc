@@ -15,6 +15,17 @@ constexpr size_t kMaxReason = 2000;
 
 Error Bad(std::string message) { return MakeError(ErrorCode::BadRequest, std::move(message)); }
 
+// `text` (a form field, a rejection's reason) is shown to others — on pages, in git's
+// error lines on their terminals: valid UTF-8 without control characters. Errors:
+// BadRequest naming `what`.
+Result<void> CheckShownText(const std::string& what, std::string_view text) {
+  if (!IsUtf8(text)) return Bad(what + " is not valid UTF-8");
+  for (unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f) return Bad(what + " holds a control character");
+  }
+  return {};
+}
+
 // "<created_at>_<user_id>" (KeysetCursor): where a page ends; "" = before the first row.
 // Errors: BadRequest.
 Result<std::pair<int64_t, int64_t>> ParseCursor(const std::string& cursor) {
@@ -41,7 +52,9 @@ Result<db::AccessRequestRecord> GateService::Ask(const Principal& who, const Rep
   boost::json::object form;
   for (const auto& [name, value] : fields) {
     if (name.empty() || name.size() > kMaxFieldName) return Bad("a field's name is 1 to 100 bytes");
+    HANGAR_TRY(CheckShownText("a field's name", name));
     if (value.size() > kMaxFieldValue) return Bad("field '" + name + "' is over 2000 bytes");
+    HANGAR_TRY(CheckShownText("field '" + name + "'", value));
     form[name] = value;
   }
   // A member passes the gate as it is: nothing to ask.
@@ -56,6 +69,13 @@ Result<db::AccessRequestRecord> GateService::Ask(const Principal& who, const Rep
   r.status = repo.record.gated == "auto" ? db::AccessStatus::Accepted : db::AccessStatus::Pending;
   r.fields = form.empty() ? std::string() : boost::json::serialize(form);
   HANGAR_ASSIGN_OR_RETURN(auto stored, gates_.Insert(r));
+  if (!stored.second && repo.record.gated == "auto" &&
+      stored.first.status == db::AccessStatus::Pending) {
+    // Asked while the gate was manual, which it no longer is: nobody is left to review it.
+    HANGAR_TRY(
+        gates_.SetStatus(repo.record.id, who.user_id, db::AccessStatus::Accepted, "", NowUnix()));
+    stored.first.status = db::AccessStatus::Accepted;
+  }
   return stored.first;
 }
 
@@ -95,6 +115,7 @@ Result<void> GateService::Handle(const Principal& who, const RepoId& id, const s
   if (!reason.empty() && status != db::AccessStatus::Rejected)
     return Bad("a reason is given only when rejecting a request");
   if (reason.size() > kMaxReason) return Bad("the reason is over 2000 bytes");
+  HANGAR_TRY(CheckShownText("the reason", reason));
   HANGAR_ASSIGN_OR_RETURN(db::UserRecord target, users_.FindUserByName(user));
   HANGAR_ASSIGN_OR_RETURN(auto request, gates_.Get(repo.record.id, target.id));
   if (!request) {

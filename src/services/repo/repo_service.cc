@@ -100,6 +100,18 @@ Result<RepoHandle> RepoService::OpenMetadata(const Principal& who, const RepoId&
   return OpenChecked(who, id, Access::Read, false);
 }
 
+Result<void> RepoService::CheckLinkHolder(int64_t repo_id, int64_t holder) {
+  HANGAR_ASSIGN_OR_RETURN(db::RepoRecord rec, FindById(repo_id));
+  // A deploy key's row goes with its repo; public files are anyone's.
+  if (holder < 0 || (!rec.is_private && rec.gated.empty())) return {};
+  Principal who;
+  if (holder > 0) {
+    HANGAR_ASSIGN_OR_RETURN(who, access_.ReaderOf(holder));
+  }
+  HANGAR_TRY(OpenChecked(who, rec.Id(), Access::Read, /*gate=*/true));
+  return {};
+}
+
 Result<void> RepoService::CheckGate(const Principal& who, const db::RepoRecord& repo) {
   if (repo.gated.empty()) return {};
   // Its namespace's members (any role) and site admins; a deploy key is its admins' own.
@@ -189,8 +201,8 @@ Result<RepoHandle> RepoService::OpenChecked(const Principal& who, const RepoId& 
 
 Result<db::RepoRecord> RepoService::FindById(int64_t id) { return repos_.FindById(id); }
 
-Result<db::RepoRecord> RepoService::Create(const Principal& who, const RepoId& id,
-                                           bool is_private) {
+Result<db::RepoRecord> RepoService::Create(const Principal& who, const RepoId& id, bool is_private,
+                                           std::string_view sdk) {
   if (who.anonymous) {
     return MakeError(ErrorCode::Unauthorized, "authentication required to create a repo");
   }
@@ -203,11 +215,19 @@ Result<db::RepoRecord> RepoService::Create(const Principal& who, const RepoId& i
   if (access_.NamespaceAccess(who, id.ns) < Access::Write) {
     return MakeError(ErrorCode::Forbidden, "you cannot create repos in namespace '" + id.ns + "'");
   }
+  if (!sdk.empty() && id.type != RepoType::Space) {
+    return MakeError(ErrorCode::BadRequest, "'sdk' is for spaces only");
+  }
+  if (!sdk.empty() && sdk != "gradio" && sdk != "streamlit" && sdk != "docker" && sdk != "static") {
+    return MakeError(ErrorCode::BadRequest,
+                     "'sdk' is \"gradio\", \"streamlit\", \"docker\" or \"static\"");
+  }
   db::RepoRecord rec;
   rec.type = id.type;
   rec.ns = id.ns;
   rec.name = id.name;
   rec.is_private = is_private;
+  rec.sdk = std::string(sdk);
   auto created = repos_.Create(rec);
   if (!created) return created;
   // The row reserves the name; the git repository is built under a temporary name and

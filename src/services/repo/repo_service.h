@@ -111,8 +111,10 @@ class RepoService {
 
   // Creates the repo with an initial commit holding .gitattributes (hf-api.md §6.1).
   // Errors: Unauthorized (anonymous), Forbidden (no write access to the namespace, or a
-  // principal bound to one repo), Conflict (exists), BadRequest.
-  Result<db::RepoRecord> Create(const Principal& who, const RepoId& id, bool is_private);
+  // principal bound to one repo), Conflict (exists), BadRequest (an `sdk` other than
+  // "gradio", "streamlit", "docker" or "static", or one given for a model or a dataset).
+  Result<db::RepoRecord> Create(const Principal& who, const RepoId& id, bool is_private,
+                                std::string_view sdk = {});
   // Errors: as Open with Admin, then Internal.
   Result<void> Delete(const Principal& who, const RepoId& id);
   // Renames; needs Admin on the source and Write on the target namespace (never for a
@@ -153,6 +155,11 @@ class RepoService {
 
   // Directory of the bare repository of `id`.
   std::string GitPath(const RepoId& id) const;
+  // Whether the holder of an LFS download link of repo `repo_id` may still read its files
+  // (the repo went private or gated, their request was rejected, they left its org since
+  // the link was made): `holder` > 0 a user, 0 anonymous, < 0 a deploy key of the repo
+  // (which may). Errors: RepoNotFound, GatedRepo, Forbidden, as Open.
+  Result<void> CheckLinkHolder(int64_t repo_id, int64_t holder);
   // Drops every cached record (after a bulk change such as a download-count flush).
   void InvalidateAll();
   // Drops the cached record of `id` here and on every replica (after its row changed

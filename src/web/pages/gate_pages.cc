@@ -21,11 +21,14 @@ Result<services::GateService*> Gates(WebDeps& deps) {
 // The body of an ask-access POST: a browser's form carries the session's CSRF token
 // (ReadForm checks it); a token's holder posts the form's fields, or nothing, without one
 // (a bearer token is no cookie a third-party page could make a browser send).
+// The largest ask-access body: 20 fields of up to 2,000 bytes, percent-encoded.
+constexpr size_t kMaxAskBody = 64 << 10;
+
 Result<services::GateFields> AskFields(http::Request& req, const PageContext& ctx) {
   if (!ctx.principal.session &&
       !req.Header("content-type").starts_with("application/x-www-form-urlencoded")) {
     // A gate without a form is asked with an empty POST.
-    HANGAR_ASSIGN_OR_RETURN(std::string body, req.ReadBody(64 << 10));
+    HANGAR_ASSIGN_OR_RETURN(std::string body, req.ReadBody(kMaxAskBody));
     if (!body.empty()) {
       return MakeError(ErrorCode::BadRequest,
                        "send the gate form's fields as a form (application/x-www-form-urlencoded)");
@@ -148,7 +151,9 @@ void AddGatePages(http::Router& router, WebDeps& deps, RepoType type) {
   using M = http::Method;
   const std::string repo = "/" + std::string(RepoUrlPrefix(type)) + "{ns}/{name}";
   // Who may read what the repo shows asks; the service refuses anonymous callers.
-  AddPage(router, deps, M::Post, repo + "/ask-access", http::Requirement::SignedIn(),
+  // The gate form is small: a larger body is refused from the head.
+  auto small = [](http::Request& q) { return http::CheckDeclaredLength(q, kMaxAskBody); };
+  AddPage(router, deps, M::Post, repo + "/ask-access", http::Requirement::SignedIn().Also(small),
           [&deps, type](PageContext& ctx, http::Request& req) {
             return AskAccess(deps, ctx, req, type);
           });
