@@ -75,6 +75,16 @@ std::string ObjectId(int64_t id, char kind) {
   return buf;
 }
 
+Result<int> LimitQuery(const http::Request& req, int def, int max) {
+  auto l = req.Query("limit");
+  if (!l) return def;
+  auto n = ParseRowId(*l);
+  if (!n || *n > max) {
+    return MakeError(ErrorCode::BadRequest, "'limit' is 1 to " + std::to_string(max));
+  }
+  return static_cast<int>(*n);
+}
+
 std::string AvatarUrl(std::string_view name) { return "/avatars/" + PercentEncode(name) + ".svg"; }
 
 }  // namespace hangar::api

@@ -30,6 +30,10 @@ std::string NextPageUrl(const http::Request& req, std::string_view cursor_value)
 // Sets `Link: <url>; rel="next"` for the next page (hf-api.md §1.11).
 void SetNextLink(http::Response& res, const http::Request& req, std::string_view cursor_value);
 
+// A list's `?limit=`: 1..`max`, `def` when absent. Errors: BadRequest ("'limit' is 1 to
+// <max>") for anything else.
+Result<int> LimitQuery(const http::Request& req, int def, int max);
+
 // A string member of `o`, "" when absent; BadRequest when present but not a string/null.
 Result<std::string> StringField(const boost::json::object& o, std::string_view key);
 

@@ -60,6 +60,25 @@ TEST(JsonUtil, ResponsesFieldsIdsAndNextLinks) {
   EXPECT_EQ(page.GetHeader("Link"), "<" + next + ">; rel=\"next\"");
 }
 
+TEST(JsonUtil, LimitsAndAvatars) {
+  http::Request req;
+  EXPECT_EQ(LimitQuery(req, 100, 1000).value(), 100);
+  for (auto [query, want] :
+       {std::pair{"limit=1", 1}, std::pair{"limit=1000", 1000}, std::pair{"limit=007", 7}}) {
+    req.query = query;
+    EXPECT_EQ(LimitQuery(req, 100, 1000).value(), want) << query;
+  }
+  for (const char* bad :
+       {"limit=0", "limit=1001", "limit=-1", "limit=x", "limit=", "limit=99999999999999999999"}) {
+    req.query = bad;
+    auto l = LimitQuery(req, 100, 1000);
+    ASSERT_FALSE(l.has_value()) << bad;
+    EXPECT_EQ(l.error().message, "'limit' is 1 to 1000");
+  }
+  EXPECT_EQ(AvatarUrl("ann"), "/avatars/ann.svg");
+  EXPECT_EQ(AvatarUrl("a b"), "/avatars/a%20b.svg");
+}
+
 TEST(ChosenRange, WholeRangeIfRangeAndPolicies) {
   auto ask = [](std::string range, std::string if_range = "") {
     http::Request req;

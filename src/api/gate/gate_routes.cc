@@ -56,12 +56,7 @@ Result<http::Response> List(GateService& gates, http::Request& req, RepoType typ
     return MakeError(ErrorCode::NotFound,
                      "a list of access requests is pending, accepted or rejected");
   }
-  int limit = 100;
-  if (auto l = req.Query("limit")) {
-    auto n = ParseRowId(*l);
-    if (!n || *n > 1000) return MakeError(ErrorCode::BadRequest, "'limit' is 1 to 1000");
-    limit = static_cast<int>(*n);
-  }
+  HANGAR_ASSIGN_OR_RETURN(int limit, LimitQuery(req, 100, 1000));
   HANGAR_ASSIGN_OR_RETURN(
       auto page, gates.List(req.principal, repo, *status, req.Query("cursor").value_or(""), limit));
   json::array out;

@@ -16,15 +16,6 @@ using services::SocialService;
 
 constexpr size_t kMaxLikeBody = 1024;
 
-// ?limit= of a list: 1..1000, 100 when absent. Errors: BadRequest.
-Result<int> PageLimit(const http::Request& req) {
-  auto l = req.Query("limit");
-  if (!l) return 100;
-  auto n = ParseRowId(*l);
-  if (!n || *n > 1000) return MakeError(ErrorCode::BadRequest, "'limit' is 1 to 1000");
-  return static_cast<int>(*n);
-}
-
 Result<http::Response> SetLike(SocialService& social, http::Request& req, RepoType type,
                                bool like) {
   HANGAR_ASSIGN_OR_RETURN(RepoId id, RepoFromParams(req, type));
@@ -41,7 +32,7 @@ Result<http::Response> SetLike(SocialService& social, http::Request& req, RepoTy
 
 Result<http::Response> Likers(SocialService& social, http::Request& req, RepoType type) {
   HANGAR_ASSIGN_OR_RETURN(RepoId id, RepoFromParams(req, type));
-  HANGAR_ASSIGN_OR_RETURN(int limit, PageLimit(req));
+  HANGAR_ASSIGN_OR_RETURN(int limit, LimitQuery(req, 100, 1000));
   HANGAR_ASSIGN_OR_RETURN(
       auto page, social.Likers(req.principal, id, req.Query("cursor").value_or(""), limit));
   json::array out;
@@ -59,7 +50,7 @@ Result<http::Response> Likers(SocialService& social, http::Request& req, RepoTyp
 }
 
 Result<http::Response> UserLikes(SocialService& social, http::Request& req) {
-  HANGAR_ASSIGN_OR_RETURN(int limit, PageLimit(req));
+  HANGAR_ASSIGN_OR_RETURN(int limit, LimitQuery(req, 100, 1000));
   HANGAR_ASSIGN_OR_RETURN(auto page, social.LikedBy(req.principal, PercentDecode(req.Param("user")),
                                                     req.Query("cursor").value_or(""), limit));
   json::array out;
