@@ -294,16 +294,9 @@ std::string FormatHtml(std::string_view text) {
 
 Result<http::Response> HandleCommits(HfDeps& d, http::Request& req, RepoType type) {
   // list_repo_commits(formatted=True) asks expand[]=formatted; nothing else is expandable.
-  bool formatted = false;
-  for (const char* name : {"expand", "expand[]"}) {
-    for (const auto& key : req.QueryAll(name)) {
-      if (key != "formatted") {
-        return MakeError(ErrorCode::BadRequest, "unknown expand key '" + key.substr(0, 100) +
-                                                    "' for commits (only 'formatted')");
-      }
-      formatted = true;
-    }
-  }
+  static constexpr std::string_view kCommitKeys[] = {"formatted"};
+  HANGAR_ASSIGN_OR_RETURN(auto expand, ExpandValues(req, kCommitKeys, "commits"));
+  const bool formatted = !expand.empty();
   HANGAR_ASSIGN_OR_RETURN(auto at, OpenAt(d, req, type, true));
   HANGAR_ASSIGN_OR_RETURN(auto offset, OffsetCursor(req));
   size_t page = PageSize(req, 100, 1000);

@@ -1,6 +1,7 @@
 #include "api/hf/hf_common.h"
 
 #include <algorithm>
+#include <span>
 #include <vector>
 
 #include "api/json_util.h"
@@ -61,37 +62,39 @@ constexpr std::string_view kSpaceKeys[] = {
     "likes",  "models",   "private",   "region",   "resourceGroup", "runtime",     "sdk",
     "sha",    "siblings", "subdomain", "tags",     "trendingScore", "usedStorage", "xetEnabled"};
 
-bool KnownExpandKey(RepoType type, std::string_view key) {
-  auto in = [key](const auto& keys) {
-    return std::find(std::begin(keys), std::end(keys), key) != std::end(keys);
-  };
+std::span<const std::string_view> KnownExpandKeys(RepoType type) {
   switch (type) {
     case RepoType::Dataset:
-      return in(kDatasetKeys);
+      return kDatasetKeys;
     case RepoType::Space:
-      return in(kSpaceKeys);
+      return kSpaceKeys;
     case RepoType::Model:
       break;
   }
-  return in(kModelKeys);
+  return kModelKeys;
 }
 
 }  // namespace
 
-Result<std::vector<std::string>> ExpandKeys(const http::Request& req, RepoType type) {
+Result<std::vector<std::string>> ExpandValues(const http::Request& req,
+                                              std::span<const std::string_view> known,
+                                              std::string_view what) {
   std::vector<std::string> keys;
   for (const char* name : {"expand", "expand[]"}) {
     for (auto& key : req.QueryAll(name)) {
-      if (!KnownExpandKey(type, key)) {
+      if (std::find(known.begin(), known.end(), key) == known.end()) {
         return MakeError(ErrorCode::BadRequest, "unknown expand key '" + key.substr(0, 100) +
-                                                    "' for a " + std::string(RepoTypeName(type)) +
-                                                    " (hf-api.md §3.2 lists them)");
+                                                    "' for " + std::string(what));
       }
       if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(std::move(key));
     }
   }
-  if (keys.size() > 50) return MakeError(ErrorCode::BadRequest, "at most 50 expand keys");
   return keys;
+}
+
+Result<std::vector<std::string>> ExpandKeys(const http::Request& req, RepoType type) {
+  return ExpandValues(req, KnownExpandKeys(type),
+                      "a " + std::string(RepoTypeName(type)) + " (hf-api.md §3.2 lists them)");
 }
 
 void KeepExpanded(boost::json::object& o, const std::vector<std::string>& keys) {

@@ -1,6 +1,7 @@
 #pragma once
 // Parsing shared by the HF handlers: repo ids from route params, revision + path splits.
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,10 +31,13 @@ Result<RepoId> RepoFromParams(const http::Request& req, RepoType type);
 // A repo's `gated` as the clients read it (hf-api.md §3.2): false, "auto" or "manual".
 boost::json::value GatedJson(std::string_view gated);
 
-// The `expand` keys of a repo info or listing request (`expand` and `expand[]`, repeated,
-// in order, once each; hf-api.md §3.2). A key the clients know for `type` but Hangar has no
-// value for is taken and its field left out. Errors: BadRequest naming a key no client
-// sends for `type`, or over 50 keys.
+// The `expand` values of a request (`expand` and `expand[]`, repeated), in order, once
+// each. Errors: BadRequest naming one not in `known` ("… for <what>").
+Result<std::vector<std::string>> ExpandValues(const http::Request& req,
+                                              std::span<const std::string_view> known,
+                                              std::string_view what);
+// ExpandValues of a repo info or listing request with the keys the clients send for `type`
+// (hf-api.md §3.2). A key Hangar has no value for is taken and its field left out.
 Result<std::vector<std::string>> ExpandKeys(const http::Request& req, RepoType type);
 // Keeps only `_id`, `id` and the `keys` of `o` (nothing to do when `keys` is empty).
 void KeepExpanded(boost::json::object& o, const std::vector<std::string>& keys);
