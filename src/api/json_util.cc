@@ -1,5 +1,6 @@
 #include "api/json_util.h"
 
+#include <cstdint>
 #include <cstdio>
 
 #include "core/util.h"
@@ -86,5 +87,42 @@ Result<int> LimitQuery(const http::Request& req, int def, int max) {
 }
 
 std::string AvatarUrl(std::string_view name) { return "/avatars/" + PercentEncode(name) + ".svg"; }
+
+std::optional<int64_t> ParseObjectId(std::string_view text, char kind) {
+  if (text.size() != 24 || text[0] != kind) return std::nullopt;
+  int64_t id = 0;
+  for (char c : text.substr(1)) {
+    int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    // 23 hex digits hold more than an int64: ids this hub made have the high ones zero.
+    if (v < 0 || id > (INT64_MAX >> 4)) return std::nullopt;
+    id = id * 16 + v;
+  }
+  return id;
+}
+
+std::string FormatHtml(std::string_view text) {
+  std::string out;
+  size_t pos = 0;
+  bool open = false;
+  bool blank_before = false;
+  while (pos < text.size()) {
+    std::string_view line = TrimBlanks(NextLine(text, pos));
+    if (line.empty()) {
+      blank_before = true;
+      continue;
+    }
+    if (!open || blank_before) {
+      if (open) out += "</p>";
+      out += "<p>";
+      open = true;
+    } else {
+      out += "<br>";
+    }
+    blank_before = false;
+    AppendEscapedMarkup(out, line);
+  }
+  if (open) out += "</p>";
+  return out;
+}
 
 }  // namespace hangar::api

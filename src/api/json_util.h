@@ -57,4 +57,12 @@ std::string ObjectId(int64_t id, char kind);
 // hub (web/pages serves /avatars/{name}.svg).
 std::string AvatarUrl(std::string_view name);
 
+// `text` as HTML: escaped; paragraphs (split at blank lines) in <p>, other line breaks as
+// <br>. The public hub's `formatted` commit fields and comments' `html` are HTML the
+// clients show as is.
+std::string FormatHtml(std::string_view text);
+
+// The id ObjectId(id, kind) made, back; none for any other text.
+std::optional<int64_t> ParseObjectId(std::string_view text, char kind);
+
 }  // namespace hangar::api

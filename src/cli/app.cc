@@ -10,6 +10,7 @@
 #include <fstream>
 #include <mutex>
 
+#include "api/discussion/discussion_routes.h"
 #include "api/error_render.h"
 #include "api/gate/gate_routes.h"
 #include "api/gateway/gateway_routes.h"
@@ -289,6 +290,12 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
                                                      *app->uploads_, secret, LfsOptionsFrom(c));
   app->commits_ =
       std::make_unique<services::CommitService>(*app->repos_, *app->content_, *app->lfs_);
+  app->discussions_ = std::make_unique<services::DiscussionService>(
+      *app->repos_, *app->content_, *app->stores_.discussions, ContentOptionsFrom(c, data).diff);
+  app->commits_->SetPullRequestOpener(app->discussions_.get());
+  app->repos_->AddPushListener(
+      [discussions = app->discussions_.get()](
+          const services::RepoHandle& repo, const std::string&) { discussions->AfterPush(repo); });
   app->model_registry_ = std::make_unique<services::RegistryService>(
       *app->stores_.registry, *app->stores_.users, *app->access_, *app->repos_, *app->content_);
   services::SupervisorOptions runtime_options;
@@ -669,14 +676,15 @@ http::Router& App::Router() {
   api::AddUpstreamTokenRoutes(r, upstream_.get());
   api::AddGateRoutes(r, *gates_);
   api::AddSocialRoutes(r, *social_);
+  api::AddDiscussionRoutes(r, *discussions_);
   api::AddLfsRoutes(r, *lfs_, config_.limits);
   api::AddGitRoutes(r, *git_);
   api::AddHfFileRoutes(r, *routes_->hf);
   routes_->page_caches = std::make_unique<web::PageCaches>();
-  routes_->web = std::make_unique<web::WebDeps>(
-      web::WebDeps{*authenticator_, *access_, *sessions_, *repos_, *content_, *imports_, *accounts_,
-                   config_, *routes_->page_caches, viewer_.get(), model_registry_.get(),
-                   ssh_keys_.get(), mirrors_.get(), upstream_.get(), gates_.get()});
+  routes_->web = std::make_unique<web::WebDeps>(web::WebDeps{
+      *authenticator_, *access_, *sessions_, *repos_, *content_, *imports_, *accounts_, config_,
+      *routes_->page_caches, viewer_.get(), model_registry_.get(), ssh_keys_.get(), mirrors_.get(),
+      upstream_.get(), gates_.get(), discussions_.get()});
   web::AddWebRoutes(r, *routes_->web);
   std::vector<std::string> patterns;
   for (const auto& route : r.Routes()) patterns.push_back(route.pattern);

@@ -227,6 +227,15 @@ size_t Utf8SequenceAt(const unsigned char* p, const unsigned char* end) {
 
 }  // namespace
 
+std::optional<std::string_view> ShownTextProblem(std::string_view text, bool multiline) {
+  if (!IsUtf8(text)) return "is not valid UTF-8";
+  for (unsigned char c : text) {
+    if (multiline && (c == '\n' || c == '\r' || c == '\t')) continue;
+    if (c < 0x20 || c == 0x7f) return "holds a control character";
+  }
+  return std::nullopt;
+}
+
 bool IsUtf8(std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const auto* end = p + s.size();

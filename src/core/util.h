@@ -54,6 +54,10 @@ bool LooksBinary(std::string_view text);
 // Whether `s` is well-formed UTF-8 (RFC 3629): no overlong forms, no surrogates (U+D800 to
 // U+DFFF), nothing past U+10FFFF, no sequence cut short. NUL bytes are valid UTF-8.
 bool IsUtf8(std::string_view s);
+// What is wrong with `text` as text shown to others (on pages, in git's error lines on a
+// terminal): "is not valid UTF-8", or "holds a control character" (line feeds, carriage
+// returns and tabs pass when `multiline`); nullopt when nothing is.
+std::optional<std::string_view> ShownTextProblem(std::string_view text, bool multiline = false);
 // `s` with each byte that does not begin a well-formed UTF-8 sequence replaced by U+FFFD:
 // text that must be valid UTF-8 (JSON log lines) from bytes a client sent.
 std::string ValidUtf8(std::string_view s);

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "db/change_feed.h"
+#include "db/discussion_store.h"
 #include "db/gate_store.h"
 #include "db/gateway_store.h"
 #include "db/job_store.h"
@@ -38,6 +39,7 @@ struct Stores {
   std::unique_ptr<MirrorStore> mirrors;
   std::unique_ptr<GateStore> gates;
   std::unique_ptr<LikeStore> likes;
+  std::unique_ptr<DiscussionStore> discussions;
   std::shared_ptr<Pool> pool;  // the connections they share (readiness, metrics)
   // What this process changed, told to every process on the database (cache invalidation).
   // Declared last: it stops before the pool it publishes through.

@@ -154,15 +154,6 @@ Result<std::optional<git_oid>> Rewrite(git_repository* repo, const git_tree* bas
   return std::optional<git_oid>(out);
 }
 
-// The signature of `s`. Errors: BadRequest (libgit2 refuses the name or email).
-Result<SignaturePtr> MakeSignature(const Signature& s) {
-  git_signature* raw = nullptr;
-  if (git_signature_new(&raw, s.name.c_str(), s.email.c_str(), s.time, s.offset_minutes) < 0) {
-    return MakeError(ErrorCode::BadRequest, "invalid author name");
-  }
-  return SignaturePtr(raw);
-}
-
 // Writes the empty tree and returns its id.
 Result<git_oid> WriteEmptyTree(git_repository* repo) {
   git_treebuilder* raw_tb = nullptr;

@@ -77,4 +77,12 @@ Result<git_repository*> OpenCached(const std::string& path) {
   return raw;
 }
 
+Result<SignaturePtr> MakeSignature(const Signature& s) {
+  git_signature* raw = nullptr;
+  if (git_signature_new(&raw, s.name.c_str(), s.email.c_str(), s.time, s.offset_minutes) < 0) {
+    return MakeError(ErrorCode::BadRequest, "invalid author name");
+  }
+  return SignaturePtr(raw);
+}
+
 }  // namespace hangar::git::internal

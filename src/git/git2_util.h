@@ -10,6 +10,7 @@
 
 #include "core/oid.h"
 #include "core/result.h"
+#include "git/repo_writer.h"
 
 namespace hangar::git::internal {
 
@@ -61,6 +62,10 @@ Result<git_repository*> OpenCached(const std::string& path);
 // At most this much of a commit or tag message is read into what Hangar shows: a pushed
 // commit may carry a message of any size, and every page and listing shows messages.
 inline constexpr size_t kMaxShownMessage = 64 * 1024;
+
+// The libgit2 signature of `s` (git/repo_writer.h). Errors: BadRequest (libgit2 refuses
+// the name or email).
+Result<SignaturePtr> MakeSignature(const Signature& s);
 
 // The first kMaxShownMessage bytes of `message` (null: empty).
 inline std::string_view BoundedMessage(const char* message) {

@@ -142,6 +142,12 @@ struct CommitDetail {
 Result<CommitDetail> ShowCommit(const std::string& repo, const Oid& commit,
                                 const DiffLimits& limits, const SignatureCheck& check = {});
 
+// The changes of `head` since its merge base with `base` (git diff base...head: what a
+// pull request brings), as ShowCommit lists them; `commit` is head's entry and `message`
+// is empty. Errors: RevisionNotFound.
+Result<CommitDetail> CompareCommits(const std::string& repo, const Oid& base, const Oid& head,
+                                    const DiffLimits& limits);
+
 // Bounds of a blame; larger files are refused.
 struct BlameLimits {
   size_t max_lines = 20000;

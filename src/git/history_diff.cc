@@ -93,6 +93,30 @@ std::vector<std::string_view> Sections(std::string_view patch) {
   return out;
 }
 
+// Reads the numstat list and the patch that follows it from `fields` into detail.files,
+// bounded by `limits`; `cut` says git's output was cut short.
+void FillFiles(Fields& fields, bool cut, const DiffLimits& limits, CommitDetail& detail) {
+  std::vector<FileDiff> files;
+  while (auto d = NextNumstat(fields)) files.push_back(std::move(*d));
+  std::vector<std::string_view> sections = Sections(fields.rest());
+  detail.total_files = files.size();
+  detail.truncated = cut || files.size() > limits.max_files;
+  size_t total = 0;
+  for (size_t i = 0; i < files.size() && i < limits.max_files; ++i) {
+    FileDiff& d = files[i];
+    if (i < sections.size()) ApplySection(sections[i], d);
+    const bool last_cut = cut && i + 1 >= sections.size();
+    size_t room = std::min(limits.max_file_bytes, limits.max_total_bytes - total);
+    if (d.patch.size() > room || last_cut) {
+      d.patch = CutAtLine(d.patch, room);
+      d.truncated = true;
+      detail.truncated = true;
+    }
+    total += d.patch.size();
+    detail.files.push_back(std::move(d));
+  }
+}
+
 }  // namespace
 
 Result<CommitDetail> ShowCommit(const std::string& repo, const Oid& commit,
@@ -135,26 +159,26 @@ Result<CommitDetail> ShowCommit(const std::string& repo, const Oid& commit,
     detail.message = f.back();
   }
   fields.Skip('\n');
-  std::vector<FileDiff> files;
-  while (auto d = NextNumstat(fields)) files.push_back(std::move(*d));
-  std::vector<std::string_view> sections = Sections(fields.rest());
+  FillFiles(fields, out.cut, limits, detail);
+  return detail;
+}
 
-  detail.total_files = files.size();
-  detail.truncated = out.cut || files.size() > limits.max_files;
-  size_t total = 0;
-  for (size_t i = 0; i < files.size() && i < limits.max_files; ++i) {
-    FileDiff& d = files[i];
-    if (i < sections.size()) ApplySection(sections[i], d);
-    const bool last_cut = out.cut && i + 1 >= sections.size();
-    size_t room = std::min(limits.max_file_bytes, limits.max_total_bytes - total);
-    if (d.patch.size() > room || last_cut) {
-      d.patch = CutAtLine(d.patch, room);
-      d.truncated = true;
-      detail.truncated = true;
-    }
-    total += d.patch.size();
-    detail.files.push_back(std::move(d));
-  }
+Result<CommitDetail> CompareCommits(const std::string& repo, const Oid& base, const Oid& head,
+                                    const DiffLimits& limits) {
+  CommitDetail detail;
+  // Head's entry when it reads in process (else only its id: the diff is what matters).
+  auto entry = ReadLogEntries(repo, std::span<const Oid>(&head, 1));
+  if (entry) detail.commit = std::move((*entry)[0]);
+  detail.commit.id = head;
+  HANGAR_ASSIGN_OR_RETURN(Command cmd, Git(repo, "diff"));
+  cmd.Arg("-z").Arg("--numstat").Arg("--patch").Arg("-M").Arg("--no-color");
+  cmd.Arg("--no-ext-diff").Arg("--no-textconv");
+  cmd.Arg("--src-prefix=a/").Arg("--dst-prefix=b/").Arg(base.Hex() + "..." + head.Hex()).Dashes();
+  const size_t cap = limits.max_total_bytes + limits.max_file_bytes + (8 << 20);
+  HANGAR_ASSIGN_OR_RETURN(Captured out, Capture(cmd, cap));
+  if (!out.cut && out.exit_code != 0) return Failed(cmd, out.exit_code, out.err);
+  Fields fields(out.out);
+  FillFiles(fields, out.cut, limits, detail);
   return detail;
 }
 

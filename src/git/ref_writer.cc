@@ -2,6 +2,7 @@
 
 #include <git2.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "git/git2_util.h"
@@ -130,12 +131,13 @@ Result<void> DeleteRef(const std::string& repo_path, const std::string& refname)
   return {};
 }
 
-Result<int> CreatePullRequestRef(const std::string& repo_path, const Oid& target) {
+Result<int> CreatePullRequestRef(const std::string& repo_path, const Oid& target, int at_least) {
   EnsureLibgit2();
   HANGAR_ASSIGN_OR_RETURN(auto repo, OpenCached(repo_path));
   HANGAR_ASSIGN_OR_RETURN(auto highest, HighestPullRequest(repo));
+  const int first = std::max(highest + 1, at_least);
   git_oid id = ToGit(target);
-  for (int n = highest + 1; n <= highest + kMaxPullRequestAttempts; ++n) {
+  for (int n = first; n < first + kMaxPullRequestAttempts; ++n) {
     std::string refname = "refs/pr/" + std::to_string(n);
     git_reference* raw = nullptr;
     int rc = git_reference_create(&raw, repo, refname.c_str(), &id, 0, "hangar: pull request");
@@ -147,6 +149,12 @@ Result<int> CreatePullRequestRef(const std::string& repo_path, const Oid& target
     if (rc != GIT_EEXISTS && rc != GIT_ELOCKED) return Git2Error(rc, "create " + refname);
   }
   return MakeError(ErrorCode::Conflict, "could not allocate a pull-request number; retry");
+}
+
+Result<int> HighestPullRequestRef(const std::string& repo_path) {
+  EnsureLibgit2();
+  HANGAR_ASSIGN_OR_RETURN(auto repo, OpenCached(repo_path));
+  return HighestPullRequest(repo);
 }
 
 }  // namespace hangar::git

@@ -35,8 +35,12 @@ Result<Oid> CreateAnnotatedTag(const std::string& repo_path, const std::string& 
 // (no such ref), Conflict (it moved meanwhile), Internal.
 Result<void> DeleteRef(const std::string& repo_path, const std::string& refname);
 
-// Creates refs/pr/<n> at `target`, n = 1 + the highest existing pull-request number (one
-// more on a race with another creator). Returns n. Errors: Conflict, Internal.
-Result<int> CreatePullRequestRef(const std::string& repo_path, const Oid& target);
+// Creates refs/pr/<n> at `target`, n = the larger of `at_least` and 1 + the highest
+// existing pull-request number (one more on a race with another creator). Returns n.
+// Errors: Conflict, Internal.
+Result<int> CreatePullRequestRef(const std::string& repo_path, const Oid& target, int at_least = 1);
+
+// The highest n of the repo's refs/pr/<n>, 0 when there are none. Errors: Internal.
+Result<int> HighestPullRequestRef(const std::string& repo_path);
 
 }  // namespace hangar::git

@@ -28,11 +28,12 @@
 #include "web/view.h"
 
 namespace hangar::services {
-class RegistryService;  // services/registry/registry_service.h
-class SshKeyService;    // services/git/ssh_keys.h
-class MirrorService;    // services/mirror/mirror_service.h
-class UpstreamCache;    // services/mirror/upstream_cache.h
-class GateService;      // services/repo/gate_service.h
+class RegistryService;    // services/registry/registry_service.h
+class SshKeyService;      // services/git/ssh_keys.h
+class MirrorService;      // services/mirror/mirror_service.h
+class UpstreamCache;      // services/mirror/upstream_cache.h
+class GateService;        // services/repo/gate_service.h
+class DiscussionService;  // services/discussion/discussion_service.h
 }  // namespace hangar::services
 namespace hangar::services::viewer {
 class ViewerService;  // services/viewer/viewer_service.h
@@ -71,12 +72,13 @@ struct WebDeps {
   services::AccountService& accounts;
   const config::Config& config;
   PageCaches& caches;
-  services::viewer::ViewerService* viewer = nullptr;  // null: the viewer is off
-  services::RegistryService* registry = nullptr;      // the model registry's pages
-  services::SshKeyService* ssh_keys = nullptr;        // SSH keys and deploy keys' pages
-  services::MirrorService* mirrors = nullptr;         // a mirror's state on its repo page
-  services::UpstreamCache* upstream = nullptr;        // null: no pull-through cache
-  services::GateService* gates = nullptr;             // gated repos' access requests
+  services::viewer::ViewerService* viewer = nullptr;   // null: the viewer is off
+  services::RegistryService* registry = nullptr;       // the model registry's pages
+  services::SshKeyService* ssh_keys = nullptr;         // SSH keys and deploy keys' pages
+  services::MirrorService* mirrors = nullptr;          // a mirror's state on its repo page
+  services::UpstreamCache* upstream = nullptr;         // null: no pull-through cache
+  services::GateService* gates = nullptr;              // gated repos' access requests
+  services::DiscussionService* discussions = nullptr;  // discussions and pull requests
 };
 
 // Who is browsing, as established from the request.

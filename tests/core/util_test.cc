@@ -64,6 +64,17 @@ TEST(Util, IsUtf8RefusesMalformedSequences) {
   }
 }
 
+TEST(Util, ShownTextProblemRefusesControlsAndBadUtf8) {
+  EXPECT_FALSE(ShownTextProblem("Fix the tokenizer \xc3\xa9").has_value());
+  EXPECT_EQ(ShownTextProblem("a\xc3"), "is not valid UTF-8");
+  for (const char* bad : {"a\nb", "a\tb", "a\rb", "\x1b[31m", "a\x7f"}) {
+    EXPECT_EQ(ShownTextProblem(bad), "holds a control character") << bad;
+  }
+  EXPECT_FALSE(ShownTextProblem("line one\r\nline\ttwo\n", true).has_value());
+  EXPECT_EQ(ShownTextProblem("a\x1b[31m\n", true), "holds a control character");
+  EXPECT_EQ(ShownTextProblem(std::string("a\0b", 3), true), "holds a control character");
+}
+
 TEST(Util, ParseUint64TakesDigitsOnly) {
   EXPECT_EQ(ParseUint64("0"), 0u);
   EXPECT_EQ(ParseUint64("007"), 7u);

@@ -80,6 +80,7 @@ class StoreFixture {
   MirrorStore& mirrors() { return *stores_.mirrors; }
   GateStore& gates() { return *stores_.gates; }
   LikeStore& likes() { return *stores_.likes; }
+  DiscussionStore& discussions() { return *stores_.discussions; }
 
   SqlDialect engine_ = SqlDialect::Sqlite;
   std::filesystem::path dir_;

@@ -261,37 +261,6 @@ Result<http::Response> HandleRefs(HfDeps& d, http::Request& req, RepoType type) 
   return JsonResponse(o);
 }
 
-namespace {
-
-// `text` as HTML: escaped; paragraphs (split at blank lines) in <p>, other line breaks as
-// <br>. The public hub's `formatted` commit fields are HTML the clients show as is.
-std::string FormatHtml(std::string_view text) {
-  std::string out;
-  size_t pos = 0;
-  bool open = false;
-  bool blank_before = false;
-  while (pos < text.size()) {
-    std::string_view line = TrimBlanks(NextLine(text, pos));
-    if (line.empty()) {
-      blank_before = true;
-      continue;
-    }
-    if (!open || blank_before) {
-      if (open) out += "</p>";
-      out += "<p>";
-      open = true;
-    } else {
-      out += "<br>";
-    }
-    blank_before = false;
-    AppendEscapedMarkup(out, line);
-  }
-  if (open) out += "</p>";
-  return out;
-}
-
-}  // namespace
-
 Result<http::Response> HandleCommits(HfDeps& d, http::Request& req, RepoType type) {
   // list_repo_commits(formatted=True) asks expand[]=formatted; nothing else is expandable.
   static constexpr std::string_view kCommitKeys[] = {"formatted"};

@@ -541,6 +541,56 @@ constexpr const char kV20[] = R"sql(
 ALTER TABLE repos ADD COLUMN sdk VARCHAR(16) NOT NULL DEFAULT '';
 )sql";
 
+// Version 21: discussions and pull requests (issue 19 §2, docs/discussions.md). Numbered
+// per repo; a pull request's base ref, the refs/pr/<num> commit last seen (to tell new
+// commits) and its merge commit. Their events, oldest first by id; a comment's text
+// versions (the first included), erased when it is hidden.
+constexpr const char kV21[] = R"sql(
+CREATE TABLE discussions (
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  num INTEGER NOT NULL,
+  pull_request INTEGER NOT NULL DEFAULT 0,
+  title TEXT NOT NULL,
+  status VARCHAR(8) NOT NULL,
+  author_id BIGINT REFERENCES users(id) ON DELETE SET NULL,
+  author_name TEXT NOT NULL,
+  base_ref TEXT NOT NULL DEFAULT '',
+  head_oid VARCHAR(64) NOT NULL DEFAULT '',
+  merge_oid VARCHAR(64) NOT NULL DEFAULT '',
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  PRIMARY KEY (repo_id, num),
+  CHECK (status IN ('open', 'closed', 'merged', 'draft'))
+);
+CREATE INDEX discussions_open_prs ON discussions(repo_id, pull_request, status);
+CREATE TABLE discussion_events (
+  id {{ID}},
+  repo_id BIGINT NOT NULL,
+  num INTEGER NOT NULL,
+  kind VARCHAR(16) NOT NULL,
+  author_id BIGINT REFERENCES users(id) ON DELETE SET NULL,
+  author_name TEXT NOT NULL,
+  body TEXT NOT NULL DEFAULT '',
+  detail TEXT NOT NULL DEFAULT '',
+  edited INTEGER NOT NULL DEFAULT 0,
+  hidden INTEGER NOT NULL DEFAULT 0,
+  editor_name TEXT NOT NULL DEFAULT '',
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  FOREIGN KEY (repo_id, num) REFERENCES discussions(repo_id, num) ON DELETE CASCADE,
+  CHECK (kind IN ('comment', 'status-change', 'title-change', 'commit'))
+);
+CREATE INDEX discussion_events_thread ON discussion_events(repo_id, num, id);
+CREATE TABLE comment_versions (
+  event_id BIGINT NOT NULL REFERENCES discussion_events(id) ON DELETE CASCADE,
+  version INTEGER NOT NULL,
+  body TEXT NOT NULL,
+  author_name TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (event_id, version)
+);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kV1},
     {2, kV2},
@@ -562,6 +612,7 @@ constexpr Migration kMigrations[] = {
     {18, kV18},
     {19, kV19},
     {20, kV20},
+    {21, kV21},
 };
 
 void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {

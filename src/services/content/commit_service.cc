@@ -208,11 +208,17 @@ Result<CommitOutcome> CommitService::Commit(const Principal& who, const RepoId& 
   CommitOutcome out{commit, std::nullopt};
   if (input.create_pr) {
     // The branch did not move: no metadata to refresh.
-    HANGAR_ASSIGN_OR_RETURN(auto n, git::CreatePullRequestRef(repo.git_path, commit));
-    out.pull_request = n;
+    if (opener_) {
+      HANGAR_ASSIGN_OR_RETURN(out.pull_request,
+                              opener_->OpenPullRequest(who, repo, req.branch, commit, input.summary,
+                                                       input.description));
+    } else {
+      HANGAR_ASSIGN_OR_RETURN(out.pull_request, git::CreatePullRequestRef(repo.git_path, commit));
+    }
     return out;
   }
-  if (!req.branch.starts_with("refs/")) repos_.AfterPush(repo);  // a PR ref: no metadata
+  // A pull request's ref too: its listeners record the commit on the pull request.
+  repos_.AfterPush(repo);
   return out;
 }
 

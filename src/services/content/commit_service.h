@@ -84,10 +84,27 @@ struct BranchInput {
 // lines win, and "-filter" / "!filter" turn LFS off).
 bool MatchesLfsAttribute(std::string_view gitattributes, std::string_view path);
 
+// Who records the pull requests that `create_pr` commits open (hf-api.md §7.6): the
+// discussions service (issue 19 §2) gives each its number and its discussion.
+class PullRequestOpener {
+ public:
+  virtual ~PullRequestOpener() = default;
+  // Opens a pull request of `repo` by `who` from branch `base` (short name) whose ref
+  // refs/pr/<n> it creates at commit `head`, titled `title`, `description` its first
+  // comment ("" none). Returns n. Errors: Conflict (no number could be taken), the store's.
+  virtual Result<int> OpenPullRequest(const Principal& who, const RepoHandle& repo,
+                                      const std::string& base, const Oid& head,
+                                      const std::string& title, const std::string& description) = 0;
+};
+
 // Thread-safe; one per process. Calls block (git, database).
 class CommitService {
  public:
   CommitService(RepoService& repos, ContentService& content, LfsService& lfs);
+
+  // Who opens the pull requests of create_pr commits; without one, only refs/pr/<n> is
+  // made. Set once, before the first request; `opener` outlives this service.
+  void SetPullRequestOpener(PullRequestOpener* opener) { opener_ = opener; }
 
   // §7.1: for each file, "lfs" when the revision's .gitattributes (or `git_attributes`,
   // when given) routes it to LFS, its size is ≥ kLfsSizeThreshold or its sample holds a
@@ -105,8 +122,9 @@ class CommitService {
   // Unprocessable (LFS object not uploaded/linked, or another size); EntryNotFound
   // (deleting a missing path); PreconditionFailed (stale parent_commit); Conflict.
   // With input.create_pr (§7.6) the commit is made on the branch head but stored under a
-  // new refs/pr/<n>, the branch untouched. `input` is taken by value so that inline file
-  // contents move into the commit rather than being copied.
+  // new refs/pr/<n> (opened as a pull request by the PullRequestOpener), the branch
+  // untouched; a commit to refs/pr/<n> is told to the push listeners as a push is. `input` is taken
+  // by value so that inline file contents move into the commit rather than being copied.
   Result<CommitOutcome> Commit(const Principal& who, const RepoId& id, std::string_view branch,
                                CommitInput input);
 
@@ -135,6 +153,7 @@ class CommitService {
   RepoService& repos_;
   ContentService& content_;
   LfsService& lfs_;
+  PullRequestOpener* opener_ = nullptr;
 };
 
 }  // namespace hangar::services

@@ -19,10 +19,7 @@ Error Bad(std::string message) { return MakeError(ErrorCode::BadRequest, std::mo
 // error lines on their terminals: valid UTF-8 without control characters. Errors:
 // BadRequest naming `what`.
 Result<void> CheckShownText(const std::string& what, std::string_view text) {
-  if (!IsUtf8(text)) return Bad(what + " is not valid UTF-8");
-  for (unsigned char c : text) {
-    if (c < 0x20 || c == 0x7f) return Bad(what + " holds a control character");
-  }
+  if (auto problem = ShownTextProblem(text)) return Bad(what + " " + std::string(*problem));
   return {};
 }
 

@@ -162,34 +162,8 @@ Result<http::Response> Commit(WebDeps& deps, PageContext& ctx, http::Request& re
   }
   data.set("parents", parents);
   data.set("tree_url", base + "/tree/" + hex);
-  uint64_t adds = 0, dels = 0;
-  List files;
   std::vector<std::string> patches;  // spliced in after rendering (Html's fragments)
-  size_t n = 0;
-  for (const auto& f : c.files) {
-    adds += f.additions;
-    dels += f.deletions;
-    Data o;
-    o.set("anchor", "diff-" + std::to_string(n++));
-    o.set("change", ChangeName(f.change));
-    o.set("path", f.path);
-    if (!f.old_path.empty()) o.set("old_path", f.old_path);
-    o.set("url", base + "/blob/" + hex + "/" + EncodePath(f.path));
-    o.set("additions", std::to_string(f.additions));
-    o.set("deletions", std::to_string(f.deletions));
-    o.set("binary", f.binary);
-    if (!f.patch.empty()) {
-      o.set("patch", FragmentMarker(patches.size()));
-      patches.push_back(PatchHtml(f.patch));
-    }
-    o.set("cut", f.truncated && !f.binary);
-    files.push_back(o);
-  }
-  data.set("files", files);
-  data.set("total_files", std::to_string(c.total_files));
-  data.set("additions", std::to_string(adds));
-  data.set("deletions", std::to_string(dels));
-  data.set("truncated", c.truncated);
+  SetDiffFiles(c, base, hex, data, patches);
   return Html(ctx, 200, c.commit.subject + " · " + ShortOid(c.commit.id), "commit", data,
               std::vector<std::string_view>(patches.begin(), patches.end()));
 }
@@ -350,6 +324,37 @@ Result<http::Response> Archive(WebDeps& deps, PageContext& ctx, http::Request& r
 }
 
 }  // namespace
+
+void SetDiffFiles(const git::CommitDetail& c, const std::string& base, const std::string& rev,
+                  Data& data, std::vector<std::string>& patches) {
+  uint64_t adds = 0, dels = 0;
+  List files;
+  size_t n = 0;
+  for (const auto& f : c.files) {
+    adds += f.additions;
+    dels += f.deletions;
+    Data o;
+    o.set("anchor", "diff-" + std::to_string(n++));
+    o.set("change", ChangeName(f.change));
+    o.set("path", f.path);
+    if (!f.old_path.empty()) o.set("old_path", f.old_path);
+    o.set("url", base + "/blob/" + rev + "/" + EncodePath(f.path));
+    o.set("additions", std::to_string(f.additions));
+    o.set("deletions", std::to_string(f.deletions));
+    o.set("binary", f.binary);
+    if (!f.patch.empty()) {
+      o.set("patch", FragmentMarker(patches.size()));
+      patches.push_back(PatchHtml(f.patch));
+    }
+    o.set("cut", f.truncated && !f.binary);
+    files.push_back(o);
+  }
+  data.set("files", files);
+  data.set("total_files", std::to_string(c.total_files));
+  data.set("additions", std::to_string(adds));
+  data.set("deletions", std::to_string(dels));
+  data.set("truncated", c.truncated);
+}
 
 void AddHistoryPages(http::Router& router, WebDeps& deps, RepoType type) {
   const std::string prefix = type == RepoType::Dataset ? "/datasets"

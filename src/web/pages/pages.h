@@ -41,6 +41,12 @@ void AddUpstreamTokenPages(http::Router& router, WebDeps& deps);
 // and ".../settings/deploy-keys/{id}/delete" (key_pages.cc; AddRepoPages calls it).
 void AddDeployKeyPages(http::Router& router, WebDeps& deps, RepoType type);
 
+// The discussions and pull requests of `type` repos (discussion_pages.cc; AddRepoPages
+// calls it): ".../discussions" (list), ".../discussions/new", ".../discussions/{num}"
+// (thread, a pull request's diff) and its comment, status and merge forms. Nothing when
+// deps.discussions is null.
+void AddDiscussionPages(http::Router& router, WebDeps& deps, RepoType type);
+
 // POST ".../ask-access" (a browser's form, or a token's holder as on the public hub) and
 // ".../settings/access-requests" (a gated repo's writers handle requests) for `type`
 // repos (gate_pages.cc; AddRepoPages calls it).
@@ -70,6 +76,12 @@ Data RepoHeader(const services::RepoHandle& repo, const PageContext& ctx, std::s
                 std::string_view tab);
 // Breadcrumbs of `path` for templates/_crumbs.mustache: each ancestor links to its tree.
 List Crumbs(const services::RepoHandle& repo, std::string_view rev, std::string_view path);
+// Sets a diff's `files` (templates/_diff.mustache: each with its change, paths, counts and
+// patch), `total_files`, `additions`, `deletions` and `truncated` in `data`; the files link
+// to `base`/blob/`rev`/…. Each patch's HTML is appended to `patches` and stands in `data`
+// as its FragmentMarker (Html's fragments).
+void SetDiffFiles(const git::CommitDetail& c, const std::string& base, const std::string& rev,
+                  Data& data, std::vector<std::string>& patches);
 // The first 12 hex digits of an oid.
 std::string ShortOid(const Oid& oid);
 // A repo's settings page (templates/repo_settings.mustache) for its admin, with its deploy

@@ -505,6 +505,7 @@ void AddRepoPages(http::Router& router, WebDeps& deps, RepoType type) {
   AddPage(router, deps, M::Post, repo + "/settings", admin, page(Settings));
   AddDeployKeyPages(router, deps, type);
   AddGatePages(router, deps, type);
+  AddDiscussionPages(router, deps, type);
 }
 
 }  // namespace hangar::web
