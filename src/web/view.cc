@@ -10,8 +10,8 @@ namespace {
 
 namespace mu = kainjow::mustache;
 
-constexpr const char* kPartials[] = {"_repo_header", "_pager",  "_csrf",     "_repo_list",
-                                     "_file_table",  "_crumbs", "_signature"};
+constexpr const char* kPartials[] = {"_repo_header", "_pager",  "_csrf",      "_repo_list",
+                                     "_file_table",  "_crumbs", "_signature", "_diff"};
 
 // Parsed templates of this thread (kainjow's render is not const).
 mu::mustache* Compiled(const std::string& name) {

@@ -27,6 +27,17 @@ Result<int> NumParam(const http::Request& req) {
 
 std::string DiscussionsPath(const RepoId& id) { return RepoPath(id) + "/discussions"; }
 
+// A textarea's text with the browser's CRLF line ends as LF, as the API's clients send it.
+std::string TextareaText(std::string text) {
+  size_t out = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') continue;
+    text[out++] = text[i];
+  }
+  text.resize(out);
+  return text;
+}
+
 Result<http::Response> ListPage(WebDeps& deps, PageContext& ctx, http::Request& req,
                                 RepoType type) {
   HANGAR_ASSIGN_OR_RETURN(auto* discussions, Discussions(deps));
@@ -98,7 +109,7 @@ Result<http::Response> Create(WebDeps& deps, PageContext& ctx, http::Request& re
   HANGAR_ASSIGN_OR_RETURN(auto id, RepoId::Parse(type, req.Param("ns"), req.Param("name")));
   HANGAR_ASSIGN_OR_RETURN(Form form, ReadForm(req, ctx));
   HANGAR_TRY(form.OnlyFields({"title", "description"}));
-  services::NewDiscussion in{form.Get("title"), form.Get("description"), false};
+  services::NewDiscussion in{form.Get("title"), TextareaText(form.Get("description")), false};
   auto num = discussions->Create(ctx.principal, id, in);
   if (!num && num.error().code == ErrorCode::BadRequest) {
     return NewPage(deps, ctx, req, type, in.title, in.description, num.error().message);
@@ -204,7 +215,7 @@ Result<http::Response> Act(WebDeps& deps, PageContext& ctx, http::Request& req, 
   HANGAR_ASSIGN_OR_RETURN(Form form, ReadForm(req, ctx));
   if (action == "comment") {
     HANGAR_TRY(form.OnlyFields({"comment"}));
-    HANGAR_TRY(discussions->Comment(ctx.principal, id, num, form.Get("comment")));
+    HANGAR_TRY(discussions->Comment(ctx.principal, id, num, TextareaText(form.Get("comment"))));
   } else if (action == "status") {
     HANGAR_TRY(form.OnlyFields({"status", "comment"}));
     HANGAR_TRY(
