@@ -23,6 +23,7 @@
 #include "api/registry/registry_routes.h"
 #include "api/social/social_routes.h"
 #include "api/ssh/ssh_key_routes.h"
+#include "api/storage/storage_routes.h"
 #include "api/uploads/upload_routes.h"
 #include "api/viewer/viewer_routes.h"
 #include "core/log.h"
@@ -293,6 +294,8 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   app->discussions_ = std::make_unique<services::DiscussionService>(
       *app->repos_, *app->content_, *app->stores_.discussions, ContentOptionsFrom(c, data).diff);
   app->commits_->SetPullRequestOpener(app->discussions_.get());
+  app->storage_ = std::make_unique<services::RepoStorageService>(*app->repos_, *app->content_,
+                                                                 *app->stores_.lfs);
   app->repos_->AddPushListener(
       [discussions = app->discussions_.get()](
           const services::RepoHandle& repo, const std::string&) { discussions->AfterPush(repo); });
@@ -677,6 +680,7 @@ http::Router& App::Router() {
   api::AddGateRoutes(r, *gates_);
   api::AddSocialRoutes(r, *social_);
   api::AddDiscussionRoutes(r, *discussions_);
+  api::AddStorageRoutes(r, *storage_);
   api::AddLfsRoutes(r, *lfs_, config_.limits);
   api::AddGitRoutes(r, *git_);
   api::AddHfFileRoutes(r, *routes_->hf);

@@ -20,6 +20,7 @@
 #include "services/auth/session_service.h"
 #include "services/content/commit_service.h"
 #include "services/content/content_service.h"
+#include "services/content/repo_storage.h"
 #include "services/discussion/discussion_service.h"
 #include "services/gateway/gateway_proxy.h"
 #include "services/gateway/gateway_service.h"
@@ -148,6 +149,7 @@ class App {
   std::unique_ptr<services::LfsService> lfs_;
   std::unique_ptr<services::CommitService> commits_;
   std::unique_ptr<services::DiscussionService> discussions_;   // discussions, pull requests
+  std::unique_ptr<services::RepoStorageService> storage_;      // super-squash, lfs-files
   std::unique_ptr<services::RegistryService> model_registry_;  // the model registry (issue 16)
   std::unique_ptr<services::RuntimeSupervisor> runtimes_;      // the gateway's own backends
   std::unique_ptr<services::GatewayService> gateway_;          // its routes (issue 16)

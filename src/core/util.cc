@@ -236,6 +236,14 @@ std::optional<std::string_view> ShownTextProblem(std::string_view text, bool mul
   return std::nullopt;
 }
 
+std::string ShownText(std::string_view text) {
+  std::string out = ValidUtf8(text);
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
+  return out;
+}
+
 bool IsUtf8(std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const auto* end = p + s.size();

@@ -58,6 +58,10 @@ bool IsUtf8(std::string_view s);
 // terminal): "is not valid UTF-8", or "holds a control character" (line feeds, carriage
 // returns and tabs pass when `multiline`); nullopt when nothing is.
 std::optional<std::string_view> ShownTextProblem(std::string_view text, bool multiline = false);
+// `text` made fit to show as one line (ShownTextProblem finds nothing): malformed UTF-8 as
+// ValidUtf8 makes it, control characters as spaces. For text the hub did not take from a
+// form but found (a commit's author and subject).
+std::string ShownText(std::string_view text);
 // `s` with each byte that does not begin a well-formed UTF-8 sequence replaced by U+FFFD:
 // text that must be valid UTF-8 (JSON log lines) from bytes a client sent.
 std::string ValidUtf8(std::string_view s);

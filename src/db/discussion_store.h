@@ -35,6 +35,7 @@ struct DiscussionRecord {
   std::string base_ref;    // pull requests: the full ref they merge into ("refs/heads/main")
   std::string head_oid;    // pull requests: refs/pr/<num>'s commit when last seen (hex)
   std::string merge_oid;   // merged pull requests: the target's commit after the merge
+  std::string base_oid;    // merged pull requests: the target's commit before the merge
   int64_t created_at = 0;  // unix seconds
   int64_t updated_at = 0;  // unix seconds: the last event
   int64_t comments = 0;    // read only: how many comment events it holds
@@ -83,6 +84,7 @@ struct DiscussionUpdate {
   std::optional<std::string> title;
   std::optional<std::string> head_oid;
   std::optional<std::string> merge_oid;
+  std::optional<std::string> base_oid;
   std::vector<DiscussionStatus> if_status;  // empty: any status
   std::optional<std::string> if_head_oid;   // the head it must still have
 };

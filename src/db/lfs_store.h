@@ -15,7 +15,19 @@ namespace hangar::db {
 
 struct LfsLink {
   Sha256 oid;
-  uint64_t size = 0;  // bytes
+  uint64_t size = 0;       // bytes
+  int64_t created_at = 0;  // unix seconds: when first linked (0: before migration 22)
+};
+
+// A permanent deletion of LFS objects from a repo (issue 19 §4, docs/lfs-files.md).
+struct LfsPurgeRecord {
+  int64_t id = 0;
+  int64_t repo_id = 0;
+  std::string user_name;     // who asked
+  std::vector<Sha256> oids;  // the objects unlinked
+  bool rewrite = false;      // the history was rewritten without their pointers
+  std::string refs;          // the refs moved, "<name> <from> <to>\n" each
+  int64_t created_at = 0;    // unix seconds
 };
 
 // Thread-safe; calls block on I/O. Errors: Internal for storage failures, plus those listed.
@@ -37,6 +49,11 @@ class LfsStore {
                                                    int limit = 1000) = 0;
   // How many repos reference `oid` (0 means garbage-collectable).
   virtual Result<int64_t> CountLinks(const Sha256& oid) = 0;
+  // Records a purge (its id and repo_id as given are ignored / used). Returns its id.
+  // Errors: RepoNotFound.
+  virtual Result<int64_t> RecordPurge(const LfsPurgeRecord& purge) = 0;
+  // The repo's purges, newest first, at most `limit`.
+  virtual Result<std::vector<LfsPurgeRecord>> ListPurges(int64_t repo_id, int limit) = 0;
 };
 
 }  // namespace hangar::db

@@ -144,7 +144,7 @@ Result<CommitDetail> ShowCommit(const std::string& repo, const Oid& commit,
 
 // The changes of `head` since its merge base with `base` (git diff base...head: what a
 // pull request brings), as ShowCommit lists them; `commit` is head's entry and `message`
-// is empty. Errors: RevisionNotFound.
+// is empty. Errors: RevisionNotFound (a commit unknown, or the two share no history).
 Result<CommitDetail> CompareCommits(const std::string& repo, const Oid& base, const Oid& head,
                                     const DiffLimits& limits);
 

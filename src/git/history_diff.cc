@@ -176,7 +176,15 @@ Result<CommitDetail> CompareCommits(const std::string& repo, const Oid& base, co
   cmd.Arg("--src-prefix=a/").Arg("--dst-prefix=b/").Arg(base.Hex() + "..." + head.Hex()).Dashes();
   const size_t cap = limits.max_total_bytes + limits.max_file_bytes + (8 << 20);
   HANGAR_ASSIGN_OR_RETURN(Captured out, Capture(cmd, cap));
-  if (!out.cut && out.exit_code != 0) return Failed(cmd, out.exit_code, out.err);
+  if (!out.cut && out.exit_code != 0) {
+    // A commit it does not know, or two without a merge base.
+    if (Contains(out.err, "Invalid symmetric difference") || Contains(out.err, "no merge base") ||
+        Contains(out.err, "bad revision") || Contains(out.err, "unknown revision")) {
+      return MakeError(ErrorCode::RevisionNotFound,
+                       "no common history between " + base.Hex() + " and " + head.Hex());
+    }
+    return Failed(cmd, out.exit_code, out.err);
+  }
   Fields fields(out.out);
   FillFiles(fields, out.cut, limits, detail);
   return detail;

@@ -23,4 +23,22 @@ Result<std::vector<Pointer>> PointersBetween(const std::string& repo, const std:
                                              const std::vector<Oid>& exclude,
                                              std::chrono::milliseconds timeout);
 
+// Where an LFS object first appears in a repo's history.
+struct LfsAppearance {
+  Pointer pointer;
+  Oid blob;                // the pointer file's blob where it first appears
+  std::vector<Oid> blobs;  // every pointer file's blob naming the object, `blob` first
+  std::string path;        // where that commit put it
+  Oid commit;        // the oldest commit (topological order) that added or changed a file to it
+  int64_t time = 0;  // that commit's committer time, unix seconds
+};
+
+// The LFS objects reachable from `tips`, each once with its first appearance, in the order
+// they appeared (`git log --reverse --topo-order --raw`, then the pointer-sized blobs read
+// as PointersBetween does), all within `timeout`. Pointers only ever renamed or copied are
+// found at their first path. Errors: as PointersBetween.
+Result<std::vector<LfsAppearance>> LfsAppearances(const std::string& repo,
+                                                  const std::vector<Oid>& tips,
+                                                  std::chrono::milliseconds timeout);
+
 }  // namespace hangar::git

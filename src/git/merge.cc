@@ -27,11 +27,23 @@ Result<CommitPtr> LookupCommit(git_repository* repo, const Oid& id) {
 
 // Whether `ancestor` is `commit` or in its history.
 Result<bool> Reaches(git_repository* repo, const Oid& commit, const Oid& ancestor) {
+  // Both must exist: libgit2's ancestry walk reports a missing one as any other failure.
+  HANGAR_ASSIGN_OR_RETURN(CommitPtr c1, LookupCommit(repo, commit));
+  HANGAR_ASSIGN_OR_RETURN(CommitPtr c2, LookupCommit(repo, ancestor));
   if (commit == ancestor) return true;
   git_oid c = ToGit(commit), a = ToGit(ancestor);
   int rc = git_graph_descendant_of(repo, &c, &a);
   if (rc < 0) return Git2Error(rc, "ancestry");
   return rc == 1;
+}
+
+// Whether `a` and `b` share no history.
+Result<bool> Unrelated(git_repository* repo, const Oid& a, const Oid& b) {
+  git_oid base, ga = ToGit(a), gb = ToGit(b);
+  int rc = git_merge_base(&base, repo, &ga, &gb);
+  if (rc == GIT_ENOTFOUND) return true;
+  if (rc < 0) return Git2Error(rc, "merge base");
+  return false;
 }
 
 // The three-way merge of `base` and `head` as an index (conflicts left in it).
@@ -75,6 +87,8 @@ Result<MergeCheck> CheckMerge(const std::string& repo_path, const Oid& base, con
   if (out.up_to_date) return out;
   HANGAR_ASSIGN_OR_RETURN(out.fast_forward, Reaches(repo, head, base));
   if (out.fast_forward) return out;
+  HANGAR_ASSIGN_OR_RETURN(out.unrelated, Unrelated(repo, base, head));
+  if (out.unrelated) return out;
   HANGAR_ASSIGN_OR_RETURN(IndexPtr index, MergeIndex(repo, base, head));
   HANGAR_ASSIGN_OR_RETURN(out.conflicts, Conflicts(index.get()));
   return out;
@@ -89,6 +103,11 @@ Result<Oid> MergeInto(const std::string& repo_path, const std::string& refname, 
   HANGAR_ASSIGN_OR_RETURN(bool fast_forward, Reaches(repo, head, base));
   git_oid target = ToGit(head);
   if (!fast_forward) {
+    HANGAR_ASSIGN_OR_RETURN(bool unrelated, Unrelated(repo, base, head));
+    if (unrelated) {
+      return MakeError(ErrorCode::Conflict,
+                       "the histories are unrelated: nothing in common to merge into " + refname);
+    }
     HANGAR_ASSIGN_OR_RETURN(IndexPtr index, MergeIndex(repo, base, head));
     HANGAR_ASSIGN_OR_RETURN(auto conflicts, Conflicts(index.get()));
     if (!conflicts.empty()) {

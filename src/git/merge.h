@@ -21,6 +21,7 @@ namespace hangar::git {
 struct MergeCheck {
   bool up_to_date = false;             // head is already reachable from base: nothing to merge
   bool fast_forward = false;           // base is an ancestor of head: the ref just moves
+  bool unrelated = false;              // no common history: MergeInto refuses
   std::vector<std::string> conflicts;  // paths both sides changed differently, sorted
 };
 
@@ -33,8 +34,8 @@ Result<MergeCheck> CheckMerge(const std::string& repo_path, const Oid& base, con
 // commit (parents base and head, the three-way merge of their trees, by `author` with
 // `message`) and moves it there; a `head` already in base's history leaves the ref alone.
 // Returns the ref's new target. Errors: Conflict (a file conflicts — the message lists
-// them — or `refname` no longer points at `base`), RevisionNotFound, BadRequest (author),
-// Internal.
+// them —, the histories are unrelated, or `refname` no longer points at `base`),
+// RevisionNotFound, BadRequest (author), Internal.
 Result<Oid> MergeInto(const std::string& repo_path, const std::string& refname, const Oid& base,
                       const Oid& head, const Signature& author, const std::string& message);
 

@@ -39,6 +39,7 @@ Result<int> HighestPullRequest(git_repository* repo) {
   while ((rc = git_reference_next_name(&name, it.get())) == 0) {
     std::string_view n = std::string_view(name).substr(8);  // after "refs/pr/"
     int value = 0;
+    if (n.empty() || n.front() == '0' || n.size() > 9) continue;  // not one Hangar made
     auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), value);
     if (ec == std::errc() && end == n.data() + n.size() && value > highest) highest = value;
   }
@@ -137,7 +138,7 @@ Result<int> CreatePullRequestRef(const std::string& repo_path, const Oid& target
   HANGAR_ASSIGN_OR_RETURN(auto highest, HighestPullRequest(repo));
   const int first = std::max(highest + 1, at_least);
   git_oid id = ToGit(target);
-  for (int n = first; n < first + kMaxPullRequestAttempts; ++n) {
+  for (int n = first; n < first + kMaxPullRequestAttempts && n <= kMaxPullRequestNumber; ++n) {
     std::string refname = "refs/pr/" + std::to_string(n);
     git_reference* raw = nullptr;
     int rc = git_reference_create(&raw, repo, refname.c_str(), &id, 0, "hangar: pull request");

@@ -35,9 +35,13 @@ Result<Oid> CreateAnnotatedTag(const std::string& repo_path, const std::string& 
 // (no such ref), Conflict (it moved meanwhile), Internal.
 Result<void> DeleteRef(const std::string& repo_path, const std::string& refname);
 
+// The largest pull-request number: refs/pr/<n> past it (or with leading zeros) are not
+// pull requests Hangar made, and are not counted.
+inline constexpr int kMaxPullRequestNumber = 999'999'999;
+
 // Creates refs/pr/<n> at `target`, n = the larger of `at_least` and 1 + the highest
 // existing pull-request number (one more on a race with another creator). Returns n.
-// Errors: Conflict, Internal.
+// Errors: Conflict (also past kMaxPullRequestNumber), Internal.
 Result<int> CreatePullRequestRef(const std::string& repo_path, const Oid& target, int at_least = 1);
 
 // The highest n of the repo's refs/pr/<n>, 0 when there are none. Errors: Internal.

@@ -75,6 +75,13 @@ TEST(Util, ShownTextProblemRefusesControlsAndBadUtf8) {
   EXPECT_EQ(ShownTextProblem(std::string("a\0b", 3), true), "holds a control character");
 }
 
+TEST(Util, ShownTextMendsWhatShownTextProblemFinds) {
+  EXPECT_EQ(ShownText("Jos\xe9 \x1b[2Jx\ty"), "Jos\xef\xbf\xbd  [2Jx y");
+  for (const char* s : {"a\xc3", "\x1b[31m", "a\nb", "ok \xc3\xa9"}) {
+    EXPECT_FALSE(ShownTextProblem(ShownText(s)).has_value()) << s;
+  }
+}
+
 TEST(Util, ParseUint64TakesDigitsOnly) {
   EXPECT_EQ(ParseUint64("0"), 0u);
   EXPECT_EQ(ParseUint64("007"), 7u);

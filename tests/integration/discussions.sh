@@ -287,4 +287,49 @@ check_eq "  no discussion was added" "$COUNT" "$(jbody .count)"
 req GET "$BASE/api/models/ann/m/discussions/4"
 check_json "  discussion 4 has only its first comment" '[.events[] | select(.type == "comment")] | length' 1
 
+section "what a breaker found: unrelated histories, merged pull requests, odd bytes"
+req POST "$BASE/api/models/ann/m/discussions" "${A[@]}" "${J[@]}" --data-binary '{"title":"Unrelated","pullRequest":true}'
+UN="$(jbody .num)"
+git -C "$W" checkout -q --orphan orphan && git -C "$W" rm -rqf . && printf 'z\n' >"$W/z.txt" &&
+  git -C "$W" add z.txt && git -C "$W" commit -qm "an unrelated root"
+gitc "$HA" -C "$W" push -qf origin "HEAD:refs/pr/$UN" 2>"$T/p.err" || fail "push an unrelated root" "$(brief "$T/p.err")"
+git -C "$W" checkout -q -f main
+details "$UN"
+check_status "a pull request with an unrelated history: details → 200" 200
+check_json "  filesWithConflicts is true, no diff" '"\(.filesWithConflicts) \(has("diff"))"' "true false"
+req GET "$BASE/ann/m/discussions/$UN"
+check_status "  its page → 200" 200
+check_match "  which says it cannot be merged" 'shares no history' "$(cat "$BODY")"
+MAIN_NOW="$(main_head)"
+post "$UN" merge '{}' "${A[@]}"
+check_hf_error "  merging it → 409" 409 "?"
+check_eq "  main did not move" "$MAIN_NOW" "$(main_head)"
+printf '{"key":"header","value":{"summary":"late"}}\n{"key":"file","value":{"path":"late.txt","content":"bGF0ZQo=","encoding":"base64"}}\n' >"$T/late.ndjson"
+req POST "$BASE/api/models/ann/m/commit/refs%2Fpr%2F1" "${A[@]}" -H 'Content-Type: application/x-ndjson' --data-binary @"$T/late.ndjson"
+check_hf_error "a commit to merged pull request #1 → 400" 400 "?"
+details 1
+check_json "  #1's diff is still what it merged" '.diff | contains("+++ b/b.txt") and (contains("late.txt") | not)' true
+git -C "$W" checkout -q -b latin origin/main 2>/dev/null || git -C "$W" checkout -q -b latin main
+printf 'x\n' >"$W/latin.txt" && git -C "$W" add latin.txt
+GIT_AUTHOR_NAME=$'Jos\xe9 \e[2J' git -C "$W" -c i18n.commitEncoding=ISO-8859-1 commit -qm $'Caf\xe9 \e[31mred'
+req POST "$BASE/api/models/ann/m/discussions" "${A[@]}" "${J[@]}" --data-binary '{"title":"Latin-1","pullRequest":true}'
+LN="$(jbody .num)"
+gitc "$HA" -C "$W" push -qf origin "HEAD:refs/pr/$LN" 2>"$T/p.err" || fail "push a Latin-1 commit" "$(brief "$T/p.err")"
+git -C "$W" checkout -q -f main
+details "$LN"
+check_json "  a Latin-1 commit's event is valid JSON, its bytes mended" \
+  '[.events[] | select(.type == "commit")] | last | (.data.subject | test("^Caf. .\\[31mred$")) and (.author.name | test("^Jos. .\\[2J$"))' true
+req POST "$BASE/api/models/ann/m/discussions" "${B[@]}" "${J[@]}" --data-binary '{"title":"bob PR","pullRequest":true}'
+check_hf_error "bob (a reader) opens a pull request → 403" 403 Forbidden
+post 1 comment '{"comment":"\n\r\n\t "}' "${B[@]}"
+check_hf_error "a comment of only line breaks → 400" 400 "?"
+req GET "$BASE/api/models/ann/m/discussions/01"
+check_hf_error "discussion number 01 → 400" 400 "?"
+req GET "$BASE/api/models/ann/m/discussions?author=%00"
+check_hf_error "author=%00 → 400" 400 "?"
+req POST "$BASE/api/models/ann/m/discussions" "${B[@]}" "${J[@]}" --data-binary '{"title":"abc\u202etxt.exe"}'
+check_hf_error "a title with a direction override → 400" 400 "?"
+post 1 title '{"title":"Add b.txt and charlie"}' "${A[@]}"
+check_hf_error "renaming to the same title → 400" 400 "?"
+
 finish

@@ -8,6 +8,7 @@
 #include "api/hf/hf_common.h"
 #include "api/json_util.h"
 #include "core/util.h"
+#include "git/ref_writer.h"
 
 namespace hangar::api {
 namespace {
@@ -78,14 +79,8 @@ json::object Event(const db::DiscussionEventRecord& e,
   return o;
 }
 
-// An event just made: a comment's only version is its text.
-json::object NewEvent(const db::DiscussionEventRecord& e) {
-  std::vector<db::CommentVersion> versions;
-  if (e.kind == db::DiscussionEventKind::Comment && !e.hidden) {
-    versions.push_back({e.body, e.editor_name, e.updated_at});
-  }
-  return Event(e, versions);
-}
+// An event just made: a comment has no earlier versions.
+json::object NewEvent(const db::DiscussionEventRecord& e) { return Event(e, {}); }
 
 // A listing's item (get_repo_discussions).
 json::object Summary(const db::DiscussionRecord& d, const db::RepoRecord& repo) {
@@ -111,7 +106,8 @@ std::string UnifiedDiff(const git::CommitDetail& diff) {
       out += "Binary files differ\n";
       continue;
     }
-    if (f.patch.empty()) continue;
+    // A patch the limits cut would not apply: left out, and the answer says so.
+    if (f.patch.empty() || f.truncated) continue;
     out += f.change == git::FileDiff::Change::Added ? "--- /dev/null\n" : "--- a/" + from + "\n";
     out +=
         f.change == git::FileDiff::Change::Deleted ? "+++ /dev/null\n" : "+++ b/" + f.path + "\n";
@@ -124,7 +120,7 @@ std::string UnifiedDiff(const git::CommitDetail& diff) {
 // The {num} of the path. Errors: BadRequest.
 Result<int> NumParam(const http::Request& req) {
   auto n = ParseRowId(req.Param("num"));
-  if (!n || *n > 1'000'000'000) {
+  if (!n || *n > git::kMaxPullRequestNumber || req.Param("num").front() == '0') {
     return MakeError(ErrorCode::BadRequest, "'" + std::string(req.Param("num")).substr(0, 40) +
                                                 "' is not a discussion number");
   }
@@ -170,7 +166,9 @@ Result<db::DiscussionFilter> ListFilter(const http::Request& req) {
     return MakeError(ErrorCode::BadRequest, "'status' is one of: all, open, closed");
   }
   f.author = req.Query("author").value_or("");
-  if (f.author.size() > 100) return MakeError(ErrorCode::BadRequest, "'author' is too long");
+  if (f.author.size() > 100 || ShownTextProblem(f.author)) {
+    return MakeError(ErrorCode::BadRequest, "'author' is not a user name");
+  }
   return f;
 }
 
@@ -208,8 +206,16 @@ Result<http::Response> Details(DiscussionService& s, http::Request& req, RepoTyp
     o["changes"] = std::move(changes);
     json::array conflicts;
     for (const auto& path : d.conflicts) conflicts.push_back(json::string(path));
-    o["filesWithConflicts"] = std::move(conflicts);
-    if (d.diff) o["diff"] = UnifiedDiff(*d.diff);
+    // Unrelated histories conflict as a whole: `true` is the clients' "conflicts, no list".
+    if (d.unrelated) {
+      o["filesWithConflicts"] = true;
+    } else {
+      o["filesWithConflicts"] = std::move(conflicts);
+    }
+    if (d.diff) {
+      o["diff"] = UnifiedDiff(*d.diff);
+      o["diffTruncated"] = d.diff->truncated;
+    }
   }
   return JsonResponse(o);
 }

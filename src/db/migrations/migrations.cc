@@ -543,8 +543,9 @@ ALTER TABLE repos ADD COLUMN sdk VARCHAR(16) NOT NULL DEFAULT '';
 
 // Version 21: discussions and pull requests (issue 19 §2, docs/discussions.md). Numbered
 // per repo; a pull request's base ref, the refs/pr/<num> commit last seen (to tell new
-// commits) and its merge commit. Their events, oldest first by id; a comment's text
-// versions (the first included), erased when it is hidden.
+// commits), its merge commit and the base's commit it merged into (its diff once merged). Their
+// events, oldest first by id; a comment's text versions (the first included), erased when it is
+// hidden.
 constexpr const char kV21[] = R"sql(
 CREATE TABLE discussions (
   repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
@@ -557,6 +558,7 @@ CREATE TABLE discussions (
   base_ref TEXT NOT NULL DEFAULT '',
   head_oid VARCHAR(64) NOT NULL DEFAULT '',
   merge_oid VARCHAR(64) NOT NULL DEFAULT '',
+  base_oid VARCHAR(64) NOT NULL DEFAULT '',
   created_at BIGINT NOT NULL,
   updated_at BIGINT NOT NULL,
   PRIMARY KEY (repo_id, num),
@@ -591,6 +593,23 @@ CREATE TABLE comment_versions (
 );
 )sql";
 
+// Version 22: LFS file management (issue 19 §4, docs/lfs-files.md). When each link was made
+// (lfs-files' pushedAt), and the permanent deletions of LFS objects: who, which objects,
+// whether the history was rewritten and the refs that moved.
+constexpr const char kV22[] = R"sql(
+ALTER TABLE lfs_links ADD COLUMN created_at BIGINT NOT NULL DEFAULT 0;
+CREATE TABLE lfs_purges (
+  id {{ID}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  user_name TEXT NOT NULL,
+  oids TEXT NOT NULL,
+  rewrite INTEGER NOT NULL,
+  refs TEXT NOT NULL,
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX lfs_purges_repo ON lfs_purges(repo_id, id);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kV1},
     {2, kV2},
@@ -613,6 +632,7 @@ constexpr Migration kMigrations[] = {
     {19, kV19},
     {20, kV20},
     {21, kV21},
+    {22, kV22},
 };
 
 void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {

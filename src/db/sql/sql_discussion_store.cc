@@ -51,7 +51,8 @@ DiscussionEventKind ParseKind(std::string_view s) {
 
 constexpr const char kSelect[] =
     "SELECT d.repo_id, d.num, d.pull_request, d.title, d.status, d.author_id, d.author_name, "
-    "d.base_ref, d.head_oid, d.merge_oid, d.created_at, d.updated_at, (SELECT COUNT(*) FROM "
+    "d.base_ref, d.head_oid, d.merge_oid, d.created_at, d.updated_at, d.base_oid, (SELECT "
+    "COUNT(*) FROM "
     "discussion_events e WHERE e.repo_id = d.repo_id AND e.num = d.num AND e.kind = 'comment') "
     "FROM discussions d ";
 
@@ -69,7 +70,8 @@ DiscussionRecord ReadRow(const Stmt& s) {
   d.merge_oid = s.Text(9);
   d.created_at = s.Int(10);
   d.updated_at = s.Int(11);
-  d.comments = s.Int(12);
+  d.base_oid = s.Text(12);
+  d.comments = s.Int(13);
   return d;
 }
 
@@ -302,15 +304,17 @@ Result<std::optional<std::vector<int64_t>>> SqlDiscussionStore::Update(
     HANGAR_ASSIGN_OR_RETURN(
         auto s, c->Prepare("UPDATE discussions SET status = COALESCE(?, status), title = "
                            "COALESCE(?, title), head_oid = COALESCE(?, head_oid), merge_oid = "
-                           "COALESCE(?, merge_oid), updated_at = ? WHERE repo_id = ? AND num = ?"));
+                           "COALESCE(?, merge_oid), base_oid = COALESCE(?, base_oid), updated_at "
+                           "= ? WHERE repo_id = ? AND num = ?"));
     s.Bind(1, u.status ? std::optional<std::string>(std::string(DiscussionStatusName(*u.status)))
                        : std::nullopt)
         .Bind(2, u.title)
         .Bind(3, u.head_oid)
         .Bind(4, u.merge_oid)
-        .Bind(5, now)
-        .Bind(6, repo_id)
-        .Bind(7, int64_t{num});
+        .Bind(5, u.base_oid)
+        .Bind(6, now)
+        .Bind(7, repo_id)
+        .Bind(8, int64_t{num});
     HANGAR_TRY(s.Run());
     HANGAR_ASSIGN_OR_RETURN(auto ids, InsertEvents(*c, repo_id, num, events));
     return Out(std::move(ids));

@@ -18,6 +18,8 @@ class SqlLfsStore : public LfsStore {
   Result<std::vector<LfsLink>> ListForRepo(int64_t repo_id, std::optional<Sha256> after,
                                            int limit) override;
   Result<int64_t> CountLinks(const Sha256& oid) override;
+  Result<int64_t> RecordPurge(const LfsPurgeRecord& purge) override;
+  Result<std::vector<LfsPurgeRecord>> ListPurges(int64_t repo_id, int limit) override;
 
  private:
   std::shared_ptr<Pool> pool_;

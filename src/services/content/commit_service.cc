@@ -193,6 +193,9 @@ Result<CommitOutcome> CommitService::Commit(const Principal& who, const RepoId& 
   if (input.create_pr && req.branch.starts_with("refs/")) {
     return MakeError(ErrorCode::BadRequest, "create_pr needs a branch to start from");
   }
+  if (opener_ && IsPullRequestRef(req.branch)) {
+    HANGAR_TRY(opener_->CheckOpen(repo, std::stoi(req.branch.substr(8))));
+  }
   req.expected_parent = input.parent_commit;
   req.detached = input.create_pr;
   for (auto& op : input.operations) {

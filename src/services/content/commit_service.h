@@ -95,6 +95,9 @@ class PullRequestOpener {
   virtual Result<int> OpenPullRequest(const Principal& who, const RepoHandle& repo,
                                       const std::string& base, const Oid& head,
                                       const std::string& title, const std::string& description) = 0;
+  // Whether pull request `num` of `repo` takes commits. Errors: BadRequest (it is closed
+  // or merged).
+  virtual Result<void> CheckOpen(const RepoHandle& repo, int num) = 0;
 };
 
 // Thread-safe; one per process. Calls block (git, database).

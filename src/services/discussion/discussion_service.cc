@@ -42,16 +42,53 @@ std::string FirstCodePoints(std::string_view s, size_t n) {
   return std::string(s);
 }
 
+// Whether code point `c` may not stand in a title: C1 controls, line and paragraph
+// separators, and the bidirectional overrides that make a title read as another.
+bool RefusedInTitle(char32_t c) {
+  return (c >= 0x80 && c <= 0x9f) || c == 0x2028 || c == 0x2029 || (c >= 0x202a && c <= 0x202e) ||
+         (c >= 0x2066 && c <= 0x2069);
+}
+
+// Whether code point `c` shows nothing (spaces and zero-width characters).
+bool Invisible(char32_t c) {
+  return c == ' ' || c == 0xa0 || (c >= 0x2000 && c <= 0x200f) || c == 0x202f || c == 0x205f ||
+         c == 0x2060 || c == 0x3000 || c == 0xfeff;
+}
+
+// The code points of valid UTF-8 text `s`.
+std::vector<char32_t> Decode(std::string_view s) {
+  std::vector<char32_t> out;
+  for (size_t i = 0; i < s.size();) {
+    auto b = static_cast<unsigned char>(s[i]);
+    int n = b < 0x80 ? 1 : b < 0xe0 ? 2 : b < 0xf0 ? 3 : 4;
+    char32_t c = n == 1 ? b : b & (0x7f >> n);
+    for (int k = 1; k < n && i + k < s.size(); ++k) c = (c << 6) | (s[i + k] & 0x3f);
+    out.push_back(c);
+    i += n;
+  }
+  return out;
+}
+
 // A title as discussions keep it: trimmed, one line of 1 to kMaxDiscussionTitle
-// characters. Errors: BadRequest.
+// characters, not all invisible, without characters that would make it read as another.
+// Errors: BadRequest.
 Result<std::string> CheckTitle(std::string_view title) {
   std::string t(TrimBlanks(title));
-  if (t.empty()) return Bad("the title is empty");
   if (auto problem = ShownTextProblem(t)) return Bad("the title " + std::string(*problem));
-  if (CodePoints(t) > kMaxDiscussionTitle) {
+  auto points = Decode(t);
+  if (std::all_of(points.begin(), points.end(), Invisible)) return Bad("the title is empty");
+  if (std::any_of(points.begin(), points.end(), RefusedInTitle)) {
+    return Bad("the title holds a line separator or a direction override");
+  }
+  if (points.size() > kMaxDiscussionTitle) {
     return Bad("the title is over " + std::to_string(kMaxDiscussionTitle) + " characters");
   }
   return t;
+}
+
+// Whether `text` is only spaces, tabs and line breaks.
+bool Blank(std::string_view text) {
+  return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
 }
 
 // A comment's text: at most kMaxDiscussionComment bytes of UTF-8 (line breaks allowed),
@@ -62,7 +99,7 @@ Result<void> CheckComment(std::string_view text, bool may_be_empty) {
   }
   if (auto problem = ShownTextProblem(text, true))
     return Bad("the comment " + std::string(*problem));
-  if (!may_be_empty && TrimBlanks(text).empty()) return Bad("the comment is empty");
+  if (!may_be_empty && Blank(text)) return Bad("the comment is empty");
   return {};
 }
 
@@ -137,10 +174,9 @@ Result<DiscussionDetails> DiscussionService::Details(const Principal& who, const
   HANGAR_ASSIGN_OR_RETURN(auto events, store_.Events(repo.record.id, num));
   for (auto& e : events) {
     DiscussionEvent ev{std::move(e), {}};
-    if (ev.record.kind == DiscussionEventKind::Comment && ev.record.edited) {
+    // Only an edited comment has earlier versions to show.
+    if (ev.record.kind == DiscussionEventKind::Comment && ev.record.edited && !ev.record.hidden) {
       HANGAR_ASSIGN_OR_RETURN(ev.versions, store_.Versions(ev.record.id));
-    } else if (ev.record.kind == DiscussionEventKind::Comment && !ev.record.hidden) {
-      ev.versions.push_back({ev.record.body, ev.record.author_name, ev.record.created_at});
     }
     out.events.push_back(std::move(ev));
   }
@@ -157,21 +193,23 @@ Result<DiscussionDetails> DiscussionService::Details(const Principal& who, const
     if (base && head) {
       HANGAR_ASSIGN_OR_RETURN(auto check, git::CheckMerge(repo.git_path, *base, *head));
       out.conflicts = std::move(check.conflicts);
-      out.mergeable = !check.up_to_date && out.conflicts.empty();
-      if (diff && repos_.CheckGate(who, repo.record)) {
+      out.unrelated = check.unrelated;
+      out.mergeable = !check.up_to_date && !check.unrelated && out.conflicts.empty();
+      if (diff && !check.unrelated && repos_.CheckGate(who, repo.record)) {
         HANGAR_ASSIGN_OR_RETURN(auto changes,
                                 git::CompareCommits(repo.git_path, *base, *head, diff_limits_));
         out.diff = std::move(changes);
       }
     }
     if (!base || !head) out.can_merge = false;
-  } else if (d->pull_request && diff && !d->merge_oid.empty() &&
+  } else if (d->pull_request && diff && !d->base_oid.empty() &&
              repos_.CheckGate(who, repo.record)) {
-    // A merged pull request shows what it brought: its head against where it forked.
-    auto head = content_.ResolveRevision(repo, PullRequestRef(num));
-    auto merged = content_.ResolveRevision(repo, d->merge_oid);
-    if (head && merged && *head != *merged) {
-      auto changes = git::CompareCommits(repo.git_path, *merged, *head, diff_limits_);
+    // A merged pull request shows what it brought: its head at the merge against the base
+    // it merged into.
+    auto base = Oid::ParseHex(d->base_oid);
+    auto head = Oid::ParseHex(d->head_oid);
+    if (base && head) {
+      auto changes = git::CompareCommits(repo.git_path, *base, *head, diff_limits_);
       if (changes) out.diff = std::move(*changes);
     }
   }
@@ -194,6 +232,7 @@ Result<int> DiscussionService::Insert(const RepoHandle& repo, DiscussionRecord d
       HANGAR_ASSIGN_OR_RETURN(int highest_ref, git::HighestPullRequestRef(repo.git_path));
       d.num = std::max(highest, highest_ref) + 1;
     }
+    if (d.num > git::kMaxPullRequestNumber) break;
     auto made = store_.Create(d, events);
     if (made) return d.num;
     if (pr_head) (void)git::DeleteRef(repo.git_path, PullRequestRef(d.num));
@@ -217,13 +256,18 @@ Result<int> DiscussionService::Create(const Principal& who, const RepoId& id,
   d.author_name = who.name;
   d.created_at = now;
   std::vector<DiscussionEventRecord> events;
-  if (!TrimBlanks(in.description).empty()) {
+  if (!Blank(in.description)) {
     events.push_back(NewEvent(DiscussionEventKind::Comment, who, in.description, now));
   }
   std::optional<Oid> head;
   if (in.pull_request) {
     if (repo.record.is_mirror) {
       return MakeError(ErrorCode::Forbidden, id.Id() + " is a mirror: it takes no pull requests");
+    }
+    if (repo.access < Access::Write) {
+      return MakeError(ErrorCode::Forbidden, "a pull request of " + id.Id() +
+                                                 " takes commits from its writers only; open a "
+                                                 "discussion instead");
     }
     d.status = DiscussionStatus::Draft;
     d.base_ref = "refs/heads/" + repo.record.default_branch;
@@ -242,9 +286,8 @@ Result<int> DiscussionService::OpenPullRequest(const Principal& who, const RepoH
   d.repo_id = repo.record.id;
   d.pull_request = true;
   // A commit's summary may be longer than a title: cut at a character, not refused.
-  std::string t = FirstCodePoints(TrimBlanks(title), kMaxDiscussionTitle);
-  if (ShownTextProblem(t) || t.empty()) t = "Pull request from " + who.name;
-  d.title = std::move(t);
+  auto t = CheckTitle(FirstCodePoints(TrimBlanks(title), kMaxDiscussionTitle));
+  d.title = t ? *t : "Pull request from " + who.name;
   d.status = DiscussionStatus::Open;
   d.author_id = who.user_id;
   d.author_name = who.name;
@@ -252,16 +295,27 @@ Result<int> DiscussionService::OpenPullRequest(const Principal& who, const RepoH
   d.head_oid = head.Hex();
   d.created_at = now;
   std::vector<DiscussionEventRecord> events;
-  if (!TrimBlanks(description).empty() && CheckComment(description, true)) {
+  if (!Blank(description) && CheckComment(description, true)) {
     events.push_back(NewEvent(DiscussionEventKind::Comment, who, description, now));
   }
   HANGAR_ASSIGN_OR_RETURN(auto commits, git::CommitsSince(repo.git_path, std::nullopt, head, 1));
   for (const auto& c : commits) {
-    auto e = NewEvent(DiscussionEventKind::Commit, who, c.subject, now);
+    auto e = NewEvent(DiscussionEventKind::Commit, who, ShownText(c.subject), now);
     e.detail = c.id.Hex();
     events.push_back(std::move(e));
   }
   return Insert(repo, std::move(d), std::move(events), head);
+}
+
+Result<void> DiscussionService::CheckOpen(const RepoHandle& repo, int num) {
+  HANGAR_ASSIGN_OR_RETURN(auto d, store_.Get(repo.record.id, num));
+  // A refs/pr/<n> without a discussion predates discussions: it takes commits as before.
+  if (!d) return {};
+  if (!d->pull_request || !IsOpen(d->status)) {
+    return Bad("pull request #" + std::to_string(num) + " is " +
+               std::string(db::DiscussionStatusName(d->status)) + ": it takes no more commits");
+  }
+  return {};
 }
 
 Result<DiscussionService::Opened> DiscussionService::OpenForWrite(const Principal& who,
@@ -285,6 +339,10 @@ Result<DiscussionEventRecord> DiscussionService::Comment(const Principal& who, c
                                                          int num, const std::string& text) {
   HANGAR_TRY(CheckComment(text, false));
   HANGAR_ASSIGN_OR_RETURN(Opened o, OpenForWrite(who, id, num));
+  if (o.discussion.comments >= kMaxDiscussionComments) {
+    return Bad("discussion #" + std::to_string(num) + " has " +
+               std::to_string(kMaxDiscussionComments) + " comments: open a new one");
+  }
   const int64_t now = Now();
   HANGAR_ASSIGN_OR_RETURN(
       auto ids, store_.Update(o.repo.record.id, num, {},
@@ -315,7 +373,7 @@ Result<DiscussionEventRecord> DiscussionService::ChangeStatus(const Principal& w
   if (from == *to) return Bad("discussion #" + std::to_string(num) + " is " + status + " already");
   const int64_t now = Now();
   std::vector<DiscussionEventRecord> events;
-  if (!TrimBlanks(comment).empty()) {
+  if (!Blank(comment)) {
     events.push_back(NewEvent(DiscussionEventKind::Comment, who, comment, now));
   }
   events.push_back(NewEvent(DiscussionEventKind::StatusChange, who, status, now));
@@ -338,6 +396,7 @@ Result<DiscussionEventRecord> DiscussionService::Rename(const Principal& who, co
     return MakeError(ErrorCode::Forbidden, "only its author or a writer of " + id.Id() +
                                                " may rename discussion #" + std::to_string(num));
   }
+  if (t == o.discussion.title) return Bad("discussion #" + std::to_string(num) + " has that title");
   const int64_t now = Now();
   auto e = NewEvent(DiscussionEventKind::TitleChange, who, t, now);
   e.detail = o.discussion.title;
@@ -362,28 +421,32 @@ Result<DiscussionEventRecord> DiscussionService::Merge(const Principal& who, con
                ": only an open pull request merges");
   }
   HANGAR_ASSIGN_OR_RETURN(Oid base, content_.ResolveRevision(repo, d->base_ref));
-  HANGAR_ASSIGN_OR_RETURN(Oid head, content_.ResolveRevision(repo, PullRequestRef(num)));
-  HANGAR_ASSIGN_OR_RETURN(auto check, git::CheckMerge(repo.git_path, base, head));
+  auto head = content_.ResolveRevision(repo, PullRequestRef(num));
+  if (!head)
+    return MakeError(ErrorCode::Conflict,
+                     what + " has no commits: refs/pr/" + std::to_string(num) + " is gone");
+  HANGAR_ASSIGN_OR_RETURN(auto check, git::CheckMerge(repo.git_path, base, *head));
   if (check.up_to_date) {
     return Bad(what + " has nothing to merge: its commits are all in " + d->base_ref);
   }
   std::string message = "Merge " + what + ": " + d->title + "\n";
   git::Signature sig{who.name, who.name + "@users.noreply.hangar", Now(), 0};
   HANGAR_ASSIGN_OR_RETURN(Oid merged,
-                          git::MergeInto(repo.git_path, d->base_ref, base, head, sig, message));
+                          git::MergeInto(repo.git_path, d->base_ref, base, *head, sig, message));
   // The base branch moved: its listeners (metadata, webhooks, this service's commit events)
   // hear it as a push.
   repos_.AfterPush(repo);
   const int64_t now = Now();
   std::vector<DiscussionEventRecord> events;
-  if (!TrimBlanks(comment).empty()) {
+  if (!Blank(comment)) {
     events.push_back(NewEvent(DiscussionEventKind::Comment, who, comment, now));
   }
   events.push_back(NewEvent(DiscussionEventKind::StatusChange, who, "merged", now));
   db::DiscussionUpdate u;
   u.status = DiscussionStatus::Merged;
   u.merge_oid = merged.Hex();
-  u.head_oid = head.Hex();
+  u.base_oid = base.Hex();
+  u.head_oid = head->Hex();
   // The branch has moved: whatever happened to the row meanwhile, it is merged now.
   HANGAR_ASSIGN_OR_RETURN(auto ids, store_.Update(repo.record.id, num, u, events, now));
   if (!ids) return NoSuchDiscussion(num, id);
@@ -438,8 +501,9 @@ Result<void> DiscussionService::RecordCommits(const RepoHandle& repo, const Disc
   for (const auto& c : commits) {
     DiscussionEventRecord e;
     e.kind = DiscussionEventKind::Commit;
-    e.author_name = c.author.name;
-    e.body = c.subject;
+    // Found in git, not typed in a form: made fit to show, whatever bytes a push brought.
+    e.author_name = ShownText(c.author.name);
+    e.body = ShownText(c.subject);
     e.detail = c.id.Hex();
     e.created_at = e.updated_at = now;
     events.push_back(std::move(e));

@@ -25,9 +25,10 @@
 namespace hangar::services {
 
 // Bounds of what a discussion takes.
-inline constexpr size_t kMaxDiscussionTitle = 200;      // characters (code points)
-inline constexpr size_t kMaxDiscussionComment = 65536;  // bytes
-inline constexpr int kDiscussionsPerPage = 50;          // the public hub's page size
+inline constexpr size_t kMaxDiscussionTitle = 200;       // characters (code points)
+inline constexpr size_t kMaxDiscussionComment = 65536;   // bytes
+inline constexpr int kDiscussionsPerPage = 50;           // the public hub's page size
+inline constexpr int64_t kMaxDiscussionComments = 1000;  // per discussion
 
 // A page of a repo's discussions, newest first.
 struct DiscussionPage {
@@ -52,6 +53,7 @@ struct DiscussionDetails {
   bool can_comment = false, can_change = false, can_merge = false;
   // Pull requests:
   std::vector<std::string> conflicts;     // files that conflict with the base branch
+  bool unrelated = false;                 // it shares no history with the base branch
   bool mergeable = false;                 // open, with commits, no conflict
   std::optional<git::CommitDetail> diff;  // its changes against the base (asked for, and
                                           // only for readers who pass the repo's gate)
@@ -78,10 +80,12 @@ class DiscussionService : public PullRequestOpener {
   // RepoService::OpenMetadata; NotFound ("discussion #<n> not found in <repo>").
   Result<DiscussionDetails> Details(const Principal& who, const RepoId& id, int num, bool diff);
   // Opens a discussion, or a pull request (draft, refs/pr/<n> at the default branch's
-  // head). Returns its number. Errors: those of CheckWriter's callers (Unauthorized,
-  // Forbidden), as OpenMetadata, BadRequest (title or description), Conflict (no number).
+  // head; writers of the repo only, as only they may commit to it). Returns its number.
+  // Errors: Unauthorized, Forbidden (a read token, a key; a pull request by a reader), as
+  // OpenMetadata, BadRequest (title or description), Conflict (no number left).
   Result<int> Create(const Principal& who, const RepoId& id, const NewDiscussion& in);
-  // Adds a comment. Errors: as Create, NotFound.
+  // Adds a comment. Errors: as Create, NotFound, BadRequest (kMaxDiscussionComments
+  // reached).
   Result<db::DiscussionEventRecord> Comment(const Principal& who, const RepoId& id, int num,
                                             const std::string& text);
   // Opens or closes (`status` "open" or "closed"), with an optional comment. Needs its
@@ -112,6 +116,10 @@ class DiscussionService : public PullRequestOpener {
   // A push listener (RepoService::AddPushListener): records the commits that reached the
   // repo's open pull requests as commit events; a draft with commits becomes open.
   void AfterPush(const RepoHandle& repo);
+
+  // PullRequestOpener: an open pull request takes commits, and so does a refs/pr/<n> older
+  // than discussions (it has none); a closed or merged one does not (BadRequest).
+  Result<void> CheckOpen(const RepoHandle& repo, int num) override;
 
   // PullRequestOpener: the pull request of a create_pr commit, open, with its commit.
   Result<int> OpenPullRequest(const Principal& who, const RepoHandle& repo, const std::string& base,

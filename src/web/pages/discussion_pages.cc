@@ -6,6 +6,7 @@
 // live in services::DiscussionService.
 
 #include "core/util.h"
+#include "git/ref_writer.h"
 #include "services/discussion/discussion_service.h"
 #include "web/markdown.h"
 #include "web/pages/pages.h"
@@ -21,7 +22,9 @@ Result<services::DiscussionService*> Discussions(WebDeps& deps) {
 
 Result<int> NumParam(const http::Request& req) {
   auto n = ParseRowId(req.Param("num"));
-  if (!n || *n > 1'000'000'000) return MakeError(ErrorCode::NotFound, "no such discussion");
+  if (!n || *n > git::kMaxPullRequestNumber || req.Param("num").front() == '0') {
+    return MakeError(ErrorCode::NotFound, "no such discussion");
+  }
   return static_cast<int>(*n);
 }
 
@@ -59,7 +62,7 @@ Result<http::Response> ListPage(WebDeps& deps, PageContext& ctx, http::Request& 
     data.set("all", true);
   }
   int page = 0;
-  if (auto p = req.Query("p")) {
+  if (auto p = req.Query("p"); p && *p != "0") {
     auto n = ParseRowId(*p);
     if (!n || *n > 100000) return MakeError(ErrorCode::BadRequest, "p must be a page number");
     page = static_cast<int>(*n);
@@ -158,6 +161,7 @@ Result<http::Response> ThreadPage(WebDeps& deps, PageContext& ctx, http::Request
     List conflicts;
     for (const auto& path : d.conflicts) conflicts.push_back(Data(path));
     data.set("has_conflicts", !d.conflicts.empty());
+    data.set("unrelated", d.unrelated);
     data.set("conflicts", conflicts);
   }
   List events;
