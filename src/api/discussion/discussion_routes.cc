@@ -8,7 +8,6 @@
 #include "api/hf/hf_common.h"
 #include "api/json_util.h"
 #include "core/util.h"
-#include "git/ref_writer.h"
 
 namespace hangar::api {
 namespace {
@@ -120,7 +119,7 @@ std::string UnifiedDiff(const git::CommitDetail& diff) {
 // The {num} of the path. Errors: BadRequest.
 Result<int> NumParam(const http::Request& req) {
   auto n = ParseRowId(req.Param("num"));
-  if (!n || *n > git::kMaxPullRequestNumber || req.Param("num").front() == '0') {
+  if (!n || *n > services::kMaxDiscussionNumber || req.Param("num").front() == '0') {
     return MakeError(ErrorCode::BadRequest, "'" + std::string(req.Param("num")).substr(0, 40) +
                                                 "' is not a discussion number");
   }

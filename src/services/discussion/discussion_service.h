@@ -18,6 +18,7 @@
 #include "core/result.h"
 #include "db/discussion_store.h"
 #include "git/history.h"
+#include "git/ref_writer.h"
 #include "services/content/commit_service.h"
 #include "services/content/content_service.h"
 #include "services/repo/repo_service.h"
@@ -29,6 +30,8 @@ inline constexpr size_t kMaxDiscussionTitle = 200;       // characters (code poi
 inline constexpr size_t kMaxDiscussionComment = 65536;   // bytes
 inline constexpr int kDiscussionsPerPage = 50;           // the public hub's page size
 inline constexpr int64_t kMaxDiscussionComments = 1000;  // per discussion
+// The largest discussion number (pull request n is refs/pr/<n>).
+inline constexpr int kMaxDiscussionNumber = git::kMaxPullRequestNumber;
 
 // A page of a repo's discussions, newest first.
 struct DiscussionPage {

@@ -6,7 +6,6 @@
 // live in services::DiscussionService.
 
 #include "core/util.h"
-#include "git/ref_writer.h"
 #include "services/discussion/discussion_service.h"
 #include "web/markdown.h"
 #include "web/pages/pages.h"
@@ -22,7 +21,7 @@ Result<services::DiscussionService*> Discussions(WebDeps& deps) {
 
 Result<int> NumParam(const http::Request& req) {
   auto n = ParseRowId(req.Param("num"));
-  if (!n || *n > git::kMaxPullRequestNumber || req.Param("num").front() == '0') {
+  if (!n || *n > services::kMaxDiscussionNumber || req.Param("num").front() == '0') {
     return MakeError(ErrorCode::NotFound, "no such discussion");
   }
   return static_cast<int>(*n);
