@@ -13,8 +13,10 @@ http::Response JsonResponse(const json::value& v, int status) {
   return http::Response::Json(status, json::serialize(v));
 }
 
-Result<json::object> ReadJsonObject(http::Request& req, size_t max_bytes, ErrorCode invalid) {
+Result<json::object> ReadJsonObject(http::Request& req, size_t max_bytes, ErrorCode invalid,
+                                    bool empty_is_object) {
   HANGAR_ASSIGN_OR_RETURN(auto text, req.ReadBody(max_bytes));
+  if (empty_is_object && TrimBlanks(text).empty()) return json::object{};
   boost::system::error_code ec;
   json::value v = json::parse(text, ec);
   if (ec) return MakeError(invalid, "malformed JSON body: " + ec.message());

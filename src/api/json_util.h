@@ -16,12 +16,14 @@ namespace hangar::api {
 // 200 (or `status`) with `v` serialized and Content-Type application/json.
 http::Response JsonResponse(const boost::json::value& v, int status = 200);
 
-// Reads the request body (at most `max_bytes`) and parses it as a JSON object. The
-// Content-Type is not checked (clients label JSON in several ways).
+// Reads the request body (at most `max_bytes`) and parses it as a JSON object; with
+// `empty_is_object`, no body (or only blanks) is an empty object (calls whose clients may
+// send none). The Content-Type is not checked (clients label JSON in several ways).
 // Errors: PayloadTooLarge; `invalid` (BadRequest, or Unprocessable for LFS) for malformed
 // JSON or a body that is not an object.
 Result<boost::json::object> ReadJsonObject(http::Request& req, size_t max_bytes,
-                                           ErrorCode invalid = ErrorCode::BadRequest);
+                                           ErrorCode invalid = ErrorCode::BadRequest,
+                                           bool empty_is_object = false);
 
 // The absolute URL of this request's path with its query string, `cursor` replaced by
 // `cursor_value` (hf-api.md §1.11: self-contained next-page URLs).

@@ -126,16 +126,9 @@ Result<int> NumParam(const http::Request& req) {
   return static_cast<int>(*n);
 }
 
-// The JSON object body; a missing body is an empty object (merge and hide send none).
+// The body as a JSON object; none is an empty one (merge and hide send none).
 Result<json::object> BodyObject(http::Request& req) {
-  HANGAR_ASSIGN_OR_RETURN(std::string raw, req.ReadBody(kMaxDiscussionBody));
-  if (TrimBlanks(raw).empty()) return json::object{};
-  boost::system::error_code ec;
-  json::value v = json::parse(raw, ec);
-  if (ec || !v.is_object()) {
-    return MakeError(ErrorCode::BadRequest, "the body is not a JSON object");
-  }
-  return std::move(v.as_object());
+  return ReadJsonObject(req, kMaxDiscussionBody, ErrorCode::BadRequest, true);
 }
 
 // A required string member. Errors: BadRequest.

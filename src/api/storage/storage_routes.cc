@@ -18,15 +18,9 @@ using services::RepoStorageService;
 // A purge body holds up to 1000 object ids of 64 hex digits.
 constexpr size_t kMaxStorageBody = 256 << 10;
 
-// The body as a JSON object; none sent is an empty one.
+// The body as a JSON object; none is an empty one (super-squash may send none).
 Result<json::object> BodyObject(http::Request& req) {
-  HANGAR_ASSIGN_OR_RETURN(std::string raw, req.ReadBody(kMaxStorageBody));
-  if (TrimBlanks(raw).empty()) return json::object{};
-  boost::system::error_code ec;
-  json::value v = json::parse(raw, ec);
-  if (ec || !v.is_object())
-    return MakeError(ErrorCode::BadRequest, "the body is not a JSON object");
-  return std::move(v.as_object());
+  return ReadJsonObject(req, kMaxStorageBody, ErrorCode::BadRequest, true);
 }
 
 Result<http::Response> SuperSquash(RepoStorageService& s, http::Request& req, RepoType type) {
