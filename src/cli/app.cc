@@ -688,7 +688,7 @@ http::Router& App::Router() {
   routes_->web = std::make_unique<web::WebDeps>(web::WebDeps{
       *authenticator_, *access_, *sessions_, *repos_, *content_, *imports_, *accounts_, config_,
       *routes_->page_caches, viewer_.get(), model_registry_.get(), ssh_keys_.get(), mirrors_.get(),
-      upstream_.get(), gates_.get(), discussions_.get()});
+      upstream_.get(), gates_.get(), discussions_.get(), social_.get()});
   web::AddWebRoutes(r, *routes_->web);
   std::vector<std::string> patterns;
   for (const auto& route : r.Routes()) patterns.push_back(route.pattern);

@@ -127,12 +127,12 @@ Result<std::vector<LfsAppearance>> LfsAppearances(const std::string& repo,
   for (const auto& t : tips) revs += t.Hex() + "\n";
   // Per commit "\x01<id> <time>\0" then its raw changes ":<modes> <old> <new> <A|M|T>\0<path>\0",
   // oldest commit first.
-  HANGAR_ASSIGN_OR_RETURN(
-      std::string log,
-      RunWithInput(repo, "log",
-                   {"--reverse", "--topo-order", "--format=%x01%H %ct", "-z", "--raw",
-                    "--no-abbrev", "--no-renames", "--diff-filter=AMT", "--stdin"},
-                   revs, deadline));
+  HANGAR_ASSIGN_OR_RETURN(std::string log,
+                          RunWithInput(repo, "log",
+                                       {"--reverse", "--topo-order", "--format=%x01%H %ct", "-z",
+                                        "--raw", "--diff-merges=first-parent", "--no-abbrev",
+                                        "--no-renames", "--diff-filter=AMT", "--stdin"},
+                                       revs, deadline));
   struct Seen {
     Oid commit;
     int64_t time;

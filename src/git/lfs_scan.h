@@ -34,9 +34,9 @@ struct LfsAppearance {
 };
 
 // The LFS objects reachable from `tips`, each once with its first appearance, in the order
-// they appeared (`git log --reverse --topo-order --raw`, then the pointer-sized blobs read
-// as PointersBetween does), all within `timeout`. Pointers only ever renamed or copied are
-// found at their first path. Errors: as PointersBetween.
+// they appeared (`git log --reverse --topo-order --raw`, merges against their first parent, then
+// the pointer-sized blobs read as PointersBetween does), all within `timeout`. Pointers only ever
+// renamed or copied are found at their first path. Errors: as PointersBetween.
 Result<std::vector<LfsAppearance>> LfsAppearances(const std::string& repo,
                                                   const std::vector<Oid>& tips,
                                                   std::chrono::milliseconds timeout);

@@ -34,6 +34,7 @@ class MirrorService;      // services/mirror/mirror_service.h
 class UpstreamCache;      // services/mirror/upstream_cache.h
 class GateService;        // services/repo/gate_service.h
 class DiscussionService;  // services/discussion/discussion_service.h
+class SocialService;      // services/social/social_service.h
 }  // namespace hangar::services
 namespace hangar::services::viewer {
 class ViewerService;  // services/viewer/viewer_service.h
@@ -79,6 +80,7 @@ struct WebDeps {
   services::UpstreamCache* upstream = nullptr;         // null: no pull-through cache
   services::GateService* gates = nullptr;              // gated repos' access requests
   services::DiscussionService* discussions = nullptr;  // discussions and pull requests
+  services::SocialService* social = nullptr;           // likes
 };
 
 // Who is browsing, as established from the request.

@@ -1,6 +1,7 @@
 // Issue 19 §2 in a browser: headless Debian Chromium, driven by playwright-core (pinned in
 // tests/js/package.json), walks a repo's Community tab — pull requests, comments, merge,
-// close and reopen, a new discussion — and checks what each page shows against the API.
+// close and reopen, a new discussion — and its home page's like button (§3), and checks
+// what each page shows against the API.
 // Run through tests/integration/discussions_ui.sh, which makes ann/ui with pull request #1
 // (mergeable: b.txt added, two commits) and #2 (conflicting with main in README.md), and
 // sets:
@@ -208,4 +209,18 @@ stepTest("a new discussion through its form", async () => {
   assert.equal(await text(page.locator("#discussion-title")), "Which license? #3");
   assert.equal(await text(page.locator("#events .markdown-body em")), "MIT");
   assert.equal(await page.locator("#merge-box").count(), 0, "a discussion has no merge box");
+});
+
+stepTest("like and unlike from the repo's home page", async () => {
+  await page.goto(REPO);
+  assert.equal(await text(page.locator("#like-count")), "0");
+  assert.equal(await text(page.locator("#like-button")), "♡ Like");
+  await follow("#like-button", REPO);
+  assert.equal(await text(page.locator("#like-count")), "1");
+  assert.equal(await text(page.locator("#like-button")), "♥ Unlike");
+  const likers = await api(`/api/models/${USER}/ui/likers`);
+  assert.deepEqual(likers.map((l) => l.user), [USER]);
+  await follow("#like-button", REPO);
+  assert.equal(await text(page.locator("#like-count")), "0");
+  assert.deepEqual(await api(`/api/models/${USER}/ui/likers`), []);
 });

@@ -47,6 +47,11 @@ void AddDeployKeyPages(http::Router& router, WebDeps& deps, RepoType type);
 // deps.discussions is null.
 void AddDiscussionPages(http::Router& router, WebDeps& deps, RepoType type);
 
+// POST ".../like" (like_pages.cc; AddRepoPages calls it): a signed-in user likes or
+// unlikes (`like` = 1 or 0) a `type` repo from its home page. Nothing when deps.social is
+// null.
+void AddLikePages(http::Router& router, WebDeps& deps, RepoType type);
+
 // POST ".../ask-access" (a browser's form, or a token's holder as on the public hub) and
 // ".../settings/access-requests" (a gated repo's writers handle requests) for `type`
 // repos (gate_pages.cc; AddRepoPages calls it).
@@ -101,6 +106,11 @@ Result<void> SetDeployKeys(WebDeps& deps, const PageContext& ctx, const services
 Result<void> SetGate(WebDeps& deps, const PageContext& ctx, const services::RepoHandle& repo,
                      const std::string& prompt,
                      const std::vector<std::pair<std::string, std::string>>& fields, Data& data);
+// Sets `likes` (the count) and, for a signed-in user who may like it, `like_form` with
+// whether they do (`liked`) in a repo home page's `data` (like_pages.cc). Errors: the
+// store's.
+Result<void> SetLikes(WebDeps& deps, const PageContext& ctx, const services::RepoHandle& repo,
+                      Data& data);
 // Sets the gate's mode (`gated_off|auto|manual`) and, on a gated repo, its requests by
 // status (`requests_pending|accepted|rejected`) in a settings page's `data`
 // (gate_pages.cc). Errors: those of GateService::List.

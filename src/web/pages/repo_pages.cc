@@ -294,6 +294,7 @@ Result<http::Response> RepoHome(WebDeps& deps, PageContext& ctx, http::Request& 
       !ssh.empty()) {
     data.set("ssh_clone_url", ssh);
   }
+  HANGAR_TRY(SetLikes(deps, ctx, repo, data));
   if (repo.record.is_mirror && deps.mirrors != nullptr) {
     HANGAR_ASSIGN_OR_RETURN(auto pull, deps.mirrors->PullOf(repo.record.id));
     if (pull) data.set("mirror", MirrorState(*pull, repo.access));
@@ -506,6 +507,7 @@ void AddRepoPages(http::Router& router, WebDeps& deps, RepoType type) {
   AddDeployKeyPages(router, deps, type);
   AddGatePages(router, deps, type);
   AddDiscussionPages(router, deps, type);
+  AddLikePages(router, deps, type);
 }
 
 }  // namespace hangar::web
