@@ -81,10 +81,11 @@ class Rewriter {
         rc = git_treebuilder_new(&raw_tb, repo_, nullptr);
         if (rc < 0) return Git2Error(rc, "tree builder");
         TreeBuilderPtr tb(raw_tb);
+        // Modes as libgit2 normalizes them: old trees may hold 100664, which it will not write.
         for (const auto& k : kept) {
           git_oid eid = k.id ? ToGit(*k.id) : *git_tree_entry_id(k.entry);
           rc = git_treebuilder_insert(nullptr, tb.get(), git_tree_entry_name(k.entry), &eid,
-                                      git_tree_entry_filemode_raw(k.entry));
+                                      git_tree_entry_filemode(k.entry));
           if (rc < 0) return Git2Error(rc, "tree insert");
         }
         git_oid written;

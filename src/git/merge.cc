@@ -148,7 +148,7 @@ Result<Oid> MergeInto(const std::string& repo_path, const std::string& refname, 
 }
 
 Result<std::vector<LogEntry>> CommitsSince(const std::string& repo_path,
-                                           const std::optional<Oid>& since, const Oid& head,
+                                           const std::vector<Oid>& hide, const Oid& head,
                                            size_t limit) {
   EnsureLibgit2();
   HANGAR_ASSIGN_OR_RETURN(git_repository * repo, OpenCached(repo_path));
@@ -163,9 +163,9 @@ Result<std::vector<LogEntry>> CommitsSince(const std::string& repo_path,
     return MakeError(ErrorCode::RevisionNotFound, "commit " + head.Hex() + " not found");
   }
   if (rc < 0) return Git2Error(rc, "revwalk");
-  if (since) {
-    git_oid s = ToGit(*since);
-    // A `since` the repo lost (history rewritten) hides nothing.
+  for (const auto& oid : hide) {
+    git_oid s = ToGit(oid);
+    // A commit the repo lost (history rewritten) hides nothing.
     rc = git_revwalk_hide(walk.get(), &s);
     if (rc < 0 && rc != GIT_ENOTFOUND) return Git2Error(rc, "revwalk");
   }

@@ -39,10 +39,11 @@ Result<MergeCheck> CheckMerge(const std::string& repo_path, const Oid& base, con
 Result<Oid> MergeInto(const std::string& repo_path, const std::string& refname, const Oid& base,
                       const Oid& head, const Signature& author, const std::string& message);
 
-// The commits reachable from `head` and not from `since` (every one when absent), oldest
-// first; at most the `limit` newest of them. Errors: RevisionNotFound, Internal.
+// The commits reachable from `head` and from none of `hide` (commits the repo lost are
+// skipped), oldest first; at most the `limit` newest of them. Errors: RevisionNotFound,
+// Internal.
 Result<std::vector<LogEntry>> CommitsSince(const std::string& repo_path,
-                                           const std::optional<Oid>& since, const Oid& head,
+                                           const std::vector<Oid>& hide, const Oid& head,
                                            size_t limit);
 
 }  // namespace hangar::git

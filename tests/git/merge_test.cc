@@ -173,14 +173,14 @@ TEST_F(MergeTest, MissingCommitIsRevisionNotFound) {
   ASSERT_FALSE(merged);
   EXPECT_EQ(merged.error().code, ErrorCode::RevisionNotFound) << merged.error().message;
   EXPECT_EQ(Rev("main"), main);
-  auto log = CommitsSince(repo_, main, Missing(), 10);
+  auto log = CommitsSince(repo_, {main}, Missing(), 10);
   ASSERT_FALSE(log);
   EXPECT_EQ(log.error().code, ErrorCode::RevisionNotFound) << log.error().message;
 }
 
 TEST_F(MergeTest, CommitsSinceListsHeadsCommitsOldestFirst) {
   const Oid fork = Rev("fork"), f1 = Rev("feature~1"), f2 = Rev("feature");
-  auto since_fork = CommitsSince(repo_, fork, f2, 100);
+  auto since_fork = CommitsSince(repo_, {fork}, f2, 100);
   ASSERT_TRUE(since_fork) << since_fork.error().message;
   EXPECT_EQ(Subjects(*since_fork),
             (std::vector<std::string>{"f1 add feat", "f2 change line three"}));
@@ -194,34 +194,34 @@ TEST_F(MergeTest, CommitsSinceListsHeadsCommitsOldestFirst) {
   EXPECT_EQ((*since_fork)[1].committer.name, "Bob Committer");
 
   // Since main: what feature has that main lacks (the fork and main's own are hidden).
-  auto since_main = CommitsSince(repo_, Rev("main"), f2, 100);
+  auto since_main = CommitsSince(repo_, {Rev("main")}, f2, 100);
   ASSERT_TRUE(since_main) << since_main.error().message;
   EXPECT_EQ(since_main->size(), 2u);
 
-  auto all = CommitsSince(repo_, std::nullopt, f2, 100);
+  auto all = CommitsSince(repo_, {}, f2, 100);
   ASSERT_TRUE(all) << all.error().message;
   EXPECT_EQ(Subjects(*all),
             (std::vector<std::string>{"c1 root", "f1 add feat", "f2 change line three"}));
   EXPECT_TRUE(all->front().parents.empty());
 
-  auto none = CommitsSince(repo_, f2, f2, 100);
+  auto none = CommitsSince(repo_, {f2}, f2, 100);
   ASSERT_TRUE(none) << none.error().message;
   EXPECT_TRUE(none->empty());
 }
 
 TEST_F(MergeTest, CommitsSinceLimitKeepsTheNewest) {
   const Oid f2 = Rev("feature");
-  auto two = CommitsSince(repo_, std::nullopt, f2, 2);
+  auto two = CommitsSince(repo_, {}, f2, 2);
   ASSERT_TRUE(two) << two.error().message;
   EXPECT_EQ(Subjects(*two), (std::vector<std::string>{"f1 add feat", "f2 change line three"}));
-  auto one = CommitsSince(repo_, std::nullopt, f2, 1);
+  auto one = CommitsSince(repo_, {}, f2, 1);
   ASSERT_TRUE(one) << one.error().message;
   ASSERT_EQ(one->size(), 1u);
   EXPECT_EQ(one->front().id, f2);
 }
 
 TEST_F(MergeTest, CommitsSinceAnUnknownCommitHidesNothing) {
-  auto all = CommitsSince(repo_, Missing(), Rev("feature"), 100);
+  auto all = CommitsSince(repo_, {Missing()}, Rev("feature"), 100);
   ASSERT_TRUE(all) << all.error().message;
   EXPECT_EQ(Subjects(*all),
             (std::vector<std::string>{"c1 root", "f1 add feat", "f2 change line three"}));

@@ -84,17 +84,31 @@ check_hf_error "an object the repo does not hold → 404" 404 "?"
 batch "{\"deletions\":{\"sha\":$(jq -cn '[range(1001)] | map("a" * 64)')}}" "${A[@]}"
 check_hf_error "1001 objects → 400" 400 "?"
 batch "{\"deletions\":{\"sha\":[\"$CKPT\"]}}" "${B[@]}"; check_hf_error "bob → 403" 403 "?"
+batch "{\"deletions\":{\"sha\":[\"$CKPT\"]},\"rewriteHistory\":false}" "${A[@]}"
+check_hf_error "rewriteHistory misplaced at the top → 400 (not a silent rewrite)" 400 "?"
+batch "{\"deletions\":{\"sha\":[\"$CKPT\"],\"rewrite_history\":false}}" "${A[@]}"
+check_hf_error "rewrite_history misspelt → 400" 400 "?"
 req GET "$BASE/api/models/ann/m/lfs-files" "${A[@]}"
 check_json "  still three objects" 'length' 3
 req GET "$BASE/api/models/ann/m/revision/main" "${A[@]}"
 check_json "  main did not move" .sha "$C2"
+
+section "an open pull request on main, before the rewrite"
+req POST "$BASE/api/models/ann/m/discussions" "${A[@]}" "${J[@]}" --data-binary '{"title":"Add pr.txt","pullRequest":true}'
+PR="$(jbody .num)"
+gitc "$HA" -C "$W" fetch -q origin "refs/pr/$PR:refs/remotes/origin/pr" || die "fetch refs/pr/$PR"
+git -C "$W" checkout -q -b pr origin/pr && printf 'pr\n' >"$W/pr.txt" && git -C "$W" add pr.txt &&
+  git -C "$W" commit -qm "Add pr.txt" && gitc "$HA" -C "$W" push -q origin "HEAD:refs/pr/$PR" 2>/dev/null
+git -C "$W" checkout -q main
+req GET "$BASE/api/models/ann/m/discussions/$PR" "${A[@]}"
+check_json "pull request #$PR has one commit event" '[.events[] | select(.type == "commit")] | length' 1
 
 section "delete with rewriteHistory (the client's default)"
 batch "{\"deletions\":{\"sha\":[\"$CKPT\"],\"rewriteHistory\":true}}" "${A[@]}"
 check_status "delete ckpt/c1.bin → 200" 200
 check_json "  deleted" '.deleted | tostring' "[\"$CKPT\"]"
 check_json "  rewriteHistory" .rewriteHistory true
-check_json "  main and the tag v1 moved" '[.refs[].ref] | sort | join(",")' "refs/heads/dev,refs/heads/main,refs/tags/v1"
+check_json "  main, dev, the pull request and the tag v1 moved" '[.refs[].ref] | sort | join(",")' "refs/heads/dev,refs/heads/main,refs/pr/$PR,refs/tags/v1"
 NEW_MAIN="$(jq -r '.refs[] | select(.ref == "refs/heads/main") | .to' <"$BODY")"
 check_ne "  main has a new commit" "$C2" "$NEW_MAIN"
 check_json "  from the old one" '.refs[] | select(.ref == "refs/heads/main") | .from' "$C2"
@@ -114,7 +128,10 @@ check_eq "  the commits kept their messages" "a checkpoint|weights and a text|in
   "$(git -C "$T/fresh" log --format=%s main | paste -sd'|')"
 req GET "$BASE/api/models/ann/m/lfs-files/purges" "${A[@]}"
 check_json "the rewrite is recorded: who, what, the refs" \
-  '.[0] | "\(.user) \(.deleted[0]) \(.rewriteHistory) \(.refs | length)"' "ann $CKPT true 3"
+  '.[0] | "\(.user) \(.deleted[0]) \(.rewriteHistory) \(.refs | length)"' "ann $CKPT true 4"
+req GET "$BASE/api/models/ann/m/discussions/$PR" "${A[@]}"
+check_json "  the pull request records its own rewritten commit, not main's history" \
+  '[.events[] | select(.type == "commit") | .data.subject] | join("|")' "Add pr.txt|Add pr.txt"
 check_true "  the object's bytes are still stored (GC removes them)" test -f "$(blob_path "$CKPT")"
 admin gc --grace 0 >"$T/gc.out" 2>&1 || fail "admin gc" "$(brief "$T/gc.out")"
 check_false "  after GC its bytes are gone" test -f "$(blob_path "$CKPT")"

@@ -79,11 +79,26 @@ Result<http::Response> ListLfsFiles(RepoStorageService& s, http::Request& req, R
 Result<http::Response> PurgeLfsFiles(RepoStorageService& s, http::Request& req, RepoType type) {
   HANGAR_ASSIGN_OR_RETURN(RepoId id, RepoFromParams(req, type));
   HANGAR_ASSIGN_OR_RETURN(json::object body, BodyObject(req));
+  // This call cannot be undone: a key it does not know (a misplaced rewriteHistory) is
+  // refused rather than ignored.
+  for (const auto& kv : body) {
+    if (kv.key() != "deletions") {
+      return MakeError(ErrorCode::BadRequest, "unknown field '" +
+                                                  std::string(kv.key()).substr(0, 40) +
+                                                  "' (rewriteHistory goes inside deletions)");
+    }
+  }
   const json::value* deletions = body.if_contains("deletions");
   if (!deletions || !deletions->is_object()) {
     return MakeError(ErrorCode::BadRequest, "'deletions' must be an object");
   }
   const json::object& d = deletions->as_object();
+  for (const auto& kv : d) {
+    if (kv.key() != "sha" && kv.key() != "rewriteHistory") {
+      return MakeError(ErrorCode::BadRequest,
+                       "unknown field 'deletions." + std::string(kv.key()).substr(0, 40) + "'");
+    }
+  }
   const json::value* sha = d.if_contains("sha");
   if (!sha || !sha->is_array()) {
     return MakeError(ErrorCode::BadRequest, "'deletions.sha' must be an array of SHA-256 ids");

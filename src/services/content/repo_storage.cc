@@ -88,6 +88,9 @@ Result<db::LfsPurgeRecord> RepoStorageService::Purge(const Principal& who, const
                                                      const std::vector<Sha256>& oids,
                                                      bool rewrite_history) {
   HANGAR_ASSIGN_OR_RETURN(RepoHandle repo, repos_.Open(who, id, Access::Admin));
+  if (repo.record.is_mirror) {
+    return MakeError(ErrorCode::Forbidden, id.Id() + " is a mirror: it changes only when it syncs");
+  }
   if (oids.empty()) return Bad("no LFS objects to delete");
   if (oids.size() > kMaxPurgeObjects) {
     return Bad("at most " + std::to_string(kMaxPurgeObjects) + " LFS objects per call");
@@ -130,6 +133,18 @@ Result<db::LfsPurgeRecord> RepoStorageService::Purge(const Principal& who, const
         record.refs += m.name + " " + m.from.Hex() + " " + m.to.Hex() + "\n";
       }
       repos_.AfterPush(repo);
+      // A ref made or moved while the rewrite ran may still hold a pointer: nothing is
+      // unlinked then, so nothing dangles. Asking again rewrites it too.
+      HANGAR_ASSIGN_OR_RETURN(auto after, Tips(repo));
+      HANGAR_ASSIGN_OR_RETURN(auto left,
+                              git::PointersBetween(repo.git_path, after, {}, scan_timeout_));
+      for (const auto& p : left) {
+        if (seen.count(p.oid)) {
+          return MakeError(ErrorCode::Conflict,
+                           "a ref pushed during the rewrite still holds LFS object " + p.oid.Hex() +
+                               "; nothing was deleted: retry");
+        }
+      }
     }
   }
   for (const auto& o : unique) HANGAR_TRY(lfs_.Unlink(repo.record.id, o));

@@ -298,7 +298,7 @@ Result<int> DiscussionService::OpenPullRequest(const Principal& who, const RepoH
   if (!Blank(description) && CheckComment(description, true)) {
     events.push_back(NewEvent(DiscussionEventKind::Comment, who, description, now));
   }
-  HANGAR_ASSIGN_OR_RETURN(auto commits, git::CommitsSince(repo.git_path, std::nullopt, head, 1));
+  HANGAR_ASSIGN_OR_RETURN(auto commits, git::CommitsSince(repo.git_path, {}, head, 1));
   for (const auto& c : commits) {
     auto e = NewEvent(DiscussionEventKind::Commit, who, ShownText(c.subject), now);
     e.detail = c.id.Hex();
@@ -492,10 +492,13 @@ Result<DiscussionEventRecord> DiscussionService::HideComment(const Principal& wh
 
 Result<void> DiscussionService::RecordCommits(const RepoHandle& repo, const DiscussionRecord& d,
                                               const Oid& head) {
-  std::optional<Oid> since;
-  if (auto old = Oid::ParseHex(d.head_oid)) since = *old;
+  // Its new commits: not reachable from where it was, nor from its base branch (after a
+  // history rewrite its old head is gone, and the base's commits are not its own).
+  std::vector<Oid> hide;
+  if (auto old = Oid::ParseHex(d.head_oid)) hide.push_back(*old);
+  if (auto base = content_.ResolveRevision(repo, d.base_ref)) hide.push_back(*base);
   HANGAR_ASSIGN_OR_RETURN(auto commits,
-                          git::CommitsSince(repo.git_path, since, head, kMaxCommitEvents));
+                          git::CommitsSince(repo.git_path, hide, head, kMaxCommitEvents));
   const int64_t now = Now();
   std::vector<DiscussionEventRecord> events;
   for (const auto& c : commits) {
