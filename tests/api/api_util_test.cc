@@ -46,6 +46,16 @@ TEST(JsonUtil, ResponsesFieldsIdsAndNextLinks) {
   EXPECT_EQ(StringField(o, "n").error().code, ErrorCode::BadRequest);
   EXPECT_EQ(ObjectId(255, 'r').size(), 24u);
   EXPECT_NE(ObjectId(1, 'r'), ObjectId(1, 'u'));
+  // ParseObjectId reads back what ObjectId made, of its kind, and nothing else.
+  for (int64_t id : {int64_t{0}, int64_t{1}, int64_t{255}, int64_t{1} << 40, INT64_MAX}) {
+    EXPECT_EQ(ParseObjectId(ObjectId(id, 'e'), 'e'), id) << id;
+  }
+  EXPECT_FALSE(ParseObjectId(ObjectId(7, 'e'), 'f').has_value()) << "another kind";
+  for (const char* bad :
+       {"", "e", "e0000000000000000000000", "e00000000000000000000000a", "E00000000000000000000007",
+        "e0000000000000000000000G", "e000000000000000000000-7", "efffffffffffffffffffffff"}) {
+    EXPECT_FALSE(ParseObjectId(bad, 'e').has_value()) << bad;
+  }
   http::Request req;
   req.base_url = "http://hub";
   req.path = "/api/models";
