@@ -169,9 +169,21 @@ req GET "$BASE/ann/m/resolve/main/big.bin"
 check_eq "  the LFS file still downloads" "$BIG" "$(sha256sum "$BODY" | cut -d' ' -f1)"
 gitc "$HA" -C "$W" fetch -q origin 2>/dev/null
 check_false "  the old commits are not reachable from main" git -C "$W" merge-base --is-ancestor "$NEW_MAIN" origin/main
+req GET "$BASE/api/models/ann/m/revision/dev" "${A[@]}"
+OLD_DEV="$(jbody .sha)"
 sq 'refs%2Fheads%2Fdev' '' "${A[@]}"
 check_status "a fully-qualified branch and no body → 200" 200
 req GET "$BASE/api/models/ann/m/commits/dev" "${A[@]}"
 check_json "  the default message" '.[0].title' "Super-squash branch 'dev'"
+req GET "$BASE/api/models/ann/m/revision/$OLD_DEV" "${A[@]}"
+check_status "  dev's old commit, unreachable now, is still read by its id" 200
+find "$DATA/repos/models/ann/m.git/objects" -type f -exec touch -d '3 days ago' {} +
+HANGAR_GC_GRACE_S=60 "$HANGAR_BIN" admin maintain ann/m --data-dir "$DATA" >"$T/m.out" 2>&1 ||
+  fail "admin maintain ann/m" "$(brief "$T/m.out")"
+check_match "  maintenance prunes" ' prune ' "$(cat "$T/m.out")"
+req GET "$BASE/api/models/ann/m/revision/$OLD_DEV" "${A[@]}"
+check_hf_error "  once pruned (older than gc.grace_s), it is gone → 404" 404 RevisionNotFound
+req GET "$BASE/ann/m/resolve/main/big.bin"
+check_eq "  what the refs hold is kept" "$BIG" "$(sha256sum "$BODY" | cut -d' ' -f1)"
 
 finish

@@ -121,11 +121,12 @@ TEST_F(MaintenanceServiceTest, FullKeepsEveryRefAndObjectAndStoresTheTipWhole) {
   auto report = maint_->Maintain(repo_, MaintenanceLevel::Full);
   ASSERT_TRUE(report.has_value()) << report.error().message;
   EXPECT_EQ(report->level, MaintenanceLevel::Full);
-  ASSERT_EQ(report->steps.size(), 4u);
+  ASSERT_EQ(report->steps.size(), 5u);
   EXPECT_EQ(report->steps[0].name, "pack-refs");
   EXPECT_EQ(report->steps[1].name, "repack");
-  EXPECT_EQ(report->steps[2].name, "commit-graph");
-  EXPECT_EQ(report->steps[3].name, "search-snapshot");
+  EXPECT_EQ(report->steps[2].name, "prune");
+  EXPECT_EQ(report->steps[3].name, "commit-graph");
+  EXPECT_EQ(report->steps[4].name, "search-snapshot");
   // The default branch's search snapshot is in place for the first search.
   auto head = git::RepoReader().ResolveRevision(repo_, "HEAD");
   ASSERT_TRUE(head);

@@ -288,6 +288,14 @@ Result<MaintenanceReport> MaintenanceService::Maintain(const std::string& git_pa
             ".seconds.ago");
     return RunStep(git_path, cmd, deadline, stop, "");
   }));
+  // The cruft pack holds the young unreachable objects; the expired ones that were loose
+  // stay loose (prune-packed removes only what a pack holds), readable by id, until
+  // pruned — as git gc prunes after its repack. A squash or a rewrite relies on it.
+  HANGAR_TRY(step("prune", [&]() -> Result<void> {
+    git::Command cmd("prune");
+    cmd.Arg("--expire=" + std::to_string(options_.unreachable_grace.count()) + ".seconds.ago");
+    return RunStep(git_path, cmd, deadline, stop, "");
+  }));
   HANGAR_TRY(step("commit-graph", [&]() -> Result<void> {
     if (stop.stop_requested())
       return MakeError(ErrorCode::Unavailable, "the maintenance was stopped");
