@@ -154,18 +154,6 @@ Result<std::optional<git_oid>> Rewrite(git_repository* repo, const git_tree* bas
   return std::optional<git_oid>(out);
 }
 
-// Writes the empty tree and returns its id.
-Result<git_oid> WriteEmptyTree(git_repository* repo) {
-  git_treebuilder* raw_tb = nullptr;
-  int rc = git_treebuilder_new(&raw_tb, repo, nullptr);
-  if (rc < 0) return Git2Error(rc, "tree builder");
-  TreeBuilderPtr empty(raw_tb);
-  git_oid tree_id;
-  rc = git_treebuilder_write(&tree_id, empty.get());
-  if (rc < 0) return Git2Error(rc, "write tree");
-  return tree_id;
-}
-
 // Builds and writes the commit on `parent`. Returns its id.
 Result<git_oid> WriteCommit(git_repository* repo, const git_oid& parent, const CommitRequest& req) {
   git_commit* raw_commit = nullptr;

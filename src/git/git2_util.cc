@@ -77,6 +77,17 @@ Result<git_repository*> OpenCached(const std::string& path) {
   return raw;
 }
 
+Result<git_oid> WriteEmptyTree(git_repository* repo) {
+  git_treebuilder* raw_tb = nullptr;
+  int rc = git_treebuilder_new(&raw_tb, repo, nullptr);
+  if (rc < 0) return Git2Error(rc, "tree builder");
+  TreeBuilderPtr empty(raw_tb);
+  git_oid tree_id;
+  rc = git_treebuilder_write(&tree_id, empty.get());
+  if (rc < 0) return Git2Error(rc, "write tree");
+  return tree_id;
+}
+
 Result<SignaturePtr> MakeSignature(const Signature& s) {
   git_signature* raw = nullptr;
   if (git_signature_new(&raw, s.name.c_str(), s.email.c_str(), s.time, s.offset_minutes) < 0) {

@@ -67,6 +67,9 @@ inline constexpr size_t kMaxShownMessage = 64 * 1024;
 // the name or email).
 Result<SignaturePtr> MakeSignature(const Signature& s);
 
+// Writes the empty tree into `repo` and returns its id. Errors: Internal.
+Result<git_oid> WriteEmptyTree(git_repository* repo);
+
 // The first kMaxShownMessage bytes of `message` (null: empty).
 inline std::string_view BoundedMessage(const char* message) {
   std::string_view m = message ? message : "";

@@ -108,8 +108,8 @@ class Rewriter {
     const Oid old_tree = FromGit(git_commit_tree_id(c.get()));
     HANGAR_ASSIGN_OR_RETURN(auto tree_id, Tree(old_tree));
     if (!tree_id) {
-      HANGAR_ASSIGN_OR_RETURN(Oid empty, EmptyTree());
-      tree_id = empty;
+      HANGAR_ASSIGN_OR_RETURN(git_oid empty, WriteEmptyTree(repo_));
+      tree_id = FromGit(&empty);
     }
     bool changed = *tree_id != old_tree;
     std::vector<CommitPtr> parents;
@@ -170,17 +170,6 @@ class Rewriter {
   }
 
  private:
-  Result<Oid> EmptyTree() {
-    git_treebuilder* raw_tb = nullptr;
-    int rc = git_treebuilder_new(&raw_tb, repo_, nullptr);
-    if (rc < 0) return Git2Error(rc, "tree builder");
-    TreeBuilderPtr tb(raw_tb);
-    git_oid written;
-    rc = git_treebuilder_write(&written, tb.get());
-    if (rc < 0) return Git2Error(rc, "write tree");
-    return FromGit(&written);
-  }
-
   git_repository* repo_;
   const std::unordered_set<Oid>& drop_;
   std::unordered_map<Oid, std::optional<Oid>> trees_;

@@ -11,12 +11,11 @@
 // The steps share one browser session and run in order; once a step fails the later ones
 // are skipped (they would only fail for the same reason). git runs from here, with the
 // token the tokens page shows, under the isolated git config lib.sh exported.
-import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync, renameSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { chromium } from "playwright-core";
+import { browserSession, text, texts } from "./browser_session.mjs";
 
 function env(name) {
   const v = process.env[name];
@@ -62,30 +61,10 @@ A model card pushed by the browser test.
 
 let browser;
 let page;
-let step = 0;
-let broken = null;  // the first failed step: later steps are skipped
+const { stepTest, follow } = browserSession({
+  work: WORK, shots: SHOTS, acceptDownloads: true, onReady: (s) => ({ browser, page } = s),
+});
 const state = {};   // values carried from step to step (token, commit ids, URLs)
-
-// A step: skipped after an earlier failure; a full-page screenshot at the end, whatever
-// happened (the one of a failing step shows what the browser saw).
-function stepTest(name, fn) {
-  test(name, async (t) => {
-    if (broken) {
-      t.skip(`after the failure of "${broken}"`);
-      return;
-    }
-    step += 1;
-    const shot = path.join(SHOTS, `${String(step).padStart(2, "0")}-${name.replace(/[^a-z0-9]+/gi, "-").toLowerCase().replace(/^-|-$/g, "")}.png`);
-    try {
-      await fn();
-    } catch (e) {
-      broken = name;
-      throw e;
-    } finally {
-      if (page) await page.screenshot({ path: shot, fullPage: true }).catch(() => {});
-    }
-  });
-}
 
 function git(args, opts = {}) {
   return execFileSync("git", ["-c", "credential.helper=", ...args], {
@@ -103,18 +82,9 @@ function authedUrl(token) {
   return u.toString();
 }
 
-const texts = (locator) => locator.evaluateAll((els) => els.map((e) => e.textContent.replace(/\s+/g, " ").trim()));
-const text = async (locator) => (await locator.textContent()).replace(/\s+/g, " ").trim();
 // Code is compared as it is, whitespace included.
 const rawTexts = (locator) => locator.evaluateAll((els) => els.map((e) => e.textContent));
 const rawText = (locator) => locator.textContent();
-
-// Clicks what `selector` names and waits for the page it leads to (also when that is the
-// same URL, as after a form post answered by 303 to the form's page); checks the URL.
-async function follow(selector, url) {
-  await Promise.all([page.waitForNavigation(), page.locator(selector).first().click()]);
-  assert.equal(page.url(), url, `clicking ${selector} leads to ${url}`);
-}
 
 // The header's signed-in user link, or null when signed out.
 async function headerUser() {
@@ -126,29 +96,6 @@ async function whoAmI(token) {
   const res = await fetch(`${BASE}/api/whoami-v2`, { headers: { Authorization: `Bearer ${token}` } });
   return { status: res.status, body: res.status === 200 ? await res.json() : null };
 }
-
-before(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  const profile = path.join(WORK, "chromium-profile");
-  mkdirSync(profile, { recursive: true });
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    acceptDownloads: true,
-    viewport: { width: 1280, height: 900 },
-    args: [
-      "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    ],
-  });
-  page = browser.pages()[0] ?? (await browser.newPage());
-  page.setDefaultTimeout(15000);
-  page.setDefaultNavigationTimeout(15000);
-});
-
-after(async () => {
-  if (browser) await browser.close();
-});
 
 stepTest("sign in", async () => {
   await page.goto(`${BASE}/login`);

@@ -14,11 +14,8 @@
 //
 // The steps share one browser session and run in order; once a step fails the later ones
 // are skipped.
-import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
-import path from "node:path";
-import { chromium } from "playwright-core";
+import { browserSession, text, texts } from "./browser_session.mjs";
 
 function env(name) {
   const v = process.env[name];
@@ -34,38 +31,10 @@ const PR1_HEAD = env("HANGAR_PR1_HEAD");
 const MAIN_BEFORE = env("HANGAR_MAIN");
 const REPO = `${BASE}/${USER}/ui`;
 
-let browser;
 let page;
-let step = 0;
-let broken = null;
-
-function stepTest(name, fn) {
-  test(name, async (t) => {
-    if (broken) {
-      t.skip(`after the failure of "${broken}"`);
-      return;
-    }
-    step += 1;
-    const shot = path.join(SHOTS, `${String(step).padStart(2, "0")}-${name.replace(/[^a-z0-9]+/gi, "-").toLowerCase().replace(/^-|-$/g, "")}.png`);
-    try {
-      await fn();
-    } catch (e) {
-      broken = name;
-      throw e;
-    } finally {
-      if (page) await page.screenshot({ path: shot, fullPage: true }).catch(() => {});
-    }
-  });
-}
-
-const text = async (locator) => (await locator.textContent()).replace(/\s+/g, " ").trim();
-const texts = (locator) => locator.evaluateAll((els) => els.map((e) => e.textContent.replace(/\s+/g, " ").trim()));
-
-// Clicks what `selector` names and waits for the page it leads to; checks the URL.
-async function follow(selector, url) {
-  await Promise.all([page.waitForNavigation(), page.locator(selector).first().click()]);
-  assert.equal(page.url(), url, `clicking ${selector} leads to ${url}`);
-}
+const { stepTest, follow } = browserSession({
+  work: WORK, shots: SHOTS, onReady: (s) => ({ page } = s),
+});
 
 async function api(pathname) {
   const res = await fetch(`${BASE}${pathname}`);
@@ -73,28 +42,6 @@ async function api(pathname) {
   return res.json();
 }
 const mainHead = async () => (await api(`/api/models/${USER}/ui/revision/main`)).sha;
-
-before(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  const profile = path.join(WORK, "chromium-profile");
-  mkdirSync(profile, { recursive: true });
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: [
-      "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    ],
-  });
-  page = browser.pages()[0] ?? (await browser.newPage());
-  page.setDefaultTimeout(15000);
-  page.setDefaultNavigationTimeout(15000);
-});
-
-after(async () => {
-  if (browser) await browser.close();
-});
 
 stepTest("an anonymous visitor sees the thread but no forms", async () => {
   await page.goto(`${REPO}/discussions/1`);
