@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/object_id.h"
 #include "core/result.h"
 #include "http/request.h"
 #include "http/response.h"
@@ -52,9 +53,6 @@ Result<std::optional<std::string>> OptionalString(const boost::json::object& o,
 // A boolean member of `o`, false when absent or null; BadRequest when another type.
 Result<bool> BoolField(const boost::json::object& o, std::string_view key);
 
-// Opaque id for `_id` fields: 24 hex characters (hf-api.md §1.12).
-std::string ObjectId(int64_t id, char kind);
-
 // The avatar of user or org `name`, as the HF API gives it (`avatarUrl`): a path on this
 // hub (web/pages serves /avatars/{name}.svg).
 std::string AvatarUrl(std::string_view name);
@@ -63,8 +61,5 @@ std::string AvatarUrl(std::string_view name);
 // <br>. The public hub's `formatted` commit fields and comments' `html` are HTML the
 // clients show as is.
 std::string FormatHtml(std::string_view text);
-
-// The id ObjectId(id, kind) made, back; none for any other text.
-std::optional<int64_t> ParseObjectId(std::string_view text, char kind);
 
 }  // namespace hangar::api

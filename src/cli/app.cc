@@ -26,6 +26,7 @@
 #include "api/storage/storage_routes.h"
 #include "api/uploads/upload_routes.h"
 #include "api/viewer/viewer_routes.h"
+#include "api/webhook/webhook_routes.h"
 #include "core/log.h"
 #include "core/util.h"
 #include "db/sql/sql_stores.h"
@@ -349,6 +350,7 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
   app->imports_ = std::make_unique<services::ImportService>(
       *app->stores_.repos, *app->stores_.users, *app->access_, *app->repos_, import_options);
   app->OpenMirrors();
+  app->OpenWebhooks();
   app->OpenRegistry(secret);
   return app;
 }
@@ -485,6 +487,60 @@ void App::OpenJobs() {
     jobs_->Every(
         {std::string(kTrendingJob), "", interval_ms, std::min<int64_t>(interval_ms, 5000), 1});
   }
+}
+
+void App::OpenWebhooks() {
+  const config::Config& c = config_;
+  services::JobRunnerOptions jobs;
+  jobs.threads = c.webhooks.threads;
+  // A delivery holds its claim at most timeout_s; the lease outlives it whatever jobs.lease_s.
+  jobs.lease_ms = std::max<int64_t>(int64_t{c.jobs.lease_s}, 3 * c.webhooks.timeout_s) * 1000;
+  jobs.retry_base_ms = int64_t{c.webhooks.retry_base_s} * 1000;
+  jobs.changes = stores_.changes.get();
+  webhook_jobs_ = std::make_unique<services::JobRunner>(*stores_.jobs, std::move(jobs));
+  services::WebhookOptions o;
+  for (const auto& host : ListOf(c.webhooks.allow_private_hosts)) {
+    o.private_hosts.push_back(AsciiLower(host));
+  }
+  o.hub_addresses.push_back(c.server.listen);
+  if (!c.server.public_url.empty()) {
+    o.public_url = c.server.public_url;
+    if (auto where = net::ParseUrlHost(c.server.public_url)) {
+      o.hub_addresses.push_back(where->host + ":" + std::to_string(where->port));
+    }
+  }
+  o.timeout_ms = int64_t{c.webhooks.timeout_s} * 1000;
+  o.max_attempts = c.webhooks.max_attempts;
+  o.max_per_user = c.webhooks.max_per_user;
+  o.enqueue = [this](db::NewJob job) -> Result<void> {
+    auto queued = webhook_jobs_->Enqueue(std::move(job));
+    return queued ? Result<void>() : Result<void>(std::move(queued).error());
+  };
+  webhooks_ = std::make_unique<services::WebhookService>(*stores_.webhooks, *stores_.users,
+                                                         *access_, *repos_, std::move(o));
+  webhook_jobs_->Handle(std::string(services::kWebhookDeliverJob),
+                        [this](const db::JobRecord& job, std::stop_token stop) {
+                          return webhooks_->Deliver(job, stop);
+                        });
+  repos_->AddPushListener(
+      [webhooks = webhooks_.get()](const services::RepoHandle& repo, const std::string&) {
+        webhooks->AfterPush(repo);
+      });
+  repos_->AddChangeListener([webhooks = webhooks_.get()](const services::RepoChangeEvent& e) {
+    webhooks->OnRepoChange(e);
+  });
+  discussions_->AddListener([webhooks = webhooks_.get()](const services::DiscussionChange& c) {
+    webhooks->OnDiscussion(c);
+  });
+}
+
+void App::StartJobs() {
+  jobs_->Start();
+  webhook_jobs_->Start();
+}
+
+void App::Listening(const std::string& base_url, const std::string& host_port) {
+  webhooks_->SetHub(base_url, host_port);
 }
 
 void App::OpenMirrors() {
@@ -681,6 +737,7 @@ http::Router& App::Router() {
   api::AddSocialRoutes(r, *social_);
   api::AddDiscussionRoutes(r, *discussions_);
   api::AddStorageRoutes(r, *storage_);
+  api::AddWebhookRoutes(r, *webhooks_);
   api::AddLfsRoutes(r, *lfs_, config_.limits);
   api::AddGitRoutes(r, *git_);
   api::AddHfFileRoutes(r, *routes_->hf);

@@ -44,6 +44,7 @@
 #include "services/viewer/export_job.h"
 #include "services/viewer/export_queue.h"
 #include "services/viewer/viewer_service.h"
+#include "services/webhook/webhook_service.h"
 #include "storage/local/local_blob_store.h"
 
 namespace hangar::cli {
@@ -82,6 +83,12 @@ class App {
   // The job queue's runner (docs/config.md [jobs]): `hangar serve` (jobs.in_process) and
   // `hangar worker` start it; admin commands only queue.
   services::JobRunner& jobs() { return *jobs_; }
+  // Starts the job runners: the queue's, and the webhook deliveries' own (so a slow
+  // receiver holds none of the other jobs' threads).
+  void StartJobs();
+  // The server listens at `base_url` ("http://127.0.0.1:8080"), `host_port`: webhooks
+  // learn where the hub is (their payloads' URLs, and no webhook may target it).
+  void Listening(const std::string& base_url, const std::string& host_port);
   // Queues the maintenance of the repository at `git_path` as a "maintain" job (a queued
   // one of the same path absorbs it). Returns the job's id. Errors: the store's.
   Result<int64_t> QueueMaintenance(const std::string& git_path, services::MaintenanceLevel level);
@@ -124,6 +131,9 @@ class App {
   // The mirror service, its jobs ("mirror.pull", "mirror.push", "mirror.tick") and its
   // push listener; the pull-through cache when [upstream] names hubs.
   void OpenMirrors();
+  // The webhook service, its delivery runner and job, and its push, repo and discussion
+  // listeners (docs/webhooks.md).
+  void OpenWebhooks();
   // Job "gc": a collection, then the maintenance of repos that need it.
   Result<void> RunGc(std::stop_token stop);
   // The "trending" job: repos' trending scores over the window ending today.
@@ -163,7 +173,9 @@ class App {
   std::unique_ptr<services::ImportService> imports_;
   std::unique_ptr<services::MirrorService> mirrors_;
   std::unique_ptr<services::UpstreamCache> upstream_;  // [upstream]: null when off
+  std::unique_ptr<services::WebhookService> webhooks_;
   std::unique_ptr<services::JobRunner> jobs_;          // after what its handlers use: stopped first
+  std::unique_ptr<services::JobRunner> webhook_jobs_;  // the deliveries' own threads
   std::unique_ptr<services::OciProjection> oci_projection_;
   std::unique_ptr<services::OciService> oci_;
   std::unique_ptr<api::OciAuth> oci_auth_;

@@ -131,6 +131,12 @@ int Serve(const CommonFlags& f, const std::string& listen, const std::string& pu
   http::Server server(so, router);
   auto port = server.Listen();
   if (!port) return Fail(port.error());
+  {
+    const std::string host_port =
+        (so.host.find(':') != std::string::npos ? "[" + so.host + "]" : so.host) + ":" +
+        std::to_string(*port);
+    (*app)->Listening("http://" + host_port, host_port);
+  }
   // Git over SSH (sshd's `hangar serv` reaches this socket) and git://, on the same git
   // budget as HTTP (docs/ssh.md).
   std::unique_ptr<api::ServSocket> serv_socket;
@@ -160,7 +166,7 @@ int Serve(const CommonFlags& f, const std::string& listen, const std::string& pu
   }
   // The job queue's runner (garbage collection, maintenance, ...), unless workers do it;
   // stopped (its running jobs handed back) when the App goes after the server drained.
-  if (cfg->jobs.in_process) (*app)->jobs().Start();
+  if (cfg->jobs.in_process) (*app)->StartJobs();
   // Exports a stopped process left unfinished run again (docs/viewer.md).
   if (auto* viewer = (*app)->viewer()) viewer->ResumeUnfinished();
   std::string host = so.host.find(':') != std::string::npos ? "[" + so.host + "]" : so.host;
@@ -193,7 +199,7 @@ int Worker(const CommonFlags& f) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   auto app = App::Open(*cfg);
   if (!app) return Fail(app.error());
-  (*app)->jobs().Start();
+  (*app)->StartJobs();
   std::printf("worker running (%d job threads)\n", cfg->jobs.threads);
   std::fflush(stdout);
   Log("jobs")->info("worker running ({} job threads, data dir {})", cfg->jobs.threads,

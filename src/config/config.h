@@ -167,6 +167,18 @@ struct ImportConfig {
   std::string allow_private_hosts;
 };
 
+// [webhooks] (issue 19 §5, docs/webhooks.md): users' webhooks and their deliveries
+struct WebhooksConfig {
+  // Hosts a webhook may POST to although they resolve to non-public addresses, as
+  // [import] allow_private_hosts ("*" = any host). Empty: public addresses only.
+  std::string allow_private_hosts;
+  int timeout_s = 10;      // one delivery's whole request
+  int max_attempts = 5;    // tries of one delivery, then it is dead
+  int retry_base_s = 10;   // back-off after the first failure, doubled per try
+  int threads = 2;         // deliveries at once in one process (their own job threads)
+  int max_per_user = 100;  // webhooks one user may have
+};
+
 // [mirrors] (issue 18 §4, docs/mirrors.md): pull and push mirrors
 struct MirrorsConfig {
   // Directories whose repositories mirrors may name by path (pull from, push to): space-
@@ -265,6 +277,7 @@ struct Config {
   GitDaemonConfig git_daemon;
   MaintenanceConfig maintenance;
   ImportConfig import;
+  WebhooksConfig webhooks;
   MirrorsConfig mirrors;
   UpstreamConfig upstream;
   OciConfig oci;

@@ -485,6 +485,29 @@ std::vector<KeyDef> ImportKeys() {
   };
 }
 
+// [webhooks]: where deliveries may go, their timeout, retries and threads.
+std::vector<KeyDef> WebhooksKeys() {
+  return {
+      StringKey(
+          "webhooks", "allow_private_hosts",
+          [](Config & c) -> auto& { return c.webhooks.allow_private_hosts; }),
+      IntKey(
+          "webhooks", "timeout_s", 1, 300,
+          [](Config & c) -> auto& { return c.webhooks.timeout_s; }),
+      IntKey(
+          "webhooks", "max_attempts", 1, 20,
+          [](Config & c) -> auto& { return c.webhooks.max_attempts; }),
+      IntKey(
+          "webhooks", "retry_base_s", 1, 3600,
+          [](Config & c) -> auto& { return c.webhooks.retry_base_s; }),
+      IntKey(
+          "webhooks", "threads", 1, 64, [](Config & c) -> auto& { return c.webhooks.threads; }),
+      IntKey(
+          "webhooks", "max_per_user", 1, 10000,
+          [](Config & c) -> auto& { return c.webhooks.max_per_user; }),
+  };
+}
+
 // [mirrors]: where mirrors may reach, their schedule and their bounds.
 std::vector<KeyDef> MirrorsKeys() {
   return {
@@ -630,9 +653,10 @@ std::vector<KeyDef> LogKeys() {
 // Every section's keys, in documentation order.
 std::vector<KeyDef> MakeKeys() {
   std::vector<KeyDef> keys;
-  for (auto section : {ServerKeys, StorageKeys, DatabaseKeys, LimitsKeys, BodyLimitsKeys, AuthKeys,
-                       CacheKeys, GcKeys, JobsKeys, GitTransportKeys, MaintenanceKeys, ImportKeys,
-                       MirrorsKeys, UpstreamKeys, OciKeys, ViewerKeys, GatewayKeys, LogKeys}) {
+  for (auto section :
+       {ServerKeys, StorageKeys, DatabaseKeys, LimitsKeys, BodyLimitsKeys, AuthKeys, CacheKeys,
+        GcKeys, JobsKeys, GitTransportKeys, MaintenanceKeys, ImportKeys, WebhooksKeys, MirrorsKeys,
+        UpstreamKeys, OciKeys, ViewerKeys, GatewayKeys, LogKeys}) {
     for (KeyDef& key : section()) keys.push_back(std::move(key));
   }
   return keys;

@@ -19,6 +19,7 @@
 #include "db/upload_store.h"
 #include "db/user_store.h"
 #include "db/viewer_store.h"
+#include "db/webhook_store.h"
 
 namespace hangar::db {
 
@@ -40,6 +41,7 @@ struct Stores {
   std::unique_ptr<GateStore> gates;
   std::unique_ptr<LikeStore> likes;
   std::unique_ptr<DiscussionStore> discussions;
+  std::unique_ptr<WebhookStore> webhooks;
   std::shared_ptr<Pool> pool;  // the connections they share (readiness, metrics)
   // What this process changed, told to every process on the database (cache invalidation).
   // Declared last: it stops before the pool it publishes through.

@@ -610,6 +610,55 @@ CREATE TABLE lfs_purges (
 CREATE INDEX lfs_purges_repo ON lfs_purges(repo_id, id);
 )sql";
 
+// Version 23: webhooks (issue 19 §5, docs/webhooks.md): users' webhooks, what each watches,
+// the log of their last deliveries; and the refs each repo was last seen with, from which
+// a push's updated refs are computed (repos older than this table are marked unknown: their
+// next push records their refs without reporting them).
+constexpr const char kV23[] = R"sql(
+CREATE TABLE webhooks (
+  id VARCHAR(24) PRIMARY KEY,
+  owner_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  url TEXT NOT NULL,
+  secret TEXT NOT NULL DEFAULT '',
+  domains TEXT NOT NULL,
+  disabled INTEGER NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX webhooks_owner ON webhooks(owner_id, created_at);
+CREATE TABLE webhook_watches (
+  webhook_id VARCHAR(24) NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+  pos INTEGER NOT NULL,
+  kind VARCHAR(8) NOT NULL,
+  name TEXT NOT NULL,
+  PRIMARY KEY (webhook_id, kind, name),
+  CHECK (kind IN ('model', 'dataset', 'space', 'user', 'org'))
+);
+CREATE INDEX webhook_watches_target ON webhook_watches(kind, name);
+CREATE TABLE webhook_deliveries (
+  id {{ID}},
+  webhook_id VARCHAR(24) NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+  event TEXT NOT NULL,
+  repo TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  status INTEGER NOT NULL,
+  error TEXT NOT NULL DEFAULT '',
+  latency_ms BIGINT NOT NULL,
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX webhook_deliveries_hook ON webhook_deliveries(webhook_id, id);
+CREATE TABLE ref_heads (
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  ref TEXT NOT NULL,
+  oid VARCHAR(64) NOT NULL,
+  PRIMARY KEY (repo_id, ref)
+);
+CREATE TABLE ref_heads_unknown (
+  repo_id BIGINT PRIMARY KEY REFERENCES repos(id) ON DELETE CASCADE
+);
+INSERT INTO ref_heads_unknown (repo_id) SELECT id FROM repos;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kV1},
     {2, kV2},
@@ -633,6 +682,7 @@ constexpr Migration kMigrations[] = {
     {20, kV20},
     {21, kV21},
     {22, kV22},
+    {23, kV23},
 };
 
 void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {

@@ -16,6 +16,7 @@
 #include "db/sql/sql_upload_store.h"
 #include "db/sql/sql_user_store.h"
 #include "db/sql/sql_viewer_store.h"
+#include "db/sql/sql_webhook_store.h"
 #include "db/sqlite/sqlite_conn.h"
 
 namespace hangar::db {
@@ -36,6 +37,7 @@ Stores StoresOver(std::shared_ptr<Pool> pool) {
   stores.gates = std::make_unique<SqlGateStore>(pool);
   stores.likes = std::make_unique<SqlLikeStore>(pool);
   stores.discussions = std::make_unique<SqlDiscussionStore>(pool);
+  stores.webhooks = std::make_unique<SqlWebhookStore>(pool);
   stores.pool = std::move(pool);
   stores.changes = std::make_unique<ChangeFeed>();
   return stores;

@@ -36,8 +36,8 @@ Result<Oid> CommitService::CreateBranch(const Principal& who, const RepoId& id,
   }
   if (!start) return std::move(start).error();
   HANGAR_TRY(git::CreateRef(repo.git_path, "refs/heads/" + in.name, *start, in.overwrite));
-  // Only an overwrite of the default branch moves it (new branches never are the default).
-  if (in.name == repo.record.default_branch) repos_.AfterPush(repo);
+  // Every ref change is told as a push (webhooks, push mirrors hear of it).
+  repos_.AfterPush(repo);
   return *start;
 }
 
@@ -49,7 +49,9 @@ Result<void> CommitService::DeleteBranch(const Principal& who, const RepoId& id,
     return MakeError(ErrorCode::Forbidden,
                      "'" + std::string(name) + "' is the default branch and cannot be deleted");
   }
-  return git::DeleteRef(repo.git_path, "refs/heads/" + std::string(name));
+  HANGAR_TRY(git::DeleteRef(repo.git_path, "refs/heads/" + std::string(name)));
+  repos_.AfterPush(repo);
+  return {};
 }
 
 Result<Oid> CommitService::CreateTag(const Principal& who, const RepoId& id,
@@ -67,6 +69,7 @@ Result<Oid> CommitService::CreateTag(const Principal& who, const RepoId& id,
   } else {
     HANGAR_TRY(git::CreateRef(repo.git_path, "refs/tags/" + name, target, false));
   }
+  repos_.AfterPush(repo);
   return target;
 }
 
@@ -74,7 +77,9 @@ Result<void> CommitService::DeleteTag(const Principal& who, const RepoId& id,
                                       std::string_view tag) {
   HANGAR_ASSIGN_OR_RETURN(auto repo, repos_.Open(who, id, Access::Write));
   HANGAR_TRY(CheckName("tag", tag));
-  return git::DeleteRef(repo.git_path, "refs/tags/" + std::string(tag));
+  HANGAR_TRY(git::DeleteRef(repo.git_path, "refs/tags/" + std::string(tag)));
+  repos_.AfterPush(repo);
+  return {};
 }
 
 }  // namespace hangar::services

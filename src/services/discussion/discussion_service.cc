@@ -234,7 +234,18 @@ Result<int> DiscussionService::Insert(const RepoHandle& repo, DiscussionRecord d
     }
     if (d.num > git::kMaxPullRequestNumber) break;
     auto made = store_.Create(d, events);
-    if (made) return d.num;
+    if (made) {
+      std::optional<DiscussionEventRecord> first;
+      if (!events.empty() && events.front().kind == DiscussionEventKind::Comment &&
+          !made->empty()) {
+        first = events.front();
+        first->id = made->front();
+        first->repo_id = repo.record.id;
+        first->num = d.num;
+      }
+      Tell(DiscussionChangeKind::Created, repo.record, d.num, std::move(first));
+      return d.num;
+    }
     if (pr_head) (void)git::DeleteRef(repo.git_path, PullRequestRef(d.num));
     if (made.error().code != ErrorCode::Conflict) return std::move(made).error();
   }
@@ -335,6 +346,24 @@ Result<DiscussionEventRecord> DiscussionService::EventAfter(int64_t repo_id, int
   return std::move(*e);
 }
 
+Result<DiscussionEventRecord> DiscussionService::Told(const db::RepoRecord& repo, int num,
+                                                      int64_t id, DiscussionChangeKind kind) {
+  HANGAR_ASSIGN_OR_RETURN(auto e, EventAfter(repo.id, num, id));
+  bool about_comment =
+      kind == DiscussionChangeKind::Commented || kind == DiscussionChangeKind::CommentUpdated;
+  Tell(kind, repo, num, about_comment ? std::optional(e) : std::nullopt);
+  return e;
+}
+
+void DiscussionService::Tell(DiscussionChangeKind kind, const db::RepoRecord& repo, int num,
+                             std::optional<DiscussionEventRecord> comment) {
+  if (listeners_.empty()) return;
+  auto d = store_.Get(repo.id, num);
+  if (!d || !*d) return;  // deleted meanwhile: nothing to tell
+  DiscussionChange change{kind, repo, std::move(**d), std::move(comment)};
+  for (const auto& listener : listeners_) listener(change);
+}
+
 Result<DiscussionEventRecord> DiscussionService::Comment(const Principal& who, const RepoId& id,
                                                          int num, const std::string& text) {
   HANGAR_TRY(CheckComment(text, false));
@@ -348,7 +377,7 @@ Result<DiscussionEventRecord> DiscussionService::Comment(const Principal& who, c
       auto ids, store_.Update(o.repo.record.id, num, {},
                               {NewEvent(DiscussionEventKind::Comment, who, text, now)}, now));
   if (!ids) return NoSuchDiscussion(num, id);
-  return EventAfter(o.repo.record.id, num, ids->back());
+  return Told(o.repo.record, num, ids->back(), DiscussionChangeKind::Commented);
 }
 
 Result<DiscussionEventRecord> DiscussionService::ChangeStatus(const Principal& who,
@@ -385,7 +414,7 @@ Result<DiscussionEventRecord> DiscussionService::ChangeStatus(const Principal& w
     return MakeError(ErrorCode::Conflict,
                      "discussion #" + std::to_string(num) + " changed meanwhile; reload and retry");
   }
-  return EventAfter(o.repo.record.id, num, ids->back());
+  return Told(o.repo.record, num, ids->back(), DiscussionChangeKind::Updated);
 }
 
 Result<DiscussionEventRecord> DiscussionService::Rename(const Principal& who, const RepoId& id,
@@ -404,7 +433,7 @@ Result<DiscussionEventRecord> DiscussionService::Rename(const Principal& who, co
   u.title = std::move(t);
   HANGAR_ASSIGN_OR_RETURN(auto ids, store_.Update(o.repo.record.id, num, u, {e}, now));
   if (!ids) return NoSuchDiscussion(num, id);
-  return EventAfter(o.repo.record.id, num, ids->back());
+  return Told(o.repo.record, num, ids->back(), DiscussionChangeKind::Updated);
 }
 
 Result<DiscussionEventRecord> DiscussionService::Merge(const Principal& who, const RepoId& id,
@@ -450,7 +479,7 @@ Result<DiscussionEventRecord> DiscussionService::Merge(const Principal& who, con
   // The branch has moved: whatever happened to the row meanwhile, it is merged now.
   HANGAR_ASSIGN_OR_RETURN(auto ids, store_.Update(repo.record.id, num, u, events, now));
   if (!ids) return NoSuchDiscussion(num, id);
-  return EventAfter(repo.record.id, num, ids->back());
+  return Told(repo.record, num, ids->back(), DiscussionChangeKind::Updated);
 }
 
 Result<DiscussionEvent> DiscussionService::EditComment(const Principal& who, const RepoId& id,
@@ -468,7 +497,8 @@ Result<DiscussionEvent> DiscussionService::EditComment(const Principal& who, con
   }
   HANGAR_TRY(store_.EditComment(event_id, text, who.name, Now()));
   DiscussionEvent out;
-  HANGAR_ASSIGN_OR_RETURN(out.record, EventAfter(o.repo.record.id, num, event_id));
+  HANGAR_ASSIGN_OR_RETURN(out.record,
+                          Told(o.repo.record, num, event_id, DiscussionChangeKind::CommentUpdated));
   HANGAR_ASSIGN_OR_RETURN(out.versions, store_.Versions(event_id));
   return out;
 }
@@ -486,8 +516,9 @@ Result<DiscussionEventRecord> DiscussionService::HideComment(const Principal& wh
     return MakeError(ErrorCode::Forbidden,
                      "only its author or a writer of " + id.Id() + " may hide a comment");
   }
-  if (!e->hidden) HANGAR_TRY(store_.HideComment(event_id, Now()));
-  return EventAfter(o.repo.record.id, num, event_id);
+  if (e->hidden) return std::move(*e);
+  HANGAR_TRY(store_.HideComment(event_id, Now()));
+  return Told(o.repo.record, num, event_id, DiscussionChangeKind::CommentUpdated);
 }
 
 Result<void> DiscussionService::RecordCommits(const RepoHandle& repo, const DiscussionRecord& d,

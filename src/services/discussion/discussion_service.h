@@ -9,6 +9,7 @@
 // into the base branch (git/merge.h). Rules only; the rows are db::DiscussionStore's.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,6 +70,23 @@ struct NewDiscussion {
   bool pull_request = false;
 };
 
+// What happened in a discussion, for its listeners (webhooks' discussion and
+// discussion.comment events, docs/webhooks.md).
+enum class DiscussionChangeKind {
+  Created,         // opened (a pull request too); `comment`: its description, if any
+  Updated,         // status (merged too) or title changed
+  Commented,       // `comment` added
+  CommentUpdated,  // `comment` edited or hidden
+};
+struct DiscussionChange {
+  DiscussionChangeKind kind = DiscussionChangeKind::Created;
+  db::RepoRecord repo;
+  db::DiscussionRecord discussion;  // after the change
+  std::optional<db::DiscussionEventRecord> comment;
+};
+// Called after a change was stored, on the writing thread; must not block long.
+using DiscussionListener = std::function<void(const DiscussionChange&)>;
+
 // Thread-safe; one per process. Calls block (database, git).
 class DiscussionService : public PullRequestOpener {
  public:
@@ -120,6 +138,8 @@ class DiscussionService : public PullRequestOpener {
   // repo's open pull requests as commit events; a draft with commits becomes open.
   void AfterPush(const RepoHandle& repo);
 
+  // Adds a listener told of every change (before serving: not thread-safe).
+  void AddListener(DiscussionListener listener) { listeners_.push_back(std::move(listener)); }
   // PullRequestOpener: an open pull request takes commits, and so does a refs/pr/<n> older
   // than discussions (it has none); a closed or merged one does not (BadRequest).
   Result<void> CheckOpen(const RepoHandle& repo, int num) override;
@@ -144,11 +164,18 @@ class DiscussionService : public PullRequestOpener {
                              const Oid& head);
   // The event `id` of discussion `num`, with what the store has after a change.
   Result<db::DiscussionEventRecord> EventAfter(int64_t repo_id, int num, int64_t id);
+  // EventAfter, then tells the listeners of change `kind` to discussion `num`.
+  Result<db::DiscussionEventRecord> Told(const db::RepoRecord& repo, int num, int64_t id,
+                                         DiscussionChangeKind kind);
+  // Tells the listeners of change `kind` to discussion `num` (re-read from the store).
+  void Tell(DiscussionChangeKind kind, const db::RepoRecord& repo, int num,
+            std::optional<db::DiscussionEventRecord> comment);
 
   RepoService& repos_;
   ContentService& content_;
   db::DiscussionStore& store_;
   const git::DiffLimits diff_limits_;
+  std::vector<DiscussionListener> listeners_;  // set before serving
 };
 
 }  // namespace hangar::services

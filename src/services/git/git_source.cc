@@ -196,4 +196,13 @@ Result<void> PinToCheckedHost(const std::vector<std::string>& private_hosts, Imp
   return {};
 }
 
+Result<void> PinRequest(const std::vector<std::string>& private_hosts, net::HttpRequest& req) {
+  HANGAR_ASSIGN_OR_RETURN(net::UrlHost where, net::ParseUrlHost(req.url));
+  HANGAR_ASSIGN_OR_RETURN(auto addrs, ResolveChecked(private_hosts, where.host));
+  req.follow_redirects = false;
+  if (where.host.find(':') != std::string::npos) return {};  // a literal: never looked up
+  req.resolve.push_back(CurlResolveEntry(where.host, where.port, addrs));
+  return {};
+}
+
 }  // namespace hangar::services

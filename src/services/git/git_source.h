@@ -13,6 +13,7 @@
 
 #include "core/result.h"
 #include "git/command.h"
+#include "net/http_client.h"
 
 namespace hangar::services {
 
@@ -73,6 +74,11 @@ Result<std::vector<std::string>> ResolveChecked(const std::vector<std::string>& 
 // makes a connection to `host`:`port` use `addrs` without a lookup.
 std::string CurlResolveEntry(const std::string& host, uint16_t port,
                              const std::vector<std::string>& addrs);
+
+// Pins HTTP request `req` to the checked addresses of its URL's host (ResolveChecked) and
+// turns redirects off, so no answer of the peer sends it anywhere else. Errors: as
+// ResolveChecked, BadRequest for a malformed URL.
+Result<void> PinRequest(const std::vector<std::string>& private_hosts, net::HttpRequest& req);
 
 // Pins a git run to the checked addresses of `source`'s host (ResolveChecked): http(s)
 // through curl's resolve list with redirects off, git:// by putting the address in the URL

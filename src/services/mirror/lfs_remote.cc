@@ -67,17 +67,6 @@ Result<void> Check(Clock::time_point deadline, const std::stop_token& stop) {
   return {};
 }
 
-// Pins `req` to the checked addresses of its URL's host (ResolveChecked) and turns
-// redirects off, so no answer of the remote sends it anywhere else.
-Result<void> Pin(const std::vector<std::string>& private_hosts, net::HttpRequest& req) {
-  HANGAR_ASSIGN_OR_RETURN(net::UrlHost where, net::ParseUrlHost(req.url));
-  HANGAR_ASSIGN_OR_RETURN(auto addrs, ResolveChecked(private_hosts, where.host));
-  req.follow_redirects = false;
-  if (where.host.find(':') != std::string::npos) return {};  // a literal: never looked up
-  req.resolve.push_back(CurlResolveEntry(where.host, where.port, addrs));
-  return {};
-}
-
 // The error of a remote's answer with `status`: its message (LFS's {"message"}) if any.
 Error RemoteError(std::string_view what, long status, std::string_view body) {
   std::string message;
@@ -284,7 +273,7 @@ Result<std::vector<LfsBatchObject>> LfsRemote::Batch(std::string_view operation,
   req.headers = {{"Accept", std::string(kLfsJson)}, {"Content-Type", std::string(kLfsJson)}};
   if (!options_.credential.empty())
     req.headers.emplace_back("Authorization", "Bearer " + options_.credential);
-  HANGAR_TRY(Pin(options_.private_hosts, req));
+  HANGAR_TRY(PinRequest(options_.private_hosts, req));
   req.timeout =
       std::chrono::duration_cast<std::chrono::milliseconds>(options_.deadline - Clock::now());
   if (req.timeout.count() <= 0) return MakeError(ErrorCode::Unavailable, "the sync timed out");
@@ -343,7 +332,7 @@ Result<void> LfsRemote::Fetch(const std::vector<git::Pointer>& pointers,
       net::HttpRequest get;
       get.url = it->download->href;
       get.headers = it->download->headers;
-      HANGAR_TRY(Pin(options_.private_hosts, get));
+      HANGAR_TRY(PinRequest(options_.private_hosts, get));
       get.timeout = Remaining();
       get.stall_timeout =
           std::min<std::chrono::milliseconds>(std::chrono::seconds(60), get.timeout);
@@ -403,7 +392,7 @@ Result<void> LfsRemote::Send(const std::vector<git::Pointer>& pointers, storage:
       put.buffer_bytes = kChunk;
       put.timeout = Remaining();
       put.low_speed_bytes = kMinBytesPerS;
-      HANGAR_TRY(Pin(options_.private_hosts, put));
+      HANGAR_TRY(PinRequest(options_.private_hosts, put));
       net::HttpClient client;
       HANGAR_ASSIGN_OR_RETURN(auto res, client.Perform(put));
       if (res.status / 100 != 2) {
@@ -417,7 +406,7 @@ Result<void> LfsRemote::Send(const std::vector<git::Pointer>& pointers, storage:
         verify.headers.emplace_back("Content-Type", std::string(kLfsJson));
         verify.body_bytes = json::serialize(json::object{{"oid", p->oid.Hex()}, {"size", p->size}});
         verify.timeout = Remaining();
-        HANGAR_TRY(Pin(options_.private_hosts, verify));
+        HANGAR_TRY(PinRequest(options_.private_hosts, verify));
         HANGAR_ASSIGN_OR_RETURN(auto checked, client.Perform(verify));
         if (checked.status / 100 != 2) {
           return RemoteError("the verification of LFS object " + p->oid.Hex(), checked.status,

@@ -247,6 +247,7 @@ Result<db::RepoRecord> RepoService::Create(const Principal& who, const RepoId& i
   }
   (void)repos_.UpdateHead(created->id, head->Hex(), created->created_at);
   created->last_commit = head->Hex();
+  Tell({.change = RepoChange::Created, .repo = *created, .git_path = path});
   return created;
 }
 
@@ -254,6 +255,7 @@ Result<void> RepoService::Delete(const Principal& who, const RepoId& id) {
   HANGAR_ASSIGN_OR_RETURN(auto repo, Open(who, id, Access::Admin));
   HANGAR_TRY(repos_.Delete(id));
   Invalidate(id);
+  Tell({.change = RepoChange::Deleted, .repo = repo.record});
   return git::DeleteRepo(repo.git_path);
 }
 
@@ -278,6 +280,7 @@ Result<db::RepoRecord> RepoService::Move(const Principal& who, const RepoId& fro
     (void)repos_.Move(to, from);  // put the row back: the repository did not move
     return std::move(git_moved).error();
   }
+  Tell({.change = RepoChange::Moved, .repo = *moved, .git_path = GitPath(to), .moved_from = from});
   return moved;
 }
 
@@ -292,6 +295,11 @@ Result<void> RepoService::SetPrivate(const Principal& who, const RepoId& id, boo
   HANGAR_ASSIGN_OR_RETURN(auto repo, Open(who, id, Access::Admin));
   HANGAR_TRY(repos_.SetPrivate(repo.record.id, is_private));
   Invalidate(id);
+  repo.record.is_private = is_private;
+  Tell({.change = RepoChange::ConfigUpdated,
+        .repo = repo.record,
+        .git_path = repo.git_path,
+        .settings = {.is_private = is_private}});
   return {};
 }
 
@@ -311,7 +319,15 @@ Result<void> RepoService::UpdateSettings(const Principal& who, const RepoId& id,
   }
   if (settings.is_private) HANGAR_TRY(repos_.SetPrivate(repo.record.id, *settings.is_private));
   if (settings.gated) HANGAR_TRY(repos_.SetGated(repo.record.id, *settings.gated));
-  if (settings.is_private || settings.gated) Invalidate(id);
+  if (settings.is_private || settings.gated) {
+    Invalidate(id);
+    if (settings.is_private) repo.record.is_private = *settings.is_private;
+    if (settings.gated) repo.record.gated = *settings.gated;
+    Tell({.change = RepoChange::ConfigUpdated,
+          .repo = repo.record,
+          .git_path = repo.git_path,
+          .settings = settings});
+  }
   return {};
 }
 

@@ -34,6 +34,17 @@ struct RepoSettings {
   std::optional<bool> xet_enabled;
 };
 
+// What happened to a repo's row, for RepoService's change listeners (webhooks' repo and
+// repo.config events, docs/webhooks.md).
+enum class RepoChange { Created, Deleted, Moved, ConfigUpdated };
+struct RepoChangeEvent {
+  RepoChange change = RepoChange::Created;
+  db::RepoRecord repo;    // after the change (Deleted: as it was)
+  std::string git_path;   // its bare repository (Deleted: gone)
+  RepoId moved_from;      // Moved: its old name
+  RepoSettings settings;  // ConfigUpdated: what was set
+};
+
 // A repo the caller may use, with what they may do to it.
 struct RepoHandle {
   db::RepoRecord record;
@@ -146,6 +157,12 @@ class RepoService {
   // they must not block long (the dataset viewer only queues a job).
   using PushListener = std::function<void(const RepoHandle& repo, const std::string& head)>;
   void AddPushListener(PushListener listener);
+  // Called after Create, Delete, Move, SetPrivate and UpdateSettings succeeded, on the
+  // calling thread. Add listeners before serving (not thread-safe); they must not block.
+  using ChangeListener = std::function<void(const RepoChangeEvent&)>;
+  void AddChangeListener(ChangeListener listener) {
+    change_listeners_.push_back(std::move(listener));
+  }
   // Where Open looks for repos it does not hold (a pull-through cache). Set before
   // serving; null: nowhere.
   void SetMissingRepos(MissingRepos* missing) { missing_ = missing; }
@@ -173,6 +190,9 @@ class RepoService {
  private:
   struct Cache;
   Result<db::RepoRecord> FindCached(const RepoId& id);
+  void Tell(const RepoChangeEvent& event) const {
+    for (const auto& listener : change_listeners_) listener(event);
+  }
   // Open and OpenMetadata: `gate` applies the gate to a Read.
   Result<RepoHandle> OpenChecked(const Principal& who, const RepoId& id, Access needed, bool gate);
   // The access `who` has to `rec`, before `needed` is compared: namespace access, or the
@@ -188,6 +208,7 @@ class RepoService {
   db::ChangeFeed* changes_;
   std::unique_ptr<Cache> cache_;
   std::vector<PushListener> push_listeners_;
+  std::vector<ChangeListener> change_listeners_;
   MissingRepos* missing_ = nullptr;
   db::GateStore* gates_ = nullptr;
 };
