@@ -1,5 +1,6 @@
 #include "api/json_util.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 
@@ -72,10 +73,30 @@ Result<bool> BoolField(const json::object& o, std::string_view key) {
   return v->as_bool();
 }
 
-std::string ObjectId(int64_t id, char kind) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%c%023llx", kind, static_cast<unsigned long long>(id));
-  return buf;
+Result<std::optional<bool>> OptionalBool(const json::object& o, std::string_view key) {
+  const auto* v = o.if_contains(key);
+  if (!v || v->is_null()) return std::optional<bool>();
+  if (!v->is_bool())
+    return MakeError(ErrorCode::BadRequest, "'" + std::string(key) + "' must be a boolean");
+  return std::optional<bool>(v->as_bool());
+}
+
+Result<std::optional<int64_t>> OptionalInt(const json::object& o, std::string_view key) {
+  const auto* v = o.if_contains(key);
+  if (!v || v->is_null()) return std::optional<int64_t>();
+  if (!v->is_int64())
+    return MakeError(ErrorCode::BadRequest, "'" + std::string(key) + "' must be an integer");
+  return std::optional<int64_t>(v->as_int64());
+}
+
+Result<void> OnlyKeys(const json::object& o, std::initializer_list<std::string_view> known) {
+  for (const auto& kv : o) {
+    if (std::find(known.begin(), known.end(), std::string_view(kv.key())) == known.end()) {
+      return MakeError(ErrorCode::BadRequest,
+                       "unknown field '" + ValidUtf8(std::string(kv.key()).substr(0, 40)) + "'");
+    }
+  }
+  return {};
 }
 
 Result<int> LimitQuery(const http::Request& req, int def, int max) {
@@ -89,18 +110,6 @@ Result<int> LimitQuery(const http::Request& req, int def, int max) {
 }
 
 std::string AvatarUrl(std::string_view name) { return "/avatars/" + PercentEncode(name) + ".svg"; }
-
-std::optional<int64_t> ParseObjectId(std::string_view text, char kind) {
-  if (text.size() != 24 || text[0] != kind) return std::nullopt;
-  int64_t id = 0;
-  for (char c : text.substr(1)) {
-    int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-    // 23 hex digits hold more than an int64: ids this hub made have the high ones zero.
-    if (v < 0 || id > (INT64_MAX >> 4)) return std::nullopt;
-    id = id * 16 + v;
-  }
-  return id;
-}
 
 std::string FormatHtml(std::string_view text) {
   std::string out;

@@ -3,11 +3,14 @@
 
 #include <boost/json.hpp>
 
+#include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "core/result.h"
+#include "core/util.h"
 #include "http/request.h"
 #include "http/response.h"
 
@@ -52,9 +55,6 @@ Result<std::optional<std::string>> OptionalString(const boost::json::object& o,
 // A boolean member of `o`, false when absent or null; BadRequest when another type.
 Result<bool> BoolField(const boost::json::object& o, std::string_view key);
 
-// Opaque id for `_id` fields: 24 hex characters (hf-api.md §1.12).
-std::string ObjectId(int64_t id, char kind);
-
 // The avatar of user or org `name`, as the HF API gives it (`avatarUrl`): a path on this
 // hub (web/pages serves /avatars/{name}.svg).
 std::string AvatarUrl(std::string_view name);
@@ -64,7 +64,17 @@ std::string AvatarUrl(std::string_view name);
 // clients show as is.
 std::string FormatHtml(std::string_view text);
 
-// The id ObjectId(id, kind) made, back; none for any other text.
-std::optional<int64_t> ParseObjectId(std::string_view text, char kind);
+// A boolean member of `o`, nullopt when absent or null; BadRequest when another type.
+Result<std::optional<bool>> OptionalBool(const boost::json::object& o, std::string_view key);
+
+// An integer member of `o` (a JSON number without fraction, within int64), nullopt when
+// absent or null; BadRequest when another type.
+Result<std::optional<int64_t>> OptionalInt(const boost::json::object& o, std::string_view key);
+
+// BadRequest ("unknown field '<key>'") for the first member of `o` not in `known`: for calls
+// where a misspelt or unsupported field must not be ignored.
+Result<void> OnlyKeys(const boost::json::object& o, std::initializer_list<std::string_view> known);
+
+// ObjectId and ParseObjectId (`_id` fields) are core/util.h's.
 
 }  // namespace hangar::api
