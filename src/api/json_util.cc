@@ -1,5 +1,6 @@
 #include "api/json_util.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 
@@ -70,6 +71,32 @@ Result<bool> BoolField(const json::object& o, std::string_view key) {
   if (!v->is_bool())
     return MakeError(ErrorCode::BadRequest, "'" + std::string(key) + "' must be a boolean");
   return v->as_bool();
+}
+
+Result<std::optional<bool>> OptionalBool(const json::object& o, std::string_view key) {
+  const auto* v = o.if_contains(key);
+  if (!v || v->is_null()) return std::optional<bool>();
+  if (!v->is_bool())
+    return MakeError(ErrorCode::BadRequest, "'" + std::string(key) + "' must be a boolean");
+  return std::optional<bool>(v->as_bool());
+}
+
+Result<std::optional<int64_t>> OptionalInt(const json::object& o, std::string_view key) {
+  const auto* v = o.if_contains(key);
+  if (!v || v->is_null()) return std::optional<int64_t>();
+  if (!v->is_int64())
+    return MakeError(ErrorCode::BadRequest, "'" + std::string(key) + "' must be an integer");
+  return std::optional<int64_t>(v->as_int64());
+}
+
+Result<void> OnlyKeys(const json::object& o, std::initializer_list<std::string_view> known) {
+  for (const auto& kv : o) {
+    if (std::find(known.begin(), known.end(), std::string_view(kv.key())) == known.end()) {
+      return MakeError(ErrorCode::BadRequest,
+                       "unknown field '" + ValidUtf8(std::string(kv.key()).substr(0, 40)) + "'");
+    }
+  }
+  return {};
 }
 
 Result<int> LimitQuery(const http::Request& req, int def, int max) {

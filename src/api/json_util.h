@@ -3,12 +3,14 @@
 
 #include <boost/json.hpp>
 
+#include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include "core/object_id.h"
 #include "core/result.h"
+#include "core/util.h"
 #include "http/request.h"
 #include "http/response.h"
 
@@ -61,5 +63,16 @@ std::string AvatarUrl(std::string_view name);
 // <br>. The public hub's `formatted` commit fields and comments' `html` are HTML the
 // clients show as is.
 std::string FormatHtml(std::string_view text);
+
+// A boolean member of `o`, nullopt when absent or null; BadRequest when another type.
+Result<std::optional<bool>> OptionalBool(const boost::json::object& o, std::string_view key);
+
+// An integer member of `o` (a JSON number without fraction, within int64), nullopt when
+// absent or null; BadRequest when another type.
+Result<std::optional<int64_t>> OptionalInt(const boost::json::object& o, std::string_view key);
+
+// BadRequest ("unknown field '<key>'") for the first member of `o` not in `known`: for calls
+// where a misspelt or unsupported field must not be ignored.
+Result<void> OnlyKeys(const boost::json::object& o, std::initializer_list<std::string_view> known);
 
 }  // namespace hangar::api

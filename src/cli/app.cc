@@ -10,6 +10,7 @@
 #include <fstream>
 #include <mutex>
 
+#include "api/collection/collection_routes.h"
 #include "api/discussion/discussion_routes.h"
 #include "api/error_render.h"
 #include "api/gate/gate_routes.h"
@@ -283,6 +284,8 @@ Result<std::unique_ptr<App>> App::Open(const config::Config& config) {
                                                         *app->stores_.users);
   app->social_ = std::make_unique<services::SocialService>(
       *app->repos_, *app->access_, *app->accounts_, *app->stores_.repos, *app->stores_.likes);
+  app->collections_ = std::make_unique<services::CollectionService>(
+      *app->repos_, *app->access_, *app->accounts_, *app->stores_.collections);
   app->content_ = std::make_unique<services::ContentService>(
       *app->reader_, *app->blobs_, *app->stores_.lfs, ContentOptionsFrom(c, data));
   app->uploads_ = std::make_unique<services::UploadService>(
@@ -736,6 +739,7 @@ http::Router& App::Router() {
   api::AddGateRoutes(r, *gates_);
   api::AddSocialRoutes(r, *social_);
   api::AddDiscussionRoutes(r, *discussions_);
+  api::AddCollectionRoutes(r, *collections_);
   api::AddStorageRoutes(r, *storage_);
   api::AddWebhookRoutes(r, *webhooks_);
   api::AddLfsRoutes(r, *lfs_, config_.limits);
@@ -745,7 +749,7 @@ http::Router& App::Router() {
   routes_->web = std::make_unique<web::WebDeps>(web::WebDeps{
       *authenticator_, *access_, *sessions_, *repos_, *content_, *imports_, *accounts_, config_,
       *routes_->page_caches, viewer_.get(), model_registry_.get(), ssh_keys_.get(), mirrors_.get(),
-      upstream_.get(), gates_.get(), discussions_.get(), social_.get()});
+      upstream_.get(), gates_.get(), discussions_.get(), social_.get(), collections_.get()});
   web::AddWebRoutes(r, *routes_->web);
   std::vector<std::string> patterns;
   for (const auto& route : r.Routes()) patterns.push_back(route.pattern);

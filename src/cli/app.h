@@ -18,6 +18,7 @@
 #include "services/auth/account_service.h"
 #include "services/auth/authenticator.h"
 #include "services/auth/session_service.h"
+#include "services/collection/collection_service.h"
 #include "services/content/commit_service.h"
 #include "services/content/content_service.h"
 #include "services/content/repo_storage.h"
@@ -153,8 +154,9 @@ class App {
   std::unique_ptr<services::AccessPolicy> access_;
   std::unique_ptr<services::AccountService> accounts_;  // after access_, which it tells of changes
   std::unique_ptr<services::RepoService> repos_;
-  std::unique_ptr<services::GateService> gates_;     // gated repos' access requests
-  std::unique_ptr<services::SocialService> social_;  // likes, overviews
+  std::unique_ptr<services::GateService> gates_;              // gated repos' access requests
+  std::unique_ptr<services::SocialService> social_;           // likes, overviews
+  std::unique_ptr<services::CollectionService> collections_;  // users' curated lists
   std::unique_ptr<services::ContentService> content_;
   std::unique_ptr<services::LfsService> lfs_;
   std::unique_ptr<services::CommitService> commits_;

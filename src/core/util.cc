@@ -2,8 +2,10 @@
 
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -234,6 +236,79 @@ std::optional<std::string_view> ShownTextProblem(std::string_view text, bool mul
     if (c < 0x20 || c == 0x7f) return "holds a control character";
   }
   return std::nullopt;
+}
+
+size_t CodePoints(std::string_view s) {
+  return static_cast<size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
+std::string FirstCodePoints(std::string_view s, size_t n) {
+  size_t seen = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if ((s[i] & 0xC0) != 0x80 && seen++ == n) return std::string(s.substr(0, i));
+  }
+  return std::string(s);
+}
+
+namespace {
+
+// Whether code point `c` may not stand in a title: C1 controls, line and paragraph
+// separators, and the bidirectional overrides that make a title read as another.
+bool RefusedInTitle(char32_t c) {
+  return (c >= 0x80 && c <= 0x9f) || c == 0x2028 || c == 0x2029 || (c >= 0x202a && c <= 0x202e) ||
+         (c >= 0x2066 && c <= 0x2069);
+}
+
+// Whether code point `c` shows nothing (spaces and zero-width characters).
+bool Invisible(char32_t c) {
+  return c == ' ' || c == 0xa0 || (c >= 0x2000 && c <= 0x200f) || c == 0x202f || c == 0x205f ||
+         c == 0x2060 || c == 0x3000 || c == 0xfeff;
+}
+
+// The code points of valid UTF-8 text `s`.
+std::vector<char32_t> DecodeUtf8(std::string_view s) {
+  std::vector<char32_t> out;
+  for (size_t i = 0; i < s.size();) {
+    auto b = static_cast<unsigned char>(s[i]);
+    int n = b < 0x80 ? 1 : b < 0xe0 ? 2 : b < 0xf0 ? 3 : 4;
+    char32_t c = n == 1 ? b : b & (0x7f >> n);
+    for (int k = 1; k < n && i + k < s.size(); ++k) c = (c << 6) | (s[i + k] & 0x3f);
+    out.push_back(c);
+    i += n;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> TitleProblem(std::string_view title, size_t max_chars) {
+  if (auto problem = ShownTextProblem(title)) return std::string(*problem);
+  auto points = DecodeUtf8(title);
+  if (std::all_of(points.begin(), points.end(), Invisible)) return "is empty";
+  if (std::any_of(points.begin(), points.end(), RefusedInTitle)) {
+    return "holds a line separator or a direction override";
+  }
+  if (points.size() > max_chars) return "is over " + std::to_string(max_chars) + " characters";
+  return std::nullopt;
+}
+
+std::string ObjectId(int64_t id, char kind) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%c%023llx", kind, static_cast<unsigned long long>(id));
+  return buf;
+}
+
+std::optional<int64_t> ParseObjectId(std::string_view text, char kind) {
+  if (text.size() != 24 || text[0] != kind) return std::nullopt;
+  int64_t id = 0;
+  for (char c : text.substr(1)) {
+    int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    // 23 hex digits hold more than an int64: ids this hub made have the high ones zero.
+    if (v < 0 || id > (INT64_MAX >> 4)) return std::nullopt;
+    id = id * 16 + v;
+  }
+  return id;
 }
 
 std::string ShownText(std::string_view text) {

@@ -58,6 +58,17 @@ bool IsUtf8(std::string_view s);
 // terminal): "is not valid UTF-8", or "holds a control character" (line feeds, carriage
 // returns and tabs pass when `multiline`); nullopt when nothing is.
 std::optional<std::string_view> ShownTextProblem(std::string_view text, bool multiline = false);
+// The number of code points of UTF-8 text `s` (its bytes that do not continue a sequence).
+size_t CodePoints(std::string_view s);
+// The first `n` code points of UTF-8 text `s`: a cut that never splits a character.
+std::string FirstCodePoints(std::string_view s, size_t n);
+// What is wrong with `title` (already trimmed) as a one-line title of 1 to `max_chars`
+// characters (code points) shown to others: ShownTextProblem's findings, "is empty" (only
+// spaces and zero-width characters), "holds a line separator or a direction override" (C1
+// controls, U+2028/U+2029, the bidirectional overrides and isolates that make a title read
+// as another), "is over <max_chars> characters"; nullopt when nothing is. The one rule of
+// discussions' and collections' titles.
+std::optional<std::string> TitleProblem(std::string_view title, size_t max_chars);
 // `text` made fit to show as one line (ShownTextProblem finds nothing): malformed UTF-8 as
 // ValidUtf8 makes it, control characters as spaces. For text the hub did not take from a
 // form but found (a commit's author and subject).
@@ -65,6 +76,13 @@ std::string ShownText(std::string_view text);
 // `s` with each byte that does not begin a well-formed UTF-8 sequence replaced by U+FFFD:
 // text that must be valid UTF-8 (JSON log lines) from bytes a client sent.
 std::string ValidUtf8(std::string_view s);
+
+// An opaque id for `_id`-style fields (hf-api.md §1.12): 24 lower-case hex characters,
+// `kind` (a hex digit naming what the id is of) then row id `id` in 23 hex digits.
+std::string ObjectId(int64_t id, char kind);
+// The id ObjectId(id, kind) made, back; none for any other text (another kind, upper case,
+// a length other than 24, a value over 2^63 - 1).
+std::optional<int64_t> ParseObjectId(std::string_view text, char kind);
 
 // Appends `s` to `out` with & < > " ' written as character references (&amp; &lt; &gt;
 // &quot; &#39;) and NUL dropped: safe as HTML or XML text and attribute values.

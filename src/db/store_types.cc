@@ -1,5 +1,6 @@
 // Name mappings declared in the store interfaces (user_store.h, repo_store.h,
-// viewer_store.h).
+// viewer_store.h, collection_store.h).
+#include "db/collection_store.h"
 #include "db/repo_store.h"
 #include "db/user_store.h"
 #include "db/viewer_store.h"
@@ -62,6 +63,40 @@ std::optional<ExportStatus> ParseExportStatus(std::string_view name) {
   if (name == "ready") return ExportStatus::Ready;
   if (name == "failed") return ExportStatus::Failed;
   return std::nullopt;
+}
+
+std::string_view CollectionItemKindName(CollectionItemKind k) {
+  switch (k) {
+    case CollectionItemKind::Model:
+      return "model";
+    case CollectionItemKind::Dataset:
+      return "dataset";
+    case CollectionItemKind::Space:
+      return "space";
+    case CollectionItemKind::Collection:
+      return "collection";
+  }
+  return "model";
+}
+
+std::optional<CollectionItemKind> ParseCollectionItemKind(std::string_view s) {
+  if (s == "model") return CollectionItemKind::Model;
+  if (s == "dataset") return CollectionItemKind::Dataset;
+  if (s == "space") return CollectionItemKind::Space;
+  if (s == "collection") return CollectionItemKind::Collection;
+  return std::nullopt;
+}
+
+CollectionItemKind ItemKindOf(RepoType type) {
+  switch (type) {
+    case RepoType::Model:
+      return CollectionItemKind::Model;
+    case RepoType::Dataset:
+      return CollectionItemKind::Dataset;
+    case RepoType::Space:
+      return CollectionItemKind::Space;
+  }
+  return CollectionItemKind::Model;
 }
 
 }  // namespace hangar::db

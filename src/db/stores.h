@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "db/change_feed.h"
+#include "db/collection_store.h"
 #include "db/discussion_store.h"
 #include "db/gate_store.h"
 #include "db/gateway_store.h"
@@ -42,6 +43,7 @@ struct Stores {
   std::unique_ptr<LikeStore> likes;
   std::unique_ptr<DiscussionStore> discussions;
   std::unique_ptr<WebhookStore> webhooks;
+  std::unique_ptr<CollectionStore> collections;
   std::shared_ptr<Pool> pool;  // the connections they share (readiness, metrics)
   // What this process changed, told to every process on the database (cache invalidation).
   // Declared last: it stops before the pool it publishes through.

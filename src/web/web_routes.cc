@@ -61,6 +61,7 @@ void AddWebRoutes(http::Router& router, WebDeps& deps) {
   AddUpstreamTokenPages(router, deps);
   AddViewerPages(router, deps);
   AddRegistryPages(router, deps);
+  AddCollectionPages(router, deps);
   for (RepoType type : {RepoType::Dataset, RepoType::Space, RepoType::Model}) {
     AddHistoryPages(router, deps, type);
     AddRepoPages(router, deps, type);

@@ -35,6 +35,7 @@ class UpstreamCache;      // services/mirror/upstream_cache.h
 class GateService;        // services/repo/gate_service.h
 class DiscussionService;  // services/discussion/discussion_service.h
 class SocialService;      // services/social/social_service.h
+class CollectionService;  // services/collection/collection_service.h
 }  // namespace hangar::services
 namespace hangar::services::viewer {
 class ViewerService;  // services/viewer/viewer_service.h
@@ -81,6 +82,7 @@ struct WebDeps {
   services::GateService* gates = nullptr;              // gated repos' access requests
   services::DiscussionService* discussions = nullptr;  // discussions and pull requests
   services::SocialService* social = nullptr;           // likes
+  services::CollectionService* collections = nullptr;  // collections and their pages
 };
 
 // Who is browsing, as established from the request.

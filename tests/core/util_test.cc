@@ -125,6 +125,33 @@ TEST(Util, RandomAlnum) {
   for (char c : a) EXPECT_TRUE(isalnum(static_cast<unsigned char>(c)));
 }
 
+TEST(Util, TitleProblemFindsWhatMakesATitleReadAsAnother) {
+  EXPECT_FALSE(TitleProblem("Recent models", 60).has_value());
+  EXPECT_FALSE(TitleProblem("caf\xc3\xa9 \xe6\xa8\xa1\xe5\x9e\x8b", 7).has_value())
+      << "characters are counted, not bytes";
+  EXPECT_EQ(TitleProblem("caf\xc3\xa9", 3), "is over 3 characters");
+  EXPECT_EQ(TitleProblem(" \xe2\x80\x8b\xef\xbb\xbf", 60), "is empty") << "only invisible";
+  EXPECT_EQ(TitleProblem("", 60), "is empty");
+  EXPECT_EQ(TitleProblem("abc\xe2\x80\xaegpj.exe", 60),
+            "holds a line separator or a direction override");
+  EXPECT_EQ(TitleProblem("a\xe2\x80\xa8"
+                         "b",
+                         60),
+            "holds a line separator or a direction override");
+  EXPECT_EQ(TitleProblem("a\nb", 60), "holds a control character");
+  EXPECT_EQ(TitleProblem("a\xff", 60), "is not valid UTF-8");
+  EXPECT_EQ(CodePoints("caf\xc3\xa9"), 4u);
+  EXPECT_EQ(FirstCodePoints("caf\xc3\xa9!", 4), "caf\xc3\xa9");
+}
+
+TEST(Util, ObjectIdsReadBackOnlyAsTheirKind) {
+  EXPECT_EQ(ObjectId(255, 'c'), "c000000000000000000000ff");
+  EXPECT_EQ(ParseObjectId("c000000000000000000000ff", 'c'), 255);
+  EXPECT_FALSE(ParseObjectId("c000000000000000000000ff", 'b').has_value());
+  EXPECT_FALSE(ParseObjectId("c000000000000000000000FF", 'c').has_value());
+  EXPECT_FALSE(ParseObjectId("cfffffffffffffffffffffff", 'c').has_value()) << "over int64";
+}
+
 TEST(Quote, QuoteDoubledDoublesOnlyItsQuote) {
   EXPECT_EQ(QuoteDoubled("it's", '\''), "'it''s'");
   EXPECT_EQ(QuoteDoubled("a \"b\" 'c'", '"'), "\"a \"\"b\"\" 'c'\"");

@@ -81,6 +81,7 @@ class StoreFixture {
   GateStore& gates() { return *stores_.gates; }
   LikeStore& likes() { return *stores_.likes; }
   DiscussionStore& discussions() { return *stores_.discussions; }
+  CollectionStore& collections() { return *stores_.collections; }
 
   SqlDialect engine_ = SqlDialect::Sqlite;
   std::filesystem::path dir_;

@@ -659,6 +659,45 @@ CREATE TABLE ref_heads_unknown (
 INSERT INTO ref_heads_unknown (repo_id) SELECT id FROM repos;
 )sql";
 
+// Version 24: collections (issue 19 §6, docs/collections.md). A user's or an org's curated
+// list (owner_id: users holds both), its place in the owner's list (position) and its title,
+// once per owner. Its items, ordered by position: a repo (model, dataset, space) or another
+// collection, each at most once per collection; a deleted repo or collection leaves the
+// collections that held it with it (ON DELETE CASCADE). Number 23 is the webhooks'.
+constexpr const char kV24[] = R"sql(
+CREATE TABLE collections (
+  id {{ID}},
+  owner_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  title TEXT NOT NULL,
+  description TEXT NOT NULL DEFAULT '',
+  private INTEGER NOT NULL DEFAULT 0,
+  theme VARCHAR(16) NOT NULL DEFAULT 'default',
+  position BIGINT NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (owner_id, title)
+);
+CREATE INDEX collections_owner ON collections(owner_id, position, id);
+CREATE INDEX collections_updated ON collections(updated_at, id);
+CREATE TABLE collection_items (
+  id {{ID}},
+  collection_id BIGINT NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+  kind VARCHAR(16) NOT NULL,
+  repo_id BIGINT REFERENCES repos(id) ON DELETE CASCADE,
+  ref_id BIGINT REFERENCES collections(id) ON DELETE CASCADE,
+  position BIGINT NOT NULL,
+  note TEXT NOT NULL DEFAULT '',
+  created_at BIGINT NOT NULL,
+  UNIQUE (collection_id, repo_id),
+  UNIQUE (collection_id, ref_id),
+  CHECK (kind IN ('model', 'dataset', 'space', 'collection')),
+  CHECK ((kind = 'collection') = (ref_id IS NOT NULL AND repo_id IS NULL))
+);
+CREATE INDEX collection_items_order ON collection_items(collection_id, position, id);
+CREATE INDEX collection_items_repo ON collection_items(repo_id);
+CREATE INDEX collection_items_ref ON collection_items(ref_id);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kV1},
     {2, kV2},
@@ -683,6 +722,7 @@ constexpr Migration kMigrations[] = {
     {21, kV21},
     {22, kV22},
     {23, kV23},
+    {24, kV24},
 };
 
 void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {

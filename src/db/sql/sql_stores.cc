@@ -2,6 +2,7 @@
 
 #include "db/postgres/pg_change_feed.h"
 #include "db/postgres/pg_conn.h"
+#include "db/sql/sql_collection_store.h"
 #include "db/sql/sql_discussion_store.h"
 #include "db/sql/sql_gate_store.h"
 #include "db/sql/sql_gateway_store.h"
@@ -38,6 +39,7 @@ Stores StoresOver(std::shared_ptr<Pool> pool) {
   stores.likes = std::make_unique<SqlLikeStore>(pool);
   stores.discussions = std::make_unique<SqlDiscussionStore>(pool);
   stores.webhooks = std::make_unique<SqlWebhookStore>(pool);
+  stores.collections = std::make_unique<SqlCollectionStore>(pool);
   stores.pool = std::move(pool);
   stores.changes = std::make_unique<ChangeFeed>();
   return stores;

@@ -17,6 +17,7 @@ namespace {
 // The dataset viewer's API is at top-level paths too (api/viewer/viewer_routes.h), and so
 // are the registry's /health and the gateway's /v1 (api/registry/registry_routes.h).
 constexpr std::string_view kReservedNames[] = {"api",
+                                               "collections",
                                                "croissant-crumbs",
                                                "datasets",
                                                "filter",

@@ -27,62 +27,12 @@ Error Bad(std::string message) { return MakeError(ErrorCode::BadRequest, std::mo
 
 int64_t Now() { return static_cast<int64_t>(std::time(nullptr)); }
 
-// The code points of UTF-8 text `s`.
-size_t CodePoints(std::string_view s) {
-  return static_cast<size_t>(
-      std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
-}
-
-// The first `n` code points of UTF-8 text `s`.
-std::string FirstCodePoints(std::string_view s, size_t n) {
-  size_t seen = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if ((s[i] & 0xC0) != 0x80 && seen++ == n) return std::string(s.substr(0, i));
-  }
-  return std::string(s);
-}
-
-// Whether code point `c` may not stand in a title: C1 controls, line and paragraph
-// separators, and the bidirectional overrides that make a title read as another.
-bool RefusedInTitle(char32_t c) {
-  return (c >= 0x80 && c <= 0x9f) || c == 0x2028 || c == 0x2029 || (c >= 0x202a && c <= 0x202e) ||
-         (c >= 0x2066 && c <= 0x2069);
-}
-
-// Whether code point `c` shows nothing (spaces and zero-width characters).
-bool Invisible(char32_t c) {
-  return c == ' ' || c == 0xa0 || (c >= 0x2000 && c <= 0x200f) || c == 0x202f || c == 0x205f ||
-         c == 0x2060 || c == 0x3000 || c == 0xfeff;
-}
-
-// The code points of valid UTF-8 text `s`.
-std::vector<char32_t> Decode(std::string_view s) {
-  std::vector<char32_t> out;
-  for (size_t i = 0; i < s.size();) {
-    auto b = static_cast<unsigned char>(s[i]);
-    int n = b < 0x80 ? 1 : b < 0xe0 ? 2 : b < 0xf0 ? 3 : 4;
-    char32_t c = n == 1 ? b : b & (0x7f >> n);
-    for (int k = 1; k < n && i + k < s.size(); ++k) c = (c << 6) | (s[i + k] & 0x3f);
-    out.push_back(c);
-    i += n;
-  }
-  return out;
-}
-
 // A title as discussions keep it: trimmed, one line of 1 to kMaxDiscussionTitle
-// characters, not all invisible, without characters that would make it read as another.
-// Errors: BadRequest.
+// characters, not all invisible, without characters that would make it read as another
+// (core's TitleProblem). Errors: BadRequest.
 Result<std::string> CheckTitle(std::string_view title) {
   std::string t(TrimBlanks(title));
-  if (auto problem = ShownTextProblem(t)) return Bad("the title " + std::string(*problem));
-  auto points = Decode(t);
-  if (std::all_of(points.begin(), points.end(), Invisible)) return Bad("the title is empty");
-  if (std::any_of(points.begin(), points.end(), RefusedInTitle)) {
-    return Bad("the title holds a line separator or a direction override");
-  }
-  if (points.size() > kMaxDiscussionTitle) {
-    return Bad("the title is over " + std::to_string(kMaxDiscussionTitle) + " characters");
-  }
+  if (auto problem = TitleProblem(t, kMaxDiscussionTitle)) return Bad("the title " + *problem);
   return t;
 }
 

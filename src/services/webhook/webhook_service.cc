@@ -5,7 +5,6 @@
 #include <map>
 
 #include "core/log.h"
-#include "core/object_id.h"
 #include "core/util.h"
 #include "git/history.h"
 #include "net/address.h"

@@ -119,6 +119,7 @@ Result<http::Response> Profile(WebDeps& deps, PageContext& ctx, http::Request& r
   } else {
     return MakeError(ErrorCode::NotFound, "no user or organization named '" + name + "'");
   }
+  HANGAR_TRY(SetCollections(deps, ctx, name, data));
   db::RepoQuery q;
   q.author = name;
   q.limit = kPageSize;

@@ -57,6 +57,16 @@ void AddLikePages(http::Router& router, WebDeps& deps, RepoType type);
 // repos (gate_pages.cc; AddRepoPages calls it).
 void AddGatePages(http::Router& router, WebDeps& deps, RepoType type);
 
+// "/collections/{ns}/{slug}": a collection's page with the items the viewer may see
+// (collection_pages.cc). Nothing when deps.collections is null. Register before the repo
+// pages ("collections" is a reserved name).
+void AddCollectionPages(http::Router& router, WebDeps& deps);
+// Sets `collections` (each with its title, url, count, description and first items) and
+// `has_collections` in a profile page's `data`: those of user or org `ns` the viewer may see,
+// in the owner's order (collection_pages.cc); nothing when deps.collections is null.
+// Errors: those of CollectionService::OfNamespace.
+Result<void> SetCollections(WebDeps& deps, const PageContext& ctx, std::string_view ns, Data& data);
+
 // A repo listing entry for templates/_repo_list.mustache.
 Data RepoItem(const db::RepoRecord& r);
 // An org's members as {name, role} items (profile and org settings pages).
