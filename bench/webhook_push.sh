@@ -117,8 +117,8 @@ read -r CM0 _ <<<"$(stats "$T/commit.none")"
 for k in "${KINDS[@]}"; do
   read -r pm pp <<<"$(stats "$T/push.$k")"
   read -r cm cp <<<"$(stats "$T/commit.$k")"
-  printf '%-6s %14s %14s %8.2f %14s %14s %8.2f\n' "$k" "$pm" "$pp" "$(echo "$pm / $PM0" | bc -l)" \
-    "$cm" "$cp" "$(echo "$cm / $CM0" | bc -l)"
+  printf '%-6s %14s %14s %8.2f %14s %14s %8.2f\n' "$k" "$pm" "$pp" "$(awk "BEGIN { print $pm / $PM0 }")" \
+    "$cm" "$cp" "$(awk "BEGIN { print $cm / $CM0 }")"
 done
 for k in ok fail hang; do
   echo "deliveries the receiver saw under /$k: $(jq -r --arg k "/$k/" 'select(.path | startswith($k)) | 1' "$T/received.jsonl" | wc -l)"
