@@ -505,11 +505,13 @@ void App::OpenWebhooks() {
   for (const auto& host : ListOf(c.webhooks.allow_private_hosts)) {
     o.private_hosts.push_back(AsciiLower(host));
   }
-  o.hub_addresses.push_back(c.server.listen);
+  if (auto listen = config::ParseListen(c.server.listen); listen && listen->second != 0) {
+    o.hub_addresses.push_back(*listen);
+  }
   if (!c.server.public_url.empty()) {
     o.public_url = c.server.public_url;
     if (auto where = net::ParseUrlHost(c.server.public_url)) {
-      o.hub_addresses.push_back(where->host + ":" + std::to_string(where->port));
+      o.hub_addresses.emplace_back(where->host, where->port);
     }
   }
   o.timeout_ms = int64_t{c.webhooks.timeout_s} * 1000;
@@ -542,8 +544,9 @@ void App::StartJobs() {
   webhook_jobs_->Start();
 }
 
-void App::Listening(const std::string& base_url, const std::string& host_port) {
-  webhooks_->SetHub(base_url, host_port);
+void App::Listening(const std::string& host, uint16_t port) {
+  const std::string shown = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  webhooks_->SetHub("http://" + shown + ":" + std::to_string(port), host, port);
 }
 
 void App::OpenMirrors() {

@@ -87,9 +87,9 @@ class App {
   // Starts the job runners: the queue's, and the webhook deliveries' own (so a slow
   // receiver holds none of the other jobs' threads).
   void StartJobs();
-  // The server listens at `base_url` ("http://127.0.0.1:8080"), `host_port`: webhooks
-  // learn where the hub is (their payloads' URLs, and no webhook may target it).
-  void Listening(const std::string& base_url, const std::string& host_port);
+  // The server listens at `host`:`port`: webhooks learn where the hub is (their payloads'
+  // URLs unless server.public_url is set, and no webhook may target it).
+  void Listening(const std::string& host, uint16_t port);
   // Queues the maintenance of the repository at `git_path` as a "maintain" job (a queued
   // one of the same path absorbs it). Returns the job's id. Errors: the store's.
   Result<int64_t> QueueMaintenance(const std::string& git_path, services::MaintenanceLevel level);

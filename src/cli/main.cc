@@ -131,12 +131,7 @@ int Serve(const CommonFlags& f, const std::string& listen, const std::string& pu
   http::Server server(so, router);
   auto port = server.Listen();
   if (!port) return Fail(port.error());
-  {
-    const std::string host_port =
-        (so.host.find(':') != std::string::npos ? "[" + so.host + "]" : so.host) + ":" +
-        std::to_string(*port);
-    (*app)->Listening("http://" + host_port, host_port);
-  }
+  (*app)->Listening(so.host, static_cast<uint16_t>(*port));
   // Git over SSH (sshd's `hangar serv` reaches this socket) and git://, on the same git
   // budget as HTTP (docs/ssh.md).
   std::unique_ptr<api::ServSocket> serv_socket;

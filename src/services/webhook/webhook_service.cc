@@ -30,25 +30,6 @@ std::optional<std::string> ParseDomain(std::string_view d) {
   return std::nullopt;
 }
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-// "host:port" split at its last ':' (IPv6 hosts bracketed); none without a port.
-std::optional<std::pair<std::string, uint16_t>> SplitHostPort(std::string_view hp) {
-  size_t colon = hp.rfind(':');
-  if (colon == std::string_view::npos) return std::nullopt;
-  std::string host(hp.substr(0, colon));
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  int port = std::atoi(std::string(hp.substr(colon + 1)).c_str());
-  if (port <= 0 || port > 65535) return std::nullopt;
-  return std::pair(Lower(host), static_cast<uint16_t>(port));
-}
-
 bool Unspecified(const std::string& ip) { return ip == "0.0.0.0" || ip == "::"; }
 bool Loopback(const std::string& ip) { return ip.starts_with("127.") || ip == "::1"; }
 
@@ -69,9 +50,9 @@ WebhookService::WebhookService(db::WebhookStore& store, db::UserStore& users, Ac
   if (!options_.now_ms) options_.now_ms = NowUnixMillis;
 }
 
-void WebhookService::SetHub(const std::string& base_url, const std::string& host_port) {
+void WebhookService::SetHub(const std::string& base_url, const std::string& host, uint16_t port) {
   if (options_.public_url.empty()) options_.public_url = base_url;
-  options_.hub_addresses.push_back(host_port);
+  options_.hub_addresses.emplace_back(host, port);
 }
 
 Result<void> WebhookService::CheckOwner(const Principal& who, bool write) {
@@ -113,7 +94,7 @@ Result<void> WebhookService::CheckUrl(const std::string& url) {
   if (url.size() > kMaxWebhookUrl) {
     return Bad("'url' is over " + std::to_string(kMaxWebhookUrl) + " bytes");
   }
-  const std::string scheme = Lower(url.substr(0, url.find(':')));
+  const std::string scheme = AsciiLower(url.substr(0, url.find(':')));
   if (scheme != "http" && scheme != "https") {
     return Bad("'url' must be an http:// or https:// URL");
   }
@@ -124,23 +105,25 @@ Result<void> WebhookService::CheckUrl(const std::string& url) {
   }
   auto where = net::ParseUrlHost(url);
   if (!where) return Bad("'url' is not a valid URL: " + where.error().message);
-  const std::string host = Lower(where->host);
+  const std::string host = AsciiLower(where->host);
   auto addrs = ResolveChecked(options_.private_hosts, where->host);
   if (!addrs) return Bad("'url': " + addrs.error().message);
   // Not this hub: a webhook on its own repos would POST to itself for every event.
-  for (const auto& self : options_.hub_addresses) {
-    auto hub = SplitHostPort(self);
-    if (!hub || hub->second != where->port) continue;
-    bool same = hub->first == host;
-    auto hub_addrs = net::ResolveHost(hub->first);
+  for (const auto& [hub_host, hub_port] : options_.hub_addresses) {
+    if (hub_port != where->port) continue;
+    const std::string hub = AsciiLower(hub_host);
+    bool same = hub == host;
+    auto hub_addrs = net::ResolveHost(hub);
     for (const auto& a : *addrs) {
-      if (Loopback(a) || Unspecified(a)) same = true;
-      if (hub_addrs && (Unspecified(hub->first) ||
-                        std::find(hub_addrs->begin(), hub_addrs->end(), a) != hub_addrs->end())) {
+      if (Loopback(a) || Unspecified(a) || Unspecified(hub)) same = true;
+      if (hub_addrs && std::find(hub_addrs->begin(), hub_addrs->end(), a) != hub_addrs->end()) {
         same = true;
       }
     }
-    if (same) return Bad("'url' points at this hub itself (" + self + ")");
+    if (same) {
+      return Bad("'url' points at this hub itself (" + hub_host + ":" + std::to_string(hub_port) +
+                 ")");
+    }
   }
   return {};
 }

@@ -42,9 +42,9 @@ struct WebhookOptions {
   // Hosts a webhook may POST to although they resolve to non-public addresses ("*": all):
   // as `[import] allow_private_hosts`, for receivers on the team's own network.
   std::vector<std::string> private_hosts;
-  // This hub's own "host:port" addresses (its listen address, its public URL's): no
+  // This hub's own addresses, host and port (its listen address, its public URL's): no
   // webhook may target them (a loop of deliveries).
-  std::vector<std::string> hub_addresses;
+  std::vector<std::pair<std::string, uint16_t>> hub_addresses;
   std::string public_url;  // the base of the payloads' URLs, no trailing '/'
   int max_per_user = 100;
   int max_watched = 100;       // items one webhook watches
@@ -73,7 +73,7 @@ class WebhookService {
   // Where this hub is, once it listens (its port may be chosen then): the base of the
   // payloads' URLs unless options.public_url is set, and one more address no webhook may
   // target. Call before serving and before the job threads start.
-  void SetHub(const std::string& base_url, const std::string& host_port);
+  void SetHub(const std::string& base_url, const std::string& host, uint16_t port);
 
   // The caller's webhooks, oldest first. Errors: Unauthorized, Forbidden (a key bound to
   // one repo).
