@@ -236,6 +236,8 @@ req GET "$HOOKS/$W4/deliveries" "${A[@]}"
 check_json "  its attempt: no status, not ok" '.[-1] | [.attempt, .status, .ok] | tostring' '[1,0,false]'
 check_match "  the error says it timed out" '[Tt]ime' "$(jbody '.[-1].error')"
 check_true "  given up at the 2 s timeout" test "$(jbody '.[-1].latencyMs')" -lt 4000
+wait_until 15 has_count 2 /hang/w4 || fail "w4 was tried again within 15 s"
+check_eq "  tried again after its back-off, the same event" 1 "$(received /hang/w4 '.body.updatedRefs | tostring' | sort -u | wc -l)"
 req DELETE "$HOOKS/$W4" "${A[@]}"
 check_status "delete w4 → 200" 200
 
