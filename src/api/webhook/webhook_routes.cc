@@ -70,7 +70,7 @@ Result<services::WebhookSpec> ParseSpec(const json::object& body) {
         const json::object* o = x.if_object();
         const json::value* type = o ? o->if_contains("type") : nullptr;
         const json::value* name = o ? o->if_contains("name") : nullptr;
-        if (!type || !name || !type->is_string() || !name->is_string()) {
+        if (!type || !name || !type->is_string() || !name->is_string() || o->size() != 2) {
           return Bad("'watched' must be an array of {type, name} with string values");
         }
         watched.push_back({std::string(type->get_string()), std::string(name->get_string())});

@@ -147,15 +147,15 @@ std::string GitComplaint(const std::string& stderr_data, const std::string& hide
 }
 
 Result<std::vector<std::string>> ResolveChecked(const std::vector<std::string>& private_hosts,
-                                                const std::string& host) {
+                                                const std::string& host, std::string_view setting) {
   HANGAR_ASSIGN_OR_RETURN(std::vector<std::string> addrs, net::ResolveHost(host));
   bool exempt = std::any_of(private_hosts.begin(), private_hosts.end(),
                             [&](const auto& h) { return h == "*" || h == host; });
   for (const auto& a : addrs) {
     if (!exempt && !net::IsPublicAddress(a)) {
       return Bad("'" + host + "' is not allowed: it resolves to " + a +
-                 ", which is not a public address (an operator may list the host in "
-                 "import.allow_private_hosts)");
+                 ", which is not a public address (an operator may list the host in " +
+                 std::string(setting) + ")");
     }
   }
   return addrs;
@@ -196,9 +196,10 @@ Result<void> PinToCheckedHost(const std::vector<std::string>& private_hosts, Imp
   return {};
 }
 
-Result<void> PinRequest(const std::vector<std::string>& private_hosts, net::HttpRequest& req) {
+Result<void> PinRequest(const std::vector<std::string>& private_hosts, net::HttpRequest& req,
+                        std::string_view setting) {
   HANGAR_ASSIGN_OR_RETURN(net::UrlHost where, net::ParseUrlHost(req.url));
-  HANGAR_ASSIGN_OR_RETURN(auto addrs, ResolveChecked(private_hosts, where.host));
+  HANGAR_ASSIGN_OR_RETURN(auto addrs, ResolveChecked(private_hosts, where.host, setting));
   req.follow_redirects = false;
   if (where.host.find(':') != std::string::npos) return {};  // a literal: never looked up
   req.resolve.push_back(CurlResolveEntry(where.host, where.port, addrs));

@@ -66,9 +66,11 @@ std::string GitComplaint(const std::string& stderr_data, const std::string& hide
 
 // The addresses `host` resolves to, each of them public unless `host` is one of
 // `private_hosts` ("*" = every host). Errors: BadRequest naming the host and the address
-// that is not public, or that it does not resolve.
-Result<std::vector<std::string>> ResolveChecked(const std::vector<std::string>& private_hosts,
-                                                const std::string& host);
+// that is not public (and `setting`, where an operator lists hosts), or that it does not
+// resolve.
+Result<std::vector<std::string>> ResolveChecked(
+    const std::vector<std::string>& private_hosts, const std::string& host,
+    std::string_view setting = "import.allow_private_hosts");
 
 // curl's resolve-list entry "host:port:addr[,addr…]" (IPv6 addresses bracketed) that
 // makes a connection to `host`:`port` use `addrs` without a lookup.
@@ -78,7 +80,8 @@ std::string CurlResolveEntry(const std::string& host, uint16_t port,
 // Pins HTTP request `req` to the checked addresses of its URL's host (ResolveChecked) and
 // turns redirects off, so no answer of the peer sends it anywhere else. Errors: as
 // ResolveChecked, BadRequest for a malformed URL.
-Result<void> PinRequest(const std::vector<std::string>& private_hosts, net::HttpRequest& req);
+Result<void> PinRequest(const std::vector<std::string>& private_hosts, net::HttpRequest& req,
+                        std::string_view setting = "import.allow_private_hosts");
 
 // Pins a git run to the checked addresses of `source`'s host (ResolveChecked): http(s)
 // through curl's resolve list with redirects off, git:// by putting the address in the URL

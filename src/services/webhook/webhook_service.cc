@@ -30,8 +30,21 @@ std::optional<std::string> ParseDomain(std::string_view d) {
   return std::nullopt;
 }
 
-bool Unspecified(const std::string& ip) { return ip == "0.0.0.0" || ip == "::"; }
-bool Loopback(const std::string& ip) { return ip.starts_with("127.") || ip == "::1"; }
+constexpr const char kSetting[] = "webhooks.allow_private_hosts";
+
+// `ip` without an IPv4-mapped IPv6 prefix ("::ffff:127.0.0.1" → "127.0.0.1").
+std::string_view Unmapped(std::string_view ip) {
+  if (ip.starts_with("::ffff:") && ip.find('.') != std::string_view::npos) ip.remove_prefix(7);
+  return ip;
+}
+bool Unspecified(std::string_view ip) {
+  ip = Unmapped(ip);
+  return ip == "0.0.0.0" || ip == "::";
+}
+bool Loopback(std::string_view ip) {
+  ip = Unmapped(ip);
+  return ip.starts_with("127.") || ip == "::1";
+}
 
 // The part of a delivery log's "<repo>" naming the repo: "models/alice/bert".
 std::string LogName(const db::RepoRecord& r) {
@@ -48,6 +61,24 @@ WebhookService::WebhookService(db::WebhookStore& store, db::UserStore& users, Ac
                                RepoService& repos, WebhookOptions options)
     : store_(store), users_(users), access_(access), repos_(repos), options_(std::move(options)) {
   if (!options_.now_ms) options_.now_ms = NowUnixMillis;
+}
+
+int64_t WebhookService::PausedUntil(const std::string& receiver) {
+  std::lock_guard lock(paused_mu_);
+  auto it = paused_.find(receiver);
+  if (it == paused_.end()) return 0;
+  if (it->second <= Now()) {
+    paused_.erase(it);
+    return 0;
+  }
+  return it->second;
+}
+
+void WebhookService::Pause(const std::string& receiver) {
+  std::lock_guard lock(paused_mu_);
+  // Bounded: a process that saw many dead receivers forgets the oldest pauses first.
+  if (paused_.size() >= 10000) paused_.erase(paused_.begin());
+  paused_[receiver] = Now() + kPauseMs;
 }
 
 void WebhookService::SetHub(const std::string& base_url, const std::string& host, uint16_t port) {
@@ -106,7 +137,7 @@ Result<void> WebhookService::CheckUrl(const std::string& url) {
   auto where = net::ParseUrlHost(url);
   if (!where) return Bad("'url' is not a valid URL: " + where.error().message);
   const std::string host = AsciiLower(where->host);
-  auto addrs = ResolveChecked(options_.private_hosts, where->host);
+  auto addrs = ResolveChecked(options_.private_hosts, where->host, kSetting);
   if (!addrs) return Bad("'url': " + addrs.error().message);
   // Not this hub: a webhook on its own repos would POST to itself for every event.
   for (const auto& [hub_host, hub_port] : options_.hub_addresses) {
@@ -116,8 +147,8 @@ Result<void> WebhookService::CheckUrl(const std::string& url) {
     auto hub_addrs = net::ResolveHost(hub);
     for (const auto& a : *addrs) {
       if (Loopback(a) || Unspecified(a) || Unspecified(hub)) same = true;
-      if (hub_addrs && std::find(hub_addrs->begin(), hub_addrs->end(), a) != hub_addrs->end()) {
-        same = true;
+      for (const auto& h : hub_addrs ? *hub_addrs : std::vector<std::string>{}) {
+        if (Unmapped(h) == Unmapped(a)) same = true;
       }
     }
     if (same) {
@@ -271,8 +302,8 @@ json::object WebhookService::RepoJson(const db::RepoRecord& repo, const std::str
 }
 
 void WebhookService::Emit(const db::RepoRecord& repo, const std::string& domain,
-                          std::string_view scope, std::string_view action,
-                          const json::object& body) {
+                          std::string_view scope, std::string_view action, const json::object& body,
+                          std::string_view also_ns) {
   db::WebhookTarget target{std::string(RepoTypeName(repo.type)), repo.ns + "/" + repo.name,
                            repo.ns};
   auto hooks = store_.Matching(target, domain);
@@ -281,10 +312,12 @@ void WebhookService::Emit(const db::RepoRecord& repo, const std::string& domain,
     return;
   }
   for (const auto& w : *hooks) {
-    // A private repo's events go only to owners who may read it.
+    // A private repo's events go only to owners who may read it (and, for a move, its new
+    // namespace: the event names it).
     if (repo.is_private) {
       auto owner = access_.ReaderOf(w.owner_id);
       if (!owner || access_.NamespaceAccess(*owner, repo.ns) < Access::Read) continue;
+      if (!also_ns.empty() && access_.NamespaceAccess(*owner, also_ns) < Access::Read) continue;
     }
     json::object payload = body;
     payload["event"] = json::object{{"action", action}, {"scope", scope}};
@@ -376,7 +409,7 @@ void WebhookService::OnRepoChange(const RepoChangeEvent& event) {
       json::object body{
           {"repo", RepoJson(old, "")},
           {"movedTo", json::object{{"name", r.ns + "/" + r.name}, {"owner", moved_to["owner"]}}}};
-      Emit(old, kRepoDomain, "repo", "move", body);
+      Emit(old, kRepoDomain, "repo", "move", body, r.ns);
       return;
     }
     case RepoChange::ConfigUpdated: {
@@ -455,6 +488,11 @@ Result<void> WebhookService::Deliver(const db::JobRecord& job, std::stop_token) 
   if (w->disabled) return {};
   (*body)["webhook"] = json::object{{"id", w->id}, {"version", kPayloadVersion}};
 
+  // Where it goes, for the pause of receivers that did not answer.
+  std::string receiver = w->url;
+  if (auto where = net::ParseUrlHost(w->url)) {
+    receiver = where->scheme + "://" + where->host + ":" + std::to_string(where->port);
+  }
   db::WebhookDelivery d;
   d.webhook_id = w->id;
   d.event =
@@ -463,8 +501,15 @@ Result<void> WebhookService::Deliver(const db::JobRecord& job, std::stop_token) 
   d.attempt = job.attempts;
   d.created_at = Now();
   const auto started = std::chrono::steady_clock::now();
+  bool answered = false;
   auto outcome = [&]() -> Result<void> {
     HANGAR_TRY(CheckUrl(w->url));
+    if (int64_t until = PausedUntil(receiver); until > Now()) {
+      return MakeError(ErrorCode::Unavailable, "not sent: the receiver did not answer a delivery " +
+                                                   std::to_string(kPauseMs / 1000) +
+                                                   " s ago or less; it is tried again after " +
+                                                   Iso8601Millis(until));
+    }
     net::HttpRequest req;
     req.method = "POST";
     req.url = w->url;
@@ -472,11 +517,12 @@ Result<void> WebhookService::Deliver(const db::JobRecord& job, std::stop_token) 
     if (!w->secret.empty()) req.headers.emplace_back("X-Webhook-Secret", w->secret);
     req.body_bytes = json::serialize(*body);
     req.timeout = std::chrono::milliseconds(options_.timeout_ms);
-    HANGAR_TRY(PinRequest(options_.private_hosts, req));
+    HANGAR_TRY(PinRequest(options_.private_hosts, req, kSetting));
     // The answer's body is not kept: only its status counts.
     net::BodySink drop = [](std::span<const char>) -> Result<void> { return {}; };
     net::HttpClient client;
     HANGAR_ASSIGN_OR_RETURN(auto res, client.Perform(req, &drop));
+    answered = true;
     d.status = static_cast<int>(res.status);
     if (res.status < 200 || res.status > 299) {
       return MakeError(ErrorCode::Unavailable,
@@ -487,7 +533,17 @@ Result<void> WebhookService::Deliver(const db::JobRecord& job, std::stop_token) 
   d.latency_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                      std::chrono::steady_clock::now() - started)
                      .count();
-  if (!outcome) d.error = outcome.error().message.substr(0, 500);
+  if (!outcome) {
+    // curl's messages may quote the URL: never its user name and password.
+    outcome = MakeError(outcome.error().code, Scrub(outcome.error().message, {UserInfoOf(w->url)}));
+    d.error = outcome.error().message.substr(0, 500);
+    // A receiver that did not answer (timed out, refused) holds no thread again for a
+    // while: its other deliveries, of every webhook, fail at once until the pause ends.
+    if (!answered && outcome.error().code == ErrorCode::Unavailable &&
+        !outcome.error().message.starts_with("not sent:")) {
+      Pause(receiver);
+    }
+  }
   if (auto logged = store_.AddDelivery(d, options_.keep_deliveries); !logged) {
     Log("services")->warn("webhook {}: delivery not logged: {}", w->id, logged.error().message);
   }

@@ -12,6 +12,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -37,6 +39,9 @@ inline constexpr std::string_view kWebhookDeliverJob = "webhook.deliver";
 // Bounds of a webhook.
 inline constexpr size_t kMaxWebhookUrl = 2048;    // bytes
 inline constexpr size_t kMaxWebhookSecret = 256;  // bytes
+// How long a receiver that did not answer (timed out, refused) is not sent to, ms: a dead
+// receiver then holds a delivery thread once per pause, not once per delivery.
+inline constexpr int64_t kPauseMs = 60000;
 
 struct WebhookOptions {
   // Hosts a webhook may POST to although they resolve to non-public addresses ("*": all):
@@ -122,9 +127,15 @@ class WebhookService {
   // Errors: BadRequest saying why `url` may not be POSTed to.
   Result<void> CheckUrl(const std::string& url);
   // Queues `body` (the payload without its "webhook" member) for every enabled webhook
-  // that watches `repo` for `domain` and whose owner may see it.
+  // that watches `repo` for `domain` and whose owner may see it (a private repo: read its
+  // namespace, and `also_ns` when set).
   void Emit(const db::RepoRecord& repo, const std::string& domain, std::string_view scope,
-            std::string_view action, const boost::json::object& body);
+            std::string_view action, const boost::json::object& body,
+            std::string_view also_ns = {});
+  // Until when deliveries to `receiver` ("scheme://host:port") are not sent (unix ms; 0:
+  // they are), and the pause after one it did not answer.
+  int64_t PausedUntil(const std::string& receiver);
+  void Pause(const std::string& receiver);
   // The payload's "repo" member.
   boost::json::object RepoJson(const db::RepoRecord& repo, const std::string& head);
   int64_t Now() const { return options_.now_ms(); }
@@ -134,6 +145,8 @@ class WebhookService {
   AccessPolicy& access_;
   RepoService& repos_;
   WebhookOptions options_;
+  std::mutex paused_mu_;
+  std::map<std::string, int64_t> paused_;  // receiver → unix ms; guarded by paused_mu_
 };
 
 }  // namespace hangar::services
