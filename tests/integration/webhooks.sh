@@ -296,6 +296,21 @@ check_eq "  a deleted webhook gets nothing more" "$N1B" "$(count /ok/w1b)"
 req GET "$HOOKS/$W1" "${A[@]}"
 check_hf_error "  get of the deleted one → 404" 404 "?"
 
+section "a URL's password never reaches a log"
+create "$ANN" '{"watched":[{"type":"model","name":"ann/m"}],"url":"http://u:hunter2@127.0.0.1:1/x","domains":["repo"]}'
+check_status "create w5 (→ a closed port, with a password) → 200" 200
+W5="$(jbody .webhook.id)"
+printf 'eight\n' >"$W/f.txt"
+commit_push "$HA" "$W" "eighth"
+wait_until 15 bash -c "curl -s -H 'Authorization: Bearer $ANN' '$HOOKS/$W5/deliveries' | jq -e 'length >= 1' >/dev/null" ||
+  fail "w5's attempt was logged within 15 s"
+req GET "$HOOKS/$W5/deliveries" "${A[@]}"
+check_json "  refused: no status, not ok" '.[-1] | [.status, .ok] | tostring' '[0,false]'
+check_false "  the delivery log does not show the password" grep -q hunter2 "$BODY"
+check_false "  nor does the server's log" grep -q hunter2 "$SERVER_ERR"
+req DELETE "$HOOKS/$W5" "${A[@]}"
+check_status "delete w5 → 200" 200
+
 section "bad input: a clear 4xx that changes nothing"
 req GET "$HOOKS"
 check_hf_error "list without a token → 401" 401 "?"

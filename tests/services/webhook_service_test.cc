@@ -734,6 +734,20 @@ TEST_F(WebhookTest, APrivateRepoTellsOnlyOwnersWhoMayReadIt) {
   EXPECT_EQ(HookIds(Taken()), Sorted({ann_all.id, bob_ann.id}));
 }
 
+TEST_F(WebhookTest, AMovedPrivateRepoIsToldOnlyToWatchersWhoReadItsNewNamespace) {
+  const auto bob_acme = Make(bob_, Spec({Watch("org", "acme")}));  // reads acme, not ann
+  const auto ann_acme = Make(ann_, Spec({Watch("org", "acme")}));
+  // acme/team (private) moves into ann's namespace, which bob cannot read: its new name
+  // must not reach him.
+  const RepoId to{RepoType::Model, "ann", "top-secret-name"};
+  ASSERT_TRUE(repos_->Move(ann_, team_, to).has_value());
+  auto queued = Taken();
+  EXPECT_EQ(HookIds(queued), std::vector<std::string>{ann_acme.id});
+  ASSERT_EQ(queued.size(), 1u);
+  EXPECT_EQ(queued[0].at("body").at("movedTo").at("name"), "ann/top-secret-name");
+  (void)bob_acme;
+}
+
 TEST_F(WebhookTest, ARepoOlderThanTheRecordReportsFromItsSecondPush) {
   const auto w = Make(ann_, Spec({Watch("model", "ann/m")}));
   const int64_t repo_id = Handle(m_).record.id;
