@@ -12,6 +12,7 @@
 
 #include "core/repo_id.h"
 #include "core/result.h"
+#include "db/visibility.h"
 
 namespace hangar::db {
 
@@ -63,13 +64,9 @@ struct CollectionItemRecord {
   bool ref_private = false;
 };
 
-// Which private things a reader sees (as RepoQuery's visibility): public collections and
-// repos always; private ones when all_private or their namespace (a repo's, a collection's
-// owner) is in readable_namespaces.
-struct CollectionVisibility {
-  bool all_private = false;
-  std::vector<std::string> readable_namespaces;
-};
+// Which private collections and repos a reader sees (db/visibility.h; a collection's
+// namespace is its owner).
+using CollectionVisibility = NamespaceVisibility;
 
 // Where a page of a listing ends: the last row's (updated_at, id). Pages go most recently
 // updated first.

@@ -9,6 +9,7 @@
 
 #include "core/repo_id.h"
 #include "core/result.h"
+#include "db/visibility.h"
 
 namespace hangar::db {
 
@@ -31,12 +32,8 @@ struct LikeCursor {
   bool started = false;  // false: the first page
 };
 
-// Which repos a user's likes may show (as RepoQuery's visibility: public repos always,
-// private ones when all_private or their namespace is in readable_namespaces).
-struct LikeVisibility {
-  bool all_private = false;
-  std::vector<std::string> readable_namespaces;
-};
+// Which repos a user's likes may show (db/visibility.h).
+using LikeVisibility = NamespaceVisibility;
 
 // Thread-safe; calls block on I/O. Errors: Internal for storage failures, plus those listed.
 class LikeStore {

@@ -257,6 +257,16 @@ Result<HttpResponse> HttpClient::Perform(const HttpRequest& req, const BodySink*
   curl_easy_reset(h_->easy);  // keeps the connection cache
   Transfer t;
   HANGAR_TRY(Setup(h_->easy, req, t));
+  if (req.stop.stop_possible()) {
+    // libcurl calls this about once a second, also while it waits: non-zero aborts.
+    auto stopped = [](void* stop, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> int {
+      return static_cast<const std::stop_token*>(stop)->stop_requested() ? 1 : 0;
+    };
+    curl_easy_setopt(h_->easy, CURLOPT_XFERINFOFUNCTION,
+                     static_cast<curl_xferinfo_callback>(stopped));
+    curl_easy_setopt(h_->easy, CURLOPT_XFERINFODATA, const_cast<std::stop_token*>(&req.stop));
+    curl_easy_setopt(h_->easy, CURLOPT_NOPROGRESS, 0L);
+  }
   SinkTarget target{&t, sink};
   curl_easy_setopt(h_->easy, CURLOPT_WRITEFUNCTION, WriteToSink);
   curl_easy_setopt(h_->easy, CURLOPT_WRITEDATA, &target);

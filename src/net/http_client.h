@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -44,7 +45,10 @@ struct HttpRequest {
   std::optional<AwsSigV4> sigv4;
   std::string username, password;        // HTTP Basic when username is set
   std::chrono::milliseconds timeout{0};  // whole transfer; 0 = none (see kLowSpeed below)
-  bool follow_redirects = false;         // follow 3xx Location (at most 10 hops)
+  // Perform() only: a stop request aborts the transfer within about a second (libcurl's
+  // progress callback), with Unavailable. Default: none.
+  std::stop_token stop;
+  bool follow_redirects = false;  // follow 3xx Location (at most 10 hops)
   // Addresses to use instead of resolving, as curl's CURLOPT_RESOLVE entries
   // "host:port:addr[,addr…]": a request pinned to addresses checked beforehand
   // (services::ResolveChecked) cannot be sent elsewhere by a second lookup.

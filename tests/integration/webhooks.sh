@@ -381,4 +381,28 @@ check_status "delete ann/gone → 200" 200
 wait_until 15 has_count 1 /ok/bob repo.delete || fail "bob got ann/gone's deletion"
 check_eq "  repo.delete for ann/gone" ann/gone "$(last /ok/bob repo.delete .body.repo.name)"
 
+section "a stopping hub does not wait for a receiver that hangs"
+stop_server
+check_eq "the hub stopped cleanly" 0 "$SERVER_RC"
+start_server "$DATA" --set webhooks.allow_private_hosts=127.0.0.1 --set webhooks.timeout_s=120 ||
+  die "hangar serve did not start again"
+HOOKS="$BASE/api/settings/webhooks"
+git -C "$W" remote set-url origin "$BASE/ann/m"
+RLOG3="$T/received3.jsonl"
+: >"$RLOG3"
+python3 "$REPO_ROOT/tests/integration/webhook_receiver.py" "$RLOG3" "$T/rport3" 120 &
+EXTRA_PIDS+=($!)
+wait_until 10 test -s "$T/rport3" || die "the third webhook receiver did not start"
+create "$ANN" "{\"watched\":[{\"type\":\"model\",\"name\":\"ann/m\"}],\"url\":\"http://127.0.0.1:$(cat "$T/rport3")/hang/w6\",\"domains\":[\"repo\"]}"
+check_status "create w6 (→ a receiver that answers after 120 s; timeout 120 s) → 200" 200
+printf 'nine\n' >"$W/g.txt"
+commit_push "$HA" "$W" "ninth"
+wait_until 15 test -s "$RLOG3" || fail "w6's receiver was reached within 15 s"
+STOP_START="$(date +%s%N)"
+stop_server
+STOP_MS=$((($(date +%s%N) - STOP_START) / 1000000))
+info "SIGTERM to exit: ${STOP_MS} ms with a delivery in flight"
+check_eq "  the hub stopped cleanly" 0 "$SERVER_RC"
+check_true "  within 10 s, not the receiver's 120 s (the request is aborted)" test "$STOP_MS" -lt 10000
+
 finish

@@ -72,6 +72,12 @@ Result<Principal> AccessPolicy::ReaderOf(int64_t user_id) {
   return Principal::User(user.id, user.name, user.is_admin, TokenRole::Read, "download link");
 }
 
+Result<db::NamespaceVisibility> AccessPolicy::VisibilityOf(const Principal& who) {
+  db::RepoQuery q;
+  HANGAR_TRY(ApplyVisibility(who.repo_scope != 0 ? Principal::Anonymous() : who, q));
+  return db::NamespaceVisibility{q.include_all_private, std::move(q.readable_namespaces)};
+}
+
 Result<void> AccessPolicy::ApplyVisibility(const Principal& who, db::RepoQuery& q) {
   q.include_all_private = false;
   q.readable_namespaces.clear();

@@ -14,6 +14,7 @@
 #include "db/change_feed.h"
 #include "db/repo_store.h"
 #include "db/user_store.h"
+#include "db/visibility.h"
 
 namespace hangar::services {
 
@@ -46,6 +47,9 @@ class AccessPolicy {
   // Sets q.include_all_private / q.readable_namespaces so a listing shows `who` exactly the
   // private repos they can read. Errors: Internal.
   Result<void> ApplyVisibility(const Principal& who, db::RepoQuery& q);
+  // The same for listings of likes and collections (db/visibility.h); a credential bound
+  // to one repo sees nothing private through its namespaces. Errors: Internal.
+  Result<db::NamespaceVisibility> VisibilityOf(const Principal& who);
   // User `user_id` as a reader (a read token of theirs), for a credential that names only
   // the user (an LFS download link). Errors: NotFound (no such user), Internal.
   Result<Principal> ReaderOf(int64_t user_id);

@@ -111,16 +111,6 @@ CollectionService::CollectionService(RepoService& repos, AccessPolicy& access,
 
 int64_t CollectionService::Now() const { return options_.now ? options_.now() : NowUnix(); }
 
-Result<db::CollectionVisibility> CollectionService::Visibility(const Principal& who) {
-  // A credential bound to one repo sees nothing private through its namespaces.
-  db::RepoQuery q;
-  HANGAR_TRY(access_.ApplyVisibility(who.repo_scope != 0 ? Principal::Anonymous() : who, q));
-  db::CollectionVisibility v;
-  v.all_private = q.include_all_private;
-  v.readable_namespaces = std::move(q.readable_namespaces);
-  return v;
-}
-
 bool CollectionService::MaySee(const Principal& who, const CollectionRecord& c) {
   if (!c.is_private) return true;
   return who.repo_scope == 0 && access_.NamespaceAccess(who, c.owner) >= Access::Read;
@@ -167,7 +157,7 @@ Result<CollectionRecord> CollectionService::FindToWrite(const Principal& who,
 Result<CollectionView> CollectionService::View(const Principal& who, CollectionRecord c,
                                                int limit) {
   CollectionView v;
-  HANGAR_ASSIGN_OR_RETURN(db::CollectionVisibility visible, Visibility(who));
+  HANGAR_ASSIGN_OR_RETURN(db::CollectionVisibility visible, access_.VisibilityOf(who));
   HANGAR_ASSIGN_OR_RETURN(v.items, store_.Items(c.id, visible, limit));
   v.slug = CollectionSlug(c);
   v.may_write = CheckWriter(who, c.owner).has_value();
@@ -360,7 +350,7 @@ Result<CollectionPage> CollectionService::List(const Principal& who, const Colle
     if (!parsed) return Bad("malformed cursor");
     q.after = {parsed->first, parsed->second, true};
   }
-  HANGAR_ASSIGN_OR_RETURN(q.visible, Visibility(who));
+  HANGAR_ASSIGN_OR_RETURN(q.visible, access_.VisibilityOf(who));
   // The hub keeps no upvotes: every collection has 0, so trending and upvotes order as
   // lastModified does (ties broken by the most recent change).
   q.limit = std::clamp(in.limit, 1, 1000) + 1;
@@ -383,7 +373,7 @@ Result<std::vector<CollectionView>> CollectionService::OfNamespace(const Princip
   q.owners.emplace_back(ns);
   q.owner_order = true;
   q.limit = limit;
-  HANGAR_ASSIGN_OR_RETURN(q.visible, Visibility(who));
+  HANGAR_ASSIGN_OR_RETURN(q.visible, access_.VisibilityOf(who));
   HANGAR_ASSIGN_OR_RETURN(auto rows, store_.List(q));
   std::vector<CollectionView> out;
   for (auto& c : rows) {

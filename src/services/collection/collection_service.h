@@ -176,8 +176,6 @@ class CollectionService {
   Result<db::CollectionRecord> FindToWrite(const Principal& who, std::string_view slug);
   // `c` with the items `who` may see, at most `limit`.
   Result<CollectionView> View(const Principal& who, db::CollectionRecord c, int limit);
-  // The private repos and collections `who` may see, for the store.
-  Result<db::CollectionVisibility> Visibility(const Principal& who);
   // Whether `who` may see collection `c`.
   bool MaySee(const Principal& who, const db::CollectionRecord& c);
   // Whether `who` may change the collections of namespace `ns`. Errors: Unauthorized,

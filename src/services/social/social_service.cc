@@ -78,21 +78,11 @@ Result<LikePage> SocialService::Likers(const Principal& who, const RepoId& id,
   return ToPage(std::move(rows), limit, /*by_user=*/true);
 }
 
-Result<db::LikeVisibility> SocialService::Visibility(const Principal& who) {
-  // A credential bound to one repo sees no private repo through its namespaces.
-  db::RepoQuery q;
-  HANGAR_TRY(access_.ApplyVisibility(who.repo_scope != 0 ? Principal::Anonymous() : who, q));
-  db::LikeVisibility v;
-  v.all_private = q.include_all_private;
-  v.readable_namespaces = std::move(q.readable_namespaces);
-  return v;
-}
-
 Result<LikePage> SocialService::LikedBy(const Principal& who, std::string_view name,
                                         const std::string& cursor, int limit) {
   HANGAR_ASSIGN_OR_RETURN(db::UserRecord user, accounts_.FindUser(name));
   HANGAR_ASSIGN_OR_RETURN(db::LikeCursor after, ParseCursor(cursor));
-  HANGAR_ASSIGN_OR_RETURN(db::LikeVisibility visible, Visibility(who));
+  HANGAR_ASSIGN_OR_RETURN(db::LikeVisibility visible, access_.VisibilityOf(who));
   limit = std::clamp(limit, 1, 1000);
   HANGAR_ASSIGN_OR_RETURN(auto rows, likes_.LikedBy(user.id, visible, after, limit + 1));
   return ToPage(std::move(rows), limit, /*by_user=*/false);
@@ -106,7 +96,7 @@ Result<UserOverview> SocialService::User(const Principal& who, std::string_view 
   const bool sees_private =
       who.repo_scope == 0 && access_.NamespaceAccess(who, name) >= Access::Read;
   HANGAR_ASSIGN_OR_RETURN(out.repos, repo_rows_.Count(out.user.name, sees_private));
-  HANGAR_ASSIGN_OR_RETURN(db::LikeVisibility visible, Visibility(who));
+  HANGAR_ASSIGN_OR_RETURN(db::LikeVisibility visible, access_.VisibilityOf(who));
   HANGAR_ASSIGN_OR_RETURN(out.likes, likes_.CountLikedBy(out.user.id, visible));
   return out;
 }

@@ -71,8 +71,6 @@ class SocialService {
  private:
   // Opens `id` for a like of `who`'s. Errors: as Like.
   Result<RepoHandle> OpenToLike(const Principal& who, const RepoId& id);
-  // The private repos `who` may see, for LikeStore.
-  Result<db::LikeVisibility> Visibility(const Principal& who);
 
   RepoService& repos_;
   AccessPolicy& access_;

@@ -474,7 +474,7 @@ void WebhookService::OnDiscussion(const DiscussionChange& change) {
   Emit(r, kDiscussionDomain, scope, action, body);
 }
 
-Result<void> WebhookService::Deliver(const db::JobRecord& job, std::stop_token) {
+Result<void> WebhookService::Deliver(const db::JobRecord& job, std::stop_token stop) {
   boost::system::error_code ec;
   json::value v = json::parse(job.payload, ec);
   if (ec || !v.is_object()) return MakeError(ErrorCode::Internal, "a malformed delivery job");
@@ -517,6 +517,7 @@ Result<void> WebhookService::Deliver(const db::JobRecord& job, std::stop_token) 
     if (!w->secret.empty()) req.headers.emplace_back("X-Webhook-Secret", w->secret);
     req.body_bytes = json::serialize(*body);
     req.timeout = std::chrono::milliseconds(options_.timeout_ms);
+    req.stop = stop;  // a stopping process does not wait for a slow receiver
     HANGAR_TRY(PinRequest(options_.private_hosts, req, kSetting));
     // The answer's body is not kept: only its status counts.
     net::BodySink drop = [](std::span<const char>) -> Result<void> { return {}; };
