@@ -67,7 +67,7 @@ class CollectionStoreTest : public testing::StoreTest {
     return out;
   }
 
-  const CollectionVisibility everyone_;  // public things only
+  const CollectionVisibility everyone_{};  // public things only
   int64_t ann_ = 0, bob_ = 0, acme_ = 0;
   RepoRecord pub_, priv_, data_;
 };
