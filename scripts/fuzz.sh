@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets of tests/fuzz into build-fuzz/ (clang; every library under
-# -fsanitize=fuzzer-no-link,address,undefined) and runs each for SECONDS (default 60) from a
+# Builds the libFuzzer targets of tests/fuzz into build-asan/ (scripts/sanitized-build.sh:
+# clang, every library under -fsanitize=fuzzer-no-link,address,undefined) and runs each for SECONDS (default 60) from a
 # copy of its seed corpus tests/fuzz/corpus/<name>/ (never written to), two at a time, with
 # leak detection on and UBSan halting on the first error. Prints a line per target and
 # "fuzz: N passed, M failed"; exits 1 when any failed. A failing input is kept in
-# build-fuzz/crashes/ and printed. Usage: scripts/fuzz.sh [SECONDS] [NAME...]
+# build-asan/crashes/ and printed. Usage: scripts/fuzz.sh [SECONDS] [NAME...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -12,14 +12,14 @@ shift || true
 [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "usage: scripts/fuzz.sh [SECONDS] [NAME...]" >&2; exit 2; }
 
 scripts/install-deps.sh
-scripts/build.sh --dir build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DHANGAR_FUZZ=ON --target fuzz_targets
+scripts/sanitized-build.sh fuzz_targets
 
 names=("$@")
 if [ ${#names[@]} = 0 ]; then
   for f in tests/fuzz/*_fuzz.cc; do n=${f##*/}; names+=("${n%_fuzz.cc}"); done
 fi
-run=build-fuzz/run
-crashes=build-fuzz/crashes
+run=build-asan/run
+crashes=build-asan/crashes
 rm -rf "$run"
 mkdir -p "$run" "$crashes"
 # halt_on_error: the first UB report ends the run as a crash (-fno-sanitize-recover does
@@ -34,7 +34,7 @@ fuzz_one() {
   [ -d "$corpus" ] && cp -r "$corpus/." "$run/$name/"
   [ -f "tests/fuzz/$name.dict" ] && dict=(-dict="tests/fuzz/$name.dict")
   local rc=0
-  "build-fuzz/${name}_fuzz" "$run/$name" "${dict[@]}" -max_total_time="$seconds" \
+  "build-asan/${name}_fuzz" "$run/$name" "${dict[@]}" -max_total_time="$seconds" \
     -error_exitcode=77 -timeout=30 -rss_limit_mb=2560 -detect_leaks=1 -print_final_stats=1 \
     -artifact_prefix="$crashes/$name-" >"$run/$name.log" 2>&1 || rc=$?
   echo "$rc" >"$run/$name.rc"
@@ -43,7 +43,7 @@ fuzz_one() {
 # Two at a time (this is a 2-core machine).
 jobs_running=0
 for name in "${names[@]}"; do
-  [ -x "build-fuzz/${name}_fuzz" ] || { echo "fuzz: no target ${name}_fuzz" >&2; exit 2; }
+  [ -x "build-asan/${name}_fuzz" ] || { echo "fuzz: no target ${name}_fuzz" >&2; exit 2; }
   if [ "$jobs_running" -ge 2 ]; then wait -n || true; jobs_running=$((jobs_running - 1)); fi
   fuzz_one "$name" &
   jobs_running=$((jobs_running + 1))
