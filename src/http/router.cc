@@ -106,6 +106,15 @@ std::string GateName(const Requirement& need) {
 
 }  // namespace
 
+Result<void> CheckWriteRole(const Principal& who) {
+  if (who.anonymous) return MakeError(ErrorCode::Unauthorized, "sign in to do this");
+  if (!who.CanWrite()) {
+    return MakeError(ErrorCode::Forbidden,
+                     "token '" + who.token_name + "' is read-only; this needs a write token");
+  }
+  return {};
+}
+
 std::string RequirementName(const Requirement& need) {
   return need.also ? GateName(need) + "+check" : GateName(need);
 }
@@ -194,10 +203,7 @@ Result<void> Router::Authorize(const Route& route, const Request& req) const {
                          "this needs a signed-in browser session; access tokens cannot be "
                          "used for account settings");
       }
-      if (need.gate == Gate::WriteRole && !who.CanWrite()) {
-        return MakeError(ErrorCode::Forbidden,
-                         "token '" + who.token_name + "' is read-only; this needs a write token");
-      }
+      if (need.gate == Gate::WriteRole) return CheckWriteRole(who);
       return {};
     case Gate::Repo:
       break;

@@ -133,6 +133,10 @@ struct Requirement {
         git_suffix(strip_git) {}
 };
 
+// The WriteRole gate's check of `who`, for a head check (Requirement::Also) that adds it to
+// a Repo gate. Errors: Unauthorized (anonymous), Forbidden (a read token).
+Result<void> CheckWriteRole(const Principal& who);
+
 // "public", "signed-in", "session", "write-role", "repo:write", "ticket", "registry"...,
 // with "+check" when the route has a head check of its own (Also()); for tests and logs.
 std::string RequirementName(const Requirement& need);

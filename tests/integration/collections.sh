@@ -181,6 +181,16 @@ patch "$NEW" '{"title": "Bobs now"}' "${B[@]}"
 check_hf_error "bob → 403" 403 Forbidden
 patch "$NEW" '{"title": "Anon"}'
 check_hf_error "anonymous → 401" 401 "?"
+# Refused from the head: bob's change is answered before its body is read (no 100
+# Continue, the 403 with only the head sent).
+P="$(python3 "$LIB_DIR/slow_bodies.py" probe "$PORT" "PATCH /api/collections/$NEW HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer $BOB\r\nContent-Type: application/json\r\nContent-Length: 60000\r\nExpect: 100-continue\r\n\r\n" --wait 5)"
+check_match "bob's 60 kB change of ann's collection → 403 with only the head sent" \
+  '^HTTP/1.1 403' "$(jq -r .status_line <<<"$P")"
+check_eq "  without a 100 Continue first" false "$(jq -r .continue_first <<<"$P")"
+P="$(python3 "$LIB_DIR/slow_bodies.py" probe "$PORT" "POST /api/collections/ann/nope-0123456789abcdef01234567/items HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer $ANN\r\nContent-Type: application/json\r\nContent-Length: 60000\r\nExpect: 100-continue\r\n\r\n" --wait 5)"
+check_match "an item for a collection that does not exist → 404 with only the head sent" \
+  '^HTTP/1.1 404' "$(jq -r .status_line <<<"$P")"
+check_eq "  without a 100 Continue first" false "$(jq -r .continue_first <<<"$P")"
 get "$NEW"
 check_json "nothing of those changed" '[.title, .theme, .position] | tostring' '["New title","pink",1]'
 

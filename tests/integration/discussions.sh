@@ -241,6 +241,11 @@ req GET "$BASE/api/models/ann/priv/discussions" "${B[@]}"
 check_hf_error "bob lists a private repo's discussions → 404" 404 RepoNotFound
 req POST "$BASE/api/models/ann/priv/discussions" "${B[@]}" "${J[@]}" --data-binary '{"title":"x"}'
 check_hf_error "bob opens one there → 404" 404 RepoNotFound
+# Refused from the head: the repo bob may not read is answered before the body is read.
+P="$(python3 "$LIB_DIR/slow_bodies.py" probe "$PORT" "POST /api/models/ann/priv/discussions/1/comment HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer $BOB\r\nContent-Type: application/json\r\nContent-Length: 400000\r\nExpect: 100-continue\r\n\r\n" --wait 5)"
+check_match "bob's 400 kB comment in ann's private repo → 404 with only the head sent" \
+  '^HTTP/1.1 404' "$(jq -r .status_line <<<"$P")"
+check_eq "  without a 100 Continue first" false "$(jq -r .continue_first <<<"$P")"
 req POST "$BASE/api/models/ann/m/discussions" "${J[@]}" --data-binary '{"title":"x"}'
 check_hf_error "anonymous → 401" 401 "?"
 req POST "$BASE/api/models/ann/m/discussions" -H "Authorization: Bearer $BOB_READ" "${J[@]}" --data-binary '{"title":"x"}'

@@ -363,6 +363,12 @@ req POST "$HOOKS/$W2/disable" "${B[@]}"
 check_hf_error "bob disables ann's webhook → 404" 404 "?"
 req GET "$HOOKS/$W2/deliveries" "${B[@]}"
 check_hf_error "bob reads ann's delivery log → 404" 404 "?"
+# Refused from the head: bob's update of ann's webhook is answered before its body is read
+# (no 100 Continue, the 404 with only the head sent).
+P="$(python3 "$LIB_DIR/slow_bodies.py" probe "$PORT" "PUT /api/settings/webhooks/$W2 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer $BOB\r\nContent-Type: application/json\r\nContent-Length: 60000\r\nExpect: 100-continue\r\n\r\n" --wait 5)"
+check_match "bob's 60 kB update of ann's webhook → 404 with only the head sent" '^HTTP/1.1 404' \
+  "$(jq -r .status_line <<<"$P")"
+check_eq "  without a 100 Continue first" false "$(jq -r .continue_first <<<"$P")"
 req GET "$HOOKS/$W2" "${A[@]}"
 check_json "  w2 still enabled" .webhook.disabled false
 req GET "$HOOKS/0123456789abcdef01234567" "${A[@]}"

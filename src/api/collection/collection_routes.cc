@@ -207,9 +207,16 @@ void AddCollectionRoutes(http::Router& r, CollectionService& collections) {
   using http::ApiFamily;
   using http::Method;
   using http::Requirement;
-  // Writes: a write credential, and a declared body within bounds, from the head.
+  // Writes: a write credential, and a declared body within bounds, from the head; a
+  // change of one collection also the caller's right to change it, so that a refused
+  // change's body is never read.
   auto capped = [](http::Request& q) { return CheckDeclaredLength(q, kMaxCollectionBody); };
   const Requirement write = Requirement::WriteRole().Also(capped);
+  const Requirement change =
+      Requirement::WriteRole().Also([&collections, capped](http::Request& q) -> Result<void> {
+        HANGAR_TRY(capped(q));
+        return collections.CheckMayChange(q.principal, SlugParam(q));
+      });
   using Handler = Result<http::Response> (*)(CollectionService&, http::Request&);
   auto add = [&](Method m, const char* path, Requirement need, Handler h) {
     r.Add(m, path, ApiFamily::Hf, need,
@@ -220,11 +227,11 @@ void AddCollectionRoutes(http::Router& r, CollectionService& collections) {
   add(Method::Get, "/api/collections", Requirement::Public(), List);
   add(Method::Post, "/api/collections", write, Create);
   add(Method::Get, one, Requirement::Public(), Get);
-  add(Method::Patch, one, write, Update);
-  add(Method::Delete, one, write, Delete);
-  add(Method::Post, "/api/collections/{ns}/{slug}/items", write, AddItem);
-  add(Method::Patch, item, write, UpdateItem);
-  add(Method::Delete, item, write, DeleteItem);
+  add(Method::Patch, one, change, Update);
+  add(Method::Delete, one, change, Delete);
+  add(Method::Post, "/api/collections/{ns}/{slug}/items", change, AddItem);
+  add(Method::Patch, item, change, UpdateItem);
+  add(Method::Delete, item, change, DeleteItem);
 }
 
 }  // namespace hangar::api

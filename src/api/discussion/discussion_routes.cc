@@ -295,7 +295,12 @@ void AddDiscussionRoutes(http::Router& r, DiscussionService& discussions) {
   using http::ApiFamily;
   using http::Method;
   using http::Requirement;
-  auto capped = [](http::Request& q) { return CheckDeclaredLength(q, kMaxDiscussionBody); };
+  // Writes need a write credential and a repo the caller may read, both from the head,
+  // and a declared body within bounds: a refused write's body is never read.
+  auto write_head = [](http::Request& q) -> Result<void> {
+    HANGAR_TRY(http::CheckWriteRole(q.principal));
+    return CheckDeclaredLength(q, kMaxDiscussionBody);
+  };
   using Handler = Result<http::Response> (*)(DiscussionService&, http::Request&, RepoType);
   for (RepoType t : {RepoType::Model, RepoType::Dataset, RepoType::Space}) {
     const std::string base = "/api/" + std::string(RepoCollection(t)) + "/{ns}/{name}/discussions";
@@ -304,7 +309,7 @@ void AddDiscussionRoutes(http::Router& r, DiscussionService& discussions) {
             [&discussions, t, h](http::Request& q) { return h(discussions, q, t); });
     };
     auto add_write = [&](const std::string& path, Handler h) {
-      r.Add(Method::Post, path, ApiFamily::Hf, Requirement::WriteRole().Also(capped),
+      r.Add(Method::Post, path, ApiFamily::Hf, Requirement::Repo(t, Access::Read).Also(write_head),
             [&discussions, t, h](http::Request& q) { return h(discussions, q, t); });
     };
     add_read(base, List);

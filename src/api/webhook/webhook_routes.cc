@@ -142,9 +142,16 @@ void AddWebhookRoutes(http::Router& r, WebhookService& s) {
   using http::ApiFamily;
   using http::Method;
   using http::Requirement;
+  // Writes are refused from the head: a declared body over the cap, or (with an {id})
+  // a webhook the caller may not change, is answered before a body byte is read.
   auto capped = [](http::Request& q) { return CheckDeclaredLength(q, kMaxWebhookBody); };
   const std::string base = "/api/settings/webhooks";
   const Requirement write = Requirement::WriteRole().Also(capped);
+  const Requirement change =
+      Requirement::WriteRole().Also([&s, capped](http::Request& q) -> Result<void> {
+        HANGAR_TRY(capped(q));
+        return s.CheckMayChange(q.principal, IdOf(q));
+      });
   r.Add(Method::Get, base, ApiFamily::Hf, Requirement::SignedIn(),
         [&s](http::Request& q) { return List(s, q); });
   r.Add(Method::Post, base, ApiFamily::Hf, write, [&s](http::Request& q) { return Create(s, q); });
@@ -153,15 +160,15 @@ void AddWebhookRoutes(http::Router& r, WebhookService& s) {
           HANGAR_ASSIGN_OR_RETURN(auto w, s.Get(q.principal, IdOf(q)));
           return One(w);
         });
-  r.Add(Method::Post, base + "/{id}", ApiFamily::Hf, write,
+  r.Add(Method::Post, base + "/{id}", ApiFamily::Hf, change,
         [&s](http::Request& q) { return Update(s, q); });
-  r.Add(Method::Put, base + "/{id}", ApiFamily::Hf, write,
+  r.Add(Method::Put, base + "/{id}", ApiFamily::Hf, change,
         [&s](http::Request& q) { return Update(s, q); });
-  r.Add(Method::Delete, base + "/{id}", ApiFamily::Hf, write,
+  r.Add(Method::Delete, base + "/{id}", ApiFamily::Hf, change,
         [&s](http::Request& q) { return Delete(s, q); });
-  r.Add(Method::Post, base + "/{id}/enable", ApiFamily::Hf, write,
+  r.Add(Method::Post, base + "/{id}/enable", ApiFamily::Hf, change,
         [&s](http::Request& q) { return SetDisabled(s, q, false); });
-  r.Add(Method::Post, base + "/{id}/disable", ApiFamily::Hf, write,
+  r.Add(Method::Post, base + "/{id}/disable", ApiFamily::Hf, change,
         [&s](http::Request& q) { return SetDisabled(s, q, true); });
   r.Add(Method::Get, base + "/{id}/deliveries", ApiFamily::Hf, Requirement::SignedIn(),
         [&s](http::Request& q) { return Deliveries(s, q); });

@@ -154,6 +154,11 @@ Result<CollectionRecord> CollectionService::FindToWrite(const Principal& who,
   return c;
 }
 
+Result<void> CollectionService::CheckMayChange(const Principal& who, std::string_view slug) {
+  HANGAR_TRY(FindToWrite(who, slug));
+  return {};
+}
+
 Result<CollectionView> CollectionService::View(const Principal& who, CollectionRecord c,
                                                int limit) {
   CollectionView v;

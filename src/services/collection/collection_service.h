@@ -144,6 +144,9 @@ class CollectionService {
   // Deletes it and its items; the collections that held it lose that item. Errors: as
   // Update.
   Result<void> Delete(const Principal& who, std::string_view slug);
+  // Whether `who` may change `slug`'s collection, from a request's head: so that the body
+  // of a change the service would refuse is never read. Errors: as Update's for the caller.
+  Result<void> CheckMayChange(const Principal& who, std::string_view slug);
   // Adds an item last; returns the collection. A repo or a collection is added only when
   // `who` may see it. Errors: as Update; BadRequest (a type other than model, dataset,
   // space, collection; a malformed id; a note over 500 characters; the collection itself;

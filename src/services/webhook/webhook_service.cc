@@ -120,6 +120,11 @@ Result<db::WebhookRecord> WebhookService::Get(const Principal& who, const std::s
   return Own(who, id, false);
 }
 
+Result<void> WebhookService::CheckMayChange(const Principal& who, const std::string& id) {
+  HANGAR_TRY(Own(who, id, true));
+  return {};
+}
+
 Result<void> WebhookService::CheckUrl(const std::string& url) {
   if (url.empty()) return Bad("'url' is empty");
   if (url.size() > kMaxWebhookUrl) {

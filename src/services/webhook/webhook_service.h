@@ -85,6 +85,9 @@ class WebhookService {
   Result<std::vector<db::WebhookRecord>> List(const Principal& who);
   // Errors: as List; NotFound (none, or another user's).
   Result<db::WebhookRecord> Get(const Principal& who, const std::string& id);
+  // Whether `who` may change webhook `id`, from a request's head: so that the body of a
+  // change the service would refuse is never read. Errors: as Get; Forbidden (a read token).
+  Result<void> CheckMayChange(const Principal& who, const std::string& id);
   // Checks and adds a webhook of the caller. Errors: as List; Forbidden (a read token);
   // BadRequest naming the field (url not http(s), or this hub, or a private address not
   // allowed; no or too many watched items, an unknown type, a repo, user or org that does
