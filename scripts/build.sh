@@ -2,7 +2,8 @@
 # Configures and builds Hangar (Release with debug info, ccache when present).
 #   scripts/build.sh [--dir DIR] [-DVAR=VALUE]... [CMAKE_BUILD_ARGS...]
 # DIR (default build/) is configured when new, and again whenever -D options are given (so
-# an existing DIR takes new ones); the remaining arguments go to `cmake --build`: `scripts/build.sh --target hangar` builds the server alone.
+# an existing DIR takes new ones); the remaining arguments go to `cmake --build`:
+# `scripts/build.sh --target hangar` builds the server alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=build
