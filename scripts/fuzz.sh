@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of tests/fuzz into build-asan/ (scripts/sanitized-build.sh:
 # clang, every library under -fsanitize=fuzzer-no-link,address,undefined) and runs each
-# for SECONDS (default 60) from a copy of its seed corpus tests/fuzz/corpus/<name>/ (never written to), two at a time, with
-# leak detection on and UBSan halting on the first error. Prints a line per target and
+# for SECONDS (default 60) from a copy of its seed corpus tests/fuzz/corpus/<name>/ (never
+# written to), two at a time, with leak detection on and UBSan halting on the first error. Prints a line per target and
 # "fuzz: N passed, M failed"; exits 1 when any failed. A failing input is kept in
 # build-asan/crashes/ and printed. Usage: scripts/fuzz.sh [SECONDS] [NAME...]
 set -euo pipefail
